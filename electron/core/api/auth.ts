@@ -1,0 +1,95 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto'
+import { AppError } from '../errors'
+import type { TokenService } from '../tokens/token-service'
+
+/** Who is calling: a script with an access token, the operator's window with the UI credential, or nobody known. */
+export type Principal = { kind: 'token'; tokenId: string } | { kind: 'operator' } | { kind: 'anonymous' }
+
+const LOGIN_CODE_TTL_MS = 10 * 60 * 1000
+
+function sameSecret(a: string, b: string): boolean {
+  const left = Buffer.from(a)
+  const right = Buffer.from(b)
+  return left.length === right.length && timingSafeEqual(left, right)
+}
+
+/**
+ * The window's credential: made anew at each launch, handed to the Electron window by the preload and to a
+ * browser through a one-time login code, and never stored.
+ */
+export class UiCredential {
+  readonly value = `ui_${randomBytes(24).toString('base64url')}`
+  private readonly codes = new Map<string, number>()
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  matches(candidate: string): boolean {
+    return sameSecret(candidate, this.value)
+  }
+
+  /** A code that a browser exchanges once for the credential (the headless login URL carries it). */
+  createLoginCode(): string {
+    const code = randomBytes(18).toString('base64url')
+    this.codes.set(code, this.now() + LOGIN_CODE_TTL_MS)
+    return code
+  }
+
+  exchange(code: string): string {
+    const expiresAt = this.codes.get(code)
+    this.codes.delete(code)
+    if (expiresAt === undefined || expiresAt < this.now()) {
+      throw new AppError('unauthorized', 'This login link was already used or has expired: restart the server for a new one.')
+    }
+    return this.value
+  }
+}
+
+/** The access token from `Authorization: Bearer`, the query string or the body; the body wins. */
+export function presentedToken(headers: Record<string, unknown>, raw: Record<string, unknown>): string | undefined {
+  const fromParams = raw.access_token
+  if (typeof fromParams === 'string' && fromParams !== '') return fromParams
+  const header = headers.authorization
+  if (typeof header === 'string') {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
+    if (match?.[1]) return match[1]
+  }
+  return undefined
+}
+
+/** Resolves who is calling, refusing unknown credentials with 401 and too many requests with 429. */
+export class Authenticator {
+  private readonly windows = new Map<string, { startedAt: number; count: number }>()
+
+  constructor(
+    private readonly tokens: TokenService,
+    private readonly ui: UiCredential,
+    private readonly requestsPerMinute: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  authenticate(token: string | undefined): Principal {
+    if (token === undefined) throw new AppError('unauthorized', 'The access_token parameter is missing.')
+    if (this.ui.matches(token)) return { kind: 'operator' }
+    const info = this.tokens.find(token)
+    if (!info) throw new AppError('unauthorized', 'The access_token is not known: check it or create a new one.')
+    const principal: Principal = { kind: 'token', tokenId: info.id }
+    this.countRequest(info.id)
+    return principal
+  }
+
+  private countRequest(key: string): void {
+    const now = this.now()
+    const window = this.windows.get(key)
+    if (!window || now - window.startedAt >= 60_000) {
+      this.windows.set(key, { startedAt: now, count: 1 })
+      return
+    }
+    window.count += 1
+    if (window.count > this.requestsPerMinute) {
+      const retryAfter = Math.max(1, Math.ceil((window.startedAt + 60_000 - now) / 1000))
+      throw new AppError('rate_limited', `More than ${this.requestsPerMinute} requests in a minute with this token.`, {
+        retryAfter,
+      })
+    }
+  }
+}

@@ -1,0 +1,76 @@
+import { existsSync } from 'node:fs'
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import fastifyStatic from '@fastify/static'
+import type { FastifyInstance } from 'fastify'
+import type { Limits } from '../config'
+import type { Logger } from '../logger'
+import type { Authenticator } from './auth'
+import { createHttpApp } from './http-app'
+import { openApiDocument } from './openapi'
+import { type Operation, registerOperations } from './operation'
+
+export const API_PREFIX = '/api/v1'
+
+/** Routes that are not flat operations (live stream, downloads, sandbox control), added under the API prefix. */
+export type RoutePlugin = (app: FastifyInstance, context: { auth: Authenticator; prefix: string }) => void
+
+export interface ApiOptions {
+  logger: Logger
+  limits: Limits
+  configuredHost: string
+  version: string
+  auth: Authenticator
+  operations: readonly Operation[]
+  plugins?: readonly RoutePlugin[]
+  /** The built renderer, served at `/`. */
+  uiDir?: string
+}
+
+const UI_CSP = [
+  "default-src 'self'",
+  "img-src 'self' data: blob:",
+  "style-src 'self' 'unsafe-inline'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+  "form-action 'self'",
+].join('; ')
+
+/** Builds the HTTP app (v1 operations, docs, UI) without listening, so tests and entries start it as they need. */
+export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
+  const knownPaths = new Set<string>()
+  const app = createHttpApp({
+    logger: options.logger,
+    bodyLimit: options.limits.bodyBytes,
+    configuredHost: options.configuredHost,
+    knownPaths: () => knownPaths,
+  })
+
+  registerOperations(app, API_PREFIX, options.operations, options.auth, knownPaths)
+  for (const plugin of options.plugins ?? []) plugin(app, { auth: options.auth, prefix: API_PREFIX })
+
+  const document = openApiDocument(options.operations, {
+    version: options.version,
+    limits: options.limits,
+    prefix: API_PREFIX,
+  })
+  app.get(`${API_PREFIX}/openapi.json`, async () => document)
+  await app.register(swagger, { mode: 'static', specification: { document: document as never } })
+  await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs`, staticCSP: true })
+
+  if (options.uiDir && existsSync(options.uiDir)) {
+    await app.register(fastifyStatic, {
+      root: options.uiDir,
+      prefix: '/',
+      index: ['index.html'],
+      setHeaders: (response) => {
+        response.setHeader('content-security-policy', UI_CSP)
+        response.setHeader('x-content-type-options', 'nosniff')
+        response.setHeader('referrer-policy', 'no-referrer')
+      },
+    })
+  }
+  return app
+}

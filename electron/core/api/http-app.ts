@@ -1,0 +1,97 @@
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import formBody from '@fastify/formbody'
+import { AppError, isAppError, toEnvelope } from '../errors'
+import type { Logger } from '../logger'
+import { isAllowedHost, isAllowedOrigin } from './local-origin'
+
+export interface HttpAppOptions {
+  logger: Logger
+  /** Largest accepted request body, bytes. */
+  bodyLimit?: number
+  /** The host the server was configured to bind, accepted in Host headers besides loopback names. */
+  configuredHost?: string
+  /** Paths (without query) that exist, so that a wrong verb answers 405 instead of 404. */
+  knownPaths?: () => ReadonlySet<string>
+}
+
+/**
+ * A Fastify instance with the app's HTTP rules installed, not listening: the error envelope on every path
+ * (framework errors included), JSON and form bodies, and the loopback Host and Origin checks.
+ */
+export function createHttpApp(options: HttpAppOptions): FastifyInstance {
+  const log = options.logger.child({ module: 'http' })
+  const app: FastifyInstance = Fastify({
+    loggerInstance: log as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  })
+
+  app.removeContentTypeParser(['application/json'])
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = String(body)
+    if (text.trim() === '') return done(null, {})
+    try {
+      const parsed: unknown = JSON.parse(text)
+      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+        return done(new AppError('invalid_body', 'The JSON body must be an object of named parameters.'))
+      }
+      done(null, parsed)
+    } catch {
+      done(new AppError('invalid_body', 'The request body is not valid JSON.'))
+    }
+  })
+  app.register(formBody)
+
+  app.addHook('onRequest', async (request) => {
+    if (!isAllowedHost(request.headers.host, options.configuredHost)) throw new AppError('forbidden_host')
+    const origin = request.headers.origin
+    if (origin !== undefined && !isAllowedOrigin(origin, options.configuredHost)) throw new AppError('forbidden_origin')
+  })
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? ''
+    const known = options.knownPaths?.().has(path.replace(/\/$/, ''))
+    sendError(reply, new AppError(known ? 'method_not_allowed' : 'not_found'))
+  })
+
+  app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+    const appError = toAppError(error)
+    if (appError.status >= 500) log.error({ err: error, url: request.url.split('?')[0] }, 'request failed')
+    sendError(reply, appError)
+  })
+
+  return app
+}
+
+function sendError(reply: FastifyReply, error: AppError): void {
+  if (error.retryAfter !== undefined) reply.header('retry-after', String(Math.ceil(error.retryAfter)))
+  reply.code(error.status).type('application/json; charset=utf-8').send(toEnvelope(error))
+}
+
+/** Maps framework and unexpected errors onto the code table; anything unknown is an internal error. */
+export function toAppError(error: unknown): AppError {
+  if (isAppError(error)) return error
+  const fastifyError = error as Partial<FastifyError>
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('payload_too_large', 'The request body is larger than the allowed limit.')
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('unsupported_media_type', 'Send the body as application/json or form data.')
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new AppError('invalid_body')
+    case 'FST_ERR_VALIDATION':
+      return new AppError('invalid_parameter', fastifyError.message ?? undefined)
+  }
+  const status = fastifyError.statusCode
+  if (status === 413) return new AppError('payload_too_large')
+  if (status === 415) return new AppError('unsupported_media_type')
+  if (status !== undefined && status >= 400 && status < 500) return new AppError('invalid_body')
+  return new AppError('internal_error', undefined, { cause: error })
+}
+
+export type { FastifyInstance, FastifyReply, FastifyRequest }

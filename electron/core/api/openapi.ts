@@ -1,0 +1,133 @@
+import { ERROR_CODES } from '../errors'
+import type { Limits } from '../config'
+import type { Operation } from './operation'
+import type { FieldSpec } from './params'
+
+function fieldSchema(spec: FieldSpec): Record<string, unknown> {
+  const schema: Record<string, unknown> = { type: spec.type, description: spec.description }
+  if (spec.maxLength !== undefined) schema.maxLength = spec.maxLength
+  if (spec.enum) schema.enum = spec.enum
+  if (spec.example !== undefined) schema.example = spec.example
+  if (spec.minimum !== undefined) schema.minimum = spec.minimum
+  if (spec.maximum !== undefined) schema.maximum = spec.maximum
+  return schema
+}
+
+const errorResponse = { $ref: '#/components/responses/Error' }
+
+/** The OpenAPI 3 document of the API, made from the operation declarations so it cannot drift from them. */
+export function openApiDocument(
+  operations: readonly Operation[],
+  options: { version: string; limits: Limits; prefix: string },
+): Record<string, unknown> {
+  const paths: Record<string, unknown> = {}
+  for (const operation of operations) {
+    const secured = operation.auth !== 'none'
+    const fields = Object.entries(operation.fields)
+    const properties = Object.fromEntries(fields.map(([name, spec]) => [name, fieldSchema(spec)]))
+    const required = fields.filter(([, spec]) => spec.required).map(([name]) => name)
+    const parameters = fields.map(([name, spec]) => ({
+      name,
+      in: 'query',
+      required: spec.required ?? false,
+      schema: fieldSchema(spec),
+    }))
+    if (secured) {
+      parameters.unshift({
+        name: 'access_token',
+        in: 'query',
+        required: false,
+        schema: { type: 'string', description: 'Access token; or Authorization: Bearer.' },
+      })
+    }
+    const responses = {
+      '200': {
+        description: 'Success',
+        content: {
+          'application/json': {
+            schema: { type: 'object', properties: { status: { type: 'string', enum: ['success'] } } },
+            ...(operation.example ? { example: operation.example } : {}),
+          },
+        },
+      },
+      '4XX': errorResponse,
+      '5XX': errorResponse,
+    }
+    const common = {
+      tags: [operation.tag],
+      summary: operation.summary,
+      description: [
+        operation.description,
+        operation.aliases?.length ? `Also answers at: ${operation.aliases.join(', ')}.` : undefined,
+      ]
+        .filter(Boolean)
+        .join('\n\n'),
+      security: secured ? [{ accessToken: [] }, { bearer: [] }] : [],
+      responses,
+    }
+    const bodySchema = {
+      type: 'object',
+      properties: secured ? { access_token: { type: 'string' }, ...properties } : properties,
+      required,
+    }
+    for (const name of [operation.name, ...(operation.aliases ?? [])]) {
+      paths[`/${name}`] = {
+        get: { ...common, operationId: `${name.replace(/\W/g, '_')}_get`, parameters },
+        post: {
+          ...common,
+          operationId: `${name.replace(/\W/g, '_')}_post`,
+          requestBody: {
+            content: {
+              'application/json': { schema: bodySchema },
+              'application/x-www-form-urlencoded': { schema: bodySchema },
+            },
+          },
+        },
+      }
+    }
+  }
+  const { limits } = options
+  return {
+    openapi: '3.0.3',
+    info: {
+      title: 'Linkdesk instance API',
+      version: options.version,
+      description: [
+        'Every operation answers GET and POST; parameters come from the query string, a JSON body or a form body (the body wins).',
+        'Errors use one envelope: {"status":"error","code","message"}.',
+        `Limits: body ${limits.bodyBytes} bytes, text ${limits.textChars} characters, media ${limits.mediaBytes} bytes, ` +
+          `media fetch ${limits.mediaFetchMs} ms, ${limits.requestsPerMinute} requests per minute per token, ` +
+          `send pacing ${limits.sendIntervalMs} ms + up to ${limits.sendJitterMs} ms jitter, ${limits.sendQueueMax} queued sends per instance.`,
+      ].join('\n\n'),
+    },
+    servers: [{ url: options.prefix }],
+    paths,
+    components: {
+      securitySchemes: {
+        accessToken: { type: 'apiKey', in: 'query', name: 'access_token' },
+        bearer: { type: 'http', scheme: 'bearer' },
+      },
+      responses: {
+        Error: {
+          description: `An error. Codes: ${Object.entries(ERROR_CODES)
+            .map(([code, { status }]) => `${code} (${status})`)
+            .join(', ')}.`,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['status', 'code', 'message'],
+                properties: {
+                  status: { type: 'string', enum: ['error'] },
+                  code: { type: 'string', enum: Object.keys(ERROR_CODES) },
+                  message: { type: 'string' },
+                  details: { type: 'object' },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  }
+}

@@ -1,0 +1,93 @@
+import type { InstanceRegistry } from '../../instances/instance-registry'
+import type { TokenService } from '../../tokens/token-service'
+import type { UiCredential } from '../auth'
+import { defineOperation, type Operation } from '../operation'
+
+export interface FoundationDeps {
+  registry: InstanceRegistry
+  tokens: TokenService
+  ui: UiCredential
+  version: string
+}
+
+const labelField = { type: 'string', required: true, maxLength: 80, description: 'A name for the token.' } as const
+
+/** Health, instance creation and the window's admin operations (session and tokens). */
+export function foundationOperations(deps: FoundationDeps): Operation[] {
+  return [
+    defineOperation({
+      name: 'health',
+      tag: 'Service',
+      summary: 'Whether the server is ready (no token needed).',
+      auth: 'none',
+      fields: {},
+      example: { status: 'success', message: 'ready', version: '0.1.0' },
+      handle: () => ({ status: 'success', message: 'ready', version: deps.version }),
+    }),
+    defineOperation({
+      name: 'create_instance',
+      tag: 'Instances',
+      summary: 'Create an instance: one account connection, linked later by QR or pairing code.',
+      auth: 'token',
+      fields: {},
+      example: { status: 'success', message: 'Instance created', instance_id: '609ACF283XXXX6F2E1B0A4C5' },
+      handle: ({ principal }) => {
+        const record = deps.registry.create(principal)
+        return { status: 'success', message: 'Instance created', instance_id: record.id }
+      },
+    }),
+    defineOperation({
+      name: 'admin/session',
+      tag: 'Admin',
+      summary: "Exchange the headless server's one-time login code for the window's credential.",
+      auth: 'none',
+      fields: { code: { type: 'string', required: true, maxLength: 100, description: 'The code from the login URL.' } },
+      handle: ({ params }) => ({ status: 'success', message: 'Logged in', ui_token: deps.ui.exchange(params.code) }),
+    }),
+    defineOperation({
+      name: 'admin/tokens',
+      tag: 'Admin',
+      summary: 'List access tokens (never their values).',
+      auth: 'operator',
+      fields: {},
+      handle: () => ({ status: 'success', message: 'Tokens', tokens: deps.tokens.list() }),
+    }),
+    defineOperation({
+      name: 'admin/tokens/create',
+      tag: 'Admin',
+      summary: 'Create an access token; its value is shown in this answer only.',
+      auth: 'operator',
+      fields: { label: labelField },
+      handle: ({ params }) => {
+        const { token, info } = deps.tokens.create(params.label)
+        return { status: 'success', message: 'Token created: copy it now, it is not shown again', token, info }
+      },
+    }),
+    defineOperation({
+      name: 'admin/tokens/label',
+      tag: 'Admin',
+      summary: 'Rename an access token.',
+      auth: 'operator',
+      fields: {
+        token_id: { type: 'string', required: true, maxLength: 64, description: 'The token id.' },
+        label: labelField,
+      },
+      handle: ({ params }) => ({
+        status: 'success',
+        message: 'Token renamed',
+        info: deps.tokens.relabel(params.token_id, params.label),
+      }),
+    }),
+    defineOperation({
+      name: 'admin/tokens/revoke',
+      tag: 'Admin',
+      summary: 'Revoke an access token: requests with it are refused from now on.',
+      auth: 'operator',
+      fields: { token_id: { type: 'string', required: true, maxLength: 64, description: 'The token id.' } },
+      handle: ({ params }) => {
+        deps.tokens.revoke(params.token_id)
+        return { status: 'success', message: 'Token revoked' }
+      },
+    }),
+  ]
+}

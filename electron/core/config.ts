@@ -1,0 +1,150 @@
+import { homedir } from 'node:os'
+import { isAbsolute, join, resolve } from 'node:path'
+import type { LogLevel } from './logger'
+
+/** Where instances connect: WhatsApp itself, a sandbox inside this process, or an outside sandbox's control API. */
+export type NetworkMode = { kind: 'whatsapp' } | { kind: 'sandbox' } | { kind: 'sandbox-url'; controlUrl: string }
+
+export interface Limits {
+  /** Largest accepted request body, bytes. */
+  bodyBytes: number
+  /** Longest text message, characters. */
+  textChars: number
+  /** Largest media file fetched from media_url, bytes. */
+  mediaBytes: number
+  /** Time allowed to fetch media_url, milliseconds. */
+  mediaFetchMs: number
+  /** Requests per minute per access token. */
+  requestsPerMinute: number
+  /** Minimum interval between two sends of one instance, milliseconds; 0 turns pacing off. */
+  sendIntervalMs: number
+  /** Random extra delay added to the interval, up to this many milliseconds. */
+  sendJitterMs: number
+  /** Sends waiting per instance before rate_limited. */
+  sendQueueMax: number
+}
+
+export interface Config {
+  host: string
+  port: number
+  dataDir: string
+  network: NetworkMode
+  /** Token registered at start (LINKDESK_ACCESS_TOKEN), if any. */
+  accessToken?: string
+  logLevel: LogLevel
+  limits: Limits
+  /** Folder of the built renderer served at `/`; none serves no UI. */
+  uiDir?: string
+}
+
+export const DEFAULT_PORT = 8686
+
+export const DEFAULT_LIMITS: Limits = {
+  bodyBytes: 1024 * 1024,
+  textChars: 65_536,
+  mediaBytes: 64 * 1024 * 1024,
+  mediaFetchMs: 30_000,
+  requestsPerMinute: 600,
+  sendIntervalMs: 1000,
+  sendJitterMs: 500,
+  sendQueueMax: 100,
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+
+/** A configuration that cannot be used; its message says which setting and why. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'ConfigError'
+  }
+}
+
+export interface ConfigInput {
+  host?: string
+  port?: number | string
+  dataDir?: string
+  sandbox?: boolean
+  sandboxUrl?: string
+  accessToken?: string
+  logLevel?: string
+  limits?: Partial<Record<keyof Limits, number | string>>
+  uiDir?: string
+}
+
+/** The OS's usual per-user folder for app data. */
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform = process.platform): string {
+  if (platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'Linkdesk')
+  if (platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'Linkdesk')
+  return join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'Linkdesk')
+}
+
+function parsePort(value: number | string | undefined): number {
+  if (value === undefined) return DEFAULT_PORT
+  const port = typeof value === 'number' ? value : /^\d+$/.test(value) ? Number(value) : NaN
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new ConfigError(`port must be a whole number from 0 to 65535 (got ${JSON.stringify(value)}).`)
+  }
+  return port
+}
+
+function parseHost(value: string | undefined): string {
+  const host = value ?? '127.0.0.1'
+  if (!/^[A-Za-z0-9.:\-[\]]+$/.test(host)) throw new ConfigError(`host is not a valid host name or address: "${host}".`)
+  return host
+}
+
+function parseNetwork(sandbox: boolean | undefined, sandboxUrl: string | undefined): NetworkMode {
+  if (sandbox && sandboxUrl) throw new ConfigError('Use either --sandbox or --sandbox-url, not both.')
+  if (sandboxUrl !== undefined) {
+    let url: URL
+    try {
+      url = new URL(sandboxUrl)
+    } catch {
+      throw new ConfigError(`sandbox-url must be the sandbox's control URL, such as http://127.0.0.1:7000/sandbox.`)
+    }
+    if (url.protocol !== 'http:') throw new ConfigError('sandbox-url must be an http:// URL on this machine.')
+    return { kind: 'sandbox-url', controlUrl: url.toString().replace(/\/$/, '') }
+  }
+  return sandbox ? { kind: 'sandbox' } : { kind: 'whatsapp' }
+}
+
+function parseLimits(input: ConfigInput['limits'] = {}): Limits {
+  const limits = { ...DEFAULT_LIMITS }
+  for (const [name, raw] of Object.entries(input)) {
+    if (!(name in DEFAULT_LIMITS)) throw new ConfigError(`Unknown limit "${name}".`)
+    const value = typeof raw === 'number' ? raw : /^\d+$/.test(String(raw)) ? Number(raw) : NaN
+    if (!Number.isSafeInteger(value) || value < 0) {
+      throw new ConfigError(`Limit ${name} must be a whole number of 0 or more (got ${JSON.stringify(raw)}).`)
+    }
+    limits[name as keyof Limits] = value
+  }
+  for (const name of ['bodyBytes', 'textChars', 'mediaBytes', 'mediaFetchMs', 'requestsPerMinute', 'sendQueueMax'] as const) {
+    if (limits[name] === 0) throw new ConfigError(`Limit ${name} must be greater than 0.`)
+  }
+  return limits
+}
+
+/** Validates everything once, at the entry; the rest of the core trusts the result. */
+export function parseConfig(input: ConfigInput, env: NodeJS.ProcessEnv = process.env): Config {
+  const logLevel = (input.logLevel ?? 'info') as LogLevel
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`log level must be one of ${LOG_LEVELS.join(', ')} (got "${input.logLevel}").`)
+  }
+  const dataDir = input.dataDir ?? defaultDataDir(env)
+  if (dataDir.trim() === '') throw new ConfigError('data-dir must not be empty.')
+  const accessToken = input.accessToken
+  if (accessToken !== undefined && !/^[\x21-\x7e]{8,256}$/.test(accessToken)) {
+    throw new ConfigError('LINKDESK_ACCESS_TOKEN must be 8 to 256 visible ASCII characters without spaces.')
+  }
+  return {
+    host: parseHost(input.host),
+    port: parsePort(input.port),
+    dataDir: isAbsolute(dataDir) ? dataDir : resolve(dataDir),
+    network: parseNetwork(input.sandbox, input.sandboxUrl),
+    accessToken,
+    logLevel,
+    limits: parseLimits(input.limits),
+    uiDir: input.uiDir,
+  }
+}

@@ -1,0 +1,73 @@
+/** Every error code the app can answer with, and the HTTP status and default message of each. */
+export const ERROR_CODES = {
+  missing_parameter: { status: 400, message: 'A required parameter is missing.' },
+  invalid_parameter: { status: 400, message: 'A parameter has an invalid value.' },
+  invalid_body: { status: 400, message: 'The request body is not valid JSON or form data.' },
+  forbidden_host: { status: 403, message: 'Requests must address this computer by a loopback name.' },
+  forbidden_origin: { status: 403, message: 'Requests from other web origins are not accepted.' },
+  unauthorized: { status: 401, message: 'The access_token is missing or unknown.' },
+  instance_not_found: { status: 404, message: 'No instance with that instance_id exists for this access token.' },
+  not_found: { status: 404, message: 'No such path. See /api/v1/docs for the operations.' },
+  qr_not_found: { status: 404, message: 'That QR code is unknown or has expired.' },
+  event_not_found: { status: 404, message: 'No event with that event_id exists for this access token.' },
+  token_not_found: { status: 404, message: 'No access token with that id exists.' },
+  account_not_found: { status: 404, message: 'No sandbox account with that phone number exists.' },
+  method_not_allowed: { status: 405, message: 'This path does not accept that HTTP method.' },
+  not_linked: { status: 409, message: 'The instance is not linked to an account: scan a QR code first.' },
+  already_linked: { status: 409, message: 'The instance is already linked to an account.' },
+  not_connected: { status: 409, message: 'The instance is not connected: wait for it to connect or reconnect it.' },
+  conflict: { status: 409, message: 'The request conflicts with the current state.' },
+  payload_too_large: { status: 413, message: 'The request or its content is larger than the allowed limit.' },
+  unsupported_media_type: { status: 415, message: 'Send JSON or form data.' },
+  recipient_not_found: { status: 422, message: 'That number is not on the network.' },
+  media_unavailable: { status: 422, message: 'The media_url cannot be fetched or is not a supported file.' },
+  rate_limited: { status: 429, message: 'Too many requests: retry after the time in Retry-After.' },
+  internal_error: { status: 500, message: 'An unexpected error occurred; it has been logged.' },
+  upstream_failed: { status: 502, message: 'The network refused the operation.' },
+  upstream_timeout: { status: 504, message: 'The network did not answer in time.' },
+  unavailable: { status: 503, message: 'The service is shutting down or not ready.' },
+} as const satisfies Record<string, { status: number; message: string }>
+
+export type ErrorCode = keyof typeof ERROR_CODES
+
+/** The app's one error type: a code from the table, a sentence a person can act on, optional details. */
+export class AppError extends Error {
+  readonly code: ErrorCode
+  readonly details?: Record<string, unknown>
+  /** Seconds, sent as Retry-After with rate_limited. */
+  readonly retryAfter?: number
+
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    options: { details?: Record<string, unknown>; retryAfter?: number; cause?: unknown } = {},
+  ) {
+    super(message ?? ERROR_CODES[code].message, { cause: options.cause })
+    this.name = 'AppError'
+    this.code = code
+    this.details = options.details
+    this.retryAfter = options.retryAfter
+  }
+
+  get status(): number {
+    return ERROR_CODES[this.code].status
+  }
+}
+
+export function isAppError(value: unknown): value is AppError {
+  return value instanceof AppError
+}
+
+/** The error envelope every API answer uses. */
+export interface ErrorEnvelope {
+  status: 'error'
+  code: ErrorCode
+  message: string
+  details?: Record<string, unknown>
+}
+
+export function toEnvelope(error: AppError): ErrorEnvelope {
+  const envelope: ErrorEnvelope = { status: 'error', code: error.code, message: error.message }
+  if (error.details) envelope.details = error.details
+  return envelope
+}

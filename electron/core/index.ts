@@ -1,0 +1,84 @@
+import { mkdirSync } from 'node:fs'
+import type { FastifyInstance } from 'fastify'
+import { Authenticator, UiCredential } from './api/auth'
+import { API_PREFIX, buildApi } from './api/build-api'
+import { foundationOperations } from './api/routes/foundation-routes'
+import type { Config } from './config'
+import { InstanceRegistry } from './instances/instance-registry'
+import { createLogger, type Logger } from './logger'
+import { SettingsStore } from './store/settings-store'
+import { TokenService } from './tokens/token-service'
+import { APP_VERSION } from './version'
+
+export interface CoreDeps {
+  logger?: Logger
+}
+
+/** The running core: its services, where it listens, and how to stop it. */
+export interface Core {
+  config: Config
+  logger: Logger
+  /** e.g. http://127.0.0.1:8686 */
+  url: string
+  /** e.g. http://127.0.0.1:8686/api/v1 */
+  apiBase: string
+  /** The window's per-launch credential. */
+  ui: UiCredential
+  tokens: TokenService
+  registry: InstanceRegistry
+  http: FastifyInstance
+  /** A one-time URL that logs a browser in to the window's UI. */
+  createLoginUrl(): string
+  /** Stops accepting requests, lets in-flight ones finish, and flushes the stores. */
+  close(): Promise<void>
+}
+
+/** The one entry point of the core: builds every service from a validated config and starts listening. */
+export async function createCore(config: Config, deps: CoreDeps = {}): Promise<Core> {
+  const logger = deps.logger ?? createLogger(config.logLevel)
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 })
+  const settings = new SettingsStore(config.dataDir)
+  const tokens = new TokenService(settings)
+  if (config.accessToken) tokens.register(config.accessToken, 'LINKDESK_ACCESS_TOKEN')
+  const registry = new InstanceRegistry(settings)
+  const ui = new UiCredential()
+  const auth = new Authenticator(tokens, ui, config.limits.requestsPerMinute)
+
+  const http = await buildApi({
+    logger,
+    limits: config.limits,
+    configuredHost: config.host,
+    version: APP_VERSION,
+    auth,
+    operations: foundationOperations({ registry, tokens, ui, version: APP_VERSION }),
+    uiDir: config.uiDir,
+  })
+  await http.listen({ host: config.host, port: config.port })
+  const address = http.server.address()
+  const port = typeof address === 'object' && address ? address.port : config.port
+  const hostForUrl = config.host.includes(':') ? `[${config.host}]` : config.host
+  const url = `http://${hostForUrl}:${port}`
+  logger.info({ url, dataDir: config.dataDir, network: config.network.kind }, 'core started')
+
+  let closing: Promise<void> | undefined
+  return {
+    config,
+    logger,
+    url,
+    apiBase: `${url}${API_PREFIX}`,
+    ui,
+    tokens,
+    registry,
+    http,
+    createLoginUrl: () => `${url}/#login=${ui.createLoginCode()}`,
+    close: () => {
+      closing ??= (async () => {
+        await http.close()
+        logger.info('core stopped')
+      })()
+      return closing
+    },
+  }
+}
+
+export type { Config } from './config'

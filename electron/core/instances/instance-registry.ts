@@ -1,0 +1,87 @@
+import { randomBytes } from 'node:crypto'
+import type { Principal } from '../api/auth'
+import { AppError } from '../errors'
+import type { InstanceRecord, SettingsStore } from '../store/settings-store'
+
+/** A new unguessable instance id: 24 upper-case hex characters (96 random bits). */
+export function newInstanceId(): string {
+  return randomBytes(12).toString('hex').toUpperCase()
+}
+
+/** A new webhook signing secret; there is never a default one. */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(24).toString('base64url')}`
+}
+
+function ownedBy(record: InstanceRecord, principal: Principal): boolean {
+  if (principal.kind === 'operator') return true
+  return principal.kind === 'token' && record.ownerTokenId === principal.tokenId
+}
+
+/** The instances that exist and who owns them, kept in the settings file. */
+export class InstanceRegistry {
+  constructor(
+    private readonly store: SettingsStore,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  create(principal: Principal): InstanceRecord {
+    const record: InstanceRecord = {
+      id: newInstanceId(),
+      ownerTokenId: principal.kind === 'token' ? principal.tokenId : null,
+      createdAt: this.now(),
+      linked: false,
+      webhook: { url: null, enable: false, secret: newWebhookSecret() },
+    }
+    this.store.saveInstances({ ...this.store.instances(), [record.id]: record })
+    return record
+  }
+
+  /** The instance if it exists and the caller may use it; otherwise 404 without saying which. */
+  get(id: string, principal: Principal): InstanceRecord {
+    const record = this.store.instances()[id]
+    if (!record || !ownedBy(record, principal)) throw new AppError('instance_not_found')
+    return record
+  }
+
+  find(id: string): InstanceRecord | undefined {
+    return this.store.instances()[id]
+  }
+
+  list(principal: Principal): InstanceRecord[] {
+    return Object.values(this.store.instances())
+      .filter((record) => ownedBy(record, principal))
+      .sort((a, b) => a.createdAt - b.createdAt)
+  }
+
+  all(): InstanceRecord[] {
+    return Object.values(this.store.instances())
+  }
+
+  update(id: string, change: (record: InstanceRecord) => InstanceRecord): InstanceRecord {
+    const instances = this.store.instances()
+    const record = instances[id]
+    if (!record) throw new AppError('instance_not_found')
+    const updated = change(record)
+    this.store.saveInstances({ ...instances, [id]: updated })
+    return updated
+  }
+
+  /** Replaces an instance by a fresh one with a new id and nothing of the old one but its owner. */
+  replace(id: string): InstanceRecord {
+    const instances = { ...this.store.instances() }
+    const old = instances[id]
+    if (!old) throw new AppError('instance_not_found')
+    delete instances[id]
+    const record: InstanceRecord = {
+      ...old,
+      id: newInstanceId(),
+      createdAt: this.now(),
+      linked: false,
+      webhook: { url: null, enable: false, secret: newWebhookSecret() },
+    }
+    instances[record.id] = record
+    this.store.saveInstances(instances)
+    return record
+  }
+}

@@ -1,0 +1,82 @@
+import Conf from 'conf'
+
+/** An access token as stored: never the token itself, only its SHA-256. */
+export interface TokenRecord {
+  id: string
+  label: string
+  hash: string
+  createdAt: number
+  source: 'env' | 'ui'
+}
+
+/** What the app keeps about an instance between runs; the live state lives in the instance manager. */
+export interface InstanceRecord {
+  id: string
+  ownerTokenId: string | null
+  createdAt: number
+  /** Whether credentials exist for it (linked at least once and not logged out since). */
+  linked: boolean
+  webhook: { url: string | null; enable: boolean; secret: string }
+}
+
+/** Operator settings changed from the window or the admin API. */
+export interface OperatorSettings {
+  sendIntervalMs?: number
+  sendJitterMs?: number
+  startOnLogin?: boolean
+  retentionDays?: number
+}
+
+interface SettingsFile {
+  tokens: Record<string, TokenRecord>
+  instances: Record<string, InstanceRecord>
+  settings: OperatorSettings
+}
+
+/**
+ * Settings, tokens and the instance registry in one JSON file (`config.json` in the data folder), written
+ * atomically by `conf`, the library `electron-store` is built on, so the desktop app and the headless server
+ * read and write the same format. The file is readable by the user only.
+ */
+export class SettingsStore {
+  private readonly conf: Conf<SettingsFile>
+
+  constructor(dataDir: string) {
+    this.conf = new Conf<SettingsFile>({
+      cwd: dataDir,
+      configName: 'config',
+      configFileMode: 0o600,
+      accessPropertiesByDotNotation: false,
+      clearInvalidConfig: false,
+      defaults: { tokens: {}, instances: {}, settings: {} },
+    })
+  }
+
+  get path(): string {
+    return this.conf.path
+  }
+
+  tokens(): Record<string, TokenRecord> {
+    return this.conf.get('tokens')
+  }
+
+  saveTokens(tokens: Record<string, TokenRecord>): void {
+    this.conf.set('tokens', tokens)
+  }
+
+  instances(): Record<string, InstanceRecord> {
+    return this.conf.get('instances')
+  }
+
+  saveInstances(instances: Record<string, InstanceRecord>): void {
+    this.conf.set('instances', instances)
+  }
+
+  settings(): OperatorSettings {
+    return this.conf.get('settings')
+  }
+
+  saveSettings(settings: OperatorSettings): void {
+    this.conf.set('settings', settings)
+  }
+}

@@ -1,0 +1,39 @@
+import { fileURLToPath } from 'node:url'
+import { createCore } from '../core'
+import { ConfigError, parseConfig } from '../core/config'
+import { serveOptions } from './cli-options'
+
+const uiDir = fileURLToPath(new URL('../../renderer/dist', import.meta.url))
+
+async function main(): Promise<void> {
+  let config
+  try {
+    config = parseConfig({ ...serveOptions(process.argv.slice(2), process.env), uiDir })
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`linkdesk: ${error.message}\n`)
+      process.exit(2)
+    }
+    throw error
+  }
+  const core = await createCore(config)
+  process.stdout.write(`Linkdesk is running.\napi: ${core.apiBase}\nui-login: ${core.createLoginUrl()}\n`)
+
+  const stop = (signal: string) => {
+    core.logger.info({ signal }, 'shutting down')
+    core.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        core.logger.error({ err: error }, 'shutdown failed')
+        process.exit(1)
+      },
+    )
+  }
+  process.once('SIGINT', () => stop('SIGINT'))
+  process.once('SIGTERM', () => stop('SIGTERM'))
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`linkdesk: could not start: ${(error as Error).message}\n`)
+  process.exit(1)
+})

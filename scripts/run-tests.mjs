@@ -1,0 +1,26 @@
+// Runs every *.test.ts under electron/, renderer/ and bench/ (or the files given) with node's test runner.
+import { spawnSync } from 'node:child_process'
+import { readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+
+const roots = ['electron', 'renderer', 'bench']
+const skip = new Set(['node_modules', 'dist', 'out'])
+
+function findTests(dir) {
+  let found = []
+  for (const name of readdirSync(dir)) {
+    if (skip.has(name)) continue
+    const path = join(dir, name)
+    if (statSync(path).isDirectory()) found = found.concat(findTests(path))
+    else if (name.endsWith('.test.ts')) found.push(path)
+  }
+  return found
+}
+
+const files = process.argv.length > 2 ? process.argv.slice(2) : roots.flatMap((r) => findTests(r)).sort()
+const result = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
+  { stdio: 'inherit' },
+)
+process.exit(result.status ?? 1)
