@@ -3,7 +3,8 @@ import { isAbsolute, join, resolve } from 'node:path'
 import type { LogLevel } from './logger'
 
 /** Where instances connect: WhatsApp itself, a sandbox inside this process, or an outside sandbox's control API. */
-export type NetworkMode = { kind: 'whatsapp' } | { kind: 'sandbox' } | { kind: 'sandbox-url'; controlUrl: string }
+export type NetworkMode =
+  { kind: 'whatsapp' } | { kind: 'sandbox' } | { kind: 'sandbox-url'; controlUrl: string }
 
 export interface Limits {
   /** Largest accepted request body, bytes. */
@@ -24,6 +25,24 @@ export interface Limits {
   sendQueueMax: number
 }
 
+/** Connection timers of the instances; tests shorten them, users keep the defaults. */
+export interface Timings {
+  /** Ping interval; a link silent for this + 5 s is declared lost. */
+  keepAliveIntervalMs: number
+  /** Lifetime of each QR code; 0 keeps Baileys' default (60 s for the first, 20 s for the next ones). */
+  qrTimeoutMs: number
+  /** WebSocket handshake and per-frame send timeout. */
+  connectTimeoutMs: number
+  /** First reconnect delay after a lost connection; it doubles up to reconnectMaxMs, with jitter. */
+  reconnectBaseMs: number
+  reconnectMaxMs: number
+  /** An open connection lasting this long resets the reconnect backoff. */
+  stableOpenMs: number
+  /** Gap between the restarts of linked instances when the core starts. */
+  restoreStaggerMs: number
+  /** How long generate_qrcode and reconnect wait for a QR or a connection before answering upstream_timeout. */
+  operationWaitMs: number
+}
 export interface Config {
   host: string
   port: number
@@ -33,6 +52,7 @@ export interface Config {
   accessToken?: string
   logLevel: LogLevel
   limits: Limits
+  timings: Timings
   /** Folder of the built renderer served at `/`; none serves no UI. */
   uiDir?: string
 }
@@ -48,6 +68,17 @@ export const DEFAULT_LIMITS: Limits = {
   sendIntervalMs: 1000,
   sendJitterMs: 500,
   sendQueueMax: 100,
+}
+
+export const DEFAULT_TIMINGS: Timings = {
+  keepAliveIntervalMs: 30_000,
+  qrTimeoutMs: 0,
+  connectTimeoutMs: 20_000,
+  reconnectBaseMs: 1000,
+  reconnectMaxMs: 60_000,
+  stableOpenMs: 60_000,
+  restoreStaggerMs: 750,
+  operationWaitMs: 45_000,
 }
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
@@ -69,6 +100,7 @@ export interface ConfigInput {
   accessToken?: string
   logLevel?: string
   limits?: Partial<Record<keyof Limits, number | string>>
+  timings?: Partial<Timings>
   uiDir?: string
 }
 
@@ -90,7 +122,8 @@ function parsePort(value: number | string | undefined): number {
 
 function parseHost(value: string | undefined): string {
   const host = value ?? '127.0.0.1'
-  if (!/^[A-Za-z0-9.:\-[\]]+$/.test(host)) throw new ConfigError(`host is not a valid host name or address: "${host}".`)
+  if (!/^[A-Za-z0-9.:\-[\]]+$/.test(host))
+    throw new ConfigError(`host is not a valid host name or address: "${host}".`)
   return host
 }
 
@@ -101,7 +134,9 @@ function parseNetwork(sandbox: boolean | undefined, sandboxUrl: string | undefin
     try {
       url = new URL(sandboxUrl)
     } catch {
-      throw new ConfigError(`sandbox-url must be the sandbox's control URL, such as http://127.0.0.1:7000/sandbox.`)
+      throw new ConfigError(
+        `sandbox-url must be the sandbox's control URL, such as http://127.0.0.1:7000/sandbox.`,
+      )
     }
     if (url.protocol !== 'http:') throw new ConfigError('sandbox-url must be an http:// URL on this machine.')
     return { kind: 'sandbox-url', controlUrl: url.toString().replace(/\/$/, '') }
@@ -119,7 +154,14 @@ function parseLimits(input: ConfigInput['limits'] = {}): Limits {
     }
     limits[name as keyof Limits] = value
   }
-  for (const name of ['bodyBytes', 'textChars', 'mediaBytes', 'mediaFetchMs', 'requestsPerMinute', 'sendQueueMax'] as const) {
+  for (const name of [
+    'bodyBytes',
+    'textChars',
+    'mediaBytes',
+    'mediaFetchMs',
+    'requestsPerMinute',
+    'sendQueueMax',
+  ] as const) {
     if (limits[name] === 0) throw new ConfigError(`Limit ${name} must be greater than 0.`)
   }
   return limits
@@ -145,6 +187,7 @@ export function parseConfig(input: ConfigInput, env: NodeJS.ProcessEnv = process
     accessToken,
     logLevel,
     limits: parseLimits(input.limits),
+    timings: { ...DEFAULT_TIMINGS, ...input.timings },
     uiDir: input.uiDir,
   }
 }

@@ -6,7 +6,10 @@ export const ERROR_CODES = {
   forbidden_host: { status: 403, message: 'Requests must address this computer by a loopback name.' },
   forbidden_origin: { status: 403, message: 'Requests from other web origins are not accepted.' },
   unauthorized: { status: 401, message: 'The access_token is missing or unknown.' },
-  instance_not_found: { status: 404, message: 'No instance with that instance_id exists for this access token.' },
+  instance_not_found: {
+    status: 404,
+    message: 'No instance with that instance_id exists for this access token.',
+  },
   not_found: { status: 404, message: 'No such path. See /api/v1/docs for the operations.' },
   qr_not_found: { status: 404, message: 'That QR code is unknown or has expired.' },
   event_not_found: { status: 404, message: 'No event with that event_id exists for this access token.' },
@@ -15,7 +18,10 @@ export const ERROR_CODES = {
   method_not_allowed: { status: 405, message: 'This path does not accept that HTTP method.' },
   not_linked: { status: 409, message: 'The instance is not linked to an account: scan a QR code first.' },
   already_linked: { status: 409, message: 'The instance is already linked to an account.' },
-  not_connected: { status: 409, message: 'The instance is not connected: wait for it to connect or reconnect it.' },
+  not_connected: {
+    status: 409,
+    message: 'The instance is not connected: wait for it to connect or reconnect it.',
+  },
   conflict: { status: 409, message: 'The request conflicts with the current state.' },
   payload_too_large: { status: 413, message: 'The request or its content is larger than the allowed limit.' },
   unsupported_media_type: { status: 415, message: 'Send JSON or form data.' },

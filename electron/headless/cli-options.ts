@@ -29,6 +29,7 @@ export function serveOptions(argv: string[], env: NodeJS.ProcessEnv): ConfigInpu
     sandboxUrl: values['sandbox-url'],
     logLevel: values['log-level'] ?? env.LINKDESK_LOG_LEVEL,
     accessToken: env.LINKDESK_ACCESS_TOKEN || undefined,
-    limits: values['send-interval-ms'] !== undefined ? { sendIntervalMs: values['send-interval-ms'] } : undefined,
+    limits:
+      values['send-interval-ms'] !== undefined ? { sendIntervalMs: values['send-interval-ms'] } : undefined,
   }
 }

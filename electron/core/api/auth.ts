@@ -38,14 +38,20 @@ export class UiCredential {
     const expiresAt = this.codes.get(code)
     this.codes.delete(code)
     if (expiresAt === undefined || expiresAt < this.now()) {
-      throw new AppError('unauthorized', 'This login link was already used or has expired: restart the server for a new one.')
+      throw new AppError(
+        'unauthorized',
+        'This login link was already used or has expired: restart the server for a new one.',
+      )
     }
     return this.value
   }
 }
 
 /** The access token from `Authorization: Bearer`, the query string or the body; the body wins. */
-export function presentedToken(headers: Record<string, unknown>, raw: Record<string, unknown>): string | undefined {
+export function presentedToken(
+  headers: Record<string, unknown>,
+  raw: Record<string, unknown>,
+): string | undefined {
   const fromParams = raw.access_token
   if (typeof fromParams === 'string' && fromParams !== '') return fromParams
   const header = headers.authorization
@@ -71,7 +77,8 @@ export class Authenticator {
     if (token === undefined) throw new AppError('unauthorized', 'The access_token parameter is missing.')
     if (this.ui.matches(token)) return { kind: 'operator' }
     const info = this.tokens.find(token)
-    if (!info) throw new AppError('unauthorized', 'The access_token is not known: check it or create a new one.')
+    if (!info)
+      throw new AppError('unauthorized', 'The access_token is not known: check it or create a new one.')
     const principal: Principal = { kind: 'token', tokenId: info.id }
     this.countRequest(info.id)
     return principal
@@ -87,9 +94,13 @@ export class Authenticator {
     window.count += 1
     if (window.count > this.requestsPerMinute) {
       const retryAfter = Math.max(1, Math.ceil((window.startedAt + 60_000 - now) / 1000))
-      throw new AppError('rate_limited', `More than ${this.requestsPerMinute} requests in a minute with this token.`, {
-        retryAfter,
-      })
+      throw new AppError(
+        'rate_limited',
+        `More than ${this.requestsPerMinute} requests in a minute with this token.`,
+        {
+          retryAfter,
+        },
+      )
     }
   }
 }

@@ -1,4 +1,11 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify'
 import formBody from '@fastify/formbody'
 import { AppError, isAppError, toEnvelope } from '../errors'
 import type { Logger } from '../logger'
@@ -48,7 +55,8 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
   app.addHook('onRequest', async (request) => {
     if (!isAllowedHost(request.headers.host, options.configuredHost)) throw new AppError('forbidden_host')
     const origin = request.headers.origin
-    if (origin !== undefined && !isAllowedOrigin(origin, options.configuredHost)) throw new AppError('forbidden_origin')
+    if (origin !== undefined && !isAllowedOrigin(origin, options.configuredHost))
+      throw new AppError('forbidden_origin')
   })
 
   app.setNotFoundHandler((request, reply) => {

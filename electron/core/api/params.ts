@@ -16,7 +16,11 @@ export interface FieldSpec {
 
 export type Fields = Record<string, FieldSpec>
 
-type ValueOf<F extends FieldSpec> = F['type'] extends 'boolean' ? boolean : F['type'] extends 'integer' ? number : string
+type ValueOf<F extends FieldSpec> = F['type'] extends 'boolean'
+  ? boolean
+  : F['type'] extends 'integer'
+    ? number
+    : string
 
 /** The typed parameters of an operation: required fields are present, optional ones may be undefined. */
 export type ParamsOf<F extends Fields> = {
@@ -36,7 +40,8 @@ export function mergeRawParams(query: unknown, body: unknown): Record<string, un
 
 function readOne(name: string, spec: FieldSpec, raw: unknown): string | boolean | number | undefined {
   if (raw === undefined || raw === null || raw === '') return undefined
-  if (Array.isArray(raw)) throw new AppError('invalid_parameter', `${name} was given more than once; give it once.`)
+  if (Array.isArray(raw))
+    throw new AppError('invalid_parameter', `${name} was given more than once; give it once.`)
   switch (spec.type) {
     case 'string': {
       if (typeof raw !== 'string') throw new AppError('invalid_parameter', `${name} must be a string.`)
@@ -56,8 +61,10 @@ function readOne(name: string, spec: FieldSpec, raw: unknown): string | boolean 
       throw new AppError('invalid_parameter', `${name} must be true or false.`)
     }
     case 'integer': {
-      const value = typeof raw === 'number' ? raw : typeof raw === 'string' && /^-?\d+$/.test(raw) ? Number(raw) : NaN
-      if (!Number.isSafeInteger(value)) throw new AppError('invalid_parameter', `${name} must be a whole number.`)
+      const value =
+        typeof raw === 'number' ? raw : typeof raw === 'string' && /^-?\d+$/.test(raw) ? Number(raw) : NaN
+      if (!Number.isSafeInteger(value))
+        throw new AppError('invalid_parameter', `${name} must be a whole number.`)
       if (spec.minimum !== undefined && value < spec.minimum) {
         throw new AppError('invalid_parameter', `${name} must be at least ${spec.minimum}.`)
       }
@@ -75,9 +82,13 @@ export function readParams<F extends Fields>(fields: F, raw: Record<string, unkn
   const missing = Object.entries(fields).filter(([name, spec]) => spec.required && isAbsent(raw[name]))
   if (missing.length > 0) {
     const names = missing.map(([name]) => name)
-    throw new AppError('missing_parameter', `Missing required parameter${names.length > 1 ? 's' : ''}: ${names.join(', ')}.`, {
-      details: { parameters: names },
-    })
+    throw new AppError(
+      'missing_parameter',
+      `Missing required parameter${names.length > 1 ? 's' : ''}: ${names.join(', ')}.`,
+      {
+        details: { parameters: names },
+      },
+    )
   }
   for (const [name, spec] of Object.entries(fields)) params[name] = readOne(name, spec, raw[name])
   return params as ParamsOf<F>
@@ -92,7 +103,9 @@ export const checks = {
   httpUrl(value: string): string | undefined {
     try {
       const url = new URL(value)
-      return url.protocol === 'http:' || url.protocol === 'https:' ? undefined : 'must be an http:// or https:// URL.'
+      return url.protocol === 'http:' || url.protocol === 'https:'
+        ? undefined
+        : 'must be an http:// or https:// URL.'
     } catch {
       return 'must be an http:// or https:// URL.'
     }

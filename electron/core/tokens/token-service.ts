@@ -30,7 +30,13 @@ export class TokenService {
     const existing = this.find(token)
     if (existing) return existing
     const hash = hashToken(token).toString('hex')
-    const record: TokenRecord = { id: `tok_${hash.slice(0, 12)}`, label, hash, createdAt: this.now(), source: 'env' }
+    const record: TokenRecord = {
+      id: `tok_${hash.slice(0, 12)}`,
+      label,
+      hash,
+      createdAt: this.now(),
+      source: 'env',
+    }
     this.store.saveTokens({ ...this.store.tokens(), [record.id]: record })
     return toInfo(record)
   }

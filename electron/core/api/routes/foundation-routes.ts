@@ -10,7 +10,12 @@ export interface FoundationDeps {
   version: string
 }
 
-const labelField = { type: 'string', required: true, maxLength: 80, description: 'A name for the token.' } as const
+const labelField = {
+  type: 'string',
+  required: true,
+  maxLength: 80,
+  description: 'A name for the token.',
+} as const
 
 /** Health, instance creation and the window's admin operations (session and tokens). */
 export function foundationOperations(deps: FoundationDeps): Operation[] {
@@ -41,8 +46,14 @@ export function foundationOperations(deps: FoundationDeps): Operation[] {
       tag: 'Admin',
       summary: "Exchange the headless server's one-time login code for the window's credential.",
       auth: 'none',
-      fields: { code: { type: 'string', required: true, maxLength: 100, description: 'The code from the login URL.' } },
-      handle: ({ params }) => ({ status: 'success', message: 'Logged in', ui_token: deps.ui.exchange(params.code) }),
+      fields: {
+        code: { type: 'string', required: true, maxLength: 100, description: 'The code from the login URL.' },
+      },
+      handle: ({ params }) => ({
+        status: 'success',
+        message: 'Logged in',
+        ui_token: deps.ui.exchange(params.code),
+      }),
     }),
     defineOperation({
       name: 'admin/tokens',
@@ -60,7 +71,12 @@ export function foundationOperations(deps: FoundationDeps): Operation[] {
       fields: { label: labelField },
       handle: ({ params }) => {
         const { token, info } = deps.tokens.create(params.label)
-        return { status: 'success', message: 'Token created: copy it now, it is not shown again', token, info }
+        return {
+          status: 'success',
+          message: 'Token created: copy it now, it is not shown again',
+          token,
+          info,
+        }
       },
     }),
     defineOperation({
