@@ -3,6 +3,7 @@ export const ERROR_CODES = {
   missing_parameter: { status: 400, message: 'A required parameter is missing.' },
   invalid_parameter: { status: 400, message: 'A parameter has an invalid value.' },
   invalid_body: { status: 400, message: 'The request body is not valid JSON or form data.' },
+  bad_request: { status: 400, message: 'The HTTP request is malformed.' },
   forbidden_host: { status: 403, message: 'Requests must address this computer by a loopback name.' },
   forbidden_origin: { status: 403, message: 'Requests from other web origins are not accepted.' },
   unauthorized: { status: 401, message: 'The access_token is missing or unknown.' },
@@ -24,6 +25,10 @@ export const ERROR_CODES = {
   },
   conflict: { status: 409, message: 'The request conflicts with the current state.' },
   payload_too_large: { status: 413, message: 'The request or its content is larger than the allowed limit.' },
+  headers_too_large: {
+    status: 431,
+    message: 'The URL or headers are too long: send the parameters in a JSON or form body instead.',
+  },
   unsupported_media_type: { status: 415, message: 'Send JSON or form data.' },
   recipient_not_found: { status: 422, message: 'That number is not on the network.' },
   media_unavailable: { status: 422, message: 'The media_url cannot be fetched or is not a supported file.' },

@@ -139,6 +139,14 @@ describe('v1 foundation over real HTTP', () => {
     assertEnvelope(tooLarge.body, 'payload_too_large')
   })
 
+  test('a URL too long for the HTTP parser still answers the envelope (431 headers_too_large)', async () => {
+    const { status, body } = await t.call(
+      `/create_instance?access_token=${TEST_TOKEN}&pad=${'x'.repeat(20_000)}`,
+    )
+    assert.equal(status, 431)
+    assertEnvelope(body, 'headers_too_large')
+  })
+
   test('a parameter given twice or of the wrong JSON type is invalid_parameter naming it', async () => {
     const twice = await t.call(`/admin/session?code=a&code=b`)
     assert.equal(twice.status, 400)

@@ -6,6 +6,8 @@ import Fastify, {
   type FastifyReply,
   type FastifyRequest,
 } from 'fastify'
+import { STATUS_CODES } from 'node:http'
+import type { Duplex } from 'node:stream'
 import formBody from '@fastify/formbody'
 import { AppError, isAppError, toEnvelope } from '../errors'
 import type { Logger } from '../logger'
@@ -34,6 +36,7 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    clientErrorHandler: answerClientError,
   })
 
   app.removeContentTypeParser(['application/json'])
@@ -72,6 +75,23 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
   })
 
   return app
+}
+
+/** Errors Node's HTTP parser raises before Fastify sees a request (an oversized URL, a malformed request). */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) return
+  const appError = new AppError(error.code === 'HPE_HEADER_OVERFLOW' ? 'headers_too_large' : 'bad_request')
+  const body = JSON.stringify(toEnvelope(appError))
+  socket.end(
+    [
+      `HTTP/1.1 ${appError.status} ${STATUS_CODES[appError.status]}`,
+      'Connection: close',
+      'Content-Type: application/json; charset=utf-8',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      '',
+      body,
+    ].join('\r\n'),
+  )
 }
 
 function sendError(reply: FastifyReply, error: AppError): void {
