@@ -1,0 +1,118 @@
+import { setImmediate as nextTurn } from 'node:timers/promises'
+import { AppError } from '../errors'
+
+export interface SendQueueOptions {
+  /** Minimum time between the end of one send and the start of the next, per instance; 0 turns pacing off. */
+  intervalMs: number
+  /** Up to this much random extra time is added to each interval. */
+  jitterMs: number
+  /** Sends waiting per instance (the one running not counted) before new ones are refused. */
+  maxWaiting: number
+  now?: () => number
+  random?: () => number
+  sleep?: (ms: number) => Promise<void>
+}
+
+interface Job {
+  task: () => Promise<unknown>
+  resolve(value: unknown): void
+  reject(error: unknown): void
+}
+
+interface Lane {
+  waiting: Job[]
+  running: boolean
+  /** When the next send may start (clock of `now`). */
+  nextStartAt: number
+}
+
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+/**
+ * One queue of sends per instance: one send at a time, spaced by the pacing interval plus jitter (so a
+ * script cannot burst an account into a ban), bounded (rate_limited with Retry-After when full), and
+ * yielding to the event loop before every send so Baileys' timers and incoming frames keep running.
+ */
+export class SendQueue {
+  private readonly lanes = new Map<string, Lane>()
+  private readonly now: () => number
+  private readonly random: () => number
+  private readonly sleep: (ms: number) => Promise<void>
+  private closed = false
+
+  constructor(private readonly options: SendQueueOptions) {
+    this.now = options.now ?? Date.now
+    this.random = options.random ?? Math.random
+    this.sleep = options.sleep ?? realSleep
+  }
+
+  /** Sends waiting for this instance. */
+  waiting(instanceId: string): number {
+    return this.lanes.get(instanceId)?.waiting.length ?? 0
+  }
+
+  /** Throws rate_limited when this instance's queue is full; callers check before costly work (media fetch). */
+  assertRoom(instanceId: string): void {
+    if (this.closed) throw new AppError('unavailable')
+    const waiting = this.waiting(instanceId)
+    if (waiting < this.options.maxWaiting) return
+    const perSendMs = this.options.intervalMs + this.options.jitterMs / 2
+    const retryAfter = Math.max(1, Math.ceil(((waiting + 1) * perSendMs) / 1000))
+    throw new AppError(
+      'rate_limited',
+      `This instance already has ${waiting} sends waiting: retry after ${retryAfter} s.`,
+      { retryAfter, details: { waiting } },
+    )
+  }
+
+  /** Runs `task` in this instance's turn, after the pacing interval; resolves with its result. */
+  run<T>(instanceId: string, task: () => Promise<T>): Promise<T> {
+    this.assertRoom(instanceId)
+    let lane = this.lanes.get(instanceId)
+    if (!lane) {
+      lane = { waiting: [], running: false, nextStartAt: 0 }
+      this.lanes.set(instanceId, lane)
+    }
+    const promise = new Promise<T>((resolve, reject) => {
+      lane.waiting.push({ task, resolve: resolve as (value: unknown) => void, reject })
+    })
+    if (!lane.running) void this.drain(instanceId, lane)
+    return promise
+  }
+
+  /** Refuses the sends still waiting for an instance (it disconnected or was destroyed). */
+  cancel(instanceId: string, error: AppError): void {
+    const lane = this.lanes.get(instanceId)
+    if (!lane) return
+    for (const job of lane.waiting.splice(0)) job.reject(error)
+  }
+
+  /** Refuses every waiting send and all new ones. */
+  close(): void {
+    this.closed = true
+    for (const id of this.lanes.keys()) this.cancel(id, new AppError('unavailable'))
+  }
+
+  private async drain(instanceId: string, lane: Lane): Promise<void> {
+    lane.running = true
+    try {
+      for (let job = lane.waiting.shift(); job; job = lane.waiting.shift()) {
+        const wait = lane.nextStartAt - this.now()
+        if (wait > 0) await this.sleep(wait)
+        await nextTurn()
+        try {
+          job.resolve(await job.task())
+        } catch (error) {
+          job.reject(error)
+        }
+        const { intervalMs, jitterMs } = this.options
+        const pause =
+          intervalMs > 0 || jitterMs > 0 ? intervalMs + Math.floor(this.random() * (jitterMs + 1)) : 0
+        lane.nextStartAt = this.now() + pause
+      }
+    } finally {
+      lane.running = false
+      if (lane.waiting.length === 0 && lane.nextStartAt <= this.now()) this.lanes.delete(instanceId)
+    }
+  }
+}
