@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, test } from 'node:test'
+import { AppError } from '../errors'
+import { openDatabase } from '../store/database'
+import { IdempotencyLedger } from './idempotency-ledger'
+
+const dir = mkdtempSync(join(tmpdir(), 'linkdesk-idem-'))
+const root = openDatabase(dir)
+after(async () => {
+  await root.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+test('a retried key answers the first answer without running the work again, also concurrently', async () => {
+  const ledger = new IdempotencyLedger(root)
+  let sends = 0
+  const work = async (commit: (answer: string) => Promise<void>) => {
+    sends++
+    await new Promise((resolve) => setImmediate(resolve))
+    await commit(`message ${sends}`)
+    return `message ${sends}`
+  }
+  const [a, b] = await Promise.all([ledger.run('i1', 'k1', 'f', work), ledger.run('i1', 'k1', 'f', work)])
+  assert.deepEqual([a, b], ['message 1', 'message 1'])
+  assert.equal(await new IdempotencyLedger(root).run('i1', 'k1', 'f', work), 'message 1')
+  assert.equal(sends, 1)
+  assert.equal(await ledger.run('i2', 'k1', 'f', work), 'message 2')
+})
+
+test('a failure before the message left is not remembered; a different request under a used key is a conflict', async () => {
+  const ledger = new IdempotencyLedger(root)
+  await assert.rejects(
+    ledger.run('i1', 'k2', 'f', async () => {
+      throw new AppError('media_unavailable')
+    }),
+    AppError,
+  )
+  assert.equal(await ledger.run('i1', 'k2', 'f', async (commit) => (await commit('ok'), 'ok')), 'ok')
+  await assert.rejects(
+    ledger.run('i1', 'k2', 'other', async () => 'never'),
+    (error: unknown) => error instanceof AppError && error.code === 'conflict',
+  )
+})
+
+test('a key that left but then failed (no ack) answers the committed answer on retry', async () => {
+  const ledger = new IdempotencyLedger(root)
+  await assert.rejects(
+    ledger.run('i1', 'k3', 'f', async (commit) => {
+      await commit('sent')
+      throw new AppError('upstream_timeout')
+    }),
+    AppError,
+  )
+  assert.equal(await ledger.run('i1', 'k3', 'f', async () => 'second send'), 'sent')
+})

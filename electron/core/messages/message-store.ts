@@ -1,0 +1,143 @@
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, renameSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Database, RootDatabase } from '../store/database'
+import type { DeliveryStatus, LinkdeskMessage } from './message-types'
+
+/** One stored message of an instance. */
+export interface StoredMessage {
+  direction: 'in' | 'out'
+  /** Milliseconds since the epoch; retention counts from here. */
+  storedAt: number
+  message: LinkdeskMessage
+  /** The network's encoding of the content, opaque here: what getMessage hands back for retries. */
+  content?: Uint8Array
+  /** The network's encoding of the whole incoming message, opaque here: what a media download needs. */
+  envelope?: Uint8Array
+  status?: DeliveryStatus
+}
+
+type Key = [string, string]
+
+/** How far statuses only move forward: a late "delivered" never undoes "read". */
+const STATUS_RANK: Record<DeliveryStatus, number> = { failed: 0, sent: 1, delivered: 2, read: 3, played: 4 }
+
+export interface MessageStoreOptions {
+  /** Messages (and their media) are kept this long; at least 14 days so retries can be answered. */
+  retentionMs?: number
+  now?: () => number
+}
+
+export const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60_000
+
+/**
+ * Sent and received messages per instance, in the app's LMDB, keyed by message id (retries and receipts
+ * name the id, not always the same chat id); downloaded media as files beside it.
+ */
+export class MessageStore {
+  private readonly db: Database<StoredMessage, Key>
+  private readonly mediaDir: string
+  private readonly retentionMs: number
+  private readonly now: () => number
+  /** Ids being written: an incoming message seen twice before its write commits is still one message. */
+  private readonly recent = new Map<string, number>()
+
+  constructor(root: RootDatabase, dataDir: string, options: MessageStoreOptions = {}) {
+    this.db = root.openDB<StoredMessage, Key>({ name: 'messages', encoding: 'msgpack' })
+    this.mediaDir = join(dataDir, 'media')
+    this.retentionMs = Math.max(options.retentionMs ?? DEFAULT_RETENTION_MS, 14 * 24 * 60 * 60_000)
+    this.now = options.now ?? Date.now
+  }
+
+  /** Stores an incoming (or phone-sent) message unless its id is known; true when it is new. */
+  addIfNew(instanceId: string, entry: Omit<StoredMessage, 'storedAt'>): boolean {
+    const key: Key = [instanceId, entry.message.id]
+    const recentKey = key.join('\u0000')
+    if (this.recent.has(recentKey) || this.db.get(key) !== undefined) return false
+    this.remember(recentKey)
+    void this.db.put(key, { ...entry, storedAt: this.now() })
+    return true
+  }
+
+  /** Stores a message this app sent (replacing nothing: ids are unique). */
+  async addSent(instanceId: string, entry: Omit<StoredMessage, 'storedAt' | 'direction'>): Promise<void> {
+    const key: Key = [instanceId, entry.message.id]
+    this.remember(key.join('\u0000'))
+    await this.db.put(key, { ...entry, direction: 'out', storedAt: this.now() })
+  }
+
+  get(instanceId: string, id: string): StoredMessage | undefined {
+    return this.db.get([instanceId, id])
+  }
+
+  /** The encoded content of a message, for Baileys' getMessage; undefined when unknown. */
+  content(instanceId: string, id: string): Uint8Array | undefined {
+    const content = this.db.get([instanceId, id])?.content
+    return content ? Uint8Array.from(content) : undefined
+  }
+
+  /** Records a status if it moves the message forward; returns whether it did. */
+  async advanceStatus(instanceId: string, id: string, status: DeliveryStatus): Promise<boolean> {
+    const key: Key = [instanceId, id]
+    return this.db.transaction(() => {
+      const stored = this.db.get(key)
+      if (!stored) return false
+      const current = stored.status
+      if (current && status !== 'failed' && STATUS_RANK[status] <= STATUS_RANK[current]) return false
+      void this.db.put(key, { ...stored, status })
+      return true
+    })
+  }
+
+  /** The downloaded media of a message, if it was saved. */
+  readMedia(instanceId: string, id: string): Buffer | undefined {
+    const path = this.mediaPath(instanceId, id)
+    return existsSync(path) ? readFileSync(path) : undefined
+  }
+
+  /** Saves downloaded media (written aside and renamed, so a crash never leaves half a file). */
+  saveMedia(instanceId: string, id: string, data: Uint8Array): void {
+    const dir = join(this.mediaDir, instanceId)
+    mkdirSync(dir, { recursive: true, mode: 0o700 })
+    const path = this.mediaPath(instanceId, id)
+    writeFileSync(`${path}.tmp`, data, { mode: 0o600 })
+    renameSync(`${path}.tmp`, path)
+  }
+
+  /** Removes messages and media older than the retention; returns how many messages went. */
+  async sweep(): Promise<number> {
+    const cutoff = this.now() - this.retentionMs
+    let removed = 0
+    for (const { key, value } of this.db.getRange()) {
+      if (value.storedAt >= cutoff) continue
+      rmSync(this.mediaPath(key[0], key[1]), { force: true })
+      void this.db.remove(key)
+      removed++
+    }
+    await this.db.flushed
+    return removed
+  }
+
+  /** Forgets everything of an instance (destroyed). */
+  async dropInstance(instanceId: string): Promise<void> {
+    for (const key of this.db.getKeys({ start: [instanceId], end: [instanceId, '\uffff'] })) {
+      void this.db.remove(key)
+    }
+    rmSync(join(this.mediaDir, instanceId), { recursive: true, force: true })
+    await this.db.flushed
+  }
+
+  private mediaPath(instanceId: string, id: string): string {
+    const name = createHash('sha256').update(id).digest('hex').slice(0, 40)
+    return join(this.mediaDir, instanceId, name)
+  }
+
+  private remember(key: string): void {
+    this.recent.delete(key)
+    this.recent.set(key, this.now())
+    if (this.recent.size > 20_000) {
+      const oldest = this.recent.keys().next().value
+      if (oldest !== undefined) this.recent.delete(oldest)
+    }
+  }
+}
