@@ -1,0 +1,181 @@
+import type { InstanceManager } from '../../instances/instance-manager'
+import type { InstanceRegistry } from '../../instances/instance-registry'
+import type { InstanceStatus } from '../../instances/instance-status'
+import type { InstanceRecord } from '../../store/settings-store'
+import { defineOperation, type Operation } from '../operation'
+
+export interface InstanceRoutesDeps {
+  registry: InstanceRegistry
+  instances: InstanceManager
+}
+
+const instanceIdField = {
+  type: 'string',
+  required: true,
+  maxLength: 64,
+  description: 'The instance id from create_instance.',
+  example: '609ACF283XXXX6F2E1B0A4C5',
+} as const
+
+const phoneField = {
+  type: 'string',
+  required: true,
+  maxLength: 32,
+  description:
+    'The phone number of the account to link: digits with country code (spaces, dashes and + allowed).',
+  example: '15551234567',
+  check: (value: string) =>
+    /^\d{7,15}$/.test(value.replace(/[\s\-+()]/g, ''))
+      ? undefined
+      : 'must be 7 to 15 digits with country code.',
+} as const
+
+const seconds = (ms: number | null) => (ms === null ? null : Math.floor(ms / 1000))
+
+/** The public view of one instance: its record and its live state. */
+export function instanceView(record: InstanceRecord, status: InstanceStatus): Record<string, unknown> {
+  const { account, lastError } = status
+  return {
+    instance_id: record.id,
+    created_at: seconds(record.createdAt),
+    state: status.state,
+    cause: status.cause,
+    since: seconds(status.since),
+    linked: status.linked,
+    account: account && {
+      id: account.id,
+      number: account.number,
+      name: account.name,
+      avatar: account.avatar,
+    },
+    last_error: lastError && {
+      code: lastError.code,
+      cause: lastError.cause,
+      message: lastError.message,
+      at: seconds(lastError.at),
+    },
+    next_retry_at: seconds(status.nextRetryAt),
+    qr_expires_at: status.qr ? seconds(status.qr.expiresAt) : null,
+  }
+}
+
+/** The v1 instance operations (seed + design §4-§5): QR, pairing code, reconnect, reinitialize, destroy, state. */
+export function instanceOperations({ registry, instances }: InstanceRoutesDeps): Operation[] {
+  return [
+    defineOperation({
+      name: 'generate_qrcode',
+      aliases: ['get_qrcode'],
+      tag: 'Instances',
+      summary: 'Start a QR wait (idle or logged-out instance) and answer its QR code as a PNG data URI.',
+      description:
+        'Answers once the first QR code exists. While a QR wait runs it answers the current code; the code rotates, ' +
+        'and qr.update events carry each new one. 409 already_linked when the instance is linked.',
+      auth: 'token',
+      fields: { instance_id: instanceIdField },
+      example: {
+        status: 'success',
+        message: 'Scan this QR code with WhatsApp',
+        base64: 'data:image/png;base64,iVBORw0KGgo...',
+      },
+      handle: async ({ params, principal }) => {
+        registry.get(params.instance_id, principal)
+        const qr = await instances.generateQr(params.instance_id)
+        return { status: 'success', message: 'Scan this QR code with WhatsApp', base64: qr.dataUri }
+      },
+    }),
+    defineOperation({
+      name: 'pairing_code',
+      tag: 'Instances',
+      summary: 'Link by phone number: answers an 8-character code to type on the phone (Linked devices).',
+      auth: 'token',
+      fields: { instance_id: instanceIdField, phone: phoneField },
+      example: { status: 'success', message: 'Enter this code on the phone', code: 'ABCD-EFGH' },
+      handle: async ({ params, principal }) => {
+        registry.get(params.instance_id, principal)
+        const code = await instances.pairingCode(params.instance_id, params.phone.replace(/\D/g, ''))
+        return { status: 'success', message: 'Enter this code on the phone', code }
+      },
+    }),
+    defineOperation({
+      name: 'reconnect',
+      tag: 'Instances',
+      summary: 'Reconnect a linked instance now and answer its connection data once connected.',
+      description: '409 not_linked when the instance has no link (scan a QR code first).',
+      auth: 'token',
+      fields: { instance_id: instanceIdField },
+      example: {
+        status: 'success',
+        message: 'Connected',
+        data: { id: '15551234567:12@s.whatsapp.net', name: 'Alice', avatar: '' },
+      },
+      handle: async ({ params, principal }) => {
+        registry.get(params.instance_id, principal)
+        const data = await instances.reconnect(params.instance_id)
+        return { status: 'success', message: 'Connected', data }
+      },
+    }),
+    defineOperation({
+      name: 'reinitialize',
+      aliases: ['reboot'],
+      tag: 'Instances',
+      summary: 'Log out, wipe the credentials and start a new QR wait.',
+      auth: 'token',
+      fields: { instance_id: instanceIdField },
+      example: {
+        status: 'success',
+        message: 'Instance reinitialized: get the new QR code with generate_qrcode',
+      },
+      handle: async ({ params, principal }) => {
+        registry.get(params.instance_id, principal)
+        await instances.reinitialize(params.instance_id)
+        return {
+          status: 'success',
+          message: 'Instance reinitialized: get the new QR code with generate_qrcode',
+        }
+      },
+    }),
+    defineOperation({
+      name: 'destroy',
+      aliases: ['reset_instance'],
+      tag: 'Instances',
+      summary: 'Log out, delete everything of the instance and replace its id; answers the new instance_id.',
+      auth: 'token',
+      fields: { instance_id: instanceIdField },
+      example: { status: 'success', message: 'Instance destroyed', instance_id: '7A1C0E9F2B3D4C5E6F708192' },
+      handle: async ({ params, principal }) => {
+        registry.get(params.instance_id, principal)
+        const instanceId = await instances.destroy(params.instance_id)
+        return { status: 'success', message: 'Instance destroyed', instance_id: instanceId }
+      },
+    }),
+    defineOperation({
+      name: 'instances',
+      tag: 'Instances',
+      summary: 'List your instances with their state, its cause and the linked account.',
+      auth: 'token',
+      fields: {},
+      handle: ({ principal }) => ({
+        status: 'success',
+        message: 'Instances',
+        instances: registry
+          .list(principal)
+          .map((record) => instanceView(record, instances.status(record.id))),
+      }),
+    }),
+    defineOperation({
+      name: 'instance',
+      tag: 'Instances',
+      summary: "One instance's state, cause, account and last connection error.",
+      auth: 'token',
+      fields: { instance_id: instanceIdField },
+      handle: ({ params, principal }) => {
+        const record = registry.get(params.instance_id, principal)
+        return {
+          status: 'success',
+          message: 'Instance',
+          instance: instanceView(record, instances.status(record.id)),
+        }
+      },
+    }),
+  ]
+}

@@ -1,0 +1,180 @@
+import type { Timings } from '../config'
+import type { EventSink } from '../events/event-types'
+import type { Logger } from '../logger'
+import type { AuthStore } from '../store/auth-store'
+import type { SocketNetworkConfig } from '../wa/network-endpoint'
+import { WaSession } from '../wa/wa-session'
+import type { WaConnection, WaMessageHooks } from '../wa/wa-types'
+import type { InstanceRegistry } from './instance-registry'
+import { type ConnectionData, InstanceRuntime } from './instance-runtime'
+import type { InstanceStatus, QrCode } from './instance-status'
+
+export interface InstanceManagerOptions {
+  logger: Logger
+  timings: Timings
+  events: EventSink
+  registry: InstanceRegistry
+  authStore: AuthStore
+  network: SocketNetworkConfig
+  hooks?: WaMessageHooks
+}
+
+/** Hooks used until the messages part supplies its own: nothing stored, nothing delivered. */
+const NO_MESSAGE_HOOKS: WaMessageHooks = {
+  getMessage: () => undefined,
+  onMessages: () => undefined,
+  onStatuses: () => undefined,
+}
+
+type StatusListener = (instanceId: string, status: InstanceStatus) => void
+type DestroyedListener = (oldId: string, newId: string) => void
+
+/**
+ * The live instances: one state machine (and Baileys adapter) per registry record, created on first use,
+ * restored at start when linked, staggered. Callers check ownership with the registry first.
+ */
+export class InstanceManager {
+  private readonly runtimes = new Map<string, InstanceRuntime>()
+  private readonly statusListeners = new Set<StatusListener>()
+  private readonly destroyedListeners = new Set<DestroyedListener>()
+  private readonly restoreTimers = new Set<NodeJS.Timeout>()
+  private hooks: WaMessageHooks
+  private closed = false
+  private readonly log: Logger
+
+  constructor(private readonly options: InstanceManagerOptions) {
+    this.hooks = options.hooks ?? NO_MESSAGE_HOOKS
+    this.log = options.logger.child({ module: 'instances' })
+  }
+
+  /** Installs the messages part's hooks (stored content for retries, incoming messages, statuses). */
+  useMessageHooks(hooks: WaMessageHooks): void {
+    this.hooks = hooks
+  }
+
+  /** Restarts every linked instance, one every `restoreStaggerMs`, so many accounts do not connect at once. */
+  restoreAll(): void {
+    const linked = this.options.registry.all().filter((record) => record.linked)
+    linked.forEach((record, index) => {
+      const timer = setTimeout(() => {
+        this.restoreTimers.delete(timer)
+        if (this.closed || !this.options.registry.find(record.id)) return
+        this.runtime(record.id)
+          .restore()
+          .catch((error: unknown) => this.log.error({ err: error, instanceId: record.id }, 'restore failed'))
+      }, index * this.options.timings.restoreStaggerMs)
+      this.restoreTimers.add(timer)
+    })
+    if (linked.length > 0) this.log.info({ count: linked.length }, 'restoring linked instances')
+  }
+
+  /** The live status of an existing instance. */
+  status(instanceId: string): InstanceStatus {
+    return this.runtime(instanceId).status
+  }
+
+  generateQr(instanceId: string): Promise<QrCode> {
+    return this.runtime(instanceId).startScan()
+  }
+
+  reconnect(instanceId: string): Promise<ConnectionData> {
+    return this.runtime(instanceId).reconnect()
+  }
+
+  reinitialize(instanceId: string): Promise<void> {
+    return this.runtime(instanceId).reinitialize()
+  }
+
+  pairingCode(instanceId: string, phone: string): Promise<string> {
+    return this.runtime(instanceId).pairingCode(phone)
+  }
+
+  /** The messaging operations of a connected instance, or 409 not_connected. */
+  connection(instanceId: string): WaConnection {
+    return this.runtime(instanceId).connection()
+  }
+
+  /**
+   * Logs the instance out, deletes its files, replaces its record by a fresh one with a new id (same owner)
+   * and answers that id. `instance.destroyed` goes out under the old id before its record disappears.
+   */
+  async destroy(instanceId: string): Promise<string> {
+    const runtime = this.runtime(instanceId)
+    await runtime.destroy()
+    try {
+      this.options.events.emit(instanceId, 'instance.destroyed', { reason: 'destroyed' })
+    } catch (error) {
+      this.log.error({ err: error, instanceId }, 'emitting instance.destroyed failed')
+    }
+    this.runtimes.delete(instanceId)
+    await this.options.authStore.remove(instanceId)
+    const record = this.options.registry.replace(instanceId)
+    this.log.info({ instanceId, newInstanceId: record.id }, 'instance destroyed')
+    for (const listener of this.destroyedListeners) listener(instanceId, record.id)
+    return record.id
+  }
+
+  /** Calls `listener` after every status change of any instance. */
+  onStatus(listener: StatusListener): () => void {
+    this.statusListeners.add(listener)
+    return () => this.statusListeners.delete(listener)
+  }
+
+  /** Calls `listener` when an instance is destroyed, so other parts can drop what they keep for it. */
+  onDestroyed(listener: DestroyedListener): () => void {
+    this.destroyedListeners.add(listener)
+    return () => this.destroyedListeners.delete(listener)
+  }
+
+  /** Ends every socket and timer; the stored state stays for the next start. */
+  async close(): Promise<void> {
+    this.closed = true
+    for (const timer of this.restoreTimers) clearTimeout(timer)
+    this.restoreTimers.clear()
+    await Promise.all([...this.runtimes.values()].map((runtime) => runtime.shutdown()))
+    this.runtimes.clear()
+    await this.options.authStore.close()
+  }
+
+  private runtime(instanceId: string): InstanceRuntime {
+    let runtime = this.runtimes.get(instanceId)
+    if (runtime) return runtime
+    const record = this.options.registry.find(instanceId)
+    if (!record) throw new Error(`no registry record for ${instanceId}`)
+    const { logger, timings, events, authStore, network, registry } = this.options
+    const log = logger.child({ module: 'instance', instanceId })
+    runtime = new InstanceRuntime(
+      {
+        instanceId,
+        logger: log,
+        timings,
+        events,
+        createSession: (sessionEvents) =>
+          new WaSession({
+            instanceId,
+            logger: log,
+            timings,
+            network,
+            openAuth: () => authStore.forInstance(instanceId),
+            hooks: {
+              getMessage: (id, messageId) => this.hooks.getMessage(id, messageId),
+              onMessages: (id, messages, context) => this.hooks.onMessages(id, messages, context),
+              onStatuses: (id, updates) => this.hooks.onStatuses(id, updates),
+            },
+            events: sessionEvents,
+          }),
+        wipeCredentials: () => authStore.wipe(instanceId),
+        setLinked: (linked) => {
+          if (registry.find(instanceId)?.linked === linked) return
+          if (registry.find(instanceId)) registry.update(instanceId, (current) => ({ ...current, linked }))
+        },
+      },
+      record.linked,
+    )
+    runtime.onChange((status) => {
+      for (const listener of this.statusListeners) listener(instanceId, status)
+    })
+    this.runtimes.set(instanceId, runtime)
+    return runtime
+  }
+}

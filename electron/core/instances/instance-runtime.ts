@@ -1,0 +1,459 @@
+import type { Timings } from '../config'
+import { AppError } from '../errors'
+import type { EventName, EventSink } from '../events/event-types'
+import type { Logger } from '../logger'
+import type { CloseVerdict } from '../wa/disconnect-reason'
+import type { WaSessionEvents } from '../wa/wa-session'
+import type { WaAccount, WaConnection } from '../wa/wa-types'
+import { backoffDelay } from './backoff'
+import type { InstanceCause, InstanceState, InstanceStatus, QrCode } from './instance-status'
+import { qrDataUri } from './qr-image'
+
+/** What the state machine needs from the adapter (WaSession implements it). */
+export interface SessionPort {
+  readonly linked: boolean
+  readonly open: boolean
+  readonly awaitingScan: boolean
+  readonly account: WaAccount | undefined
+  connect(): void
+  end(): void
+  logout(): Promise<void>
+  forgetCredentials(): void
+  requestPairingCode(phone: string): Promise<string>
+  profile(): Promise<{ account: WaAccount; avatar: string }>
+  connection(): WaConnection | undefined
+}
+
+export interface InstanceRuntimeOptions {
+  instanceId: string
+  logger: Logger
+  timings: Timings
+  events: EventSink
+  createSession(events: WaSessionEvents): SessionPort
+  /** Deletes the instance's stored credentials (after the session forgot them). */
+  wipeCredentials(): Promise<void>
+  /** Records whether the instance is linked, so the next start restores it. */
+  setLinked(linked: boolean): void
+  random?: () => number
+  now?: () => number
+}
+
+/** Connection data answered by reconnect: `id` is `<phone>:<device>@s.whatsapp.net`. */
+export interface ConnectionData {
+  id: string
+  name: string
+  avatar: string
+}
+
+const FIRST_QR_LIFETIME_MS = 60_000
+const NEXT_QR_LIFETIME_MS = 20_000
+
+/**
+ * One instance's state machine (design §5): holds the true state and its cause, decides what each socket
+ * close means (restart, retry with backoff, wipe, stop, back to idle), and emits the state as events.
+ * Commands are serialized on a per-instance promise chain, so two concurrent calls never build two sockets;
+ * the waits for a QR or a connection happen outside the chain.
+ */
+export class InstanceRuntime {
+  private readonly session: SessionPort
+  private current: InstanceStatus
+  private chain: Promise<unknown> = Promise.resolve()
+  private readonly listeners = new Set<(status: InstanceStatus) => void>()
+  private attempt = 0
+  private retryTimer: NodeJS.Timeout | undefined
+  private stableTimer: NodeJS.Timeout | undefined
+  private qrCount = 0
+  /** Bumped whenever a pending QR image must not be shown any more. */
+  private qrGeneration = 0
+  private stopped = false
+  private readonly log: Logger
+  private readonly now: () => number
+
+  constructor(
+    private readonly options: InstanceRuntimeOptions,
+    linked: boolean,
+  ) {
+    this.log = options.logger
+    this.now = options.now ?? Date.now
+    this.session = options.createSession({
+      qr: (text) => this.onQr(text),
+      paired: () => this.onPaired(),
+      open: (account) => this.onOpen(account),
+      close: (verdict, detail) => this.onClose(verdict, detail),
+    })
+    this.current = {
+      state: linked ? 'disconnected' : 'idle',
+      cause: linked ? 'restoring' : 'created',
+      since: this.now(),
+      linked,
+      account: null,
+      lastError: null,
+      nextRetryAt: null,
+      qr: null,
+    }
+    if (linked) this.current.account = this.withAvatar(this.session.account, '')
+  }
+
+  get instanceId(): string {
+    return this.options.instanceId
+  }
+
+  /** A copy of the current status. */
+  get status(): InstanceStatus {
+    return structuredClone(this.current)
+  }
+
+  /** Calls `listener` after every status change; returns the unsubscribe function. */
+  onChange(listener: (status: InstanceStatus) => void): () => void {
+    this.listeners.add(listener)
+    return () => void this.listeners.delete(listener)
+  }
+
+  /** The messaging operations, or 409 not_connected. */
+  connection(): WaConnection {
+    const connection = this.current.state === 'connected' ? this.session.connection() : undefined
+    if (!connection) throw new AppError('not_connected')
+    return connection
+  }
+
+  /** Starts linked instances when the core starts; unlinked ones stay idle. */
+  restore(): Promise<void> {
+    return this.serial(() => {
+      if (this.stopped || this.current.state === 'connected' || this.current.state === 'connecting') return
+      if (!this.session.linked) {
+        this.options.setLinked(false)
+        this.setState('idle', 'created', { linked: false, account: null })
+        return
+      }
+      this.startSocket('restoring')
+    })
+  }
+
+  /** Starts a QR wait (idle or logged out) and answers its first QR; the current one if already waiting. */
+  async startScan(): Promise<QrCode> {
+    await this.command(() => {
+      if (this.session.linked) throw new AppError('already_linked')
+      if (
+        this.current.state === 'qr' ||
+        (this.current.state === 'connecting' && this.current.cause === 'starting')
+      ) {
+        return
+      }
+      this.qrCount = 0
+      this.startSocket('starting')
+    })
+    return this.waitFor('a QR code', (status) => {
+      if (status.qr) return status.qr
+      if (status.linked) throw new AppError('already_linked')
+      if (status.state === 'idle' || status.state === 'logged_out') {
+        throw new AppError('upstream_failed', `The QR wait ended: ${status.cause.replace(/_/g, ' ')}.`)
+      }
+      return undefined
+    })
+  }
+
+  /** Reconnects a linked instance now (skipping any backoff) and answers once connected. */
+  async reconnect(): Promise<ConnectionData> {
+    await this.command(() => {
+      if (!this.session.linked) throw new AppError('not_linked')
+      if (this.current.state === 'connected' || this.current.state === 'connecting') return
+      this.clearRetry()
+      this.startSocket('reconnect_requested')
+    })
+    await this.waitFor('the connection', (status) => {
+      if (status.state === 'connected') return true
+      if (!status.linked)
+        throw new AppError('not_linked', 'The phone removed this device: scan a new QR code.')
+      if (status.state === 'disconnected' && status.nextRetryAt === null && status.cause !== 'restoring') {
+        throw new AppError(
+          'upstream_failed',
+          `The network refused the connection: ${status.cause.replace(/_/g, ' ')}.`,
+        )
+      }
+      return undefined
+    })
+    const { account, avatar } = await this.session.profile()
+    return { id: account.id, name: account.name ?? account.number, avatar }
+  }
+
+  /** Logs out (if linked), wipes the credentials and starts a new QR wait. */
+  reinitialize(): Promise<void> {
+    return this.command(async () => {
+      await this.logoutAndWipe('reinitialized')
+      this.qrCount = 0
+      this.startSocket('starting')
+    })
+  }
+
+  /** A pairing code for `phone` (digits with country code), shown as XXXX-XXXX; starts a QR wait if needed. */
+  async pairingCode(phone: string): Promise<string> {
+    if (!this.session.awaitingScan) await this.startScan()
+    return this.command(async () => {
+      if (this.session.linked) throw new AppError('already_linked')
+      if (!this.session.awaitingScan) throw new AppError('conflict', 'The QR wait ended: try again.')
+      try {
+        const code = await this.session.requestPairingCode(phone)
+        return code.length === 8 ? `${code.slice(0, 4)}-${code.slice(4)}` : code
+      } catch (error) {
+        throw new AppError('upstream_failed', 'The network did not give a pairing code.', { cause: error })
+      }
+    })
+  }
+
+  /** For destroy: logs out, forgets the credentials and stops for good (the caller deletes the files). */
+  destroy(): Promise<void> {
+    return this.command(async () => {
+      await this.logoutAndWipe(null)
+      this.stopped = true
+    })
+  }
+
+  /** Stops the socket and timers without changing the stored state (core shutdown). */
+  shutdown(): Promise<void> {
+    return this.serial(() => {
+      this.stopped = true
+      this.clearTimers()
+      this.session.end()
+    })
+  }
+
+  /** Runs a command on the chain; a destroyed or shut-down instance refuses it. */
+  private command<T>(work: () => T | Promise<T>): Promise<T> {
+    return this.serial(() => {
+      if (this.stopped) throw new AppError('instance_not_found')
+      return work()
+    })
+  }
+
+  private serial<T>(work: () => T | Promise<T>): Promise<T> {
+    const run = this.chain.then(work, work)
+    this.chain = run.catch(() => undefined)
+    return run
+  }
+
+  private startSocket(cause: InstanceCause): void {
+    this.clearRetry()
+    this.qrGeneration += 1
+    this.setState('connecting', cause, { qr: null })
+    this.session.connect()
+  }
+
+  private async logoutAndWipe(reason: 'reinitialized' | null): Promise<void> {
+    this.clearTimers()
+    this.qrGeneration += 1
+    const wasLinked = this.session.linked
+    await this.session.logout()
+    this.session.forgetCredentials()
+    await this.options.wipeCredentials()
+    this.options.setLinked(false)
+    this.current.lastError = null
+    if (reason) {
+      this.setState('logged_out', reason, { linked: false, account: null, qr: null })
+      if (wasLinked) this.emit('instance.logged_out', { reason })
+    }
+  }
+
+  private onQr(text: string): void {
+    if (this.stopped) return
+    this.qrCount += 1
+    const count = this.qrCount
+    const generation = this.qrGeneration
+    const lifetime =
+      this.options.timings.qrTimeoutMs || (count === 1 ? FIRST_QR_LIFETIME_MS : NEXT_QR_LIFETIME_MS)
+    const expiresAt = this.now() + lifetime
+    qrDataUri(text).then(
+      (dataUri) => {
+        if (this.stopped || generation !== this.qrGeneration) return
+        const qr: QrCode = { dataUri, text, expiresAt, count }
+        this.setState('qr', 'waiting_for_scan', { qr })
+        this.emit('qr.update', {
+          qr: dataUri,
+          qr_text: text,
+          expires_at: Math.floor(expiresAt / 1000),
+          count,
+        })
+      },
+      (error: unknown) => this.log.error({ err: error }, 'QR image failed'),
+    )
+  }
+
+  private onPaired(): void {
+    if (this.stopped) return
+    this.qrGeneration += 1
+    this.options.setLinked(true)
+    this.setState('connecting', 'paired', {
+      linked: true,
+      qr: null,
+      account: this.withAvatar(this.session.account, ''),
+    })
+  }
+
+  private onOpen(account: WaAccount): void {
+    if (this.stopped) return
+    this.qrGeneration += 1
+    this.clearRetry()
+    clearTimeout(this.stableTimer)
+    this.stableTimer = setTimeout(() => (this.attempt = 0), this.options.timings.stableOpenMs)
+    if (!this.current.linked) this.options.setLinked(true)
+    const avatar = this.current.account?.id === account.id ? this.current.account.avatar : ''
+    this.setState('connected', 'logged_in', {
+      linked: true,
+      qr: null,
+      account: this.withAvatar(account, avatar),
+    })
+    this.session.profile().then(
+      ({ avatar: fresh }) => {
+        if (
+          this.current.state !== 'connected' ||
+          !this.current.account ||
+          this.current.account.avatar === fresh
+        )
+          return
+        this.current.account.avatar = fresh
+        this.notify()
+      },
+      () => undefined,
+    )
+  }
+
+  private onClose(verdict: CloseVerdict, detail: string): void {
+    if (this.stopped) return
+    this.qrGeneration += 1
+    clearTimeout(this.stableTimer)
+    this.current.lastError = {
+      code: verdict.code ?? null,
+      cause: verdict.cause,
+      message: detail,
+      at: this.now(),
+    }
+    this.log.info({ code: verdict.code, cause: verdict.cause, action: verdict.action }, 'connection closed')
+    switch (verdict.action) {
+      case 'restart':
+        this.startSocket('restart_required')
+        return
+      case 'stop':
+        this.setState('disconnected', verdict.cause, { qr: null, nextRetryAt: null })
+        return
+      case 'logout':
+        void this.serial(() => this.afterRemoteLogout(verdict.cause))
+        return
+      case 'qr_expired':
+        void this.serial(() => this.backToIdle('qr_expired'))
+        return
+      case 'retry':
+        if (this.session.linked) this.scheduleRetry(verdict.cause)
+        else void this.serial(() => this.backToIdle(verdict.cause))
+        return
+    }
+  }
+
+  private async afterRemoteLogout(cause: InstanceCause): Promise<void> {
+    this.clearTimers()
+    this.session.forgetCredentials()
+    await this.options.wipeCredentials()
+    this.options.setLinked(false)
+    this.setState('logged_out', cause, { linked: false, account: null, qr: null, nextRetryAt: null })
+    this.emit('instance.logged_out', { reason: cause })
+  }
+
+  /** An unlinked socket ended: its half-made credentials (a pairing code may have set some) are dropped. */
+  private async backToIdle(cause: InstanceCause): Promise<void> {
+    if (this.current.state === 'connected' || this.session.linked) return
+    this.session.forgetCredentials()
+    await this.options.wipeCredentials()
+    this.setState('idle', cause, { qr: null, nextRetryAt: null })
+  }
+
+  private scheduleRetry(cause: InstanceCause): void {
+    this.clearRetry()
+    const { reconnectBaseMs, reconnectMaxMs } = this.options.timings
+    const delay = backoffDelay(this.attempt, reconnectBaseMs, reconnectMaxMs, this.options.random)
+    this.attempt += 1
+    this.setState('disconnected', cause, { qr: null, nextRetryAt: this.now() + delay })
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined
+      void this.serial(() => {
+        if (this.stopped || this.current.state !== 'disconnected' || !this.session.linked) return
+        this.startSocket('retrying')
+      })
+    }, delay)
+  }
+
+  private clearRetry(): void {
+    clearTimeout(this.retryTimer)
+    this.retryTimer = undefined
+    this.current.nextRetryAt = null
+  }
+
+  private clearTimers(): void {
+    this.clearRetry()
+    clearTimeout(this.stableTimer)
+  }
+
+  private withAvatar(account: WaAccount | undefined, avatar: string): InstanceStatus['account'] {
+    return account ? { ...account, avatar } : null
+  }
+
+  private setState(state: InstanceState, cause: InstanceCause, patch: Partial<InstanceStatus> = {}): void {
+    const previous = this.current.state
+    const changed = previous !== state || this.current.cause !== cause
+    this.current = {
+      ...this.current,
+      ...patch,
+      state,
+      cause,
+      since: changed ? this.now() : this.current.since,
+    }
+    if (state !== 'disconnected') this.current.nextRetryAt = null
+    if (changed) {
+      this.log.info({ state, previous, cause }, 'state changed')
+      if (previous !== state)
+        this.emit('connection.update', { state, previous_state: previous, reason: cause })
+    }
+    this.notify()
+  }
+
+  private notify(): void {
+    const status = this.status
+    for (const listener of this.listeners) {
+      try {
+        listener(status)
+      } catch (error) {
+        this.log.error({ err: error }, 'status listener failed')
+      }
+    }
+  }
+
+  private emit(event: EventName, data: Record<string, unknown>): void {
+    try {
+      this.options.events.emit(this.options.instanceId, event, data)
+    } catch (error) {
+      this.log.error({ err: error, event }, 'emitting an event failed')
+    }
+  }
+
+  private waitFor<T>(what: string, check: (status: InstanceStatus) => T | undefined): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      let unsubscribe: () => void = () => undefined
+      const timer = setTimeout(() => {
+        unsubscribe()
+        reject(new AppError('upstream_timeout', `The network did not give ${what} in time.`))
+      }, this.options.timings.operationWaitMs)
+      const test = (status: InstanceStatus) => {
+        try {
+          const result = check(status)
+          if (result === undefined) return
+          clearTimeout(timer)
+          unsubscribe()
+          resolve(result)
+        } catch (error) {
+          clearTimeout(timer)
+          unsubscribe()
+          reject(error)
+        }
+      }
+      unsubscribe = this.onChange(test)
+      test(this.status)
+    })
+  }
+}

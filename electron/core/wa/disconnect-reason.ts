@@ -1,0 +1,91 @@
+/** Why a socket closed, in Linkdesk's words, and what the instance must do about it. */
+export type CloseVerdict =
+  /** 515 after pairing (or now and then later): reconnect at once with the same credentials. */
+  | { action: 'restart'; code: number; cause: 'restart_required' }
+  /** The link is dead: wipe the credentials; a new scan is needed. */
+  | { action: 'logout'; code: number; cause: LoggedOutCause }
+  /** The link may still be good, but reconnecting now would not help: stop and say why. */
+  | { action: 'stop'; code: number; cause: StoppedCause }
+  /** The QR codes of this socket ran out unscanned. */
+  | { action: 'qr_expired'; code: number; cause: 'qr_expired' }
+  /** The connection was lost; the credentials are fine: reconnect with backoff. */
+  | { action: 'retry'; code: number | undefined; cause: LostCause }
+
+export type LoggedOutCause =
+  | 'device_removed'
+  | 'credentials_rejected'
+  | 'logged_out'
+  | 'account_locked'
+  | 'multidevice_mismatch'
+  | 'account_banned'
+export type StoppedCause = 'temporarily_banned' | 'client_outdated' | 'bad_user_agent'
+export type LostCause =
+  | 'connection_lost'
+  | 'connection_closed'
+  | 'connection_replaced'
+  | 'server_error'
+  | 'service_unavailable'
+  | 'network_error'
+
+interface BoomLike {
+  message?: unknown
+  output?: { statusCode?: unknown; payload?: { message?: unknown } }
+  data?: unknown
+}
+
+function hasDeviceRemovedConflict(data: unknown): boolean {
+  const node = data as { content?: unknown } | undefined
+  const children = Array.isArray(node?.content)
+    ? (node.content as Array<{ tag?: unknown; attrs?: { type?: unknown } }>)
+    : []
+  return children.some((child) => child?.tag === 'conflict' && child.attrs?.type === 'device_removed')
+}
+
+/** Reads the error a socket closed with (a Boom from Baileys, an Error, or nothing) as a CloseVerdict. */
+export function classifyClose(error: unknown): CloseVerdict {
+  const boom = (error ?? {}) as BoomLike
+  const rawCode = boom.output?.statusCode
+  const code = typeof rawCode === 'number' ? rawCode : undefined
+  const message = String(boom.output?.payload?.message ?? boom.message ?? '')
+
+  switch (code) {
+    case 515:
+      return { action: 'restart', code, cause: 'restart_required' }
+    case 401:
+      if (hasDeviceRemovedConflict(boom.data)) return { action: 'logout', code, cause: 'device_removed' }
+      if (message.includes('Intentional Logout')) return { action: 'logout', code, cause: 'logged_out' }
+      return { action: 'logout', code, cause: 'credentials_rejected' }
+    case 403:
+      return { action: 'logout', code, cause: 'account_locked' }
+    case 406:
+      return { action: 'logout', code, cause: 'account_banned' }
+    case 411:
+      return { action: 'logout', code, cause: 'multidevice_mismatch' }
+    case 402:
+      return { action: 'stop', code, cause: 'temporarily_banned' }
+    case 405:
+      return { action: 'stop', code, cause: 'client_outdated' }
+    case 409:
+      return { action: 'stop', code, cause: 'bad_user_agent' }
+    case 408:
+      if (message.includes('QR refs attempts ended'))
+        return { action: 'qr_expired', code, cause: 'qr_expired' }
+      return {
+        action: 'retry',
+        code,
+        cause: message.startsWith('WebSocket Error') ? 'network_error' : 'connection_lost',
+      }
+    case 428:
+      return { action: 'retry', code, cause: 'connection_closed' }
+    case 440:
+      return { action: 'retry', code, cause: 'connection_replaced' }
+    case 503:
+      return { action: 'retry', code, cause: 'service_unavailable' }
+    default:
+      return {
+        action: 'retry',
+        code,
+        cause: message.startsWith('WebSocket Error') ? 'network_error' : 'server_error',
+      }
+  }
+}

@@ -1,0 +1,94 @@
+import { Agent as HttpsAgent } from 'node:https'
+import { DEFAULT_CONNECTION_CONFIG, WA_CERT_DETAILS } from '@whiskeysockets/baileys'
+import { Agent as UndiciAgent } from 'undici'
+import { AppError } from '../errors'
+
+/** Where sockets connect: WhatsApp itself, or a sandbox with its own chat URL, root key and media CA. */
+export type NetworkEndpoint =
+  { kind: 'whatsapp' } | { kind: 'sandbox'; wsUrl: string; rootPublicKey: Uint8Array; mediaCaPem: string }
+
+/** The part of a socket's config that depends on the network: chat URL and media trust and timeouts. */
+export interface SocketNetworkConfig {
+  waWebSocketUrl: string
+  /** For media uploads (Node https); only set for a sandbox. */
+  fetchAgent?: HttpsAgent
+  /** For media downloads and URL fetches (undici fetch): timeouts always, the sandbox CA in sandbox mode. */
+  options: RequestInit & { dispatcher: UndiciAgent }
+  /** Releases the HTTP agents. */
+  close(): Promise<void>
+}
+
+const HTTP_TIMEOUTS = { connectTimeout: 10_000, headersTimeout: 30_000, bodyTimeout: 60_000 }
+
+/** WhatsApp's own chat endpoint, as Baileys ships it. */
+export const WHATSAPP_WEBSOCKET_URL = String(DEFAULT_CONNECTION_CONFIG.waWebSocketUrl)
+
+/**
+ * The one seam between the app and a sandbox. For WhatsApp it returns Baileys' defaults and touches nothing.
+ * For a sandbox it also makes Baileys trust the sandbox's root key (a process-wide setting of Baileys, so it
+ * happens only in sandbox mode, the way a test installs a test CA); media trust stays per socket.
+ */
+export function socketNetworkConfig(endpoint: NetworkEndpoint): SocketNetworkConfig {
+  if (endpoint.kind === 'whatsapp') {
+    const dispatcher = new UndiciAgent(HTTP_TIMEOUTS)
+    return {
+      waWebSocketUrl: WHATSAPP_WEBSOCKET_URL,
+      options: { dispatcher },
+      close: () => dispatcher.close(),
+    }
+  }
+  WA_CERT_DETAILS.PUBLIC_KEY = Buffer.from(endpoint.rootPublicKey)
+  const fetchAgent = new HttpsAgent({ ca: endpoint.mediaCaPem, keepAlive: true })
+  const dispatcher = new UndiciAgent({ ...HTTP_TIMEOUTS, connect: { ca: endpoint.mediaCaPem } })
+  return {
+    waWebSocketUrl: endpoint.wsUrl,
+    fetchAgent,
+    options: { dispatcher },
+    close: async () => {
+      fetchAgent.destroy()
+      await dispatcher.close()
+    },
+  }
+}
+
+/** What an outside sandbox's control API says about itself (`GET <control>/endpoint`). */
+interface RemoteEndpoint {
+  websocket?: unknown
+  root_key?: unknown
+  media_ca?: unknown
+}
+
+/** Asks an outside sandbox (`--sandbox-url`) for its websocket URL, root key and media CA. */
+export async function fetchSandboxEndpoint(
+  controlUrl: string,
+  fetchImpl: typeof fetch = fetch,
+): Promise<NetworkEndpoint> {
+  const url = `${controlUrl.replace(/\/$/, '')}/endpoint`
+  let body: RemoteEndpoint
+  try {
+    const response = await fetchImpl(url, { signal: AbortSignal.timeout(10_000) })
+    if (!response.ok) throw new Error(`HTTP ${response.status}`)
+    body = (await response.json()) as RemoteEndpoint
+  } catch (error) {
+    throw new AppError(
+      'upstream_failed',
+      `The sandbox at ${controlUrl} did not describe itself: is it running?`,
+      {
+        cause: error,
+      },
+    )
+  }
+  const { websocket, root_key: rootKey, media_ca: mediaCa } = body
+  if (typeof websocket !== 'string' || typeof rootKey !== 'string' || typeof mediaCa !== 'string') {
+    throw new AppError(
+      'upstream_failed',
+      `The sandbox at ${controlUrl} answered an endpoint without websocket, root_key and media_ca.`,
+    )
+  }
+  return {
+    kind: 'sandbox',
+    wsUrl: websocket,
+    rootPublicKey: Buffer.from(rootKey, 'hex'),
+    mediaCaPem: mediaCa,
+  }
+}

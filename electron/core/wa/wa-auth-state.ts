@@ -1,0 +1,44 @@
+import {
+  type AuthenticationCreds,
+  type AuthenticationState,
+  type SignalDataSet,
+  type SignalDataTypeMap,
+  initAuthCreds,
+  proto,
+} from '@whiskeysockets/baileys'
+import type { InstanceAuthStore } from '../store/auth-store'
+
+/** An instance's Baileys auth state over its durable store, and how to persist its creds. */
+export interface WaAuthState {
+  state: AuthenticationState
+  /** Saves the whole creds object; call on every `creds.update` (Baileys merged the update into it already). */
+  saveCreds(): Promise<void>
+}
+
+/** Loads the stored creds (or makes fresh, unlinked ones) and wraps the store as Baileys' SignalKeyStore. */
+export function loadWaAuthState(store: InstanceAuthStore): WaAuthState {
+  const creds = store.readCreds<AuthenticationCreds>() ?? initAuthCreds()
+  const state: AuthenticationState = {
+    creds,
+    keys: {
+      get: async <T extends keyof SignalDataTypeMap>(type: T, ids: string[]) => {
+        const found = store.getKeys(type, ids) as Record<string, SignalDataTypeMap[T]>
+        if (type === 'app-state-sync-key') {
+          for (const [id, value] of Object.entries(found)) {
+            found[id] = proto.Message.AppStateSyncKeyData.fromObject(
+              value as object,
+            ) as unknown as SignalDataTypeMap[T]
+          }
+        }
+        return found
+      },
+      set: (data: SignalDataSet) => store.setKeys(data as Record<string, Record<string, unknown>>),
+    },
+  }
+  return { state, saveCreds: () => store.writeCreds(creds) }
+}
+
+/** Whether creds belong to a completed link (pairing finished), not just a fresh or half-paired identity. */
+export function isLinked(creds: AuthenticationCreds): boolean {
+  return Boolean(creds.me?.id && creds.account)
+}

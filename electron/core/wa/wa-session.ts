@@ -1,0 +1,300 @@
+import makeWASocket, {
+  Browsers,
+  type GroupMetadata,
+  isJidBroadcast,
+  isJidNewsletter,
+  jidDecode,
+  jidNormalizedUser,
+  proto,
+  type WASocket,
+} from '@whiskeysockets/baileys'
+import type { Timings } from '../config'
+import type { Logger } from '../logger'
+import type { InstanceAuthStore } from '../store/auth-store'
+import { baileysLogger } from './baileys-logger'
+import { type CloseVerdict, classifyClose } from './disconnect-reason'
+import type { SocketNetworkConfig } from './network-endpoint'
+import { RetryCounterCache } from './retry-counter-cache'
+import { isLinked, loadWaAuthState, type WaAuthState } from './wa-auth-state'
+import { createWaConnection, mapInboundMessages, mapReceipts, mapStatusUpdates } from './wa-messages'
+import type { WaAccount, WaConnection, WaMessageHooks } from './wa-types'
+
+/** What one instance's socket reports to its state machine. Called only for the current socket. */
+export interface WaSessionEvents {
+  /** A new QR code to show (the exact text the image must encode). */
+  qr(text: string): void
+  /** The phone scanned the QR (or entered the code): credentials are stored; a restart follows. */
+  paired(): void
+  /** Logged in and open: the instance can send. */
+  open(account: WaAccount): void
+  /** The socket closed by itself (never for closes this session asked for). */
+  close(verdict: CloseVerdict, detail: string): void
+}
+
+export interface WaSessionOptions {
+  instanceId: string
+  logger: Logger
+  timings: Timings
+  network: SocketNetworkConfig
+  /** Opens the instance's durable auth store (after a wipe, a fresh one). */
+  openAuth(): InstanceAuthStore
+  hooks: WaMessageHooks
+  events: WaSessionEvents
+}
+
+const GROUP_METADATA_TTL_MS = 5 * 60 * 1000
+
+/**
+ * The Baileys adapter for one instance: owns at most one live socket at a time, builds a brand-new one for
+ * each connect (after detaching and ending the previous one), keeps the creds, the retry counter and the
+ * group metadata cache across sockets, and translates everything to Linkdesk types. It never decides to
+ * reconnect: the instance's state machine does, from the verdicts it reports.
+ */
+export class WaSession {
+  private socket: WASocket | undefined
+  private auth: WaAuthState | undefined
+  private qrSeen = false
+  private isOpen = false
+  private readonly retryCounter = new RetryCounterCache()
+  private readonly groups = new Map<string, { metadata: GroupMetadata; expiresAt: number }>()
+  private readonly log: Logger
+
+  constructor(private readonly options: WaSessionOptions) {
+    this.log = options.logger
+  }
+
+  /** Whether the stored credentials are a completed link. */
+  get linked(): boolean {
+    return isLinked(this.loadAuth().state.creds)
+  }
+
+  /** Whether the current socket is open and logged in. */
+  get open(): boolean {
+    return this.isOpen && this.socket !== undefined
+  }
+
+  /** The linked account from the stored credentials, if any. */
+  get account(): WaAccount | undefined {
+    return accountOf(this.loadAuth().state.creds.me)
+  }
+
+  /** Replaces the current socket (if any) by a brand-new one built from the stored credentials. */
+  connect(): void {
+    this.detach()
+    const auth = this.loadAuth()
+    const { timings, network, instanceId } = this.options
+    const socket = makeWASocket({
+      auth: auth.state,
+      logger: baileysLogger(this.options.logger, instanceId),
+      browser: Browsers.macOS('Chrome'),
+      markOnlineOnConnect: false,
+      syncFullHistory: false,
+      keepAliveIntervalMs: timings.keepAliveIntervalMs,
+      connectTimeoutMs: timings.connectTimeoutMs,
+      ...(timings.qrTimeoutMs > 0 ? { qrTimeout: timings.qrTimeoutMs } : {}),
+      msgRetryCounterCache: this.retryCounter,
+      shouldIgnoreJid: (jid) => Boolean(isJidBroadcast(jid) || isJidNewsletter(jid)),
+      getMessage: async (key) => this.storedMessage(key.id),
+      cachedGroupMetadata: async (jid) => this.groupMetadata(jid),
+      waWebSocketUrl: network.waWebSocketUrl,
+      fetchAgent: network.fetchAgent,
+      options: network.options,
+    })
+    this.socket = socket
+    this.qrSeen = false
+    this.isOpen = false
+    this.listen(socket, auth)
+  }
+
+  /** Ends the current socket without reporting it as a close; the credentials stay. */
+  end(): void {
+    this.detach()
+  }
+
+  /**
+   * Logs out of the network if the socket is open (the phone then drops this device), and ends the socket
+   * either way. The caller wipes the stored credentials afterwards.
+   */
+  async logout(): Promise<void> {
+    const socket = this.socket
+    const wasOpen = this.open
+    this.socket = undefined
+    this.isOpen = false
+    if (!socket) return
+    detachListeners(socket)
+    if (wasOpen) {
+      try {
+        await socket.logout()
+      } catch (error) {
+        this.log.warn({ err: error }, 'logout request failed; ending the socket anyway')
+      }
+    }
+    socket.end(undefined)
+  }
+
+  /** Forgets the in-memory credentials, so the next connect reads the store again (after a wipe). */
+  forgetCredentials(): void {
+    this.detach()
+    this.auth = undefined
+    this.retryCounter.flushAll()
+    this.groups.clear()
+  }
+
+  /** Whether the current socket has shown a QR, the moment a pairing code may be requested. */
+  get awaitingScan(): boolean {
+    return this.qrSeen && !this.open
+  }
+
+  /** Asks the network for an 8-character pairing code for `phone` (digits with country code). */
+  async requestPairingCode(phone: string): Promise<string> {
+    const socket = this.socket
+    if (!socket || !this.qrSeen) throw new Error('no socket waiting for a scan')
+    return socket.requestPairingCode(phone)
+  }
+
+  /** The account with its current avatar URL ("" when there is none or it cannot be read). */
+  async profile(): Promise<{ account: WaAccount; avatar: string }> {
+    const account = this.account
+    if (!account) throw new Error('not linked')
+    const socket = this.socket
+    let avatar = ''
+    if (socket && this.open) {
+      try {
+        avatar = (await socket.profilePictureUrl(jidNormalizedUser(account.id), 'image', 10_000)) ?? ''
+      } catch (error) {
+        this.log.debug({ err: error }, 'no avatar')
+      }
+    }
+    return { account, avatar }
+  }
+
+  /** The messaging operations, while open. */
+  connection(): WaConnection | undefined {
+    const socket = this.socket
+    const account = this.account
+    if (!socket || !this.open || !account) return undefined
+    return createWaConnection(socket, account, this.options.network, this.log)
+  }
+
+  private loadAuth(): WaAuthState {
+    this.auth ??= loadWaAuthState(this.options.openAuth())
+    return this.auth
+  }
+
+  private detach(): void {
+    const socket = this.socket
+    this.socket = undefined
+    this.isOpen = false
+    if (!socket) return
+    detachListeners(socket)
+    socket.end(undefined)
+  }
+
+  private listen(socket: WASocket, auth: WaAuthState): void {
+    const { events, hooks, instanceId } = this.options
+    const current = () => this.socket === socket
+    const guard =
+      <A extends unknown[]>(name: string, handler: (...args: A) => void) =>
+      (...args: A) => {
+        if (!current()) return
+        try {
+          handler(...args)
+        } catch (error) {
+          this.log.error({ err: error, event: name }, 'socket event handler failed')
+        }
+      }
+
+    socket.ev.on(
+      'creds.update',
+      guard('creds.update', () => {
+        auth
+          .saveCreds()
+          .catch((error: unknown) => this.log.error({ err: error }, 'saving credentials failed'))
+      }),
+    )
+    socket.ev.on(
+      'connection.update',
+      guard('connection.update', (update) => {
+        if (update.qr) {
+          this.qrSeen = true
+          events.qr(update.qr)
+        }
+        if (update.isNewLogin) events.paired()
+        if (update.connection === 'open') {
+          this.isOpen = true
+          const account = accountOf(auth.state.creds.me)
+          if (account) events.open(account)
+        }
+        if (update.connection === 'close') {
+          this.socket = undefined
+          this.isOpen = false
+          const error = update.lastDisconnect?.error
+          events.close(classifyClose(error), error instanceof Error ? error.message : 'closed')
+        }
+      }),
+    )
+    socket.ev.on(
+      'messages.upsert',
+      guard('messages.upsert', ({ messages, type }) => {
+        const mapped = mapInboundMessages(messages)
+        if (mapped.length > 0) hooks.onMessages(instanceId, mapped, { live: type === 'notify' })
+      }),
+    )
+    socket.ev.on(
+      'messages.update',
+      guard('messages.update', (updates) => {
+        const mapped = mapStatusUpdates(updates)
+        if (mapped.length > 0) hooks.onStatuses(instanceId, mapped)
+      }),
+    )
+    socket.ev.on(
+      'message-receipt.update',
+      guard('message-receipt.update', (receipts) => {
+        const mapped = mapReceipts(receipts)
+        if (mapped.length > 0) hooks.onStatuses(instanceId, mapped)
+      }),
+    )
+    const forgetGroup = (jid: string | undefined) => jid && this.groups.delete(jid)
+    socket.ev.on('groups.update', (updates) => updates.forEach((update) => forgetGroup(update.id)))
+    socket.ev.on('group-participants.update', (update) => forgetGroup(update.id))
+  }
+
+  private async storedMessage(id: string | null | undefined): Promise<proto.IMessage | undefined> {
+    if (!id) return undefined
+    try {
+      const content = await this.options.hooks.getMessage(this.options.instanceId, id)
+      return content ? proto.Message.decode(content) : undefined
+    } catch (error) {
+      this.log.error({ err: error, messageId: id }, 'getMessage failed')
+      return undefined
+    }
+  }
+
+  private async groupMetadata(jid: string): Promise<GroupMetadata | undefined> {
+    const cached = this.groups.get(jid)
+    if (cached && cached.expiresAt > Date.now()) return cached.metadata
+    const socket = this.socket
+    if (!socket) return undefined
+    const metadata = await socket.groupMetadata(jid)
+    this.groups.set(jid, { metadata, expiresAt: Date.now() + GROUP_METADATA_TTL_MS })
+    return metadata
+  }
+}
+
+function accountOf(me: { id: string; name?: string; lid?: string } | undefined): WaAccount | undefined {
+  if (!me?.id) return undefined
+  const decoded = jidDecode(me.id)
+  if (!decoded?.user) return undefined
+  const name = me.name && me.name !== '~' ? me.name : null
+  return {
+    id: `${decoded.user}:${decoded.device ?? 0}@s.whatsapp.net`,
+    number: decoded.user,
+    name,
+    lid: me.lid ?? null,
+  }
+}
+
+/** Removes every listener of a socket's emitter (Baileys types the call per event; at runtime it takes none). */
+function detachListeners(socket: WASocket): void {
+  ;(socket.ev.removeAllListeners as (event?: string) => void)()
+}
