@@ -1,0 +1,30 @@
+import { ThemeToggle } from './ThemeToggle'
+import { ROUTES, type RouteId, hrefFor } from './routes'
+
+/** The navigation: one link per screen, the API docs (opened outside the window) and the theme switch. */
+export function Sidebar({ route, docsUrl }: { route: RouteId; docsUrl: string }) {
+  return (
+    <nav className="sidebar" aria-label="Main">
+      <div className="brand">
+        <img src="./favicon.png" alt="" width={24} height={24} />
+        <span>Linkdesk</span>
+      </div>
+      <ul>
+        {ROUTES.map(({ id, title }) => (
+          <li key={id}>
+            <a href={hrefFor(id)} aria-current={route === id ? 'page' : undefined}>
+              {title}
+            </a>
+          </li>
+        ))}
+        <li>
+          <a href={docsUrl} target="_blank" rel="noreferrer">
+            API docs <span aria-hidden="true">↗</span>
+            <span className="visually-hidden"> (opens outside this window)</span>
+          </a>
+        </li>
+      </ul>
+      <ThemeToggle />
+    </nav>
+  )
+}

@@ -1,0 +1,20 @@
+import { StrictMode, Suspense } from 'react'
+import { createRoot } from 'react-dom/client'
+import { App } from './app/App'
+import { browserEnvironment, forgetSession, resolveSession } from './auth/session'
+import './styles.css'
+
+const environment = browserEnvironment()
+// Resolved once, outside React: a login code may be exchanged only once.
+const session = resolveSession(environment)
+
+const root = document.getElementById('root')
+if (!root) throw new Error('index.html has no #root element')
+
+createRoot(root).render(
+  <StrictMode>
+    <Suspense fallback={<p className="loading">Loading Linkdesk…</p>}>
+      <App session={session} onSignedOut={() => forgetSession(environment)} />
+    </Suspense>
+  </StrictMode>,
+)

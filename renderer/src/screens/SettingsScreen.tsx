@@ -1,0 +1,36 @@
+import type { Session } from '../auth/session'
+import { desktopBridge } from '../desktop-bridge'
+import { DesktopSettings } from './settings/DesktopSettings'
+
+/** Where the API is, and the desktop app's own settings when running in it. */
+export function SettingsScreen({ session }: { session: Session }) {
+  const bridge = desktopBridge()
+  return (
+    <section aria-labelledby="settings-title">
+      <h1 id="settings-title" tabIndex={-1}>
+        Settings
+      </h1>
+      <dl className="facts">
+        <dt>API base URL</dt>
+        <dd>
+          <code>{session.apiBase}</code>
+        </dd>
+        <dt>Running as</dt>
+        <dd>
+          {session.source === 'desktop'
+            ? `Desktop app ${bridge?.version ?? ''}`
+            : 'Headless server, in a browser'}
+        </dd>
+      </dl>
+      {bridge ? (
+        <DesktopSettings bridge={bridge} />
+      ) : (
+        <p className="notice">
+          The headless server takes its settings from the command line: <code>npm run serve -- --port N</code>{' '}
+          changes the port, <code>--data-dir DIR</code> the data folder. Start on login is a desktop app
+          setting.
+        </p>
+      )}
+    </section>
+  )
+}

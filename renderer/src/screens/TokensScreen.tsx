@@ -1,0 +1,49 @@
+import { useState } from 'react'
+import { useOperation } from '../app/use-operation'
+import type { CreatedToken, TokenList } from '../api/types'
+import { EmptyState } from '../components/EmptyState'
+import { ErrorNotice } from '../components/ErrorNotice'
+import { CreateTokenForm } from './tokens/CreateTokenForm'
+import { RevealedToken } from './tokens/RevealedToken'
+import { TokenTable } from './tokens/TokenTable'
+
+/** Access tokens for scripts: create with a label, reveal once, rename, revoke. */
+export function TokensScreen({ apiBase }: { apiBase: string }) {
+  const [list, reload] = useOperation<TokenList>('admin/tokens')
+  const [created, setCreated] = useState<CreatedToken | null>(null)
+
+  return (
+    <section aria-labelledby="tokens-title">
+      <h1 id="tokens-title" tabIndex={-1}>
+        Access tokens
+      </h1>
+      <p className="lead">
+        Scripts on this computer send a token as <code>access_token</code> (or{' '}
+        <code>Authorization: Bearer</code>) to <code>{apiBase}</code>. Each instance belongs to the token that
+        created it.
+      </p>
+      <CreateTokenForm
+        onCreated={(token) => {
+          setCreated(token)
+          void reload()
+        }}
+      />
+      {created ? <RevealedToken created={created} onDone={() => setCreated(null)} /> : null}
+      {list.status === 'loading' ? <p className="loading">Loading tokens…</p> : null}
+      {list.status === 'failed' ? (
+        <ErrorNotice error={list.error} context="Could not load the tokens" />
+      ) : null}
+      {list.status === 'ready' && list.data.tokens.length === 0 ? (
+        <EmptyState title="No access tokens yet">
+          <p>
+            Create one above, then give it to your script as <code>access_token</code>. You can also start the
+            server with <code>LINKDESK_ACCESS_TOKEN=&lt;token&gt;</code> to register a token of your own.
+          </p>
+        </EmptyState>
+      ) : null}
+      {list.status === 'ready' && list.data.tokens.length > 0 ? (
+        <TokenTable tokens={list.data.tokens} onChanged={() => void reload()} />
+      ) : null}
+    </section>
+  )
+}

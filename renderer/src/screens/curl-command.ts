@@ -1,0 +1,7 @@
+/** The same request as a curl command a script writer can paste; the token stays a shell variable. */
+export function curlCommand(apiBase: string, operation: string, params: Record<string, unknown>): string {
+  const body = JSON.stringify({ access_token: '$LINKDESK_TOKEN', ...params })
+  // Single quotes keep the shell from expanding the JSON; the token is spliced in outside them.
+  const quoted = `'${body.replace(/'/g, `'\\''`).replace('"$LINKDESK_TOKEN"', () => `"'"$LINKDESK_TOKEN"'"`)}'`
+  return `curl -s -X POST '${apiBase}/${operation}' \\\n  -H 'Content-Type: application/json' \\\n  -d ${quoted}`
+}

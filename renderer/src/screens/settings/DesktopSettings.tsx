@@ -1,0 +1,84 @@
+import { type FormEvent, useEffect, useState } from 'react'
+import type { LinkdeskBridge } from '../../desktop-bridge'
+import { ErrorNotice } from '../../components/ErrorNotice'
+
+type StartOnLogin = Awaited<ReturnType<LinkdeskBridge['getStartOnLogin']>>
+type Ports = Awaited<ReturnType<LinkdeskBridge['getPort']>>
+
+/** The desktop app's settings: port for the next launch, start on login, the data folder. */
+export function DesktopSettings({ bridge }: { bridge: LinkdeskBridge }) {
+  const [startOnLogin, setStartOnLogin] = useState<StartOnLogin | null>(null)
+  const [ports, setPorts] = useState<Ports | null>(null)
+  const [port, setPort] = useState('')
+  const [error, setError] = useState<unknown>(null)
+
+  useEffect(() => {
+    bridge.getStartOnLogin().then(setStartOnLogin, setError)
+    bridge.getPort().then((answer) => {
+      setPorts(answer)
+      setPort(String(answer.saved))
+    }, setError)
+  }, [bridge])
+
+  const savePort = async (event: FormEvent) => {
+    event.preventDefault()
+    setError(null)
+    try {
+      setPorts(await bridge.setPort(Number(port)))
+    } catch (failure) {
+      setError(failure)
+    }
+  }
+  const toggleStartOnLogin = async (enabled: boolean) => {
+    setError(null)
+    try {
+      setStartOnLogin(await bridge.setStartOnLogin(enabled))
+    } catch (failure) {
+      setError(failure)
+    }
+  }
+
+  return (
+    <div className="stack">
+      {error ? <ErrorNotice error={error} /> : null}
+      <form className="inline-form" onSubmit={(event) => void savePort(event)}>
+        <label htmlFor="settings-port">API port</label>
+        <input
+          id="settings-port"
+          type="number"
+          min={1}
+          max={65535}
+          required
+          value={port}
+          onChange={(event) => setPort(event.target.value)}
+          aria-describedby="settings-port-hint"
+        />
+        <button type="submit">Save port</button>
+        <p id="settings-port-hint" className="hint">
+          {ports && ports.saved !== ports.current
+            ? `Linkdesk listens on ${ports.current} now and on ${ports.saved} after a restart.`
+            : 'Takes effect the next time Linkdesk starts.'}
+        </p>
+      </form>
+      {startOnLogin ? (
+        <div className="field-inline">
+          <input
+            id="settings-start-on-login"
+            type="checkbox"
+            checked={startOnLogin.enabled}
+            disabled={!startOnLogin.supported}
+            onChange={(event) => void toggleStartOnLogin(event.target.checked)}
+          />
+          <label htmlFor="settings-start-on-login">
+            Start Linkdesk when I log in{startOnLogin.supported ? '' : ' (not available on this system)'}
+          </label>
+        </div>
+      ) : null}
+      <div>
+        <button type="button" onClick={() => void bridge.revealDataFolder().catch(setError)}>
+          Show data folder
+        </button>
+      </div>
+    </div>
+  )
+}

@@ -1,0 +1,92 @@
+import { type FormEvent, useState } from 'react'
+import { useApi } from '../../app/api-context'
+import type { TokenInfo } from '../../api/types'
+import { ConfirmDialog } from '../../components/ConfirmDialog'
+import { ErrorNotice } from '../../components/ErrorNotice'
+
+const SOURCES = { env: 'LINKDESK_ACCESS_TOKEN', ui: 'Created here' } as const
+
+/** One token: its label (renamable in place), when and how it was made, and revoke. */
+export function TokenRow({ token, onChanged }: { token: TokenInfo; onChanged(): void }) {
+  const api = useApi()
+  const [mode, setMode] = useState<'view' | 'rename' | 'confirm-revoke'>('view')
+  const [label, setLabel] = useState(token.label)
+  const [error, setError] = useState<unknown>(null)
+
+  const run = async (operation: string, params: Record<string, unknown>) => {
+    setError(null)
+    try {
+      await api.call(operation, params)
+      setMode('view')
+      onChanged()
+    } catch (failure) {
+      setError(failure)
+    }
+  }
+  const rename = (event: FormEvent) => {
+    event.preventDefault()
+    void run('admin/tokens/label', { token_id: token.id, label: label.trim() })
+  }
+
+  return (
+    <tr>
+      <td>
+        {mode === 'rename' ? (
+          <form className="row-form" onSubmit={rename}>
+            <label htmlFor={`label-${token.id}`} className="visually-hidden">
+              New label for {token.label}
+            </label>
+            <input
+              id={`label-${token.id}`}
+              value={label}
+              maxLength={80}
+              required
+              autoFocus
+              onChange={(event) => setLabel(event.target.value)}
+            />
+            <button type="submit" className="primary" disabled={label.trim() === ''}>
+              Save
+            </button>
+            <button type="button" onClick={() => setMode('view')}>
+              Cancel
+            </button>
+          </form>
+        ) : (
+          token.label
+        )}
+        {error ? <ErrorNotice error={error} /> : null}
+      </td>
+      <td>
+        <code>{token.id}</code>
+      </td>
+      <td>{new Date(token.createdAt).toLocaleString()}</td>
+      <td>{SOURCES[token.source]}</td>
+      <td className="row-actions">
+        <button type="button" onClick={() => setMode('rename')} aria-label={`Rename ${token.label}`}>
+          Rename
+        </button>
+        <button
+          type="button"
+          className="danger"
+          onClick={() => setMode('confirm-revoke')}
+          aria-label={`Revoke ${token.label}`}
+        >
+          Revoke
+        </button>
+        {mode === 'confirm-revoke' ? (
+          <ConfirmDialog
+            title={`Revoke “${token.label}”?`}
+            confirmLabel="Revoke token"
+            onConfirm={() => void run('admin/tokens/revoke', { token_id: token.id })}
+            onCancel={() => setMode('view')}
+          >
+            <p>
+              Scripts using this token get <code>401 unauthorized</code> from now on, and its instances can no
+              longer be reached with it. This cannot be undone.
+            </p>
+          </ConfirmDialog>
+        ) : null}
+      </td>
+    </tr>
+  )
+}
