@@ -14,6 +14,7 @@ import {
 } from '@whiskeysockets/baileys'
 import { AppError } from '../errors'
 import type { Logger } from '../logger'
+import { quotedOf } from './message-mapping'
 import type { SocketNetworkConfig } from './network-endpoint'
 import type {
   WaAccount,
@@ -117,6 +118,7 @@ export function mapInboundMessages(messages: readonly WAMessage[]): WaInboundMes
         content.documentMessage?.caption ??
         null,
       media: mediaOf(content),
+      quoted: quotedOf(content),
       content: proto.Message.encode(message.message).finish(),
     })
   }

@@ -17,7 +17,8 @@ import type { SocketNetworkConfig } from './network-endpoint'
 import { RetryCounterCache } from './retry-counter-cache'
 import { isLinked, loadWaAuthState, type WaAuthState } from './wa-auth-state'
 import { createWaConnection, mapInboundMessages, mapReceipts, mapStatusUpdates } from './wa-messages'
-import type { WaAccount, WaConnection, WaMessageHooks } from './wa-types'
+import { listenForServerAcks } from './message-mapping'
+import type { WaAccount, WaConnection, WaMessageHooks, WaStatusUpdate } from './wa-types'
 
 /** What one instance's socket reports to its state machine. Called only for the current socket. */
 export interface WaSessionEvents {
@@ -253,6 +254,10 @@ export class WaSession {
         const mapped = mapReceipts(receipts)
         if (mapped.length > 0) hooks.onStatuses(instanceId, mapped)
       }),
+    )
+    listenForServerAcks(
+      socket,
+      guard('ack', (update: WaStatusUpdate) => hooks.onStatuses(instanceId, [update])),
     )
     const forgetGroup = (jid: string | undefined) => jid && this.groups.delete(jid)
     socket.ev.on('groups.update', (updates) => updates.forEach((update) => forgetGroup(update.id)))

@@ -42,6 +42,15 @@ export interface WaMediaInfo {
   sha256: string | null
 }
 
+/** The message a reply refers to, as far as the reply carries it. */
+export interface WaQuotedMessage {
+  id: string
+  /** Who wrote the quoted message (groups, and replies to this account's messages). */
+  participant: string | null
+  type: WaContentType
+  text: string | null
+}
+
 /** A message that reached this account: received, or sent from the phone or another linked device. */
 export interface WaInboundMessage {
   key: WaMessageKey
@@ -54,6 +63,8 @@ export interface WaInboundMessage {
   text: string | null
   caption: string | null
   media: WaMediaInfo | null
+  /** The message this one replies to, when it is a reply. */
+  quoted: WaQuotedMessage | null
   /** The message content, protobuf-encoded: store it to answer `getMessage` and to download its media later. */
   content: Uint8Array
 }
