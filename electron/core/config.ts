@@ -1,5 +1,11 @@
 import { homedir } from 'node:os'
 import { isAbsolute, join, resolve } from 'node:path'
+import {
+  type EventSettings,
+  EventSettingsError,
+  type EventSettingsInput,
+  parseEventSettings,
+} from './events/event-settings'
 import type { LogLevel } from './logger'
 
 /** Where instances connect: WhatsApp itself, a sandbox inside this process, or an outside sandbox's control API. */
@@ -53,6 +59,8 @@ export interface Config {
   logLevel: LogLevel
   limits: Limits
   timings: Timings
+  /** Webhook delivery, event log retention and live stream settings. */
+  events: EventSettings
   /** Folder of the built renderer served at `/`; none serves no UI. */
   uiDir?: string
 }
@@ -101,6 +109,7 @@ export interface ConfigInput {
   logLevel?: string
   limits?: Partial<Record<keyof Limits, number | string>>
   timings?: Partial<Timings>
+  events?: EventSettingsInput
   uiDir?: string
 }
 
@@ -167,6 +176,15 @@ function parseLimits(input: ConfigInput['limits'] = {}): Limits {
   return limits
 }
 
+function parseEvents(input: EventSettingsInput | undefined): EventSettings {
+  try {
+    return parseEventSettings(input)
+  } catch (error) {
+    if (error instanceof EventSettingsError) throw new ConfigError(error.message)
+    throw error
+  }
+}
+
 /** Validates everything once, at the entry; the rest of the core trusts the result. */
 export function parseConfig(input: ConfigInput, env: NodeJS.ProcessEnv = process.env): Config {
   const logLevel = (input.logLevel ?? 'info') as LogLevel
@@ -188,6 +206,7 @@ export function parseConfig(input: ConfigInput, env: NodeJS.ProcessEnv = process
     logLevel,
     limits: parseLimits(input.limits),
     timings: { ...DEFAULT_TIMINGS, ...input.timings },
+    events: parseEvents(input.events),
     uiDir: input.uiDir,
   }
 }

@@ -2,10 +2,14 @@ import { mkdirSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
 import { Authenticator, UiCredential } from './api/auth'
 import { API_PREFIX, buildApi } from './api/build-api'
+import { eventOperations, eventStreamRoutes } from './api/routes/event-routes'
 import { foundationOperations } from './api/routes/foundation-routes'
 import type { Config } from './config'
+import { EventService } from './events/event-service'
+import { MetricsRegistry } from './events/metrics'
 import { InstanceRegistry } from './instances/instance-registry'
 import { createLogger, type Logger } from './logger'
+import { openDatabase } from './store/database'
 import { SettingsStore } from './store/settings-store'
 import { TokenService } from './tokens/token-service'
 import { APP_VERSION } from './version'
@@ -26,6 +30,10 @@ export interface Core {
   ui: UiCredential
   tokens: TokenService
   registry: InstanceRegistry
+  /** The EventSink producers emit into; also the event and delivery logs and the live stream. */
+  events: EventService
+  /** Where parts register their metrics providers for GET /api/v1/metrics. */
+  metrics: MetricsRegistry
   http: FastifyInstance
   /** A one-time URL that logs a browser in to the window's UI. */
   createLoginUrl(): string
@@ -43,6 +51,20 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
   const registry = new InstanceRegistry(settings)
   const ui = new UiCredential()
   const auth = new Authenticator(tokens, ui, config.limits.requestsPerMinute)
+  const db = openDatabase(config.dataDir)
+  const events = new EventService({
+    db,
+    instances: registry,
+    settings: config.events,
+    logger,
+    retention: () => {
+      const days = settings.settings().retentionDays
+      return days ? { ...config.events.retention, maxAgeDays: days } : config.events.retention
+    },
+  })
+  const metrics = new MetricsRegistry()
+  metrics.register(events.metricsProvider())
+  const eventDeps = { registry, events, metrics }
 
   const http = await buildApi({
     logger,
@@ -50,10 +72,15 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     configuredHost: config.host,
     version: APP_VERSION,
     auth,
-    operations: foundationOperations({ registry, tokens, ui, version: APP_VERSION }),
+    operations: [
+      ...foundationOperations({ registry, tokens, ui, version: APP_VERSION }),
+      ...eventOperations(eventDeps),
+    ],
+    plugins: [eventStreamRoutes({ ...eventDeps, settings: config.events.stream, logger })],
     uiDir: config.uiDir,
   })
   await http.listen({ host: config.host, port: config.port })
+  events.start()
   const address = http.server.address()
   const port = typeof address === 'object' && address ? address.port : config.port
   const hostForUrl = config.host.includes(':') ? `[${config.host}]` : config.host
@@ -69,11 +96,15 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     ui,
     tokens,
     registry,
+    events,
+    metrics,
     http,
     createLoginUrl: () => `${url}/#login=${ui.createLoginCode()}`,
     close: () => {
       closing ??= (async () => {
         await http.close()
+        await events.close()
+        await db.close()
         logger.info('core stopped')
       })()
       return closing

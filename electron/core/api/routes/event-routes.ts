@@ -1,0 +1,359 @@
+import { AppError } from '../../errors'
+import { activeWebhook, type EventService } from '../../events/event-service'
+import { ATTEMPT_OUTCOMES, type AttemptOutcome } from '../../events/delivery-log'
+import { isEventId } from '../../events/event-id'
+import { eventView } from '../../events/event-log'
+import type { StreamSettings } from '../../events/event-settings'
+import { EVENT_NAMES, type EventName } from '../../events/event-types'
+import { EventStreamClient } from '../../events/live-stream'
+import type { MetricsRegistry } from '../../events/metrics'
+import { type InstanceRegistry, newWebhookSecret } from '../../instances/instance-registry'
+import type { Logger } from '../../logger'
+import { type Principal, presentedToken } from '../auth'
+import type { RoutePlugin } from '../build-api'
+import { defineOperation, type Operation } from '../operation'
+import { checks, readParams, type FieldSpec } from '../params'
+
+export interface EventRoutesDeps {
+  registry: InstanceRegistry
+  events: EventService
+  metrics: MetricsRegistry
+}
+
+const instanceId = {
+  type: 'string',
+  required: true,
+  maxLength: 64,
+  description: 'The instance id.',
+  example: '609ACF283XXXX6F2E1B0A4C5',
+} as const
+const optionalInstanceId = { ...instanceId, required: false, description: 'Only this instance.' } as const
+const eventId = {
+  type: 'string',
+  required: true,
+  maxLength: 26,
+  description: 'The event id (event_id of the envelope).',
+  check: (value: string) => (isEventId(value) ? undefined : 'is not an event id.'),
+} as const satisfies FieldSpec
+const pageFields = {
+  cursor: {
+    type: 'string',
+    maxLength: 26,
+    description: 'next_cursor of the previous page.',
+    check: (value: string) => (isEventId(value) ? undefined : 'is not a cursor from a previous page.'),
+  },
+  limit: { type: 'integer', minimum: 1, maximum: 500, description: 'Items per page (default 50).' },
+  order: { type: 'string', enum: ['desc', 'asc'], description: 'desc (newest first, default) or asc.' },
+  since: { type: 'integer', minimum: 0, description: 'From this time on (unix seconds, inclusive).' },
+  until: { type: 'integer', minimum: 0, description: 'Up to this time (unix seconds, inclusive).' },
+} as const satisfies Record<string, FieldSpec>
+
+/** Whether a caller may see events and attempts of an instance owned by `owner`. */
+export function visibleTo(principal: Principal): (owner: string | null) => boolean {
+  if (principal.kind === 'operator') return () => true
+  if (principal.kind === 'token') return (owner) => owner === principal.tokenId
+  return () => false
+}
+
+/**
+ * An instance filter the caller may use: an existing instance must be theirs (instance_not_found otherwise);
+ * the id of a destroyed one is accepted and its events are still filtered by owner.
+ */
+function instanceFilter(
+  registry: InstanceRegistry,
+  id: string | undefined,
+  principal: Principal,
+): string | undefined {
+  if (id !== undefined && registry.find(id)) registry.get(id, principal)
+  return id
+}
+
+function pageOf(params: { cursor?: string; limit?: number; order?: string; since?: number; until?: number }) {
+  return {
+    cursor: params.cursor,
+    limit: params.limit ?? 50,
+    order: params.order === 'asc' ? ('asc' as const) : ('desc' as const),
+    since: params.since,
+    until: params.until,
+  }
+}
+
+/** set_webhook (as the seed), the webhook secret, the event and delivery logs, redelivery, test events, metrics. */
+export function eventOperations(deps: EventRoutesDeps): Operation[] {
+  const { registry, events } = deps
+  return [
+    defineOperation({
+      name: 'set_webhook',
+      tag: 'Webhooks',
+      summary: 'Set the URL that receives the instance’s events, and switch delivery on or off.',
+      description:
+        'While enable is false, events are still logged (and on the live stream) but not delivered, and they are ' +
+        'not delivered later when it is switched on. Deliveries are signed with the instance’s webhook secret ' +
+        '(get_webhook).',
+      auth: 'token',
+      fields: {
+        instance_id: instanceId,
+        webhook_url: {
+          type: 'string',
+          required: true,
+          maxLength: 2048,
+          check: checks.httpUrl,
+          description: 'http:// or https:// URL that receives a POST per event.',
+          example: 'http://127.0.0.1:3000/webhook',
+        },
+        enable: { type: 'boolean', required: true, description: 'true or false.', example: true },
+      },
+      example: { status: 'success', message: 'Webhook saved and enabled' },
+      handle: ({ params, principal }) => {
+        registry.get(params.instance_id, principal)
+        registry.update(params.instance_id, (record) => ({
+          ...record,
+          webhook: { ...record.webhook, url: params.webhook_url, enable: params.enable },
+        }))
+        events.webhookChanged(params.instance_id)
+        return { status: 'success', message: `Webhook saved and ${params.enable ? 'enabled' : 'disabled'}` }
+      },
+    }),
+    defineOperation({
+      name: 'get_webhook',
+      tag: 'Webhooks',
+      summary: 'The instance’s webhook: URL, whether it is on, and the secret that signs deliveries.',
+      auth: 'token',
+      fields: { instance_id: instanceId },
+      example: {
+        status: 'success',
+        message: 'Webhook settings',
+        webhook: { url: 'http://127.0.0.1:3000/webhook', enable: true, secret: 'whsec_…' },
+      },
+      handle: ({ params, principal }) => {
+        const { webhook } = registry.get(params.instance_id, principal)
+        return { status: 'success', message: 'Webhook settings', webhook }
+      },
+    }),
+    defineOperation({
+      name: 'rotate_webhook_secret',
+      tag: 'Webhooks',
+      summary:
+        'Replace the webhook secret; deliveries from now on (retries included) are signed with the new one.',
+      auth: 'token',
+      fields: { instance_id: instanceId },
+      example: {
+        status: 'success',
+        message: 'Webhook secret replaced: update your receiver',
+        secret: 'whsec_…',
+      },
+      handle: ({ params, principal }) => {
+        registry.get(params.instance_id, principal)
+        const secret = newWebhookSecret()
+        registry.update(params.instance_id, (record) => ({
+          ...record,
+          webhook: { ...record.webhook, secret },
+        }))
+        return { status: 'success', message: 'Webhook secret replaced: update your receiver', secret }
+      },
+    }),
+    defineOperation({
+      name: 'send_test_event',
+      tag: 'Webhooks',
+      summary: 'Send a webhook.test event to the instance’s webhook (it must be on).',
+      auth: 'token',
+      fields: { instance_id: instanceId },
+      example: { status: 'success', message: 'Test event queued for delivery', event_id: '01JD…' },
+      handle: ({ params, principal }) => {
+        const record = registry.get(params.instance_id, principal)
+        if (!activeWebhook(record)) {
+          throw new AppError('conflict', 'The webhook is off: set a webhook_url with enable=true first.')
+        }
+        const event = events.emit(record.id, 'webhook.test', { message: 'Test event from Linkdesk' })
+        return { status: 'success', message: 'Test event queued for delivery', event_id: event.event_id }
+      },
+    }),
+    defineOperation({
+      name: 'events',
+      tag: 'Events',
+      summary: 'The event log, newest first: filter by instance, event name and time; page with cursor.',
+      auth: 'token',
+      fields: {
+        instance_id: optionalInstanceId,
+        event: { type: 'string', enum: EVENT_NAMES, description: 'Only events with this name.' },
+        ...pageFields,
+      },
+      example: {
+        status: 'success',
+        message: 'Events',
+        events: [
+          {
+            event: 'connection.update',
+            event_id: '01JD5Q3R8M6W2V9T0K4N7XH1CZ',
+            instance_id: '609ACF283XXXX6F2E1B0A4C5',
+            timestamp: '1732180000',
+            data: { state: 'connected', previous_state: 'connecting', reason: null },
+            delivery: { status: 'delivered', attempts: 1, last_attempt_at: '2024-11-21T09:06:40.123Z' },
+          },
+        ],
+        next_cursor: null,
+      },
+      handle: ({ params, principal }) => {
+        const page = events.events.page(
+          {
+            instanceId: instanceFilter(registry, params.instance_id, principal),
+            event: params.event as EventName | undefined,
+            visible: visibleTo(principal),
+          },
+          pageOf(params),
+        )
+        return {
+          status: 'success',
+          message: 'Events',
+          events: page.items.map(eventView),
+          next_cursor: page.nextCursor,
+        }
+      },
+    }),
+    defineOperation({
+      name: 'deliveries',
+      tag: 'Events',
+      summary: 'Webhook delivery attempts, newest first: filter by instance, event and outcome.',
+      auth: 'token',
+      fields: {
+        instance_id: optionalInstanceId,
+        event_id: { ...eventId, required: false, description: 'Only attempts to deliver this event.' },
+        outcome: { type: 'string', enum: ATTEMPT_OUTCOMES, description: 'delivered, retrying or failed.' },
+        ...pageFields,
+      },
+      example: {
+        status: 'success',
+        message: 'Deliveries',
+        deliveries: [
+          {
+            delivery_id: '01JD5Q3R8QZ3K1V2B4N6M8P0RS',
+            event_id: '01JD5Q3R8M6W2V9T0K4N7XH1CZ',
+            instance_id: '609ACF283XXXX6F2E1B0A4C5',
+            event: 'connection.update',
+            attempt: 1,
+            attempted_at: '2024-11-21T09:06:40.123Z',
+            url: 'http://127.0.0.1:3000/webhook',
+            status_code: 200,
+            latency_ms: 3.2,
+            outcome: 'delivered',
+            error: null,
+          },
+        ],
+        next_cursor: null,
+      },
+      handle: ({ params, principal }) => {
+        const page = events.deliveries.page(
+          {
+            instanceId: instanceFilter(registry, params.instance_id, principal),
+            eventId: params.event_id,
+            outcome: params.outcome as AttemptOutcome | undefined,
+            visible: visibleTo(principal),
+          },
+          pageOf(params),
+        )
+        return {
+          status: 'success',
+          message: 'Deliveries',
+          deliveries: page.items,
+          next_cursor: page.nextCursor,
+        }
+      },
+    }),
+    defineOperation({
+      name: 'redeliver',
+      tag: 'Events',
+      summary: 'Deliver one logged event again to the instance’s webhook as it is now.',
+      auth: 'token',
+      fields: { instance_id: instanceId, event_id: eventId },
+      example: {
+        status: 'success',
+        message: 'Event queued for delivery',
+        event_id: '01JD5Q3R8M6W2V9T0K4N7XH1CZ',
+      },
+      handle: ({ params, principal }) => {
+        registry.get(params.instance_id, principal)
+        events.redeliver(params.instance_id, params.event_id)
+        return { status: 'success', message: 'Event queued for delivery', event_id: params.event_id }
+      },
+    }),
+    defineOperation({
+      name: 'redeliver_failed',
+      tag: 'Events',
+      summary: 'Deliver again every event of the instance whose delivery failed, oldest first.',
+      auth: 'token',
+      fields: { instance_id: instanceId },
+      example: { status: 'success', message: '3 failed events queued for delivery', count: 3 },
+      handle: ({ params, principal }) => {
+        registry.get(params.instance_id, principal)
+        const count = events.redeliverFailed(params.instance_id)
+        return {
+          status: 'success',
+          message: `${count} failed event${count === 1 ? '' : 's'} queued for delivery`,
+          count,
+        }
+      },
+    }),
+    defineOperation({
+      name: 'metrics',
+      tag: 'Service',
+      summary: 'Counters and gauges in the Prometheus text format (instances, messages, deliveries, queues).',
+      auth: 'token',
+      fields: {},
+      handle: ({ reply }) => {
+        reply.type('text/plain; version=0.0.4; charset=utf-8').send(deps.metrics.render())
+      },
+    }),
+  ]
+}
+
+const streamFields = {
+  instance_id: optionalInstanceId,
+  event: { type: 'string', enum: EVENT_NAMES, description: 'Only events with this name.' },
+  last_event_id: { ...eventId, required: false, description: 'Resume after this event (or Last-Event-ID).' },
+  deliveries: { type: 'boolean', description: 'Also send `event: delivery` frames for each attempt.' },
+} as const satisfies Record<string, FieldSpec>
+
+/**
+ * `GET /api/v1/stream`: the live event stream as Server-Sent Events. The token comes from the query string
+ * (EventSource cannot set headers) or Authorization; resumes after Last-Event-ID or last_event_id.
+ */
+export function eventStreamRoutes(
+  deps: EventRoutesDeps & { settings: StreamSettings; logger: Logger },
+): RoutePlugin {
+  const log = deps.logger.child({ module: 'live-stream' })
+  return (app, { auth, prefix }) => {
+    const clients = new Set<EventStreamClient>()
+    app.get(`${prefix}/stream`, async (request, reply) => {
+      const query = (request.query ?? {}) as Record<string, unknown>
+      const principal = auth.authenticate(presentedToken(request.headers, query))
+      const params = readParams(streamFields, query)
+      const header = request.headers['last-event-id']
+      const lastEventId = typeof header === 'string' && header !== '' ? header : params.last_event_id
+      if (lastEventId !== undefined && !isEventId(lastEventId)) {
+        throw new AppError('invalid_parameter', 'Last-Event-ID is not an event id.')
+      }
+      const filter = {
+        instanceId: instanceFilter(deps.registry, params.instance_id, principal),
+        event: params.event as EventName | undefined,
+        visible: visibleTo(principal),
+      }
+      reply.hijack()
+      const client = new EventStreamClient({
+        response: reply.raw,
+        events: deps.events.events,
+        live: deps.events.live,
+        filter,
+        lastEventId,
+        deliveries: params.deliveries ?? false,
+        heartbeatMs: deps.settings.heartbeatMs,
+        stallTimeoutMs: deps.settings.stallTimeoutMs,
+        logger: log,
+      })
+      clients.add(client)
+      reply.raw.on('close', () => clients.delete(client))
+    })
+    app.addHook('preClose', async () => {
+      for (const client of clients) client.close()
+    })
+  }
+}

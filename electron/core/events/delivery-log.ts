@@ -1,0 +1,109 @@
+import type { Database, RootDatabase } from 'lmdb'
+import type { EventName } from './event-types'
+import { collectPage, idRange, type Page, type PageQuery } from './log-range'
+
+/** What one attempt led to: delivered, another attempt later, or given up (not retried, or out of attempts). */
+export type AttemptOutcome = 'delivered' | 'retrying' | 'failed'
+
+export const ATTEMPT_OUTCOMES: readonly AttemptOutcome[] = ['delivered', 'retrying', 'failed']
+
+/** One webhook delivery attempt, as the API shows it. */
+export interface DeliveryAttempt {
+  delivery_id: string
+  event_id: string
+  instance_id: string
+  event: EventName
+  /** 1 for the first attempt of a delivery (a redelivery starts again at 1). */
+  attempt: number
+  /** ISO 8601 time the attempt started. */
+  attempted_at: string
+  url: string
+  /** The receiver's HTTP status, null when no answer came (network error, timeout). */
+  status_code: number | null
+  latency_ms: number
+  outcome: AttemptOutcome
+  error: string | null
+}
+
+interface StoredAttempt {
+  attempt: DeliveryAttempt
+  owner: string | null
+}
+
+export interface DeliveryFilter {
+  instanceId?: string
+  eventId?: string
+  outcome?: AttemptOutcome
+  visible: (owner: string | null) => boolean
+}
+
+/** Every delivery attempt, by id (ids sort by time), with indexes by instance and by event. */
+export class DeliveryLog {
+  private readonly attempts: Database<StoredAttempt, string>
+  private readonly index: Database<null, [string, string, string]>
+
+  constructor(root: RootDatabase) {
+    this.attempts = root.openDB<StoredAttempt, string>({ name: 'deliveries', encoding: 'msgpack' })
+    this.index = root.openDB<null, [string, string, string]>({
+      name: 'deliveries-index',
+      encoding: 'msgpack',
+    })
+  }
+
+  /** Records an attempt (asynchronous write, batched with the others of this event-loop turn). */
+  record(attempt: DeliveryAttempt, owner: string | null): Promise<void> {
+    return this.attempts.transaction(() => {
+      this.attempts.putSync(attempt.delivery_id, { attempt, owner })
+      this.index.putSync(['i', attempt.instance_id, attempt.delivery_id], null)
+      this.index.putSync(['e', attempt.event_id, attempt.delivery_id], null)
+    })
+  }
+
+  /** The newest attempt id, if any. */
+  lastId(): string | undefined {
+    for (const key of this.attempts.getKeys({ reverse: true, limit: 1 })) return key
+    return undefined
+  }
+
+  /** One page of attempts matching the filter. */
+  page(filter: DeliveryFilter, query: PageQuery): Page<DeliveryAttempt> {
+    const ids = filter.eventId
+      ? this.indexed('e', filter.eventId, query)
+      : filter.instanceId
+        ? this.indexed('i', filter.instanceId, query)
+        : this.attempts.getKeys(idRange(query, (id) => id))
+    return collectPage(ids, query.limit, (id) => {
+      const stored = this.attempts.get(id)
+      if (!stored || !filter.visible(stored.owner)) return undefined
+      const { attempt } = stored
+      if (filter.instanceId && attempt.instance_id !== filter.instanceId) return undefined
+      if (filter.outcome && attempt.outcome !== filter.outcome) return undefined
+      return attempt
+    })
+  }
+
+  /** Removes attempts older than `beforeId` and, beyond `maxAttempts`, the oldest ones; resolves to how many. */
+  async sweep(beforeId: string, maxAttempts: number): Promise<number> {
+    const excess = Math.max(0, this.attempts.getCount() - maxAttempts)
+    const doomed: DeliveryAttempt[] = []
+    for (const { key, value } of this.attempts.getRange({})) {
+      if (key >= beforeId && doomed.length >= excess) break
+      doomed.push(value.attempt)
+    }
+    for (let i = 0; i < doomed.length; i += 1000) {
+      const batch = doomed.slice(i, i + 1000)
+      await this.attempts.transaction(() => {
+        for (const attempt of batch) {
+          this.attempts.removeSync(attempt.delivery_id)
+          this.index.removeSync(['i', attempt.instance_id, attempt.delivery_id])
+          this.index.removeSync(['e', attempt.event_id, attempt.delivery_id])
+        }
+      })
+    }
+    return doomed.length
+  }
+
+  private *indexed(kind: 'i' | 'e', value: string, query: PageQuery): Iterable<string> {
+    for (const key of this.index.getKeys(idRange(query, (id) => [kind, value, id]))) yield key[2]
+  }
+}

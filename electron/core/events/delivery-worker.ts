@@ -1,0 +1,208 @@
+import type { Logger } from '../logger'
+import type { AttemptOutcome, DeliveryAttempt, DeliveryLog } from './delivery-log'
+import type { EventLog } from './event-log'
+import type { WebhookSettings } from './event-settings'
+import { attemptDelivery, retryDelayMs, type AttemptResult } from './webhook-delivery'
+import type { OutboxEntry, QueuedEntry, WebhookOutbox, WebhookTarget } from './webhook-outbox'
+
+/** What a worker needs: the stores, the settings, where to deliver now, and the clock and network. */
+export interface WorkerDeps {
+  outbox: WebhookOutbox
+  events: EventLog
+  deliveries: DeliveryLog
+  settings: WebhookSettings
+  /** The instance's webhook now (its record), the fallback if the record is gone, undefined while off. */
+  target(instanceId: string, fallback: WebhookTarget): WebhookTarget | undefined
+  fetch: typeof fetch
+  now: () => number
+  random: () => number
+  newId: () => string
+  logger: Logger
+  /** Called after each attempt (and each event skipped because the webhook is off), for metrics and the stream. */
+  onOutcome(outcome: AttemptOutcome | 'skipped', attempt?: DeliveryAttempt, owner?: string | null): void
+  stop: AbortSignal
+}
+
+/** Queue ids kept in memory per instance; beyond this the rest waits in the outbox and is read in pages. */
+const MEMORY_QUEUE = 5_000
+
+/**
+ * Delivers one instance's events one at a time, in order: the head of the queue is retried until it is
+ * delivered or given up before the next one goes. Each instance has its own worker, so instances deliver
+ * concurrently and a slow receiver holds back only its own instance.
+ */
+export class InstanceDeliveryWorker {
+  private readonly queue: string[] = []
+  /** Whether the outbox may hold entries past the memory queue (true at start: read them from disk). */
+  private overflow = true
+  private lastLoaded = ''
+  private current: QueuedEntry | undefined
+  private running: Promise<void> | undefined
+  private wake: (() => void) | undefined
+  /** The webhook changed since the current attempt started: do not wait out the backoff. */
+  private changed = false
+  private readonly log: Logger
+
+  constructor(
+    readonly instanceId: string,
+    private readonly deps: WorkerDeps,
+  ) {
+    this.log = deps.logger.child({ instanceId })
+  }
+
+  /** Takes a newly queued entry (already in the outbox) and starts delivering if idle. */
+  enqueue(queueId: string): void {
+    if (!this.overflow && this.queue.length < MEMORY_QUEUE) {
+      this.queue.push(queueId)
+      this.lastLoaded = queueId
+    } else {
+      this.overflow = true
+    }
+    this.kick()
+  }
+
+  /** Starts the loop if it is not running, and cuts short a wait. */
+  kick(): void {
+    this.wake?.()
+    if (this.running || this.deps.stop.aborted) return
+    this.running = this.run()
+      .catch((error: unknown) => this.log.error({ err: error }, 'webhook worker stopped on an error'))
+      .finally(() => {
+        this.running = undefined
+      })
+  }
+
+  /** The webhook changed: the waiting head is tried (or skipped) now instead of after its backoff. */
+  retryNow(): void {
+    this.changed = true
+    this.kick()
+  }
+
+  /** Resolves when the loop has stopped (after the stop signal). */
+  async stopped(): Promise<void> {
+    this.wake?.()
+    await this.running
+  }
+
+  private async run(): Promise<void> {
+    while (!this.deps.stop.aborted) {
+      this.current ??= this.next()
+      const head = this.current
+      if (!head) return
+      if (this.changed) head.entry.nextAttemptAt = 0
+      this.changed = false
+      const wait = head.entry.nextAttemptAt - this.deps.now()
+      if (wait > 0) await this.sleep(wait)
+      else await this.deliver(head)
+    }
+  }
+
+  private next(): QueuedEntry | undefined {
+    for (;;) {
+      if (this.queue.length === 0 && this.overflow) this.refill()
+      const queueId = this.queue.shift()
+      if (queueId === undefined) return undefined
+      const entry = this.deps.outbox.get(this.instanceId, queueId)
+      if (entry) return { queueId, entry: { ...entry } }
+    }
+  }
+
+  private refill(): void {
+    const page = this.deps.outbox.after(this.instanceId, this.lastLoaded, MEMORY_QUEUE)
+    for (const { queueId } of page) this.queue.push(queueId)
+    const last = page.at(-1)
+    if (last) this.lastLoaded = last.queueId
+    this.overflow = page.length === MEMORY_QUEUE
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms)
+      function done() {
+        clearTimeout(timer)
+        resolve()
+      }
+      this.wake = () => {
+        this.wake = undefined
+        done()
+      }
+    })
+  }
+
+  private async deliver(head: QueuedEntry): Promise<void> {
+    const { entry } = head
+    const stored = this.deps.events.get(entry.eventId)
+    const target = this.deps.target(this.instanceId, entry.fallback)
+    if (!stored || !target) {
+      if (stored)
+        void this.deps.events.setDelivery(entry.eventId, (state) => ({ ...state, status: 'skipped' }))
+      this.deps.onOutcome('skipped')
+      return this.finish(head)
+    }
+    const attempt = entry.attempts + 1
+    const attemptedAt = new Date(this.deps.now()).toISOString()
+    const result = await attemptDelivery(
+      { url: target.url, secret: target.secret, event: stored.envelope, attempt },
+      {
+        fetch: this.deps.fetch,
+        timeoutMs: this.deps.settings.timeoutMs,
+        now: this.deps.now,
+        stop: this.deps.stop,
+      },
+    )
+    if (result.kind === 'aborted') return
+    const outcome = this.outcomeOf(result, entry, attempt)
+    const statusCode = result.statusCode
+    const error = result.kind === 'delivered' ? null : result.error
+    const record: DeliveryAttempt = {
+      delivery_id: this.deps.newId(),
+      event_id: entry.eventId,
+      instance_id: this.instanceId,
+      event: stored.envelope.event,
+      attempt,
+      attempted_at: attemptedAt,
+      url: target.url,
+      status_code: statusCode,
+      latency_ms: result.latencyMs,
+      outcome,
+      error,
+    }
+    void this.deps.deliveries.record(record, stored.owner)
+    void this.deps.events.setDelivery(entry.eventId, (state) => ({
+      status: outcome === 'retrying' ? 'pending' : outcome,
+      attempts: state.attempts + 1,
+      last_attempt_at: attemptedAt,
+      last_status_code: statusCode,
+      last_error: error,
+    }))
+    this.deps.onOutcome(outcome, record, stored.owner)
+    if (outcome === 'retrying') {
+      entry.attempts = attempt
+      const backoff = retryDelayMs(attempt, this.deps.settings, this.deps.random)
+      const retryAfter = result.kind === 'retry' ? (result.retryAfterMs ?? 0) : 0
+      entry.nextAttemptAt = this.deps.now() + Math.max(backoff, retryAfter)
+      void this.deps.outbox.save(this.instanceId, head.queueId, entry)
+      return
+    }
+    if (outcome === 'failed') {
+      this.log.warn({ eventId: entry.eventId, statusCode, attempts: attempt }, 'webhook delivery failed')
+    }
+    return this.finish(head)
+  }
+
+  private outcomeOf(
+    result: Exclude<AttemptResult, { kind: 'aborted' }>,
+    entry: OutboxEntry,
+    attempt: number,
+  ): AttemptOutcome {
+    if (result.kind === 'delivered') return 'delivered'
+    if (result.kind === 'reject') return 'failed'
+    const tooOld = this.deps.now() - entry.enqueuedAt >= this.deps.settings.maxAgeMs
+    return attempt >= this.deps.settings.maxAttempts || tooOld ? 'failed' : 'retrying'
+  }
+
+  private finish(head: QueuedEntry): void {
+    this.current = undefined
+    void this.deps.outbox.remove(this.instanceId, head.queueId)
+  }
+}

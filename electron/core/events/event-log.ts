@@ -1,0 +1,140 @@
+import type { Database, RootDatabase } from 'lmdb'
+import type { EventName, LinkdeskEvent } from './event-types'
+import { collectPage, idRange, type Page, type PageQuery } from './log-range'
+
+/** Where an event stands with its webhook: waiting or retrying, delivered, given up, or not sent (webhook off). */
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'skipped'
+
+/** The delivery summary kept with each event, as the API shows it. */
+export interface EventDeliveryState {
+  status: DeliveryStatus
+  attempts: number
+  /** ISO 8601 time of the last attempt, if any. */
+  last_attempt_at: string | null
+  last_status_code: number | null
+  last_error: string | null
+}
+
+/** An event as stored: its envelope, the token that owns its instance (null: operator only), its delivery. */
+export interface StoredEvent {
+  envelope: LinkdeskEvent
+  owner: string | null
+  delivery: EventDeliveryState
+}
+
+/** An event as the API and the live stream show it. */
+export type EventView = LinkdeskEvent & { delivery: EventDeliveryState }
+
+export interface EventFilter {
+  instanceId?: string
+  event?: EventName
+  /** Whether the caller may see an event of this owner. */
+  visible: (owner: string | null) => boolean
+}
+
+/** The view of a stored event: the envelope plus its delivery summary, never the owner. */
+export function eventView(stored: StoredEvent): EventView {
+  return { ...stored.envelope, delivery: stored.delivery }
+}
+
+/**
+ * The durable event log: events by id (ids sort by time) and an index by instance, in two LMDB
+ * sub-databases of the app's database.
+ */
+export class EventLog {
+  private readonly events: Database<StoredEvent, string>
+  private readonly byInstance: Database<string, [string, string]>
+
+  constructor(root: RootDatabase) {
+    this.events = root.openDB<StoredEvent, string>({ name: 'events', encoding: 'msgpack' })
+    this.byInstance = root.openDB<string, [string, string]>({
+      name: 'events-by-instance',
+      encoding: 'msgpack',
+    })
+  }
+
+  /** Stores a new event; call inside a synchronous transaction so it commits with its outbox entry. */
+  append(stored: StoredEvent): void {
+    const { event_id: id, instance_id: instanceId, event } = stored.envelope
+    this.events.putSync(id, stored)
+    this.byInstance.putSync([instanceId, id], event)
+  }
+
+  /** Rewrites a stored event (same id); call inside a synchronous transaction. */
+  replace(stored: StoredEvent): void {
+    this.events.putSync(stored.envelope.event_id, stored)
+  }
+
+  get(id: string): StoredEvent | undefined {
+    return this.events.get(id)
+  }
+
+  /** Replaces an event's delivery summary (asynchronous write; a crash may lose the last update, never the event). */
+  setDelivery(id: string, change: (state: EventDeliveryState) => EventDeliveryState): Promise<boolean> {
+    const stored = this.events.get(id)
+    if (!stored) return Promise.resolve(false)
+    return this.events.put(id, { ...stored, delivery: change(stored.delivery) })
+  }
+
+  /** The newest event id, if any. */
+  lastId(): string | undefined {
+    for (const key of this.events.getKeys({ reverse: true, limit: 1 })) return key
+    return undefined
+  }
+
+  /** One page of events matching the filter, newest or oldest first. */
+  page(filter: EventFilter, query: PageQuery): Page<StoredEvent> {
+    const ids = filter.instanceId
+      ? this.instanceIds(filter.instanceId, query)
+      : this.events.getKeys(idRange(query, (id) => id))
+    return collectPage(ids, query.limit, (id) => this.matching(id, filter))
+  }
+
+  /** Events after `cursor` (oldest first) that match the filter, and the last id looked at. */
+  after(cursor: string, limit: number, filter: EventFilter): Page<StoredEvent> {
+    return this.page(filter, { cursor, limit, order: 'asc' })
+  }
+
+  /** Ids of one instance's events with the given delivery status, oldest first. */
+  idsWithStatus(instanceId: string, status: DeliveryStatus): string[] {
+    const found: string[] = []
+    for (const id of this.instanceIds(instanceId, { limit: 0, order: 'asc' })) {
+      if (this.events.get(id)?.delivery.status === status) found.push(id)
+    }
+    return found
+  }
+
+  /**
+   * Removes events older than `beforeId` and, beyond `maxEvents`, the oldest ones; events still waiting for
+   * delivery are kept. Resolves to the number removed.
+   */
+  async sweep(beforeId: string, maxEvents: number): Promise<number> {
+    const excess = Math.max(0, this.events.getCount() - maxEvents)
+    const doomed: Array<[string, string]> = []
+    for (const { key, value } of this.events.getRange({})) {
+      if (key >= beforeId && doomed.length >= excess) break
+      if (value.delivery.status !== 'pending') doomed.push([value.envelope.instance_id, key])
+    }
+    for (let i = 0; i < doomed.length; i += 1000) {
+      const batch = doomed.slice(i, i + 1000)
+      await this.events.transaction(() => {
+        for (const [instanceId, id] of batch) {
+          this.events.removeSync(id)
+          this.byInstance.removeSync([instanceId, id])
+        }
+      })
+    }
+    return doomed.length
+  }
+
+  private *instanceIds(instanceId: string, query: PageQuery): Iterable<string> {
+    for (const key of this.byInstance.getKeys(idRange(query, (id) => [instanceId, id]))) yield key[1]
+  }
+
+  private matching(id: string, filter: EventFilter): StoredEvent | undefined {
+    const stored = this.events.get(id)
+    if (!stored || !filter.visible(stored.owner)) return undefined
+    if (filter.event && stored.envelope.event !== filter.event) return undefined
+    return stored
+  }
+}

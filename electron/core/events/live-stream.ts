@@ -1,0 +1,144 @@
+import type { ServerResponse } from 'node:http'
+import type { Logger } from '../logger'
+import type { DeliveryAttempt } from './delivery-log'
+import type { EventFilter, EventLog, StoredEvent } from './event-log'
+
+/** What the live stream carries: each new event, and (for those who ask) each delivery attempt. */
+export type LiveItem =
+  | { kind: 'event'; stored: StoredEvent }
+  | { kind: 'delivery'; attempt: DeliveryAttempt; owner: string | null }
+
+/** The in-process fan-out of new events and attempts to the connected stream clients. */
+export class LiveStream {
+  private readonly listeners = new Set<(item: LiveItem) => void>()
+
+  /** Adds a listener; returns the function that removes it. */
+  subscribe(listener: (item: LiveItem) => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  publish(item: LiveItem): void {
+    for (const listener of this.listeners) listener(item)
+  }
+
+  get clients(): number {
+    return this.listeners.size
+  }
+}
+
+export interface StreamClientOptions {
+  response: ServerResponse
+  events: EventLog
+  live: LiveStream
+  filter: EventFilter
+  /** Replay the events after this id first; undefined starts with the next new event. */
+  lastEventId?: string
+  /** Also send `event: delivery` frames for each attempt. */
+  deliveries: boolean
+  heartbeatMs: number
+  stallTimeoutMs: number
+  logger: Logger
+}
+
+const REPLAY_PAGE = 200
+
+/**
+ * One Server-Sent Events client. Events are written from the durable log while catching up and from the live
+ * feed once caught up; when the socket's buffer is full the client stops taking live events and, once the
+ * socket drains, catches up from the log again, so a slow reader costs no memory and misses nothing. A client
+ * that reads nothing for `stallTimeoutMs` is disconnected (it can resume with Last-Event-ID).
+ */
+export class EventStreamClient {
+  private cursor: string
+  private mode: 'replay' | 'live' | 'blocked' | 'closed' = 'replay'
+  private readonly unsubscribe: () => void
+  private readonly heartbeat: NodeJS.Timeout
+  private stallTimer: NodeJS.Timeout | undefined
+
+  constructor(private readonly options: StreamClientOptions) {
+    const { response } = options
+    response.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    })
+    response.write('retry: 2000\n\n')
+    this.cursor = options.lastEventId ?? options.events.lastId() ?? ''
+    this.unsubscribe = options.live.subscribe((item) => this.onLive(item))
+    this.heartbeat = setInterval(() => {
+      if (this.mode === 'live' || this.mode === 'replay') response.write(': heartbeat\n\n')
+    }, options.heartbeatMs)
+    response.on('close', () => this.close())
+    response.on('error', () => this.close())
+    this.replay()
+  }
+
+  /** Ends the stream (server shutdown, client gone or stalled). */
+  close(): void {
+    if (this.mode === 'closed') return
+    this.mode = 'closed'
+    this.unsubscribe()
+    clearInterval(this.heartbeat)
+    clearTimeout(this.stallTimer)
+    if (!this.options.response.writableEnded) this.options.response.end()
+  }
+
+  private replay(): void {
+    while (this.mode === 'replay') {
+      const page = this.options.events.after(this.cursor, REPLAY_PAGE, this.options.filter)
+      for (const stored of page.items) {
+        if (!this.send(stored)) return
+      }
+      if (page.nextCursor === null) this.mode = 'live'
+      else this.cursor = page.nextCursor
+    }
+  }
+
+  private onLive(item: LiveItem): void {
+    if (this.mode !== 'live') return
+    if (item.kind === 'delivery') {
+      const { attempt, owner } = item
+      if (!this.options.deliveries || !this.options.filter.visible(owner)) return
+      if (this.options.filter.instanceId && attempt.instance_id !== this.options.filter.instanceId) return
+      this.write(`event: delivery\ndata: ${JSON.stringify(attempt)}\n\n`)
+      return
+    }
+    const { stored } = item
+    if (stored.envelope.event_id <= this.cursor || !this.matches(stored)) return
+    this.send(stored)
+  }
+
+  private matches(stored: StoredEvent): boolean {
+    const { filter } = this.options
+    if (!filter.visible(stored.owner)) return false
+    if (filter.instanceId && stored.envelope.instance_id !== filter.instanceId) return false
+    return !filter.event || stored.envelope.event === filter.event
+  }
+
+  /** Writes one event; false when the socket is full and the client now waits for it to drain. */
+  private send(stored: StoredEvent): boolean {
+    this.cursor = stored.envelope.event_id
+    return this.write(`id: ${stored.envelope.event_id}\ndata: ${JSON.stringify(stored.envelope)}\n\n`)
+  }
+
+  private write(frame: string): boolean {
+    if (this.options.response.write(frame)) return true
+    this.mode = 'blocked'
+    this.stallTimer = setTimeout(() => {
+      this.options.logger.info(
+        { stallTimeoutMs: this.options.stallTimeoutMs },
+        'stream client stalled; disconnected',
+      )
+      this.close()
+    }, this.options.stallTimeoutMs)
+    this.options.response.once('drain', () => {
+      clearTimeout(this.stallTimer)
+      if (this.mode !== 'blocked') return
+      this.mode = 'replay'
+      this.replay()
+    })
+    return false
+  }
+}

@@ -1,0 +1,61 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { silentLogger } from '../../logger'
+import { openDatabase, type RootDatabase } from '../../store/database'
+import type { InstanceRecord } from '../../store/settings-store'
+import { EventService } from '../event-service'
+import { DEFAULT_EVENT_SETTINGS, type EventSettings } from '../event-settings'
+
+/** Settings with millisecond backoffs, so retries in tests take no noticeable time. */
+export const FAST_EVENT_SETTINGS: EventSettings = {
+  webhook: { timeoutMs: 5_000, backoffBaseMs: 5, backoffMaxMs: 40, maxAttempts: 6, maxAgeMs: 60_000 },
+  retention: DEFAULT_EVENT_SETTINGS.retention,
+  stream: { heartbeatMs: 1_000, stallTimeoutMs: 5_000 },
+}
+
+/** An event service on a fresh database with an in-memory instance directory, and its cleanup. */
+export interface EventFixture {
+  service: EventService
+  db: RootDatabase
+  dataDir: string
+  instances: Map<string, InstanceRecord>
+  /** Adds an instance record whose webhook points at `url` (on unless told otherwise). */
+  addInstance(id: string, url: string | null, enable?: boolean, owner?: string | null): InstanceRecord
+  close(): Promise<void>
+}
+
+export function eventFixture(settings: EventSettings = FAST_EVENT_SETTINGS, dataDir?: string): EventFixture {
+  const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'linkdesk-events-'))
+  const db = openDatabase(dir)
+  const instances = new Map<string, InstanceRecord>()
+  const service = new EventService({
+    db,
+    instances: { find: (id) => instances.get(id) },
+    settings,
+    logger: silentLogger(),
+  })
+  service.start()
+  return {
+    service,
+    db,
+    dataDir: dir,
+    instances,
+    addInstance(id, url, enable = true, owner = 'token-1') {
+      const record: InstanceRecord = {
+        id,
+        ownerTokenId: owner,
+        createdAt: Date.now(),
+        linked: true,
+        webhook: { url, enable, secret: `whsec_test_${id}` },
+      }
+      instances.set(id, record)
+      return record
+    },
+    async close() {
+      await service.close()
+      await db.close()
+      if (!dataDir) rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}

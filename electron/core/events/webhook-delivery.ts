@@ -1,0 +1,133 @@
+import type { LinkdeskEvent } from './event-types'
+import type { WebhookSettings } from './event-settings'
+import { WEBHOOK_HEADERS, signWebhook } from './webhook-signature'
+
+/** What one HTTP attempt gave: delivered, worth retrying (maybe not before retryAfterMs), or refused for good. */
+export type AttemptResult =
+  | { kind: 'delivered'; statusCode: number; latencyMs: number }
+  | { kind: 'retry'; statusCode: number | null; latencyMs: number; error: string; retryAfterMs?: number }
+  | { kind: 'reject'; statusCode: number | null; latencyMs: number; error: string }
+  | { kind: 'aborted' }
+
+export interface AttemptRequest {
+  url: string
+  secret: string
+  event: LinkdeskEvent
+  /** 1 for the first attempt. */
+  attempt: number
+}
+
+export interface AttemptDeps {
+  fetch: typeof fetch
+  timeoutMs: number
+  now: () => number
+  /** Aborted when the core stops: the attempt is then neither a success nor a failure. */
+  stop: AbortSignal
+}
+
+const ERROR_BODY_CHARS = 200
+
+/** POSTs the event to the receiver once, signed, within the timeout, following no redirect. */
+export async function attemptDelivery(request: AttemptRequest, deps: AttemptDeps): Promise<AttemptResult> {
+  const body = JSON.stringify(request.event)
+  const timestamp = String(Math.floor(deps.now() / 1000))
+  const timeout = AbortSignal.timeout(deps.timeoutMs)
+  const started = performance.now()
+  const elapsed = () => Math.round((performance.now() - started) * 10) / 10
+  try {
+    const response = await deps.fetch(request.url, {
+      method: 'POST',
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.any([timeout, deps.stop]),
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'Linkdesk-Webhook/1',
+        [WEBHOOK_HEADERS.event]: request.event.event,
+        [WEBHOOK_HEADERS.eventId]: request.event.event_id,
+        [WEBHOOK_HEADERS.attempt]: String(request.attempt),
+        [WEBHOOK_HEADERS.timestamp]: timestamp,
+        [WEBHOOK_HEADERS.signature]: signWebhook(request.secret, timestamp, body),
+      },
+    })
+    const text = await readSnippet(response)
+    return classify(response, text, elapsed(), deps.now())
+  } catch (error) {
+    if (deps.stop.aborted) return { kind: 'aborted' }
+    const latencyMs = elapsed()
+    if (timeout.aborted)
+      return { kind: 'retry', statusCode: null, latencyMs, error: `no answer within ${deps.timeoutMs} ms` }
+    return { kind: 'retry', statusCode: null, latencyMs, error: networkError(error) }
+  }
+}
+
+function classify(response: Response, text: string, latencyMs: number, now: number): AttemptResult {
+  const statusCode = response.status
+  if (statusCode >= 200 && statusCode < 300) return { kind: 'delivered', statusCode, latencyMs }
+  if (statusCode >= 300 && statusCode < 400) {
+    const location = response.headers.get('location') ?? 'another address'
+    return {
+      kind: 'reject',
+      statusCode,
+      latencyMs,
+      error: `HTTP ${statusCode}: redirects are not followed (to ${location}); set webhook_url to the final address`,
+    }
+  }
+  const snippet = text.trim().slice(0, ERROR_BODY_CHARS)
+  const error = `HTTP ${statusCode}${snippet ? `: ${snippet}` : ''}`
+  if (statusCode === 408 || statusCode === 429 || statusCode >= 500) {
+    const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), now)
+    return {
+      kind: 'retry',
+      statusCode,
+      latencyMs,
+      error,
+      ...(retryAfterMs !== undefined && { retryAfterMs }),
+    }
+  }
+  return { kind: 'reject', statusCode, latencyMs, error }
+}
+
+/** The start of the answer's body (for the delivery log); the rest is not read, so a huge answer costs nothing. */
+async function readSnippet(response: Response): Promise<string> {
+  const reader = response.body?.getReader()
+  if (!reader) return ''
+  const decoder = new TextDecoder()
+  let text = ''
+  while (text.length < ERROR_BODY_CHARS) {
+    const { done, value } = await reader.read()
+    if (done) return text
+    text += decoder.decode(value, { stream: true })
+  }
+  await reader.cancel()
+  return text
+}
+
+function networkError(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause
+  if (cause?.code) return `network error: ${cause.code}`
+  return `network error: ${cause?.message ?? (error as Error).message ?? 'unknown'}`
+}
+
+/** A Retry-After header (seconds or an HTTP date) as milliseconds from now; undefined if absent or unreadable. */
+export function parseRetryAfter(value: string | null, now: number): number | undefined {
+  if (value === null) return undefined
+  const trimmed = value.trim()
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000
+  const date = Date.parse(trimmed)
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
+}
+
+/**
+ * The wait before attempt `attempt + 1`: the base doubled per attempt made, capped, with "equal jitter" (half
+ * fixed, half random) so that receivers coming back are not hit by every instance at once.
+ */
+export function retryDelayMs(
+  attempts: number,
+  settings: WebhookSettings,
+  random: () => number = Math.random,
+): number {
+  const exponential = settings.backoffBaseMs * 2 ** Math.min(30, Math.max(0, attempts - 1))
+  const capped = Math.min(settings.backoffMaxMs, exponential)
+  return Math.round(capped / 2 + random() * (capped / 2))
+}
