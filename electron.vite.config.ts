@@ -1,0 +1,40 @@
+import { resolve } from 'node:path'
+import react from '@vitejs/plugin-react'
+import { defineConfig } from 'electron-vite'
+
+const root = import.meta.dirname
+
+/**
+ * The desktop build: main (ESM, with the core bundled in and every npm dependency left external, so
+ * Baileys, lmdb's native binaries and fastify load from node_modules), the preload (CommonJS: sandboxed
+ * preloads cannot be ES modules) and the renderer (the same UI the headless server serves).
+ */
+export default defineConfig({
+  main: {
+    build: {
+      outDir: resolve(root, 'out/main'),
+      lib: { entry: resolve(root, 'electron/main/index.ts'), formats: ['es'] },
+      rolldownOptions: { output: { entryFileNames: 'index.js' } },
+    },
+  },
+  preload: {
+    build: {
+      outDir: resolve(root, 'out/preload'),
+      lib: { entry: resolve(root, 'electron/preload/index.ts'), formats: ['cjs'] },
+      rolldownOptions: { output: { entryFileNames: 'index.cjs' } },
+    },
+  },
+  renderer: {
+    root: resolve(root, 'renderer'),
+    base: './',
+    plugins: [react()],
+    build: {
+      outDir: resolve(root, 'out/renderer'),
+      minify: true,
+      rolldownOptions: { input: resolve(root, 'renderer/index.html') },
+    },
+    server: {
+      proxy: { '/api': `http://127.0.0.1:${process.env.LINKDESK_PORT ?? '8686'}` },
+    },
+  },
+})
