@@ -1,5 +1,5 @@
 // Draws Linkdesk's logo (two chain links on a rounded green square) into resources/ as PNGs:
-// the app icons electron-builder packages and the tray icons the desktop shell shows.
+// the app icons electron-builder packages, the tray icons the desktop shell shows, and the UI's favicon.
 // Run `node scripts/make-icons.mjs` after changing the drawing; the PNGs are committed.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -98,6 +98,7 @@ const outputs = [
   ['resources/tray/tray@2x.png', 32, logo],
   ['resources/tray/trayTemplate.png', 16, template],
   ['resources/tray/trayTemplate@2x.png', 32, template],
+  ['renderer/public/favicon.png', 64, logo],
 ]
 
 for (const [path, size, paint] of outputs) {
