@@ -10,11 +10,6 @@ export class ApiError extends Error {
     this.name = 'ApiError'
   }
 
-  /** The server does not know this operation (an older or partial server). */
-  get isMissingOperation(): boolean {
-    return this.code === 'not_found' && this.httpStatus === 404
-  }
-
   /** The UI credential is no longer accepted, e.g. the server restarted and made a new one. */
   get isUnauthorized(): boolean {
     return this.code === 'unauthorized'

@@ -17,16 +17,25 @@ export interface CreatedToken {
   info: TokenInfo
 }
 
-export interface CreatedInstance {
-  instance_id: string
+/** The linked account of an instance. */
+export interface InstanceAccount {
+  id: string
+  number: string
+  name: string
+  avatar: string
 }
 
-/** One instance as the list operation reports it; fields beyond the id appear as the server offers them. */
+/** One instance as the `instances` operation reports it; times are Unix seconds. */
 export interface InstanceSummary {
   instance_id: string
-  state?: string
-  account?: { id?: string; name?: string; avatar?: string } | null
-  created_at?: number
+  state: string
+  /** Why it is in that state, e.g. waiting_for_scan, qr_expired, retrying. */
+  cause?: string
+  since?: number | null
+  linked?: boolean
+  account?: InstanceAccount | null
+  last_error?: { code: number | null; cause: string; message: string; at: number | null } | null
+  created_at?: number | null
 }
 
 export interface InstanceList {

@@ -1,49 +1,23 @@
-import { useCallback, useEffect, useState } from 'react'
-import { ApiError } from '../api/api-error'
-import type { CreatedInstance, InstanceList, InstanceSummary } from '../api/types'
+import { useState } from 'react'
+import type { InstanceList } from '../api/types'
 import { useApi } from '../app/api-context'
+import { useOperation } from '../app/use-operation'
 import { EmptyState } from '../components/EmptyState'
 import { ErrorNotice } from '../components/ErrorNotice'
-import { createdHere } from './instances/created-here'
 import { InstanceCard } from './instances/InstanceCard'
-
-type Listing =
-  | { kind: 'loading' }
-  | { kind: 'listed'; instances: InstanceSummary[] }
-  /** The server has no list operation: only the instances created in this window are known. */
-  | { kind: 'unlisted' }
-  | { kind: 'failed'; error: unknown }
 
 /** The instances with their state; create a new one. */
 export function InstancesScreen() {
   const api = useApi()
-  const [listing, setListing] = useState<Listing>({ kind: 'loading' })
-  const [createdInWindow, setCreatedInWindow] = useState<InstanceSummary[]>(createdHere.list)
+  const [list, reload] = useOperation<InstanceList>('instances')
   const [creating, setCreating] = useState(false)
   const [createError, setCreateError] = useState<unknown>(null)
-
-  const reload = useCallback(async () => {
-    try {
-      const answer = await api.call<InstanceList>('instances')
-      setListing({ kind: 'listed', instances: answer.instances })
-    } catch (error) {
-      setListing(
-        error instanceof ApiError && error.isMissingOperation
-          ? { kind: 'unlisted' }
-          : { kind: 'failed', error },
-      )
-    }
-  }, [api])
-  useEffect(() => {
-    void reload()
-  }, [reload])
 
   const create = async () => {
     setCreating(true)
     setCreateError(null)
     try {
-      const answer = await api.call<CreatedInstance>('create_instance')
-      setCreatedInWindow(createdHere.add({ instance_id: answer.instance_id, state: 'idle' }))
+      await api.call('create_instance')
       await reload()
     } catch (error) {
       setCreateError(error)
@@ -52,7 +26,6 @@ export function InstancesScreen() {
     }
   }
 
-  const instances = listing.kind === 'listed' ? listing.instances : createdInWindow
   return (
     <section aria-labelledby="instances-title">
       <div className="screen-header">
@@ -67,16 +40,11 @@ export function InstancesScreen() {
         Each instance is one WhatsApp account linked to this computer as a linked device.
       </p>
       {createError ? <ErrorNotice error={createError} context="Could not create an instance" /> : null}
-      {listing.kind === 'loading' ? <p className="loading">Loading instances…</p> : null}
-      {listing.kind === 'failed' ? (
-        <ErrorNotice error={listing.error} context="Could not load the instances" />
+      {list.status === 'loading' ? <p className="loading">Loading instances…</p> : null}
+      {list.status === 'failed' ? (
+        <ErrorNotice error={list.error} context="Could not load the instances" />
       ) : null}
-      {listing.kind === 'unlisted' ? (
-        <p className="notice" role="status">
-          This server cannot list instances yet: only the ones created in this window are shown.
-        </p>
-      ) : null}
-      {listing.kind !== 'loading' && listing.kind !== 'failed' && instances.length === 0 ? (
+      {list.status === 'ready' && list.data.instances.length === 0 ? (
         <EmptyState title="No instances yet">
           <p>
             Create an instance, then scan its QR code with WhatsApp on your phone (Settings → Linked devices →
@@ -84,9 +52,9 @@ export function InstancesScreen() {
           </p>
         </EmptyState>
       ) : null}
-      {instances.length > 0 ? (
+      {list.status === 'ready' && list.data.instances.length > 0 ? (
         <ul className="cards" aria-label="Instances">
-          {instances.map((instance) => (
+          {list.data.instances.map((instance) => (
             <InstanceCard key={instance.instance_id} instance={instance} />
           ))}
         </ul>
