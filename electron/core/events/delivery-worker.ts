@@ -134,8 +134,7 @@ export class InstanceDeliveryWorker {
     const stored = this.deps.events.get(entry.eventId)
     const target = this.deps.target(this.instanceId, entry.fallback)
     if (!stored || !target) {
-      if (stored)
-        void this.deps.events.setDelivery(entry.eventId, (state) => ({ ...state, status: 'skipped' }))
+      if (stored) void this.deps.events.setDelivery(entry.eventId, { ...stored.delivery, status: 'skipped' })
       this.deps.onOutcome('skipped')
       return this.finish(head)
     }
@@ -168,13 +167,13 @@ export class InstanceDeliveryWorker {
       error,
     }
     void this.deps.deliveries.record(record, stored.owner)
-    void this.deps.events.setDelivery(entry.eventId, (state) => ({
+    void this.deps.events.setDelivery(entry.eventId, {
       status: outcome === 'retrying' ? 'pending' : outcome,
-      attempts: state.attempts + 1,
+      attempts: attempt,
       last_attempt_at: attemptedAt,
       last_status_code: statusCode,
       last_error: error,
-    }))
+    })
     this.deps.onOutcome(outcome, record, stored.owner)
     if (outcome === 'retrying') {
       entry.attempts = attempt

@@ -8,6 +8,7 @@ export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'skipped'
 /** The delivery summary kept with each event, as the API shows it. */
 export interface EventDeliveryState {
   status: DeliveryStatus
+  /** Attempts of the latest delivery (a redelivery starts again from 1). */
   attempts: number
   /** ISO 8601 time of the last attempt, if any. */
   last_attempt_at: string | null
@@ -70,10 +71,10 @@ export class EventLog {
   }
 
   /** Replaces an event's delivery summary (asynchronous write; a crash may lose the last update, never the event). */
-  setDelivery(id: string, change: (state: EventDeliveryState) => EventDeliveryState): Promise<boolean> {
+  setDelivery(id: string, delivery: EventDeliveryState): Promise<boolean> {
     const stored = this.events.get(id)
     if (!stored) return Promise.resolve(false)
-    return this.events.put(id, { ...stored, delivery: change(stored.delivery) })
+    return this.events.put(id, { ...stored, delivery })
   }
 
   /** The newest event id, if any. */

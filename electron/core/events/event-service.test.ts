@@ -180,3 +180,19 @@ test('network errors are retried until the receiver is reachable', async (t) => 
   assert.equal(stored?.delivery.status, 'pending')
   assert.match(stored?.delivery.last_error ?? '', /network error/)
 })
+
+test('408 and 429 are retried, and Retry-After is honoured', async (t) => {
+  const answers = [{ status: 408 }, { status: 429, headers: { 'retry-after': '1' } }, { status: 200 }]
+  const receiver = await WebhookReceiver.start((_delivery, index) => answers[index] ?? { status: 200 })
+  const fixture = eventFixture()
+  t.after(async () => {
+    await fixture.close()
+    await receiver.close()
+  })
+  fixture.addInstance('A', receiver.url)
+  fixture.service.emit('A', 'message.received', {})
+  await receiver.until(() => receiver.accepted().length === 1)
+  const [, limited, accepted] = receiver.received
+  assert.equal(limited?.status, 429)
+  assert.ok(accepted!.at - limited!.at >= 950, `waited ${accepted!.at - limited!.at} ms after Retry-After: 1`)
+})

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { silentLogger } from '../../logger'
 import { openDatabase, type RootDatabase } from '../../store/database'
 import type { InstanceRecord } from '../../store/settings-store'
-import { EventService } from '../event-service'
+import { EventService, type EventServiceDeps } from '../event-service'
 import { DEFAULT_EVENT_SETTINGS, type EventSettings } from '../event-settings'
 
 /** Settings with millisecond backoffs, so retries in tests take no noticeable time. */
@@ -25,7 +25,11 @@ export interface EventFixture {
   close(): Promise<void>
 }
 
-export function eventFixture(settings: EventSettings = FAST_EVENT_SETTINGS, dataDir?: string): EventFixture {
+export function eventFixture(
+  settings: EventSettings = FAST_EVENT_SETTINGS,
+  dataDir?: string,
+  deps: Partial<EventServiceDeps> = {},
+): EventFixture {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'linkdesk-events-'))
   const db = openDatabase(dir)
   const instances = new Map<string, InstanceRecord>()
@@ -34,6 +38,7 @@ export function eventFixture(settings: EventSettings = FAST_EVENT_SETTINGS, data
     instances: { find: (id) => instances.get(id) },
     settings,
     logger: silentLogger(),
+    ...deps,
   })
   service.start()
   return {

@@ -8,11 +8,13 @@ export interface ReceivedDelivery {
   body: string
   event: LinkdeskEvent
   status: number
+  /** Unix milliseconds the request arrived. */
+  at: number
 }
 
 /** How the receiver answers a request (the n-th it got, from 0). */
 export type Responder = (
-  delivery: Omit<ReceivedDelivery, 'status'>,
+  delivery: Omit<ReceivedDelivery, 'status' | 'at'>,
   index: number,
 ) => { status: number; headers?: Record<string, string>; delayMs?: number }
 
@@ -28,10 +30,11 @@ export class WebhookReceiver {
       const chunks: Buffer[] = []
       request.on('data', (chunk: Buffer) => chunks.push(chunk))
       request.on('end', () => {
+        const at = Date.now()
         const body = Buffer.concat(chunks).toString('utf8')
         const delivery = { headers: request.headers, body, event: JSON.parse(body) as LinkdeskEvent }
         const answer = this.respond(delivery, this.received.length)
-        this.received.push({ ...delivery, status: answer.status })
+        this.received.push({ ...delivery, status: answer.status, at })
         const reply = () => {
           response.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers })
           response.end(answer.status < 300 ? 'ok' : `no (${answer.status})`)
