@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Database, RootDatabase } from '../store/database'
+import type { WaMessageKey } from '../wa/wa-types'
 import type { DeliveryStatus, LinkdeskMessage } from './message-types'
 
 /** One stored message of an instance. */
@@ -12,8 +13,8 @@ export interface StoredMessage {
   message: LinkdeskMessage
   /** The network's encoding of the content, opaque here: what getMessage hands back for retries. */
   content?: Uint8Array
-  /** The network's encoding of the whole incoming message, opaque here: what a media download needs. */
-  envelope?: Uint8Array
+  /** The network's key of the message: with `content`, what a media download needs. */
+  networkKey?: WaMessageKey
   status?: DeliveryStatus
 }
 
@@ -50,12 +51,13 @@ export class MessageStore {
   }
 
   /** Stores an incoming (or phone-sent) message unless its id is known; true when it is new. */
-  addIfNew(instanceId: string, entry: Omit<StoredMessage, 'storedAt'>): boolean {
+  async addIfNew(instanceId: string, entry: Omit<StoredMessage, 'storedAt'>): Promise<boolean> {
     const key: Key = [instanceId, entry.message.id]
     const recentKey = key.join('\u0000')
+    // Claimed synchronously: a second copy arriving while the write is in flight is already a duplicate.
     if (this.recent.has(recentKey) || this.db.get(key) !== undefined) return false
     this.remember(recentKey)
-    void this.db.put(key, { ...entry, storedAt: this.now() })
+    await this.db.put(key, { ...entry, storedAt: this.now() })
     return true
   }
 

@@ -22,15 +22,13 @@ export interface MediaInfo {
   size: number | null
   /** Documents only. */
   filename: string | null
-  /** Base64 SHA-256 of the plain content, as the network states it. */
+  /** Hex SHA-256 of the plain content, as the network states it. */
   sha256: string | null
   /** Audio and video length in seconds. */
   seconds: number | null
-  width: number | null
-  height: number | null
   /** A voice note rather than an audio file. */
   voice_note: boolean
-  /** Absent for sent messages (the sender has the file). */
+  /** Where to download the file (GET, same access token as the API). */
   download_url: string | null
 }
 

@@ -1,0 +1,149 @@
+import { AppError } from '../../errors'
+import type { InstanceRegistry } from '../../instances/instance-registry'
+import type { MessageService } from '../../messages/message-service'
+import { presentedToken } from '../auth'
+import type { RoutePlugin } from '../build-api'
+import { defineOperation, type Operation } from '../operation'
+import { checks, mergeRawParams } from '../params'
+
+export interface MessageRoutesDeps {
+  registry: InstanceRegistry
+  messages: MessageService
+}
+
+/** A reason when `filename` is not a plain file name (a path, or control characters). */
+function fileNameProblem(value: string): string | undefined {
+  const plain = [...value].every((char) => char >= ' ' && char !== '/' && char !== '\\')
+  return plain ? undefined : 'must be a file name, without / or \\.'
+}
+
+const SEND_DESCRIPTION = [
+  'Sends text (`type=text`, `message` = the text) or a file (`type=media`, `media_url`, optional `message` as',
+  'caption and `filename` to send it as a document with that name) to a phone number (digits with country',
+  'code; `+`, spaces, dashes and parentheses are ignored) or a chat id (`<number>@s.whatsapp.net`,',
+  '`<id>@g.us` for groups, `<lid>@lid`). Numbers are checked on the network first (422 recipient_not_found).',
+  'Media is fetched by Linkdesk (http/https, size and time limits) and typed from its content: images,',
+  'videos and audio are sent as such, anything else as a document. The answer comes once the network',
+  'acknowledged the message (504 upstream_timeout otherwise; it may still arrive). Sends of one instance',
+  'are paced (see limits); when too many wait, 429 rate_limited with Retry-After. With `idempotency_key`',
+  '(or an `Idempotency-Key` header), a retried request answers the first message instead of sending again.',
+  'For media, `message` holds the media message with its safe fields only (type, size, name, caption,',
+  'SHA-256 of the content): never the keys or URLs to download it.',
+].join(' ')
+
+/** send_message (and its aliases send, send_group) and the media download URL of received messages. */
+export function messageOperations({ registry, messages }: MessageRoutesDeps): Operation[] {
+  return [
+    defineOperation({
+      name: 'send_message',
+      aliases: ['send', 'send_group'],
+      tag: 'Messages',
+      summary: 'Send text, an image, a video, audio or a document to a number or a group.',
+      description: SEND_DESCRIPTION,
+      auth: 'token',
+      fields: {
+        instance_id: {
+          type: 'string',
+          required: true,
+          maxLength: 64,
+          description: 'The instance id from create_instance.',
+          example: '609ACF283XXXX6F2E1B0A4C5',
+        },
+        number: {
+          type: 'string',
+          required: true,
+          maxLength: 100,
+          description: 'Phone number with country code, or a chat id (`@s.whatsapp.net`, `@g.us`, `@lid`).',
+          example: '15551234567',
+        },
+        type: {
+          type: 'string',
+          required: true,
+          enum: ['text', 'media'],
+          description: '`text` or `media`.',
+          example: 'text',
+        },
+        message: {
+          type: 'string',
+          description: 'The text (required for `text`), or the caption of media.',
+          example: 'Hello from Linkdesk',
+        },
+        media_url: {
+          type: 'string',
+          maxLength: 4096,
+          check: checks.httpUrl,
+          description: 'For `media`: the http(s) URL of the file.',
+          example: 'https://example.com/photo.jpg',
+        },
+        filename: {
+          type: 'string',
+          maxLength: 255,
+          check: fileNameProblem,
+          description: 'For `media`: send the file as a document with this name.',
+          example: 'invoice.pdf',
+        },
+        idempotency_key: {
+          type: 'string',
+          maxLength: 200,
+          description:
+            'Any unique string: a retried request with the same key never sends twice (kept 24 h).',
+          example: 'order-1234-confirmation',
+        },
+      },
+      example: {
+        status: 'success',
+        message: {
+          key: { remoteJid: '15551234567@s.whatsapp.net', fromMe: true, id: '3EB0C431C26A1916E07A' },
+          message: { extendedTextMessage: { text: 'Hello from Linkdesk' } },
+          messageTimestamp: '1795248324',
+        },
+      },
+      handle: async ({ params, principal, request }) => {
+        const record = registry.get(params.instance_id, principal)
+        const header = request.headers['idempotency-key']
+        const idempotencyKey =
+          params.idempotency_key ?? (typeof header === 'string' && header ? header : undefined)
+        if (idempotencyKey !== undefined && idempotencyKey.length > 200) {
+          throw new AppError('invalid_parameter', 'idempotency_key must be at most 200 characters.')
+        }
+        const answer = await messages.send(record.id, {
+          number: params.number,
+          type: params.type as 'text' | 'media',
+          message: params.message,
+          mediaUrl: params.media_url,
+          fileName: params.filename,
+          idempotencyKey,
+        })
+        return { status: 'success', message: answer }
+      },
+    }),
+  ]
+}
+
+function contentDisposition(fileName: string | null): string {
+  if (!fileName) return 'attachment'
+  const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_')
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`
+}
+
+/** GET {base}/media/{instance_id}/{message_id}: the file of a message, with the API's access token. */
+export function mediaDownloadRoutes({ registry, messages }: MessageRoutesDeps): RoutePlugin {
+  return (app, { auth, prefix }) => {
+    app.get<{ Params: { instanceId: string; messageId: string } }>(
+      `${prefix}/media/:instanceId/:messageId`,
+      async (request, reply) => {
+        const principal = auth.authenticate(
+          presentedToken(request.headers, mergeRawParams(request.query, {})),
+        )
+        const record = registry.get(request.params.instanceId, principal)
+        const media = await messages.media(record.id, request.params.messageId)
+        return reply
+          .header('content-type', media.mimetype)
+          .header('content-disposition', contentDisposition(media.fileName))
+          .header('x-content-type-options', 'nosniff')
+          .header('cache-control', 'private, no-store')
+          .send(media.data)
+      },
+    )
+  }
+}

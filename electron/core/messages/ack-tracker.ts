@@ -1,0 +1,88 @@
+import { AppError } from '../errors'
+
+interface Waiter {
+  resolve(): void
+  reject(error: AppError): void
+  timer: NodeJS.Timeout
+}
+
+type Outcome = { ok: true } | { ok: false; errorCode: string | null }
+
+/** How long an ack that came before anyone waited for it is kept. */
+const EARLY_ACK_MS = 60_000
+
+/**
+ * Lets a send wait for the network's acknowledgement of its message id: resolved by the server's ack (or any
+ * later receipt), rejected by an error ack, upstream_timeout when neither comes in time.
+ */
+export class AckTracker {
+  private readonly waiters = new Map<string, Waiter>()
+  private readonly early = new Map<string, { outcome: Outcome; at: number }>()
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** Records the network's answer for a message; `remember` keeps it for a send that is not waiting yet. */
+  settle(instanceId: string, id: string, outcome: Outcome, remember = true): void {
+    const key = `${instanceId}\u0000${id}`
+    const waiter = this.waiters.get(key)
+    if (!waiter) {
+      if (remember && !this.early.has(key)) this.early.set(key, { outcome, at: this.now() })
+      this.prune()
+      return
+    }
+    this.waiters.delete(key)
+    clearTimeout(waiter.timer)
+    if (outcome.ok) waiter.resolve()
+    else waiter.reject(rejected(outcome.errorCode))
+  }
+
+  /** Resolves once the message is acknowledged. */
+  wait(instanceId: string, id: string, timeoutMs: number): Promise<void> {
+    const key = `${instanceId}\u0000${id}`
+    const known = this.early.get(key)
+    if (known) {
+      this.early.delete(key)
+      return known.outcome.ok ? Promise.resolve() : Promise.reject(rejected(known.outcome.errorCode))
+    }
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters.delete(key)
+        reject(
+          new AppError(
+            'upstream_timeout',
+            `The message was sent but the network did not acknowledge it within ${Math.round(timeoutMs / 1000)} s; ` +
+              'watch message.status events for its fate, and retry with the same idempotency_key to avoid a duplicate.',
+            { details: { message_id: id } },
+          ),
+        )
+      }, timeoutMs)
+      this.waiters.set(key, { resolve, reject, timer })
+    })
+  }
+
+  /** Rejects every waiter (core shutdown). */
+  close(): void {
+    for (const waiter of this.waiters.values()) {
+      clearTimeout(waiter.timer)
+      waiter.reject(new AppError('unavailable'))
+    }
+    this.waiters.clear()
+    this.early.clear()
+  }
+
+  private prune(): void {
+    const cutoff = this.now() - EARLY_ACK_MS
+    for (const [key, entry] of this.early) {
+      if (entry.at >= cutoff) break
+      this.early.delete(key)
+    }
+  }
+}
+
+function rejected(errorCode: string | null): AppError {
+  return new AppError(
+    'upstream_failed',
+    `The network refused the message${errorCode ? ` (error ${errorCode})` : ''}.`,
+    { details: errorCode ? { network_error: errorCode } : undefined },
+  )
+}

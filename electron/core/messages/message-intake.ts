@@ -1,0 +1,142 @@
+import type { EventName, EventSink } from '../events/event-types'
+import type { Logger } from '../logger'
+import type { WaAccount, WaInboundMessage, WaMessageHooks, WaStatusUpdate } from '../wa/wa-types'
+import type { AckTracker } from './ack-tracker'
+import { deliveryStatusOf, toLinkdeskMessage } from './inbound-message'
+import type { MessageStore } from './message-store'
+import type { StatusUpdate } from './message-types'
+
+export interface MessageIntakeDeps {
+  store: MessageStore
+  events: EventSink
+  acks: AckTracker
+  logger: Logger
+  /** The linked account of an instance, to name this account as the sender of its own messages. */
+  account(instanceId: string): WaAccount | undefined
+  /** The local URL where a message's media can be downloaded. */
+  downloadUrl(instanceId: string, messageId: string): string
+}
+
+/**
+ * What the adapter reports about messages, turned into stored Linkdesk messages and events: each message
+ * once (live and offline copies, and the echo of this app's own sends, share an id), statuses moving only
+ * forward, and the acks that sends wait for.
+ */
+export class MessageIntake implements WaMessageHooks {
+  private readonly log: Logger
+  /** Per instance, messages and statuses are applied in arrival order, one batch after the other. */
+  private readonly chains = new Map<string, Promise<void>>()
+
+  constructor(private readonly deps: MessageIntakeDeps) {
+    this.log = deps.logger.child({ module: 'messages' })
+  }
+
+  getMessage(instanceId: string, messageId: string): Uint8Array | undefined {
+    return this.deps.store.content(instanceId, messageId)
+  }
+
+  onMessages(instanceId: string, messages: WaInboundMessage[], context: { live: boolean }): void {
+    this.enqueue(instanceId, () => this.applyMessages(instanceId, messages, context.live))
+  }
+
+  onStatuses(instanceId: string, updates: WaStatusUpdate[]): void {
+    for (const update of updates) {
+      if (update.status === 'pending') continue
+      const outcome =
+        update.status === 'failed'
+          ? { ok: false as const, errorCode: update.errorCode }
+          : { ok: true as const }
+      // Only the server's ack (or its refusal) may come before the send waits; receipts just wake a waiter.
+      this.deps.acks.settle(
+        instanceId,
+        update.id,
+        outcome,
+        update.status === 'sent' || update.status === 'failed',
+      )
+    }
+    this.enqueue(instanceId, () => this.applyStatuses(instanceId, updates))
+  }
+
+  /**
+   * Marks a message sent once the send has stored it: the server's ack may have come while the store write
+   * was in flight, when there was nothing yet to mark.
+   */
+  acknowledged(instanceId: string, id: string, chat: string): void {
+    const update: WaStatusUpdate = {
+      id,
+      chat,
+      status: 'sent',
+      participant: null,
+      timestamp: null,
+      errorCode: null,
+    }
+    this.enqueue(instanceId, () => this.applyStatuses(instanceId, [update]))
+  }
+
+  /** Waits until everything reported so far is stored and announced (tests, shutdown). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.chains.values()])
+  }
+
+  private enqueue(instanceId: string, work: () => Promise<void>): void {
+    const previous = this.chains.get(instanceId) ?? Promise.resolve()
+    const next = previous
+      .then(work)
+      .catch((error: unknown) =>
+        this.log.error({ err: error, instanceId }, 'applying message updates failed'),
+      )
+    this.chains.set(instanceId, next)
+    void next.then(() => {
+      if (this.chains.get(instanceId) === next) this.chains.delete(instanceId)
+    })
+  }
+
+  /** Stores each new message, then announces it: an event's download URL works as soon as it is out. */
+  private async applyMessages(
+    instanceId: string,
+    messages: WaInboundMessage[],
+    live: boolean,
+  ): Promise<void> {
+    const account = this.deps.account(instanceId)
+    for (const inbound of messages) {
+      try {
+        const message = toLinkdeskMessage(inbound, account, (id) => this.deps.downloadUrl(instanceId, id))
+        const isNew = await this.deps.store.addIfNew(instanceId, {
+          direction: inbound.key.fromMe ? 'out' : 'in',
+          message,
+          content: inbound.content,
+          networkKey: inbound.key,
+        })
+        if (!isNew) continue
+        const event: EventName = inbound.key.fromMe ? 'message.sent' : 'message.received'
+        const data = inbound.key.fromMe ? { ...message, source: 'phone' } : { ...message, live }
+        this.deps.events.emit(instanceId, event, data)
+      } catch (error) {
+        this.log.error(
+          { err: error, instanceId, messageId: inbound.key.id },
+          'storing an incoming message failed',
+        )
+      }
+    }
+  }
+
+  private async applyStatuses(instanceId: string, updates: WaStatusUpdate[]): Promise<void> {
+    for (const update of updates) {
+      const status = deliveryStatusOf(update.status)
+      if (!status) continue
+      const stored = this.deps.store.get(instanceId, update.id)
+      if (!stored) continue
+      // Group receipts come per member: each is news. A 1:1 status is news only if it moves forward.
+      const perMember = stored.message.is_group && update.participant !== null && status !== 'sent'
+      if (!perMember && !(await this.deps.store.advanceStatus(instanceId, update.id, status))) continue
+      const data: StatusUpdate = {
+        id: update.id,
+        chat: stored.message.chat,
+        status,
+        recipient: perMember ? update.participant : null,
+        error_code: update.errorCode,
+      }
+      this.deps.events.emit(instanceId, 'message.status', { ...data })
+    }
+  }
+}

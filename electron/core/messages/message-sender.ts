@@ -1,0 +1,212 @@
+import { createHash } from 'node:crypto'
+import type { Limits } from '../config'
+import { AppError } from '../errors'
+import type { EventSink } from '../events/event-types'
+import type { Logger } from '../logger'
+import type { WaConnection, WaOutgoingContent, WaSentMessage } from '../wa/wa-types'
+import type { AckTracker } from './ack-tracker'
+import type { IdempotencyLedger } from './idempotency-ledger'
+import { fetchMedia } from './media-fetcher'
+import type { MessageStore } from './message-store'
+import type { LinkdeskMessage } from './message-types'
+import { parseRecipient } from './recipient'
+import type { RecipientDirectory } from './recipient-directory'
+import { SendQueue } from './send-queue'
+import { sentAnswer, type SentAnswer } from './sent-answer'
+
+/** One send_message request, already read from the API parameters. */
+export interface SendRequest {
+  number: string
+  type: 'text' | 'media'
+  /** The text, or the caption of media. */
+  message?: string
+  mediaUrl?: string
+  fileName?: string
+  idempotencyKey?: string
+}
+
+export interface MessageSenderDeps {
+  limits: Limits
+  store: MessageStore
+  ledger: IdempotencyLedger
+  directory: RecipientDirectory
+  acks: AckTracker
+  events: EventSink
+  logger: Logger
+  /** The instance's messaging operations; throws not_connected when it cannot send. */
+  connection(instanceId: string): WaConnection
+  /** Called once a sent message is stored and acknowledged, to mark it sent. */
+  onAcknowledged?(instanceId: string, id: string, chat: string): void
+  /** How long a send waits for the network's acknowledgement. */
+  ackTimeoutMs?: number
+  queue?: SendQueue
+}
+
+const DEFAULT_ACK_TIMEOUT_MS = 30_000
+
+function textOf(request: SendRequest): string | undefined {
+  return request.message === undefined || request.message === '' ? undefined : request.message
+}
+
+/** Checks what can be checked without the network: a bad request never reaches the queue. */
+function validate(request: SendRequest, limits: Limits): void {
+  const text = textOf(request)
+  if (request.type === 'text' && text === undefined) {
+    throw new AppError('missing_parameter', 'Missing required parameter: message.', {
+      details: { parameters: ['message'] },
+    })
+  }
+  if (text !== undefined && text.length > limits.textChars) {
+    throw new AppError(
+      'payload_too_large',
+      `message is longer than the ${limits.textChars.toLocaleString('en-US')} character limit.`,
+      { details: { parameter: 'message', limit_chars: limits.textChars } },
+    )
+  }
+  if (request.type === 'media' && !request.mediaUrl) {
+    throw new AppError('missing_parameter', 'Missing required parameter: media_url (type is media).', {
+      details: { parameters: ['media_url'] },
+    })
+  }
+  if (request.type === 'text' && (request.mediaUrl || request.fileName)) {
+    throw new AppError('invalid_parameter', 'media_url and filename are only for type media.', {
+      details: { parameter: request.mediaUrl ? 'media_url' : 'filename' },
+    })
+  }
+}
+
+function fingerprint(request: SendRequest, jid: string): string {
+  const { type, message, mediaUrl, fileName } = request
+  return createHash('sha256')
+    .update(JSON.stringify([jid, type, message ?? null, mediaUrl ?? null, fileName ?? null]))
+    .digest('hex')
+}
+
+/**
+ * send_message: validates, checks the recipient on the network, fetches media, waits its turn in the
+ * instance's paced queue, sends, stores the message for retries, and answers once the network acknowledged
+ * it. With an idempotency key, a retried request answers the first attempt's message instead of sending again.
+ */
+export class MessageSender {
+  readonly queue: SendQueue
+  private readonly log: Logger
+  private readonly ackTimeoutMs: number
+
+  constructor(private readonly deps: MessageSenderDeps) {
+    const { limits } = deps
+    this.queue =
+      deps.queue ??
+      new SendQueue({
+        intervalMs: limits.sendIntervalMs,
+        jitterMs: limits.sendJitterMs,
+        maxWaiting: limits.sendQueueMax,
+      })
+    this.log = deps.logger.child({ module: 'messages' })
+    this.ackTimeoutMs = deps.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS
+  }
+
+  /** Sends one message for an instance the caller may use; resolves with the seed's sent-message result. */
+  async send(instanceId: string, request: SendRequest): Promise<SentAnswer> {
+    validate(request, this.deps.limits)
+    const recipient = parseRecipient(request.number)
+    const connection = this.deps.connection(instanceId)
+    this.queue.assertRoom(instanceId)
+    const jid = await this.deps.directory.resolve(instanceId, recipient, (phones) =>
+      connection
+        .lookup(phones)
+        .then((found) => new Map(found.filter((f) => f.jid).map((f) => [f.number, f.jid as string]))),
+    )
+    if (!request.idempotencyKey) return this.deliver(instanceId, jid, request, async () => undefined)
+    return this.deps.ledger.run(instanceId, request.idempotencyKey, fingerprint(request, jid), (commit) =>
+      this.deliver(instanceId, jid, request, commit),
+    )
+  }
+
+  private async deliver(
+    instanceId: string,
+    jid: string,
+    request: SendRequest,
+    commit: (answer: SentAnswer) => Promise<void>,
+  ): Promise<SentAnswer> {
+    const content = await this.content(request)
+    const sent = await this.queue.run(instanceId, () => this.deps.connection(instanceId).send(jid, content))
+    const answer = sentAnswer(sent, content)
+    await this.record(instanceId, sent, content, jid)
+    await commit(answer)
+    await this.deps.acks.wait(instanceId, sent.key.id, this.ackTimeoutMs)
+    this.deps.onAcknowledged?.(instanceId, sent.key.id, jid)
+    return answer
+  }
+
+  private async content(request: SendRequest): Promise<WaOutgoingContent> {
+    const text = textOf(request)
+    if (request.type === 'text') return { kind: 'text', text: text as string }
+    const media = await fetchMedia(request.mediaUrl as string, {
+      maxBytes: this.deps.limits.mediaBytes,
+      timeoutMs: this.deps.limits.mediaFetchMs,
+      fileName: request.fileName,
+      log: this.log,
+    })
+    return {
+      kind: media.kind,
+      media: media.data,
+      mimetype: media.mimetype,
+      fileName: media.fileName,
+      caption: media.kind === 'audio' ? undefined : text,
+    }
+  }
+
+  /** Stores the sent message (for getMessage and statuses) and tells the event stream. */
+  private async record(instanceId: string, sent: WaSentMessage, content: WaOutgoingContent, jid: string) {
+    const account = this.safeAccount(instanceId)
+    const message: LinkdeskMessage = {
+      id: sent.key.id,
+      chat: jid,
+      is_group: jid.endsWith('@g.us'),
+      from_me: true,
+      sender: account ? `${account.number}@s.whatsapp.net` : '',
+      sender_phone: account?.number ?? null,
+      sender_lid: account?.lid ? account.lid.replace(/:\d+@/, '@') : null,
+      push_name: account?.name ?? null,
+      type: content.kind,
+      text: content.kind === 'text' ? content.text : null,
+      caption: content.kind === 'text' ? null : (content.caption ?? null),
+      media:
+        content.kind === 'text'
+          ? null
+          : {
+              mimetype: content.mimetype ?? null,
+              size: Buffer.isBuffer(content.media) ? content.media.length : null,
+              filename: content.fileName ?? null,
+              sha256: Buffer.isBuffer(content.media)
+                ? createHash('sha256').update(content.media).digest('hex')
+                : null,
+              seconds: null,
+              voice_note: false,
+              download_url: null,
+            },
+      quoted: null,
+      timestamp: sent.messageTimestamp,
+    }
+    try {
+      await this.deps.store.addSent(instanceId, { message, content: sent.content })
+    } catch (error) {
+      // The message is out; failing the request now would invite a duplicate. Retries of it may fail.
+      this.log.error({ err: error, instanceId, messageId: sent.key.id }, 'storing a sent message failed')
+    }
+    this.deps.events.emit(instanceId, 'message.sent', { ...message, source: 'api' })
+  }
+
+  private safeAccount(instanceId: string) {
+    try {
+      return this.deps.connection(instanceId).account
+    } catch {
+      return undefined
+    }
+  }
+
+  /** Refuses the waiting sends and acks (core shutdown). */
+  close(): void {
+    this.queue.close()
+  }
+}

@@ -1,0 +1,138 @@
+import type { Limits } from '../config'
+import { AppError } from '../errors'
+import type { EventSink } from '../events/event-types'
+import type { Logger } from '../logger'
+import type { RootDatabase } from '../store/database'
+import type { WaAccount, WaConnection, WaMessageHooks } from '../wa/wa-types'
+import { AckTracker } from './ack-tracker'
+import { IdempotencyLedger } from './idempotency-ledger'
+import { MessageIntake } from './message-intake'
+import { MessageSender, type SendRequest } from './message-sender'
+import { MessageStore } from './message-store'
+import { RecipientDirectory } from './recipient-directory'
+import type { SentAnswer } from './sent-answer'
+
+export interface MessageServiceDeps {
+  db: RootDatabase
+  dataDir: string
+  limits: Limits
+  events: EventSink
+  logger: Logger
+  /** The messaging operations of a connected instance; throws not_connected otherwise. */
+  connection(instanceId: string): WaConnection
+  /** The linked account of an instance, while known (to name it as the sender of its own messages). */
+  account(instanceId: string): WaAccount | undefined
+  /** The API's base URL (`http://127.0.0.1:<port>/api/v1`), known once the server listens. */
+  apiBase(): string
+  ackTimeoutMs?: number
+}
+
+/** A media file ready to be served. */
+export interface MediaDownload {
+  data: Buffer
+  mimetype: string
+  fileName: string | null
+}
+
+const SWEEP_INTERVAL_MS = 6 * 60 * 60_000
+
+/** Builds the download URL of a message's media; the caller adds its own access token. */
+export function mediaDownloadPath(instanceId: string, messageId: string): string {
+  return `/media/${encodeURIComponent(instanceId)}/${encodeURIComponent(messageId)}`
+}
+
+/**
+ * The messages part: sending (send_message), the hooks the adapter reports incoming messages and
+ * statuses to, the message store behind getMessage and media downloads, and its retention sweep.
+ */
+export class MessageService {
+  readonly store: MessageStore
+  readonly hooks: WaMessageHooks
+  private readonly sender: MessageSender
+  private readonly directory = new RecipientDirectory()
+  private readonly acks = new AckTracker()
+  private readonly ledger: IdempotencyLedger
+  private readonly log: Logger
+  private sweepTimer: NodeJS.Timeout | undefined
+
+  constructor(private readonly deps: MessageServiceDeps) {
+    this.log = deps.logger.child({ module: 'messages' })
+    this.store = new MessageStore(deps.db, deps.dataDir)
+    this.ledger = new IdempotencyLedger(deps.db)
+    const intake = new MessageIntake({
+      store: this.store,
+      events: deps.events,
+      acks: this.acks,
+      logger: deps.logger,
+      account: deps.account,
+      downloadUrl: (instanceId, messageId) => `${deps.apiBase()}${mediaDownloadPath(instanceId, messageId)}`,
+    })
+    this.hooks = intake
+    this.sender = new MessageSender({
+      onAcknowledged: (instanceId, id, chat) => intake.acknowledged(instanceId, id, chat),
+      limits: deps.limits,
+      store: this.store,
+      ledger: this.ledger,
+      directory: this.directory,
+      acks: this.acks,
+      events: deps.events,
+      logger: deps.logger,
+      connection: deps.connection,
+      ackTimeoutMs: deps.ackTimeoutMs,
+    })
+  }
+
+  /** Sends one message; answers the seed's sent-message result once the network acknowledged it. */
+  send(instanceId: string, request: SendRequest): Promise<SentAnswer> {
+    return this.sender.send(instanceId, request)
+  }
+
+  /** The media of a stored message: saved bytes, or downloaded now (and saved) from the network. */
+  async media(instanceId: string, messageId: string): Promise<MediaDownload> {
+    const stored = this.store.get(instanceId, messageId)
+    const media = stored?.message.media
+    if (!stored || !media)
+      throw new AppError('not_found', 'No media message with that id exists for this instance.')
+    const meta = { mimetype: media.mimetype ?? 'application/octet-stream', fileName: media.filename }
+    const saved = this.store.readMedia(instanceId, messageId)
+    if (saved) return { ...meta, data: saved }
+    if (!stored.networkKey || !stored.content) {
+      throw new AppError('not_found', 'This message was sent from here: its file is not kept.')
+    }
+    const data = await this.deps
+      .connection(instanceId)
+      .downloadMedia(stored.networkKey, Uint8Array.from(stored.content))
+    try {
+      this.store.saveMedia(instanceId, messageId, data)
+    } catch (error) {
+      this.log.warn({ err: error, instanceId }, 'saving downloaded media failed')
+    }
+    return { ...meta, data }
+  }
+
+  /** Starts the retention sweep (messages, media, idempotency keys). */
+  start(): void {
+    const sweep = () => {
+      Promise.all([this.store.sweep(), this.ledger.sweep()]).catch((error: unknown) =>
+        this.log.error({ err: error }, 'message retention sweep failed'),
+      )
+    }
+    this.sweepTimer = setInterval(sweep, SWEEP_INTERVAL_MS)
+    this.sweepTimer.unref()
+    sweep()
+  }
+
+  /** Drops everything kept for a destroyed instance. */
+  async forget(instanceId: string): Promise<void> {
+    this.directory.forget(instanceId)
+    this.sender.queue.cancel(instanceId, new AppError('instance_not_found'))
+    await this.store.dropInstance(instanceId)
+  }
+
+  /** Refuses waiting sends and stops the sweep. */
+  close(): void {
+    clearInterval(this.sweepTimer)
+    this.sender.close()
+    this.acks.close()
+  }
+}
