@@ -54,6 +54,7 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
   const db = openDatabase(config.dataDir)
   const events = new EventService({
     db,
+    dataDir: config.dataDir,
     instances: registry,
     settings: config.events,
     logger,

@@ -50,13 +50,11 @@ export class DeliveryLog {
     })
   }
 
-  /** Records an attempt (asynchronous write, batched with the others of this event-loop turn). */
-  record(attempt: DeliveryAttempt, owner: string | null): Promise<void> {
-    return this.attempts.transaction(() => {
-      this.attempts.putSync(attempt.delivery_id, { attempt, owner })
-      this.index.putSync(['i', attempt.instance_id, attempt.delivery_id], null)
-      this.index.putSync(['e', attempt.event_id, attempt.delivery_id], null)
-    })
+  /** Records an attempt (asynchronous writes, committed together with the others of this event-loop turn). */
+  record(attempt: DeliveryAttempt, owner: string | null): void {
+    void this.attempts.put(attempt.delivery_id, { attempt, owner })
+    void this.index.put(['i', attempt.instance_id, attempt.delivery_id], null)
+    void this.index.put(['e', attempt.event_id, attempt.delivery_id], null)
   }
 
   /** The newest attempt id, if any. */

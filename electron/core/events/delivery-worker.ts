@@ -1,3 +1,4 @@
+import type { Dispatcher } from 'undici'
 import type { Logger } from '../logger'
 import type { AttemptOutcome, DeliveryAttempt, DeliveryLog } from './delivery-log'
 import type { EventLog } from './event-log'
@@ -11,9 +12,11 @@ export interface WorkerDeps {
   events: EventLog
   deliveries: DeliveryLog
   settings: WebhookSettings
+  /** While the write of this queue id (or, without one, any write) is not committed, a promise of its commit. */
+  uncommitted(queueId?: string): Promise<void> | undefined
   /** The instance's webhook now (its record), the fallback if the record is gone, undefined while off. */
   target(instanceId: string, fallback: WebhookTarget): WebhookTarget | undefined
-  fetch: typeof fetch
+  dispatcher: Dispatcher
   now: () => number
   random: () => number
   newId: () => string
@@ -86,7 +89,7 @@ export class InstanceDeliveryWorker {
 
   private async run(): Promise<void> {
     while (!this.deps.stop.aborted) {
-      this.current ??= this.next()
+      this.current ??= await this.next()
       const head = this.current
       if (!head) return
       if (this.changed) head.entry.nextAttemptAt = 0
@@ -97,17 +100,22 @@ export class InstanceDeliveryWorker {
     }
   }
 
-  private next(): QueuedEntry | undefined {
+  /** The next entry, read once its write is committed (the worker delivers only what LMDB holds). */
+  private async next(): Promise<QueuedEntry | undefined> {
     for (;;) {
-      if (this.queue.length === 0 && this.overflow) this.refill()
-      const queueId = this.queue.shift()
-      if (queueId === undefined) return undefined
+      if (this.queue.length === 0 && this.overflow) await this.refill()
+      const queueId = this.queue[0]
+      if (queueId === undefined || this.deps.stop.aborted) return undefined
+      await this.deps.uncommitted(queueId)
+      this.queue.shift()
       const entry = this.deps.outbox.get(this.instanceId, queueId)
       if (entry) return { queueId, entry: { ...entry } }
     }
   }
 
-  private refill(): void {
+  private async refill(): Promise<void> {
+    // Entries queued while in overflow are only in LMDB: wait for every write so that none is skipped.
+    await this.deps.uncommitted()
     const page = this.deps.outbox.after(this.instanceId, this.lastLoaded, MEMORY_QUEUE)
     for (const { queueId } of page) this.queue.push(queueId)
     const last = page.at(-1)
@@ -143,7 +151,7 @@ export class InstanceDeliveryWorker {
     const result = await attemptDelivery(
       { url: target.url, secret: target.secret, event: stored.envelope, attempt },
       {
-        fetch: this.deps.fetch,
+        dispatcher: this.deps.dispatcher,
         timeoutMs: this.deps.settings.timeoutMs,
         now: this.deps.now,
         stop: this.deps.stop,
@@ -166,7 +174,7 @@ export class InstanceDeliveryWorker {
       outcome,
       error,
     }
-    void this.deps.deliveries.record(record, stored.owner)
+    this.deps.deliveries.record(record, stored.owner)
     void this.deps.events.setDelivery(entry.eventId, {
       status: outcome === 'retrying' ? 'pending' : outcome,
       attempts: attempt,

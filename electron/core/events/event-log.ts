@@ -38,43 +38,55 @@ export function eventView(stored: StoredEvent): EventView {
   return { ...stored.envelope, delivery: stored.delivery }
 }
 
+type LoggedEvent = Omit<StoredEvent, 'delivery'>
+
 /**
- * The durable event log: events by id (ids sort by time) and an index by instance, in two LMDB
- * sub-databases of the app's database.
+ * The durable event log: events by id (ids sort by time), their delivery summaries (kept apart so that an
+ * update rewrites a few bytes, not the event) and an index by instance, in LMDB sub-databases of the app's
+ * database.
  */
 export class EventLog {
-  private readonly events: Database<StoredEvent, string>
+  private readonly events: Database<LoggedEvent, string>
+  private readonly deliveries: Database<EventDeliveryState, string>
   private readonly byInstance: Database<string, [string, string]>
 
   constructor(root: RootDatabase) {
-    this.events = root.openDB<StoredEvent, string>({ name: 'events', encoding: 'msgpack' })
+    this.events = root.openDB<LoggedEvent, string>({ name: 'events', encoding: 'msgpack' })
+    this.deliveries = root.openDB<EventDeliveryState, string>({
+      name: 'event-deliveries',
+      encoding: 'msgpack',
+    })
     this.byInstance = root.openDB<string, [string, string]>({
       name: 'events-by-instance',
       encoding: 'msgpack',
     })
   }
 
-  /** Stores a new event; call inside a synchronous transaction so it commits with its outbox entry. */
-  append(stored: StoredEvent): void {
+  /** Stores a new event (asynchronous writes, in order with every other write of the app's database). */
+  append(stored: StoredEvent): Promise<boolean> {
     const { event_id: id, instance_id: instanceId, event } = stored.envelope
-    this.events.putSync(id, stored)
+    void this.events.put(id, { envelope: stored.envelope, owner: stored.owner })
+    void this.deliveries.put(id, stored.delivery)
+    return this.byInstance.put([instanceId, id], event)
+  }
+
+  /** Stores an event inside a synchronous transaction (journal recovery at start). */
+  appendSync(stored: StoredEvent): void {
+    const { event_id: id, instance_id: instanceId, event } = stored.envelope
+    this.events.putSync(id, { envelope: stored.envelope, owner: stored.owner })
+    this.deliveries.putSync(id, stored.delivery)
     this.byInstance.putSync([instanceId, id], event)
   }
 
-  /** Rewrites a stored event (same id); call inside a synchronous transaction. */
-  replace(stored: StoredEvent): void {
-    this.events.putSync(stored.envelope.event_id, stored)
-  }
-
   get(id: string): StoredEvent | undefined {
-    return this.events.get(id)
+    const logged = this.events.get(id)
+    const delivery = this.deliveries.get(id)
+    return logged && delivery ? { ...logged, delivery } : undefined
   }
 
   /** Replaces an event's delivery summary (asynchronous write; a crash may lose the last update, never the event). */
   setDelivery(id: string, delivery: EventDeliveryState): Promise<boolean> {
-    const stored = this.events.get(id)
-    if (!stored) return Promise.resolve(false)
-    return this.events.put(id, { ...stored, delivery })
+    return this.deliveries.put(id, delivery)
   }
 
   /** The newest event id, if any. */
@@ -100,7 +112,7 @@ export class EventLog {
   idsWithStatus(instanceId: string, status: DeliveryStatus): string[] {
     const found: string[] = []
     for (const id of this.instanceIds(instanceId, { limit: 0, order: 'asc' })) {
-      if (this.events.get(id)?.delivery.status === status) found.push(id)
+      if (this.deliveries.get(id)?.status === status) found.push(id)
     }
     return found
   }
@@ -114,13 +126,14 @@ export class EventLog {
     const doomed: Array<[string, string]> = []
     for (const { key, value } of this.events.getRange({})) {
       if (key >= beforeId && doomed.length >= excess) break
-      if (value.delivery.status !== 'pending') doomed.push([value.envelope.instance_id, key])
+      if (this.deliveries.get(key)?.status !== 'pending') doomed.push([value.envelope.instance_id, key])
     }
     for (let i = 0; i < doomed.length; i += 1000) {
       const batch = doomed.slice(i, i + 1000)
       await this.events.transaction(() => {
         for (const [instanceId, id] of batch) {
           this.events.removeSync(id)
+          this.deliveries.removeSync(id)
           this.byInstance.removeSync([instanceId, id])
         }
       })
@@ -133,7 +146,7 @@ export class EventLog {
   }
 
   private matching(id: string, filter: EventFilter): StoredEvent | undefined {
-    const stored = this.events.get(id)
+    const stored = this.get(id)
     if (!stored || !filter.visible(stored.owner)) return undefined
     if (filter.event && stored.envelope.event !== filter.event) return undefined
     return stored

@@ -93,6 +93,7 @@ test('with the webhook off nothing is delivered, events are still logged as skip
   const on = fixture.service.emit('A', 'connection.update', { state: 'disconnected' })
   await receiver.until(() => receiver.received.length === 1)
   assert.equal(receiver.received[0]?.event.event_id, on.event_id)
+  await fixture.service.settled()
   assert.equal(fixture.service.events.get(off.event_id)?.delivery.status, 'skipped')
   assert.equal(fixture.service.events.get(noUrl.event_id)?.delivery.status, 'skipped')
   const logged = fixture.service.events.page({ visible: () => true }, { limit: 10, order: 'asc' }).items
@@ -160,7 +161,7 @@ test('an event that keeps failing is marked failed after the maximum attempts an
   assert.equal(receiver.received.length, 6)
 
   healthy = true
-  assert.equal(fixture.service.redeliverFailed('A'), 1)
+  assert.equal(await fixture.service.redeliverFailed('A'), 1)
   await receiver.until(() => receiver.accepted().length === 1)
   assert.equal(receiver.accepted()[0]?.event.event_id, event.event_id)
   assert.equal(receiver.accepted()[0]?.headers['x-linkdesk-attempt'], '1')

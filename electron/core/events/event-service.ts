@@ -1,16 +1,20 @@
-import type { RootDatabase } from 'lmdb'
+import { join } from 'node:path'
+import { Agent, type Dispatcher } from 'undici'
 import { AppError } from '../errors'
 import type { Logger } from '../logger'
+import type { RootDatabase } from '../store/database'
 import type { InstanceRecord } from '../store/settings-store'
-import { ATTEMPT_OUTCOMES, DeliveryLog, type AttemptOutcome } from './delivery-log'
+import { DeliveryLog } from './delivery-log'
 import { InstanceDeliveryWorker } from './delivery-worker'
 import { createIdFactory, idFloorAt } from './event-id'
+import { EventJournal } from './event-journal'
 import { EventLog, type StoredEvent } from './event-log'
+import { EventCounters, eventMetricsProvider } from './event-metrics'
 import type { EventSettings, RetentionSettings } from './event-settings'
-import { EVENT_NAMES, type EventName, type EventSink, type LinkdeskEvent } from './event-types'
+import type { EventName, EventSink, LinkdeskEvent } from './event-types'
 import { LiveStream } from './live-stream'
 import type { MetricsProvider } from './metrics'
-import { WebhookOutbox, type WebhookTarget } from './webhook-outbox'
+import { WebhookOutbox, type OutboxEntry, type WebhookTarget } from './webhook-outbox'
 
 /** Where the service reads an instance's webhook settings and owner (the instance registry). */
 export interface InstanceDirectory {
@@ -19,12 +23,15 @@ export interface InstanceDirectory {
 
 export interface EventServiceDeps {
   db: RootDatabase
+  /** Folder of the emit journal (the data folder). */
+  dataDir: string
   instances: InstanceDirectory
   settings: EventSettings
   logger: Logger
   now?: () => number
-  fetch?: typeof fetch
   random?: () => number
+  /** undici dispatcher for the deliveries; by default a keep-alive pool owned (and closed) by the service. */
+  dispatcher?: Dispatcher
   /** Retention in force at each sweep (the operator may change it); defaults to settings.retention. */
   retention?: () => RetentionSettings
 }
@@ -46,13 +53,19 @@ export class EventService implements EventSink {
   readonly deliveries: DeliveryLog
   readonly outbox: WebhookOutbox
   readonly live = new LiveStream()
+  private readonly journal: EventJournal
   private readonly workers = new Map<string, InstanceDeliveryWorker>()
   private readonly stop = new AbortController()
+  private readonly counters = new EventCounters()
   private readonly newId: () => string
   private readonly now: () => number
   private readonly log: Logger
-  private readonly emitted = new Map<EventName, number>()
-  private readonly outcomes = new Map<AttemptOutcome | 'skipped', number>()
+  private readonly dispatcher: Dispatcher
+  private pendingWrites = 0
+  private lastWrite: Promise<unknown> = Promise.resolve()
+  /** Writes resolve in the order they were made; ids up to this one are committed. */
+  private committedId = ''
+  private latestId: string | undefined
   private sweepTimer: NodeJS.Timeout | undefined
   private sweeping: Promise<unknown> | undefined
 
@@ -62,29 +75,32 @@ export class EventService implements EventSink {
     this.events = new EventLog(deps.db)
     this.deliveries = new DeliveryLog(deps.db)
     this.outbox = new WebhookOutbox(deps.db)
-    const latest = [this.events.lastId(), this.deliveries.lastId()]
-      .filter((id) => id !== undefined)
-      .sort()
-      .at(-1)
-    this.newId = createIdFactory(this.now, latest)
+    this.dispatcher = deps.dispatcher ?? new Agent({ keepAliveTimeout: 30_000 })
+    const journalPath = join(deps.dataDir, 'events.journal')
+    this.recover(EventJournal.read(journalPath))
+    this.journal = new EventJournal(journalPath)
+    this.latestId = this.events.lastId()
+    const latest = [this.latestId, this.deliveries.lastId()].filter((id) => id !== undefined).sort()
+    this.newId = createIdFactory(this.now, latest.at(-1))
   }
 
   /** Resumes the deliveries left in the outbox by the last run (or a crash) and starts the retention sweep. */
   start(): void {
     const pending = this.outbox.instances()
     for (const instanceId of pending) this.worker(instanceId).kick()
-    if (pending.length > 0)
+    if (pending.length > 0) {
       this.log.info({ instances: pending.length, events: this.outbox.depth }, 'resuming webhook deliveries')
-    const { sweepIntervalMs } = this.retention()
-    this.sweepTimer = setInterval(() => void this.sweep(), sweepIntervalMs)
+    }
+    this.sweepTimer = setInterval(() => void this.sweep(), this.retention().sweepIntervalMs)
     this.sweepTimer.unref()
     void this.sweep()
   }
 
   /**
-   * Records an event and queues it for the instance's webhook (if on) in one synchronous LMDB transaction,
-   * so the event survives a crash once this returns; then publishes it on the live stream and wakes the
-   * instance's delivery worker. Throws only if the database cannot be written.
+   * Records an event and, if the instance's webhook is on, its outbox entry: appended to the journal before
+   * this returns (it survives kill -9 from then on) and committed to LMDB in the next batch. Then publishes
+   * it on the live stream and wakes the instance's delivery worker, which waits for the commit. Throws only
+   * if the journal cannot be written.
    */
   emit(instanceId: string, event: EventName, data: Record<string, unknown>): LinkdeskEvent {
     const record = this.deps.instances.find(instanceId)
@@ -109,25 +125,40 @@ export class EventService implements EventSink {
         last_error: null,
       },
     }
-    this.deps.db.transactionSync(() => {
-      this.events.append(stored)
-      if (target)
-        this.outbox.add(instanceId, id, {
-          eventId: id,
-          enqueuedAt: now,
-          attempts: 0,
-          nextAttemptAt: 0,
-          fallback: target,
-        })
-    })
-    this.emitted.set(event, (this.emitted.get(event) ?? 0) + 1)
+    const outbox = target ? outboxEntry(id, now, target) : undefined
+    this.journal.append({ stored, outbox })
+    this.track(this.events.append(stored), id)
+    if (outbox) this.track(this.outbox.add(instanceId, id, outbox), id)
+    this.journal.rotate(this.lastWrite)
+    this.latestId = id
+    this.counters.countEvent(event)
     this.live.publish({ kind: 'event', stored })
-    if (target && !this.stop.signal.aborted) this.worker(instanceId).enqueue(id)
+    if (outbox && !this.stop.signal.aborted) this.worker(instanceId).enqueue(id)
     return envelope
   }
 
+  /** Resolves once every write made so far is committed to LMDB (reads then see it). */
+  async settled(): Promise<void> {
+    await this.lastWrite
+  }
+
+  /**
+   * While the write of `id` (an event or queue id), or without one any write, is not committed to LMDB, a
+   * promise of the commit; otherwise undefined.
+   */
+  uncommitted(id?: string): Promise<void> | undefined {
+    if (this.pendingWrites === 0 || (id !== undefined && id <= this.committedId)) return undefined
+    return this.settled()
+  }
+
+  /** The id of the newest event, committed or not. */
+  lastEventId(): string | undefined {
+    return this.latestId
+  }
+
   /** Queues a stored event for delivery again (to the instance's webhook as it is now). */
-  redeliver(instanceId: string, eventId: string): void {
+  async redeliver(instanceId: string, eventId: string): Promise<void> {
+    await this.settled()
     const stored = this.events.get(eventId)
     if (!stored || stored.envelope.instance_id !== instanceId) throw new AppError('event_not_found')
     if (stored.delivery.status === 'pending') {
@@ -136,16 +167,17 @@ export class EventService implements EventSink {
         'This event is already waiting for delivery; see its attempts with deliveries.',
       )
     }
-    this.requeue(instanceId, [stored])
+    await this.requeue(instanceId, [stored])
   }
 
-  /** Queues every failed event of an instance for delivery again, oldest first; returns how many. */
-  redeliverFailed(instanceId: string): number {
+  /** Queues every failed event of an instance for delivery again, oldest first; resolves to how many. */
+  async redeliverFailed(instanceId: string): Promise<number> {
+    await this.settled()
     const failed = this.events
       .idsWithStatus(instanceId, 'failed')
       .map((id) => this.events.get(id))
       .filter((stored) => stored !== undefined)
-    if (failed.length > 0) this.requeue(instanceId, failed)
+    if (failed.length > 0) await this.requeue(instanceId, failed)
     return failed.length
   }
 
@@ -159,6 +191,7 @@ export class EventService implements EventSink {
     const retention = this.retention()
     const before = idFloorAt(this.now() - retention.maxAgeDays * DAY_MS)
     const run = (async () => {
+      await this.settled()
       const events = await this.events.sweep(before, retention.maxEvents)
       const deliveries = await this.deliveries.sweep(before, retention.maxDeliveries)
       if (events + deliveries > 0)
@@ -171,75 +204,74 @@ export class EventService implements EventSink {
 
   /** Counters and gauges of events and deliveries, for GET /metrics. */
   metricsProvider(): MetricsProvider {
-    return {
-      collect: () => [
-        {
-          name: 'linkdesk_events_total',
-          help: 'Events emitted since start, by event name.',
-          type: 'counter',
-          samples: EVENT_NAMES.map((event) => ({ labels: { event }, value: this.emitted.get(event) ?? 0 })),
-        },
-        {
-          name: 'linkdesk_webhook_deliveries_total',
-          help: 'Webhook delivery attempts since start by outcome (skipped: webhook off when the event came up).',
-          type: 'counter',
-          samples: [...ATTEMPT_OUTCOMES, 'skipped' as const].map((outcome) => ({
-            labels: { outcome },
-            value: this.outcomes.get(outcome) ?? 0,
-          })),
-        },
-        {
-          name: 'linkdesk_webhook_outbox_depth',
-          help: 'Events waiting for webhook delivery (including retries), all instances.',
-          type: 'gauge',
-          samples: [{ value: this.outbox.depth }],
-        },
-        {
-          name: 'linkdesk_stream_clients',
-          help: 'Clients connected to the live event stream.',
-          type: 'gauge',
-          samples: [{ value: this.live.clients }],
-        },
-      ],
-    }
+    return eventMetricsProvider(this.counters, {
+      outboxDepth: () => this.outbox.depth,
+      streamClients: () => this.live.clients,
+    })
   }
 
-  /** Stops the workers (an attempt in flight is abandoned and stays in the outbox) and waits for pending writes. */
+  /** Stops the workers (an attempt in flight is abandoned and stays in the outbox) and commits pending writes. */
   async close(): Promise<void> {
     this.stop.abort()
     clearInterval(this.sweepTimer)
     await Promise.all([...this.workers.values()].map((worker) => worker.stopped()))
     await this.sweeping
-    await this.deps.db.committed
+    await this.settled()
+    if (!this.deps.dispatcher) await this.dispatcher.close()
+    this.journal.close()
   }
 
-  private requeue(instanceId: string, events: StoredEvent[]): void {
+  /** Writes to LMDB what the last run journaled but did not commit (it was killed in between). */
+  private recover(records: ReturnType<typeof EventJournal.read>): void {
+    const missing = records.filter(({ stored }) => !this.events.get(stored.envelope.event_id))
+    if (missing.length === 0) return
+    this.deps.db.transactionSync(() => {
+      for (const { stored, outbox } of missing) {
+        this.events.appendSync(stored)
+        if (outbox) this.outbox.addSync(stored.envelope.instance_id, stored.envelope.event_id, outbox)
+      }
+    })
+    this.log.info({ events: missing.length }, 'recovered journaled events')
+  }
+
+  private track(write: Promise<unknown>, id?: string): void {
+    this.pendingWrites += 1
+    this.lastWrite = write.then(
+      () => this.written(id),
+      (error: unknown) => {
+        this.written(id)
+        this.log.error({ err: error }, 'event log write failed')
+      },
+    )
+  }
+
+  private written(id: string | undefined): void {
+    if (id !== undefined && id > this.committedId) this.committedId = id
+    this.pendingWrites -= 1
+    if (this.pendingWrites === 0) this.journal.clear()
+  }
+
+  private async requeue(instanceId: string, events: StoredEvent[]): Promise<void> {
     const record = this.deps.instances.find(instanceId)
     if (!record) throw new AppError('instance_not_found')
     const target = activeWebhook(record)
-    if (!target)
+    if (!target) {
       throw new AppError(
         'conflict',
         'The webhook of this instance is off: turn it on with set_webhook first.',
       )
-    const now = this.now()
-    const queued = events.map((stored) => ({ stored, queueId: this.newId() }))
-    this.deps.db.transactionSync(() => {
-      for (const { stored, queueId } of queued) {
-        const eventId = stored.envelope.event_id
-        this.outbox.add(instanceId, queueId, {
-          eventId,
-          enqueuedAt: now,
-          attempts: 0,
-          nextAttemptAt: 0,
-          fallback: target,
-        })
-        this.events.replace({ ...stored, delivery: { ...stored.delivery, status: 'pending' } })
-      }
+    }
+    const queued = events.map((stored) => {
+      const queueId = this.newId()
+      const eventId = stored.envelope.event_id
+      this.track(this.events.setDelivery(eventId, { ...stored.delivery, status: 'pending', attempts: 0 }))
+      this.track(this.outbox.add(instanceId, queueId, outboxEntry(eventId, this.now(), target)), queueId)
+      return queueId
     })
+    await this.settled()
     if (this.stop.signal.aborted) return
     const worker = this.worker(instanceId)
-    for (const { queueId } of queued) worker.enqueue(queueId)
+    for (const queueId of queued) worker.enqueue(queueId)
   }
 
   private worker(instanceId: string): InstanceDeliveryWorker {
@@ -254,13 +286,14 @@ export class EventService implements EventSink {
           const record = this.deps.instances.find(id)
           return record ? activeWebhook(record) : fallback
         },
-        fetch: this.deps.fetch ?? globalThis.fetch,
+        uncommitted: (id) => this.uncommitted(id),
+        dispatcher: this.dispatcher,
         now: this.now,
         random: this.deps.random ?? Math.random,
         newId: this.newId,
         logger: this.log,
         onOutcome: (outcome, attempt, owner) => {
-          this.outcomes.set(outcome, (this.outcomes.get(outcome) ?? 0) + 1)
+          this.counters.countOutcome(outcome)
           if (attempt) this.live.publish({ kind: 'delivery', attempt, owner: owner ?? null })
         },
         stop: this.stop.signal,
@@ -273,4 +306,8 @@ export class EventService implements EventSink {
   private retention(): RetentionSettings {
     return this.deps.retention?.() ?? this.deps.settings.retention
   }
+}
+
+function outboxEntry(eventId: string, now: number, target: WebhookTarget): OutboxEntry {
+  return { eventId, enqueuedAt: now, attempts: 0, nextAttemptAt: 0, fallback: target }
 }

@@ -19,6 +19,8 @@ async function streamServer(fixture: ReturnType<typeof eventFixture>, stallTimeo
         events: fixture.service.events,
         live: fixture.service.live,
         filter: { visible: () => true },
+        after: fixture.service.lastEventId() ?? '',
+        settled: () => fixture.service.uncommitted(),
         deliveries: false,
         heartbeatMs: 20,
         stallTimeoutMs,

@@ -32,8 +32,10 @@ export interface StreamClientOptions {
   events: EventLog
   live: LiveStream
   filter: EventFilter
-  /** Replay the events after this id first; undefined starts with the next new event. */
-  lastEventId?: string
+  /** Send the events after this id: the client's Last-Event-ID, or the newest id to start with new events. */
+  after: string
+  /** A promise while event writes are not yet committed (the replay reads the committed log). */
+  settled(): Promise<void> | undefined
   /** Also send `event: delivery` frames for each attempt. */
   deliveries: boolean
   heartbeatMs: number
@@ -65,7 +67,7 @@ export class EventStreamClient {
       'x-accel-buffering': 'no',
     })
     response.write('retry: 2000\n\n')
-    this.cursor = options.lastEventId ?? options.events.lastId() ?? ''
+    this.cursor = options.after
     this.unsubscribe = options.live.subscribe((item) => this.onLive(item))
     this.heartbeat = setInterval(() => {
       if (this.mode === 'live' || this.mode === 'replay') response.write(': heartbeat\n\n')
@@ -91,8 +93,17 @@ export class EventStreamClient {
       for (const stored of page.items) {
         if (!this.send(stored)) return
       }
-      if (page.nextCursor === null) this.mode = 'live'
-      else this.cursor = page.nextCursor
+      if (page.nextCursor !== null) {
+        this.cursor = page.nextCursor
+        continue
+      }
+      const writing = this.options.settled()
+      if (!writing) {
+        this.mode = 'live'
+        return
+      }
+      void writing.then(() => this.replay())
+      return
     }
   }
 

@@ -1,3 +1,4 @@
+import { request, type Dispatcher } from 'undici'
 import type { LinkdeskEvent } from './event-types'
 import type { WebhookSettings } from './event-settings'
 import { WEBHOOK_HEADERS, signWebhook } from './webhook-signature'
@@ -18,7 +19,8 @@ export interface AttemptRequest {
 }
 
 export interface AttemptDeps {
-  fetch: typeof fetch
+  /** undici's connection pool (keep-alive) the attempts go through. */
+  dispatcher: Dispatcher
   timeoutMs: number
   now: () => number
   /** Aborted when the core stops: the attempt is then neither a success nor a failure. */
@@ -28,44 +30,57 @@ export interface AttemptDeps {
 const ERROR_BODY_CHARS = 200
 
 /** POSTs the event to the receiver once, signed, within the timeout, following no redirect. */
-export async function attemptDelivery(request: AttemptRequest, deps: AttemptDeps): Promise<AttemptResult> {
-  const body = JSON.stringify(request.event)
+export async function attemptDelivery(request_: AttemptRequest, deps: AttemptDeps): Promise<AttemptResult> {
+  const body = JSON.stringify(request_.event)
   const timestamp = String(Math.floor(deps.now() / 1000))
   const timeout = AbortSignal.timeout(deps.timeoutMs)
   const started = performance.now()
   const elapsed = () => Math.round((performance.now() - started) * 10) / 10
   try {
-    const response = await deps.fetch(request.url, {
+    const response = await request(request_.url, {
       method: 'POST',
       body,
-      redirect: 'manual',
+      dispatcher: deps.dispatcher,
       signal: AbortSignal.any([timeout, deps.stop]),
       headers: {
         'content-type': 'application/json',
         'user-agent': 'Linkdesk-Webhook/1',
-        [WEBHOOK_HEADERS.event]: request.event.event,
-        [WEBHOOK_HEADERS.eventId]: request.event.event_id,
-        [WEBHOOK_HEADERS.attempt]: String(request.attempt),
+        [WEBHOOK_HEADERS.event]: request_.event.event,
+        [WEBHOOK_HEADERS.eventId]: request_.event.event_id,
+        [WEBHOOK_HEADERS.attempt]: String(request_.attempt),
         [WEBHOOK_HEADERS.timestamp]: timestamp,
-        [WEBHOOK_HEADERS.signature]: signWebhook(request.secret, timestamp, body),
+        [WEBHOOK_HEADERS.signature]: signWebhook(request_.secret, timestamp, body),
       },
     })
-    const text = await readSnippet(response)
-    return classify(response, text, elapsed(), deps.now())
+    const text = await readSnippet(response.body)
+    return classify(response.statusCode, response.headers, text, elapsed(), deps.now())
   } catch (error) {
     if (deps.stop.aborted) return { kind: 'aborted' }
     const latencyMs = elapsed()
-    if (timeout.aborted)
+    if (timeout.aborted) {
       return { kind: 'retry', statusCode: null, latencyMs, error: `no answer within ${deps.timeoutMs} ms` }
+    }
     return { kind: 'retry', statusCode: null, latencyMs, error: networkError(error) }
   }
 }
 
-function classify(response: Response, text: string, latencyMs: number, now: number): AttemptResult {
-  const statusCode = response.status
+type Headers = Record<string, string | string[] | undefined>
+
+function header(headers: Headers, name: string): string | null {
+  const value = headers[name]
+  return Array.isArray(value) ? (value[0] ?? null) : (value ?? null)
+}
+
+function classify(
+  statusCode: number,
+  headers: Headers,
+  text: string,
+  latencyMs: number,
+  now: number,
+): AttemptResult {
   if (statusCode >= 200 && statusCode < 300) return { kind: 'delivered', statusCode, latencyMs }
   if (statusCode >= 300 && statusCode < 400) {
-    const location = response.headers.get('location') ?? 'another address'
+    const location = header(headers, 'location') ?? 'another address'
     return {
       kind: 'reject',
       statusCode,
@@ -76,7 +91,7 @@ function classify(response: Response, text: string, latencyMs: number, now: numb
   const snippet = text.trim().slice(0, ERROR_BODY_CHARS)
   const error = `HTTP ${statusCode}${snippet ? `: ${snippet}` : ''}`
   if (statusCode === 408 || statusCode === 429 || statusCode >= 500) {
-    const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), now)
+    const retryAfterMs = parseRetryAfter(header(headers, 'retry-after'), now)
     return {
       kind: 'retry',
       statusCode,
@@ -88,25 +103,22 @@ function classify(response: Response, text: string, latencyMs: number, now: numb
   return { kind: 'reject', statusCode, latencyMs, error }
 }
 
-/** The start of the answer's body (for the delivery log); the rest is not read, so a huge answer costs nothing. */
-async function readSnippet(response: Response): Promise<string> {
-  const reader = response.body?.getReader()
-  if (!reader) return ''
-  const decoder = new TextDecoder()
+/** The start of the answer's body (for the delivery log); a longer answer is cut off, not read to its end. */
+async function readSnippet(body: Dispatcher.ResponseData['body']): Promise<string> {
   let text = ''
-  while (text.length < ERROR_BODY_CHARS) {
-    const { done, value } = await reader.read()
-    if (done) return text
-    text += decoder.decode(value, { stream: true })
+  for await (const chunk of body) {
+    text += String(chunk)
+    if (text.length >= ERROR_BODY_CHARS) {
+      body.destroy()
+      break
+    }
   }
-  await reader.cancel()
   return text
 }
 
 function networkError(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause
-  if (cause?.code) return `network error: ${cause.code}`
-  return `network error: ${cause?.message ?? (error as Error).message ?? 'unknown'}`
+  const { code, message } = error as { code?: string; message?: string }
+  return `network error: ${code ?? message ?? 'unknown'}`
 }
 
 /** A Retry-After header (seconds or an HTTP date) as milliseconds from now; undefined if absent or unreadable. */

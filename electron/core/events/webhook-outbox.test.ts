@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
+import { EventJournal } from './event-journal'
 import { eventFixture } from './testing/event-fixture'
 import { WebhookReceiver, waitFor } from './testing/webhook-receiver'
 
@@ -56,4 +57,35 @@ test('kill -9 with a thousand events pending, then a restart: every event is del
     'only events delivered just before the kill may arrive a second time (at least once; ids dedupe them)',
   )
   await waitFor(() => restarted.service.outbox.depth === 0)
+})
+
+test('events are kept when the process is killed right after emit returned, before any commit', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'linkdesk-crash-'))
+  const receiver = await WebhookReceiver.start()
+  t.after(async () => {
+    await receiver.close()
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dataDir, receiver.url, '500', 'die'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  let output = ''
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  const signal = await new Promise((resolve) => child.once('exit', (_code, signal) => resolve(signal)))
+  assert.equal(signal, 'SIGKILL')
+  const emitted = JSON.parse(output) as string[]
+  const journaled = EventJournal.read(join(dataDir, 'events.journal'))
+  assert.equal(journaled.length, 500, 'the events were in the journal only, not yet committed')
+
+  const restarted = eventFixture(undefined, dataDir)
+  t.after(() => restarted.close())
+  restarted.addInstance('CRASH', receiver.url)
+  const unique = () => [...new Set(receiver.accepted().map((delivery) => delivery.event.event_id))]
+  await receiver.until(() => unique().length === emitted.length, 30_000)
+  assert.deepEqual(unique(), emitted)
+  await restarted.service.settled()
+  assert.equal(
+    restarted.service.events.page({ visible: () => true }, { limit: 500, order: 'asc' }).items.length,
+    500,
+  )
 })

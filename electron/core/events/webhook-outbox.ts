@@ -27,8 +27,8 @@ export interface QueuedEntry {
 
 /**
  * The webhook outbox: one ordered queue per instance, keyed `[instanceId, queueId]` in an LMDB
- * sub-database. An entry is written in the same transaction as its event and removed once the event is
- * delivered, failed or skipped, so after a crash or a restart every entry still here is delivered.
+ * sub-database. An entry is written with its event (journal first, see EventJournal) and removed once the
+ * event is delivered, failed or skipped, so after a crash or a restart every entry still here is delivered.
  */
 export class WebhookOutbox {
   private readonly entries: Database<OutboxEntry, [string, string]>
@@ -44,10 +44,16 @@ export class WebhookOutbox {
     return this.count
   }
 
-  /** Queues an entry; call inside a synchronous transaction. */
-  add(instanceId: string, queueId: string, entry: OutboxEntry): void {
-    this.entries.putSync([instanceId, queueId], entry)
+  /** Queues an entry (asynchronous write, in order with the event it belongs to). */
+  add(instanceId: string, queueId: string, entry: OutboxEntry): Promise<boolean> {
     this.count += 1
+    return this.entries.put([instanceId, queueId], entry)
+  }
+
+  /** Queues an entry inside a synchronous transaction (journal recovery at start). */
+  addSync(instanceId: string, queueId: string, entry: OutboxEntry): void {
+    this.count += 1
+    this.entries.putSync([instanceId, queueId], entry)
   }
 
   get(instanceId: string, queueId: string): OutboxEntry | undefined {

@@ -193,7 +193,8 @@ export function eventOperations(deps: EventRoutesDeps): Operation[] {
         ],
         next_cursor: null,
       },
-      handle: ({ params, principal }) => {
+      handle: async ({ params, principal }) => {
+        await events.settled()
         const page = events.events.page(
           {
             instanceId: instanceFilter(registry, params.instance_id, principal),
@@ -241,7 +242,8 @@ export function eventOperations(deps: EventRoutesDeps): Operation[] {
         ],
         next_cursor: null,
       },
-      handle: ({ params, principal }) => {
+      handle: async ({ params, principal }) => {
+        await events.settled()
         const page = events.deliveries.page(
           {
             instanceId: instanceFilter(registry, params.instance_id, principal),
@@ -270,9 +272,9 @@ export function eventOperations(deps: EventRoutesDeps): Operation[] {
         message: 'Event queued for delivery',
         event_id: '01JD5Q3R8M6W2V9T0K4N7XH1CZ',
       },
-      handle: ({ params, principal }) => {
+      handle: async ({ params, principal }) => {
         registry.get(params.instance_id, principal)
-        events.redeliver(params.instance_id, params.event_id)
+        await events.redeliver(params.instance_id, params.event_id)
         return { status: 'success', message: 'Event queued for delivery', event_id: params.event_id }
       },
     }),
@@ -283,9 +285,9 @@ export function eventOperations(deps: EventRoutesDeps): Operation[] {
       auth: 'token',
       fields: { instance_id: instanceId },
       example: { status: 'success', message: '3 failed events queued for delivery', count: 3 },
-      handle: ({ params, principal }) => {
+      handle: async ({ params, principal }) => {
         registry.get(params.instance_id, principal)
-        const count = events.redeliverFailed(params.instance_id)
+        const count = await events.redeliverFailed(params.instance_id)
         return {
           status: 'success',
           message: `${count} failed event${count === 1 ? '' : 's'} queued for delivery`,
@@ -343,7 +345,8 @@ export function eventStreamRoutes(
         events: deps.events.events,
         live: deps.events.live,
         filter,
-        lastEventId,
+        after: lastEventId ?? deps.events.lastEventId() ?? '',
+        settled: () => deps.events.uncommitted(),
         deliveries: params.deliveries ?? false,
         heartbeatMs: deps.settings.heartbeatMs,
         stallTimeoutMs: deps.settings.stallTimeoutMs,

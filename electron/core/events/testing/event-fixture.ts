@@ -35,6 +35,7 @@ export function eventFixture(
   const instances = new Map<string, InstanceRecord>()
   const service = new EventService({
     db,
+    dataDir: dir,
     instances: { find: (id) => instances.get(id) },
     settings,
     logger: silentLogger(),

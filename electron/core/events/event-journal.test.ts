@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { createIdFactory } from './event-id'
+import { EventJournal, type JournalRecord } from './event-journal'
+
+function record(id: string): JournalRecord {
+  return {
+    stored: {
+      envelope: { event: 'message.received', event_id: id, instance_id: 'A', timestamp: '1', data: {} },
+      owner: null,
+      delivery: {
+        status: 'skipped',
+        attempts: 0,
+        last_attempt_at: null,
+        last_status_code: null,
+        last_error: null,
+      },
+    },
+  }
+}
+
+test('the journal keeps records across both files until they are committed, then empties them', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'linkdesk-journal-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const path = join(dir, 'events.journal')
+  const journal = new EventJournal(path, 1_000)
+  const newId = createIdFactory()
+  const ids = Array.from({ length: 20 }, () => newId())
+  let commit: () => void = () => {}
+  const committed = new Promise<void>((resolve) => (commit = resolve))
+  for (const id of ids.slice(0, 10)) journal.append(record(id))
+  journal.rotate(committed)
+  for (const id of ids.slice(10)) journal.append(record(id))
+  assert.ok(statSync(`${path}.1`).size > 0, 'writes went to the second file after the rotation')
+  assert.deepEqual(
+    EventJournal.read(path).map((r) => r.stored.envelope.event_id),
+    ids,
+  )
+
+  commit()
+  await committed
+  await new Promise((resolve) => setImmediate(resolve))
+  assert.equal(statSync(path).size, 0, 'the full file is emptied once its records are committed')
+  assert.equal(EventJournal.read(path).length, 10)
+  journal.clear()
+  assert.equal(EventJournal.read(path).length, 0)
+  journal.close()
+})

@@ -1,0 +1,55 @@
+import { ATTEMPT_OUTCOMES, type AttemptOutcome } from './delivery-log'
+import { EVENT_NAMES, type EventName } from './event-types'
+import type { MetricsProvider } from './metrics'
+
+/** The counters the event service keeps for GET /metrics. */
+export class EventCounters {
+  readonly emitted = new Map<EventName, number>()
+  readonly outcomes = new Map<AttemptOutcome | 'skipped', number>()
+
+  countEvent(event: EventName): void {
+    this.emitted.set(event, (this.emitted.get(event) ?? 0) + 1)
+  }
+
+  countOutcome(outcome: AttemptOutcome | 'skipped'): void {
+    this.outcomes.set(outcome, (this.outcomes.get(outcome) ?? 0) + 1)
+  }
+}
+
+/** Events by name, deliveries by outcome, the outbox depth and the stream clients, as metric families. */
+export function eventMetricsProvider(
+  counters: EventCounters,
+  gauges: { outboxDepth: () => number; streamClients: () => number },
+): MetricsProvider {
+  return {
+    collect: () => [
+      {
+        name: 'linkdesk_events_total',
+        help: 'Events emitted since start, by event name.',
+        type: 'counter',
+        samples: EVENT_NAMES.map((event) => ({ labels: { event }, value: counters.emitted.get(event) ?? 0 })),
+      },
+      {
+        name: 'linkdesk_webhook_deliveries_total',
+        help: 'Webhook delivery attempts since start by outcome (skipped: the webhook was off when its turn came).',
+        type: 'counter',
+        samples: [...ATTEMPT_OUTCOMES, 'skipped' as const].map((outcome) => ({
+          labels: { outcome },
+          value: counters.outcomes.get(outcome) ?? 0,
+        })),
+      },
+      {
+        name: 'linkdesk_webhook_outbox_depth',
+        help: 'Events waiting for webhook delivery (retries included), all instances together.',
+        type: 'gauge',
+        samples: [{ value: gauges.outboxDepth() }],
+      },
+      {
+        name: 'linkdesk_stream_clients',
+        help: 'Clients connected to the live event stream.',
+        type: 'gauge',
+        samples: [{ value: gauges.streamClients() }],
+      },
+    ],
+  }
+}
