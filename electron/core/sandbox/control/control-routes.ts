@@ -1,0 +1,130 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { AppError } from '../../errors'
+import type { SandboxControl } from './control-types'
+
+type Body = Record<string, unknown>
+
+function bodyOf(request: FastifyRequest): Body {
+  const body = request.body
+  return body && typeof body === 'object' && !Array.isArray(body) ? (body as Body) : {}
+}
+
+function optionalString(body: Body, field: string): string | undefined {
+  const value = body[field]
+  if (value === undefined || value === null || value === '') return undefined
+  if (typeof value !== 'string') throw new AppError('invalid_parameter', `${field} must be a string.`)
+  return value
+}
+
+function requiredString(body: Body, field: string): string {
+  const value = optionalString(body, field)
+  if (value === undefined) throw new AppError('missing_parameter', `${field} is required.`)
+  return value
+}
+
+function phoneParam(request: FastifyRequest): string {
+  return (request.params as { phone?: string }).phone ?? ''
+}
+
+function mediaOf(
+  body: Body,
+): { data: Buffer; mimetype: string; filename?: string; caption?: string } | undefined {
+  const base64 = optionalString(body, 'media_base64')
+  if (base64 === undefined) return undefined
+  if (!/^[A-Za-z0-9+/=\s_-]*$/.test(base64))
+    throw new AppError('invalid_parameter', 'media_base64 must be base64.')
+  return {
+    data: Buffer.from(base64, 'base64'),
+    mimetype: optionalString(body, 'mimetype') ?? 'application/octet-stream',
+    filename: optionalString(body, 'filename'),
+    caption: optionalString(body, 'caption'),
+  }
+}
+
+/**
+ * The sandbox control API of design §10, relative to the prefix the caller registers it under. Every
+ * parameter comes from the JSON body; failures are AppErrors for the caller's envelope error handler.
+ */
+export function registerSandboxRoutes(app: FastifyInstance, control: SandboxControl): void {
+  app.get('/endpoint', async () => ({
+    status: 'success',
+    websocket: control.endpoint.wsUrl,
+    root_key: control.endpoint.rootPublicKey.toString('hex'),
+    media_ca: control.endpoint.mediaCaPem,
+  }))
+
+  app.post('/link', async (request) => {
+    const body = bodyOf(request)
+    const { jid, lid } = await control.link({
+      qr: requiredString(body, 'qr'),
+      phone: requiredString(body, 'phone'),
+      name: optionalString(body, 'name'),
+    })
+    return { status: 'success', jid, lid }
+  })
+
+  app.get('/accounts', async () => ({ status: 'success', accounts: control.accounts() }))
+
+  app.post('/accounts', async (request) => {
+    const body = bodyOf(request)
+    const autoReply = optionalString(body, 'auto_reply')
+    if (autoReply !== undefined && autoReply !== 'echo') {
+      throw new AppError('invalid_parameter', 'auto_reply must be "echo" or absent.')
+    }
+    const account = await control.addAccount({
+      phone: requiredString(body, 'phone'),
+      name: optionalString(body, 'name'),
+      autoReply,
+    })
+    return { status: 'success', ...account }
+  })
+
+  app.get('/accounts/:phone/messages', async (request) => ({
+    status: 'success',
+    messages: control.inbox(phoneParam(request)),
+  }))
+
+  app.post('/accounts/:phone/messages', async (request) => {
+    const body = bodyOf(request)
+    const addressing = optionalString(body, 'addressing')
+    if (addressing !== undefined && addressing !== 'pn' && addressing !== 'lid') {
+      throw new AppError('invalid_parameter', 'addressing must be "pn" or "lid".')
+    }
+    const { id } = await control.send(phoneParam(request), {
+      to: requiredString(body, 'to'),
+      text: optionalString(body, 'text'),
+      media: mediaOf(body),
+      addressing,
+    })
+    return { status: 'success', id }
+  })
+
+  app.post('/groups', async (request) => {
+    const body = bodyOf(request)
+    const participants = body.participants
+    if (
+      participants !== undefined &&
+      !(Array.isArray(participants) && participants.every((p) => typeof p === 'string'))
+    ) {
+      throw new AppError('invalid_parameter', 'participants must be a list of phone numbers.')
+    }
+    const { groupId } = await control.createGroup({
+      subject: requiredString(body, 'subject'),
+      participants: (participants as string[] | undefined) ?? [],
+    })
+    return { status: 'success', group_id: groupId }
+  })
+
+  app.post('/accounts/:phone/unlink', async (request) => {
+    await control.unlink(phoneParam(request))
+    return { status: 'success' }
+  })
+
+  app.post('/accounts/:phone/drop', async (request) => {
+    const mode = requiredString(bodyOf(request), 'mode')
+    if (mode !== 'close' && mode !== 'silent')
+      throw new AppError('invalid_parameter', 'mode must be "close" or "silent".')
+    await control.drop(phoneParam(request), mode)
+    return { status: 'success' }
+  })
+}

@@ -1,0 +1,64 @@
+import type { DropMode } from '../faults/faults'
+import type { SandboxEvents } from '../events'
+import type { SandboxInboxEntry } from '../messages/inbox'
+import type { SandboxMediaInput } from '../messages/outgoing-content'
+
+/** Where clients reach the sandbox and what they must trust. */
+export interface SandboxEndpoint {
+  /** The websocket URL to use as Baileys' `waWebSocketUrl`. */
+  wsUrl: string
+  /** The 32-byte Curve25519 root key to put in `WA_CERT_DETAILS.PUBLIC_KEY` in the process that runs Baileys. */
+  rootPublicKey: Buffer
+  /** The media host's self-signed certificate (it is its own CA), for per-socket trust. */
+  mediaCaPem: string
+  /** The same PEM, written to a file that lives as long as the sandbox. */
+  mediaCaPath: string
+}
+
+export interface SandboxAccountInfo {
+  phone: string
+  jid: string
+  lid: string
+  name: string
+  autoReply: 'echo' | null
+  /** Ids of the account's linked devices that are not removed. */
+  linkedDevices: number[]
+}
+
+export interface SandboxSendInput {
+  /** A phone number (digits with country code), a user JID, or a group JID (`<id>@g.us`). */
+  to: string
+  text?: string
+  media?: SandboxMediaInput
+  /** Address a 1:1 message by phone number (default) or by LID, as WhatsApp does for some chats. */
+  addressing?: 'pn' | 'lid'
+}
+
+/** The sandbox's control surface (design §10), typed for tests and for the HTTP routes. */
+export interface SandboxControl {
+  readonly endpoint: SandboxEndpoint
+  readonly events: SandboxEvents
+  /** The phone `phone` scans the QR text and links that device. Unknown or expired QR: AppError('qr_not_found'). */
+  link(input: { qr: string; phone: string; name?: string }): Promise<{ jid: string; lid: string }>
+  /** Registers a simulated account (idempotent: an existing one gets its name and auto-reply updated). */
+  addAccount(input: {
+    phone: string
+    name?: string
+    autoReply?: 'echo'
+  }): Promise<{ phone: string; jid: string; lid: string }>
+  accounts(): SandboxAccountInfo[]
+  /** What the account's phone received, decrypted, oldest first. */
+  inbox(phone: string): SandboxInboxEntry[]
+  /** The account's phone sends a text or a file to a number or a group. */
+  send(phone: string, input: SandboxSendInput): Promise<{ id: string }>
+  /** Makes a group; the first participant is its creator. */
+  createGroup(input: { subject: string; participants: string[] }): Promise<{ groupId: string }>
+  /** The phone removes all its linked devices: their sockets close with 401 and cannot log in again. */
+  unlink(phone: string): Promise<void>
+  /** Cuts the network under the account's connected linked devices. */
+  drop(phone: string, mode: DropMode): Promise<void>
+  /** The next login of the account's linked devices fails with `<failure reason>`. */
+  failNextLogin(phone: string, reason: number): void
+  /** The account's phone loses its Signal sessions, as after a reinstall: retry receipts must heal it. */
+  forgetSessions(phone: string): void
+}

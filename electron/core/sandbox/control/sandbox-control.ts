@@ -1,0 +1,139 @@
+import { AppError } from '../../errors'
+import type { Account } from '../accounts/account'
+import type { PairingRegistry } from '../accounts/pairing'
+import { dropConnections, failNextLogin, unlinkDevices, type DropMode } from '../faults/faults'
+import { mediaContent, textContent } from '../messages/outgoing-content'
+import { sendFromPhone, type PhoneSendTarget } from '../messages/phone-sender'
+import type { SandboxNetwork } from '../network'
+import { deviceAddress } from '../signal/addresses'
+import type { SandboxControl, SandboxEndpoint, SandboxSendInput } from './control-types'
+
+const PHONE = /^[1-9]\d{5,14}$/
+const TEXT_LIMIT = 65_536
+
+/** A phone number: digits with country code, no plus sign. */
+export function assertPhone(phone: unknown, field = 'phone'): string {
+  if (phone === undefined || phone === null || phone === '')
+    throw new AppError('missing_parameter', `${field} is required.`)
+  if (typeof phone !== 'string' || !PHONE.test(phone)) {
+    throw new AppError(
+      'invalid_parameter',
+      `${field} must be a phone number: digits with country code, e.g. 15551234567.`,
+    )
+  }
+  return phone
+}
+
+function accountOf(network: SandboxNetwork, phone: string): Account {
+  const account = network.directory.get(assertPhone(phone))
+  if (!account) throw new AppError('account_not_found', `No sandbox account has the number ${phone}.`)
+  return account
+}
+
+function targetOf(network: SandboxNetwork, sender: Account, to: string): PhoneSendTarget {
+  if (to.endsWith('@g.us')) {
+    const group = network.groups.get(to)
+    if (!group) throw new AppError('recipient_not_found', `No sandbox group ${to} exists.`)
+    if (!group.has(sender))
+      throw new AppError('invalid_parameter', `${sender.phone} is not a member of ${to}.`)
+    return { group }
+  }
+  const resolved = to.includes('@') ? network.directory.resolve(to) : undefined
+  const account = resolved?.account ?? (PHONE.test(to) ? network.directory.get(to) : undefined)
+  if (!account) {
+    if (!to.includes('@') && !PHONE.test(to)) {
+      throw new AppError(
+        'invalid_parameter',
+        'to must be a phone number (digits with country code) or a group id.',
+      )
+    }
+    throw new AppError('recipient_not_found', `The number ${to} is not on the sandbox network.`)
+  }
+  return { account }
+}
+
+/** The typed control surface over a running network. */
+export function createSandboxControl(
+  network: SandboxNetwork,
+  pairing: PairingRegistry,
+  endpoint: SandboxEndpoint,
+): SandboxControl {
+  return {
+    endpoint,
+    events: network.events,
+
+    async link({ qr, phone, name }) {
+      if (!qr) throw new AppError('missing_parameter', 'qr is required.')
+      const account = network.directory.ensure(assertPhone(phone), name)
+      const { jid, lid } = await pairing.scan(qr, account)
+      return { jid, lid }
+    },
+
+    async addAccount({ phone, name, autoReply }) {
+      const account = network.directory.ensure(assertPhone(phone), name, autoReply)
+      return { phone: account.phone, jid: account.pnJid, lid: account.lidJid }
+    },
+
+    accounts() {
+      return network.directory.all().map((account) => ({
+        phone: account.phone,
+        jid: account.pnJid,
+        lid: account.lidJid,
+        name: account.name,
+        autoReply: account.autoReply ?? null,
+        linkedDevices: account.activeDevices().map((device) => device.id),
+      }))
+    },
+
+    inbox(phone) {
+      return [...accountOf(network, phone).inbox]
+    },
+
+    async send(phone, input: SandboxSendInput) {
+      const sender = accountOf(network, phone)
+      if (!input.to) throw new AppError('missing_parameter', 'to is required.')
+      const target = targetOf(network, sender, input.to)
+      if (input.text === undefined && !input.media)
+        throw new AppError('missing_parameter', 'text or media is required.')
+      if (input.text !== undefined && input.text.length > TEXT_LIMIT) {
+        throw new AppError('payload_too_large', `text is longer than ${TEXT_LIMIT} characters.`)
+      }
+      const content = input.media ? mediaContent(network.media, input.media) : textContent(input.text ?? '')
+      const record = await sendFromPhone(network, sender, target, content, input.addressing ?? 'pn')
+      return { id: record.id }
+    },
+
+    async createGroup({ subject, participants }) {
+      if (!subject) throw new AppError('missing_parameter', 'subject is required.')
+      if (!Array.isArray(participants) || participants.length === 0) {
+        throw new AppError('missing_parameter', 'participants must list at least one phone number.')
+      }
+      const members = participants.map((phone) => accountOf(network, assertPhone(phone, 'participants')))
+      const [creator, ...others] = members as [Account, ...Account[]]
+      return { groupId: network.groups.create(subject, creator, others).jid }
+    },
+
+    async unlink(phone) {
+      unlinkDevices(accountOf(network, phone))
+    },
+
+    async drop(phone, mode: DropMode) {
+      if (mode !== 'close' && mode !== 'silent')
+        throw new AppError('invalid_parameter', 'mode must be "close" or "silent".')
+      dropConnections(accountOf(network, phone), mode)
+    },
+
+    failNextLogin(phone, reason) {
+      failNextLogin(network, accountOf(network, phone), reason)
+    },
+
+    forgetSessions(phone) {
+      const account = accountOf(network, phone)
+      for (const other of network.directory.all()) {
+        for (const device of other.linkedDevices.values()) {
+          account.phoneDevice.forgetSession(deviceAddress(other, device.id))
+        }
+      }
+    },
+  }
+}

@@ -1,0 +1,44 @@
+import { EventEmitter } from 'node:events'
+import type { SandboxInboxEntry } from './messages/inbox'
+
+export interface SandboxEventMap {
+  /** A simulated account's phone received a message (it is now in that account's inbox). */
+  message: [{ phone: string; entry: SandboxInboxEntry }]
+  /** A linked device sent a receipt (delivered, read, retry, ...) for messages it received. */
+  receipt: [{ phone: string; device: number; ids: string[]; type: string; to: string }]
+  /** A phone scanned a QR code and a new device was linked. */
+  link: [{ phone: string; device: number; jid: string }]
+  /** A linked device logged in. */
+  login: [{ phone: string; device: number }]
+  /** A linked device's connection ended. */
+  disconnect: [{ phone: string; device: number }]
+}
+
+export type SandboxEventName = keyof SandboxEventMap
+
+/** The sandbox's event emitter, with a helper to await the next matching event. */
+export class SandboxEvents extends EventEmitter<SandboxEventMap> {
+  /** Resolves with the first event that matches; rejects after timeoutMs. */
+  waitFor<E extends SandboxEventName>(
+    event: E,
+    matches: (...args: SandboxEventMap[E]) => boolean = () => true,
+    timeoutMs = 10_000,
+  ): Promise<SandboxEventMap[E][0]> {
+    return new Promise((resolve, reject) => {
+      const listener = (...args: SandboxEventMap[E]): void => {
+        if (!matches(...args)) return
+        cleanup()
+        resolve(args[0])
+      }
+      const timer = setTimeout(() => {
+        cleanup()
+        reject(new Error(`no sandbox '${event}' event within ${timeoutMs} ms`))
+      }, timeoutMs)
+      const cleanup = (): void => {
+        clearTimeout(timer)
+        this.off(event, listener as never)
+      }
+      this.on(event, listener as never)
+    })
+  }
+}

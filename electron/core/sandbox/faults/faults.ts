@@ -1,0 +1,36 @@
+import type { Account } from '../accounts/account'
+import type { SandboxNetwork } from '../network'
+import { node } from '../stanzas/binary-node'
+
+export type DropMode = 'close' | 'silent'
+
+/** Cuts the network under every connected linked device of the account: a closed socket, or a link that goes silent. */
+export function dropConnections(account: Account, mode: DropMode): number {
+  let dropped = 0
+  for (const device of account.activeDevices()) {
+    const connection = device.connection
+    if (!connection?.isOpen) continue
+    if (mode === 'close') connection.terminate()
+    else connection.goSilent()
+    dropped++
+  }
+  return dropped
+}
+
+/** The phone removes all its linked devices: connected ones get a 401 device_removed stream error. */
+export function unlinkDevices(account: Account): number {
+  const devices = account.activeDevices()
+  for (const device of devices) {
+    device.removed = true
+    const connection = device.connection
+    if (!connection?.isOpen) continue
+    connection.send(node('stream:error', { code: '401' }, [node('conflict', { type: 'device_removed' })]))
+    connection.close()
+  }
+  return devices.length
+}
+
+/** The next login of the account's devices fails with this reason (401 logged out, 403 forbidden, ...). */
+export function failNextLogin(network: SandboxNetwork, account: Account, reason: number): void {
+  network.loginFailures.set(account.phone, reason)
+}

@@ -1,0 +1,157 @@
+import type { proto } from '@whiskeysockets/baileys'
+import type { Account } from '../accounts/account'
+import type { LinkedDevice } from '../accounts/linked-device'
+import type { Group } from '../groups/group-registry'
+import type { LinkedSession, SandboxNetwork } from '../network'
+import { deviceAddress } from '../signal/addresses'
+import type { EncType } from '../signal/sim-device'
+import { bytesOf, child, children, childrenOf, node, unixNow, type BinaryNode } from '../stanzas/binary-node'
+import type { StanzaContext } from '../stanzas/stanza-router'
+import { acknowledgeAsContact } from './contact-behaviour'
+import { recordInbox } from './inbox-recorder'
+import { sendRetryRequest } from './retry-receipts'
+
+/** One stanza from a linked device, with what the network needs to route its copies. */
+interface Outgoing {
+  network: SandboxNetwork
+  session: LinkedSession
+  stanza: BinaryNode
+  id: string
+  group: Group | undefined
+  senderAddress: string
+  /** Encrypted copies to relay to other linked devices, per device. */
+  relays: Map<LinkedDevice, { owner: Account; encs: BinaryNode[] }>
+}
+
+function relay(outgoing: Outgoing, owner: Account, device: LinkedDevice, enc: BinaryNode): void {
+  const entry = outgoing.relays.get(device)
+  if (entry) entry.encs.push(enc)
+  else outgoing.relays.set(device, { owner, encs: [enc] })
+}
+
+/** A copy addressed to an account's phone: decrypt it and let the contact react. */
+async function phoneReceives(outgoing: Outgoing, recipient: Account, enc: BinaryNode): Promise<void> {
+  const { network, session, stanza, id, group } = outgoing
+  const type = enc.attrs.type as EncType
+  let message: proto.Message
+  try {
+    message = await recipient.phoneDevice.decrypt(outgoing.senderAddress, type, bytesOf(enc))
+  } catch (error) {
+    network.log.debug(
+      { err: error, id, phone: recipient.phone },
+      'contact could not decrypt, asking for a retry',
+    )
+    sendRetryRequest(network, session, stanza, recipient)
+    return
+  }
+  const distribution = message.senderKeyDistributionMessage
+  if (group && distribution?.axolotlSenderKeyDistributionMessage) {
+    await recipient.phoneDevice.acceptSenderKey(
+      group.jid,
+      outgoing.senderAddress,
+      distribution.axolotlSenderKeyDistributionMessage,
+    )
+  }
+  // The sender's own phone gets a "sent by me" copy: nothing arrives in its inbox.
+  if (recipient === session.account) return
+  contactReceived(outgoing, recipient, message)
+}
+
+function contactReceived(outgoing: Outgoing, recipient: Account, message: proto.IMessage): void {
+  const { network, session, stanza, id, group } = outgoing
+  const entry = recordInbox(network, recipient, {
+    id,
+    from: session.account,
+    chat: group ? group.jid : session.account.phone,
+    timestamp: unixNow(),
+    message,
+  })
+  if (!entry) return
+  const chatJid = stanza.attrs.to ?? recipient.pnJid
+  acknowledgeAsContact(network, { recipient, sender: session.account, id, chatJid, group, entry })
+}
+
+/** The group's sender-key ciphertext: members' phones decrypt it, members' linked devices get it relayed. */
+async function groupReceives(outgoing: Outgoing, group: Group, skmsg: BinaryNode): Promise<void> {
+  const { network, session } = outgoing
+  for (const { account } of group.members) {
+    if (account !== session.account) {
+      try {
+        const message = await account.phoneDevice.decryptGroup(
+          group.jid,
+          outgoing.senderAddress,
+          bytesOf(skmsg),
+        )
+        contactReceived(outgoing, account, message)
+      } catch (error) {
+        network.log.debug({ err: error, phone: account.phone }, 'member has no sender key for this message')
+      }
+    }
+    for (const device of account.activeDevices()) {
+      if (device !== session.device) relay(outgoing, account, device, skmsg)
+    }
+  }
+}
+
+function relayedAttrs(outgoing: Outgoing, owner: Account): Record<string, string> {
+  const { session, stanza, id, group } = outgoing
+  const sender = session.account
+  const lidAddressed = (stanza.attrs.to ?? '').endsWith('@lid')
+  const base = { id, t: String(unixNow()), type: stanza.attrs.type ?? 'text' }
+  if (group) {
+    return {
+      ...base,
+      from: group.jid,
+      participant: sender.jid('lid', session.device.id),
+      participant_pn: sender.jid('pn', session.device.id),
+      addressing_mode: 'lid',
+      notify: sender.name,
+    }
+  }
+  const from = sender.jid(lidAddressed ? 'lid' : 'pn', session.device.id)
+  if (owner === sender) return { ...base, from, recipient: stanza.attrs.to ?? '' }
+  const otherForm: Record<string, string> = lidAddressed
+    ? { sender_pn: sender.pnJid }
+    : { sender_lid: sender.lidJid }
+  return { ...base, from, notify: sender.name, ...otherForm }
+}
+
+/** Routes a message a linked device sent: to simulated phones (decrypted) and to other linked devices (relayed). */
+export async function handleClientMessage(ctx: StanzaContext, stanza: BinaryNode): Promise<void> {
+  const { network, session, connection } = ctx
+  const id = stanza.attrs.id ?? ''
+  const to = stanza.attrs.to ?? ''
+  connection.send(node('ack', { class: 'message', id, from: to, t: String(unixNow()) }))
+  if (!session) return
+  const group = to.endsWith('@g.us') ? network.groups.get(to) : undefined
+  const outgoing: Outgoing = {
+    network,
+    session,
+    stanza,
+    id,
+    group,
+    senderAddress: deviceAddress(session.account, session.device.id),
+    relays: new Map(),
+  }
+  // Pairwise copies: one per device under <participants>, or a single <enc> (peer messages, retries).
+  const copies: Array<{ jid: string; enc: BinaryNode }> = children(
+    child(stanza, 'participants'),
+    'to',
+  ).flatMap((target) => children(target, 'enc').map((enc) => ({ jid: target.attrs.jid ?? '', enc })))
+  const direct = childrenOf(stanza).filter((c) => c.tag === 'enc' && c.attrs.type !== 'skmsg')
+  for (const enc of direct) copies.push({ jid: stanza.attrs.participant ?? to, enc })
+  for (const { jid, enc } of copies) {
+    const resolved = network.directory.resolve(jid)
+    if (!resolved) continue
+    if (resolved.device === 0) await phoneReceives(outgoing, resolved.account, enc)
+    else {
+      const device = resolved.account.linkedDevices.get(resolved.device)
+      if (device && device !== session.device) relay(outgoing, resolved.account, device, enc)
+    }
+  }
+  const skmsg = childrenOf(stanza).find((c) => c.tag === 'enc' && c.attrs.type === 'skmsg')
+  if (group && skmsg) await groupReceives(outgoing, group, skmsg)
+  for (const [device, { owner, encs }] of outgoing.relays) {
+    device.deliver(node('message', relayedAttrs(outgoing, owner), encs))
+  }
+}

@@ -1,0 +1,61 @@
+import type { proto } from '@whiskeysockets/baileys'
+import type { Account } from '../accounts/account'
+import { decryptMedia, sha256 } from '../media/media-crypto'
+import type { SandboxNetwork } from '../network'
+import { describeMessage, type DescribedMessage, type SandboxInboxEntry } from './inbox'
+
+export interface ReceivedMessage {
+  id: string
+  from: Account
+  /** The sender's phone number for 1:1, the group JID for groups. */
+  chat: string
+  timestamp: number
+  message: proto.IMessage
+}
+
+function mediaFacts(
+  network: SandboxNetwork,
+  media: DescribedMessage['media'],
+): Pick<SandboxInboxEntry, 'mimetype' | 'size' | 'sha256'> {
+  if (!media) return { mimetype: null, size: null, sha256: null }
+  const { fields, kind } = media
+  const mimetype = fields.mimetype ?? null
+  const file = network.media.get(fields.directPath ?? fields.url)
+  if (file && fields.mediaKey) {
+    try {
+      const plain = decryptMedia(file, fields.mediaKey, kind)
+      return { mimetype, size: plain.length, sha256: sha256(plain).toString('hex') }
+    } catch (error) {
+      network.log.warn({ err: error }, 'received media does not decrypt')
+    }
+  }
+  const size = fields.fileLength == null ? null : Number(fields.fileLength)
+  return { mimetype, size, sha256: fields.fileSha256 ? Buffer.from(fields.fileSha256).toString('hex') : null }
+}
+
+/**
+ * Puts a message into the recipient's inbox and announces it. Returns undefined for protocol-only
+ * messages and for an id the account already has (retries resend to every device).
+ */
+export function recordInbox(
+  network: SandboxNetwork,
+  recipient: Account,
+  received: ReceivedMessage,
+): SandboxInboxEntry | undefined {
+  const described = describeMessage(received.message)
+  if (!described || recipient.hasReceived(received.id)) return undefined
+  const entry: SandboxInboxEntry = {
+    id: received.id,
+    from: received.from.phone,
+    chat: received.chat,
+    type: described.type,
+    text: described.text,
+    caption: described.caption,
+    filename: described.filename,
+    ...mediaFacts(network, described.media),
+    timestamp: received.timestamp,
+  }
+  recipient.record(entry)
+  network.events.emit('message', { phone: recipient.phone, entry })
+  return entry
+}

@@ -1,0 +1,65 @@
+import type { Logger } from '../logger'
+import { AccountDirectory } from './accounts/account-directory'
+import type { Account } from './accounts/account'
+import type { LinkedDevice } from './accounts/linked-device'
+import { SandboxEvents } from './events'
+import { GroupRegistry } from './groups/group-registry'
+import { MediaStore } from './media/media-store'
+import { RecentSends } from './messages/recent-sends'
+import type { ClientConnection } from './transport/client-connection'
+
+/** How the simulated network paces itself. */
+export interface NetworkTimings {
+  /** Delay between a contact receiving a message and its delivered receipt (the read receipt follows after as long again). */
+  receiptDelayMs: number
+  /** How long a scan waits for the client's pair-device-sign reply. */
+  pairingReplyTimeoutMs: number
+}
+
+export const DEFAULT_TIMINGS: NetworkTimings = { receiptDelayMs: 150, pairingReplyTimeoutMs: 10_000 }
+
+/** A logged-in linked device and the account it belongs to. */
+export interface LinkedSession {
+  account: Account
+  device: LinkedDevice
+}
+
+/** The shared state of the simulated network that every part reads and changes. */
+export class SandboxNetwork {
+  readonly directory = new AccountDirectory()
+  readonly groups = new GroupRegistry()
+  readonly media = new MediaStore()
+  readonly events = new SandboxEvents()
+  readonly recentSends = new RecentSends()
+  /** Logged-in linked devices, by their connection. */
+  readonly sessions = new Map<ClientConnection, LinkedSession>()
+  /** Injected login failures: the next login of that phone's devices gets `<failure reason>`. */
+  readonly loginFailures = new Map<string, number>()
+  mediaAuth = ''
+  private readonly timers = new Set<NodeJS.Timeout>()
+  private closed = false
+
+  constructor(
+    readonly log: Logger,
+    readonly timings: NetworkTimings,
+  ) {}
+
+  /** Runs work after a delay, unless the network closes first. Errors are logged. */
+  later(delayMs: number, work: () => void | Promise<void>): void {
+    if (this.closed) return
+    const timer = setTimeout(() => {
+      this.timers.delete(timer)
+      Promise.resolve()
+        .then(work)
+        .catch((error: unknown) => this.log.warn({ err: error }, 'deferred sandbox work failed'))
+    }, delayMs)
+    this.timers.add(timer)
+  }
+
+  close(): void {
+    this.closed = true
+    for (const timer of this.timers) clearTimeout(timer)
+    this.timers.clear()
+    this.media.clear()
+  }
+}

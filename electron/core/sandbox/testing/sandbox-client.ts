@@ -1,0 +1,188 @@
+import { EventEmitter } from 'node:events'
+import { Agent as HttpsAgent } from 'node:https'
+import makeWASocket, {
+  Browsers,
+  downloadMediaMessage,
+  type BaileysEventMap,
+  type WAMessage,
+  type WASocket,
+} from '@whiskeysockets/baileys'
+import pino from 'pino'
+import { Agent as UndiciAgent } from 'undici'
+import type { SandboxEndpoint } from '../control/control-types'
+import { createMemoryAuth, type MemoryAuth } from './memory-auth'
+
+export interface ClientClose {
+  code: number | undefined
+  message: string
+}
+
+export interface SandboxClientOptions {
+  endpoint: SandboxEndpoint
+  qrTimeoutMs?: number
+  keepAliveIntervalMs?: number
+  /** Log lines at warn or above that Baileys writes (to prove nothing timed out). */
+  onBaileysWarning?: (line: string) => void
+}
+
+/** Codes after which the app would not reconnect: the link is gone. */
+const FINAL_CODES = new Set([401, 403, 419])
+
+/**
+ * A real Baileys socket pointed at the sandbox, reconnecting as the app does (on every close but a
+ * logout), recording what it emits so tests can wait for it. Media trust is per socket: an https.Agent
+ * for uploads and an undici dispatcher for downloads, never process-wide.
+ */
+export class SandboxClient {
+  readonly auth: MemoryAuth = createMemoryAuth()
+  readonly qrs: string[] = []
+  readonly closes: ClientClose[] = []
+  readonly upserts: Array<{ message: WAMessage; type: string }> = []
+  readonly updates: BaileysEventMap['messages.update'] = []
+  readonly groupReceipts: BaileysEventMap['message-receipt.update'] = []
+  opens = 0
+  historySets = 0
+  sock: WASocket | undefined
+  private readonly changed = new EventEmitter()
+  private stopped = false
+  private readonly uploadAgent: HttpsAgent
+  readonly downloadDispatcher: UndiciAgent
+  private readonly logger: pino.Logger
+
+  constructor(private readonly options: SandboxClientOptions) {
+    this.uploadAgent = new HttpsAgent({ ca: options.endpoint.mediaCaPem })
+    this.downloadDispatcher = new UndiciAgent({ connect: { ca: options.endpoint.mediaCaPem } })
+    this.changed.setMaxListeners(100)
+    const warn = options.onBaileysWarning
+    this.logger = warn
+      ? pino({ level: 'warn' }, { write: (line: string) => warn(line) })
+      : pino({ level: process.env.SANDBOX_BAILEYS_LOG ?? 'silent' })
+  }
+
+  get me(): { id: string; lid?: string } | undefined {
+    return this.auth.state.creds.me ?? undefined
+  }
+
+  /** Opens a socket; later ones open by themselves after each non-final close. */
+  start(): this {
+    this.connect()
+    return this
+  }
+
+  /** Resolves once `check` returns a value, re-checking on every recorded event. */
+  waitFor<T>(check: () => T | undefined | false, what: string, timeoutMs = 10_000): Promise<T> {
+    return new Promise((resolve, reject) => {
+      const attempt = (): boolean => {
+        const value = check()
+        if (value === undefined || value === false) return false
+        cleanup()
+        resolve(value)
+        return true
+      }
+      // Baileys can hold events in its buffer for 30 s (protocol notes §13); flushing releases them.
+      const flusher = setInterval(() => this.sock?.ev.flush(), 50)
+      const timer = setTimeout(() => {
+        cleanup()
+        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`))
+      }, timeoutMs)
+      const cleanup = (): void => {
+        clearInterval(flusher)
+        clearTimeout(timer)
+        this.changed.off('change', attempt)
+      }
+      if (attempt()) return
+      this.changed.on('change', attempt)
+    })
+  }
+
+  waitForOpen(count = this.opens + 1, timeoutMs?: number): Promise<number> {
+    return this.waitFor(() => this.opens >= count && this.opens, `connection open #${count}`, timeoutMs)
+  }
+
+  waitForClose(count = this.closes.length + 1, timeoutMs?: number): Promise<ClientClose> {
+    return this.waitFor(() => this.closes[count - 1], `connection close #${count}`, timeoutMs)
+  }
+
+  waitForQr(count = this.qrs.length + 1, timeoutMs?: number): Promise<string> {
+    return this.waitFor(() => this.qrs[count - 1], `QR #${count}`, timeoutMs)
+  }
+
+  waitForMessage(id: string, timeoutMs?: number): Promise<WAMessage> {
+    return this.waitFor(
+      () => this.upserts.find((u) => u.message.key.id === id)?.message,
+      `message ${id}`,
+      timeoutMs,
+    )
+  }
+
+  waitForStatus(id: string, status: number, timeoutMs?: number): Promise<number> {
+    return this.waitFor(
+      () => this.updates.some((u) => u.key.id === id && u.update.status === status) && status,
+      `status ${status} of ${id}`,
+      timeoutMs,
+    )
+  }
+
+  download(message: WAMessage): Promise<Buffer> {
+    return downloadMediaMessage(message, 'buffer', {
+      options: { dispatcher: this.downloadDispatcher } as RequestInit,
+    })
+  }
+
+  /** Ends the socket for good (no reconnect). */
+  async stop(): Promise<void> {
+    if (this.stopped) return
+    this.stopped = true
+    this.sock?.end(undefined)
+    this.uploadAgent.destroy()
+    await this.downloadDispatcher.close()
+  }
+
+  private connect(): void {
+    const sock = makeWASocket({
+      waWebSocketUrl: this.options.endpoint.wsUrl,
+      auth: this.auth.state,
+      logger: this.logger,
+      browser: Browsers.macOS('Chrome'),
+      qrTimeout: this.options.qrTimeoutMs ?? 1500,
+      keepAliveIntervalMs: this.options.keepAliveIntervalMs ?? 1000,
+      defaultQueryTimeoutMs: 5000,
+      fetchAgent: this.uploadAgent,
+      markOnlineOnConnect: false,
+    })
+    this.sock = sock
+    const changed = (): void => void this.changed.emit('change')
+    sock.ev.on('creds.update', (update) => {
+      Object.assign(this.auth.state.creds, update)
+      changed()
+    })
+    sock.ev.on('connection.update', (update) => {
+      if (update.qr) this.qrs.push(update.qr)
+      if (update.connection === 'open') this.opens++
+      if (update.connection === 'close') {
+        const error = update.lastDisconnect?.error as
+          { output?: { statusCode?: number }; message?: string } | undefined
+        const code = error?.output?.statusCode
+        this.closes.push({ code, message: error?.message ?? '' })
+        if (!this.stopped && !FINAL_CODES.has(code ?? 0)) setImmediate(() => this.connect())
+      }
+      changed()
+    })
+    sock.ev.on('messages.upsert', ({ messages, type }) => {
+      for (const message of messages) this.upserts.push({ message, type })
+      changed()
+    })
+    sock.ev.on('messages.update', (updates) => {
+      this.updates.push(...updates)
+      changed()
+    })
+    sock.ev.on('message-receipt.update', (receipts) => {
+      this.groupReceipts.push(...receipts)
+      changed()
+    })
+    sock.ev.on('messaging-history.set', () => {
+      this.historySets++
+      changed()
+    })
+  }
+}

@@ -1,0 +1,34 @@
+import { WA_CERT_DETAILS } from '@whiskeysockets/baileys'
+import pino from 'pino'
+import { createSandbox, type Sandbox, type SandboxOptions } from '../index'
+import { quietLibsignal } from './quiet-libsignal'
+import { releaseLongTimers } from './release-long-timers'
+import { SandboxClient, type SandboxClientOptions } from './sandbox-client'
+
+/**
+ * Starts a sandbox for a test file and makes this process's Baileys trust its root key, as the app does
+ * in sandbox mode. One sandbox per process: the root key is a process-wide Baileys setting.
+ */
+export async function startTestSandbox(timings?: SandboxOptions['timings']): Promise<Sandbox> {
+  quietLibsignal()
+  releaseLongTimers()
+  const logger = pino({ level: process.env.SANDBOX_LOG ?? 'silent' })
+  const sandbox = await createSandbox({ logger, timings: { receiptDelayMs: 50, ...timings } })
+  WA_CERT_DETAILS.PUBLIC_KEY = Buffer.from(sandbox.endpoint.rootPublicKey)
+  return sandbox
+}
+
+/** A Baileys client that shows a QR, gets it scanned by `phone`, restarts (515) and is open. */
+export async function linkedClient(
+  sandbox: Sandbox,
+  phone: string,
+  options: Partial<SandboxClientOptions> = {},
+): Promise<SandboxClient> {
+  const client = new SandboxClient({ endpoint: sandbox.endpoint, ...options }).start()
+  const qr = await client.waitForQr()
+  await sandbox.control.link({ qr, phone, name: `Account ${phone}` })
+  await client.waitForOpen()
+  // The initial history sync ends the client's first-login buffering.
+  await client.waitFor(() => client.historySets > 0, 'initial history sync')
+  return client
+}
