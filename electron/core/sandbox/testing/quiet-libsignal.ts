@@ -2,6 +2,7 @@
 
 const NOISE = [
   /^Closing session/,
+  /^Closing open session/,
   /^Opening session/,
   /^Removing old closed session/,
   /^Session already/,

@@ -1,6 +1,6 @@
 import { WA_CERT_DETAILS } from '@whiskeysockets/baileys'
 import pino from 'pino'
-import { createSandbox, type Sandbox, type SandboxOptions } from '../index'
+import { createSandbox, type Sandbox, type SandboxInboxEntry, type SandboxOptions } from '../index'
 import { quietLibsignal } from './quiet-libsignal'
 import { releaseLongTimers } from './release-long-timers'
 import { SandboxClient, type SandboxClientOptions } from './sandbox-client'
@@ -31,4 +31,21 @@ export async function linkedClient(
   // The initial history sync ends the client's first-login buffering.
   await client.waitFor(() => client.historySets > 0, 'initial history sync')
   return client
+}
+
+/** The inbox entry with that id, already there or arriving within the timeout. */
+export async function inboxEntry(
+  sandbox: Sandbox,
+  phone: string,
+  id: string,
+  timeoutMs = 10_000,
+): Promise<SandboxInboxEntry> {
+  const existing = sandbox.control.inbox(phone).find((entry) => entry.id === id)
+  if (existing) return existing
+  const { entry } = await sandbox.control.events.waitFor(
+    'message',
+    (event) => event.phone === phone && event.entry.id === id,
+    timeoutMs,
+  )
+  return entry
 }
