@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict'
+import { createHash, randomBytes } from 'node:crypto'
+import { after, before, test } from 'node:test'
+import { PNG } from 'pngjs'
+import type { Sandbox } from './index'
+import { inboxEntry, linkedClient, startTestSandbox } from './testing/sandbox-fixture'
+import type { SandboxClient } from './testing/sandbox-client'
+
+const ME = '15550001111'
+const ALICE = '15551230001'
+
+let sandbox: Sandbox
+let device: SandboxClient
+
+before(async () => {
+  sandbox = await startTestSandbox()
+  await sandbox.control.addAccount({ phone: ALICE, name: 'Alice' })
+  device = await linkedClient(sandbox, ME)
+})
+
+after(async () => {
+  await device.stop()
+  await sandbox.close()
+})
+
+const sha256 = (data: Buffer): string => createHash('sha256').update(data).digest('hex')
+
+function redSquare(): Buffer {
+  const png = new PNG({ width: 32, height: 32 })
+  for (let i = 0; i < png.data.length; i += 4) png.data.set([220, 30, 30, 255], i)
+  return PNG.sync.write(png)
+}
+
+test('a document the device sends is uploaded over HTTPS and reaches the contact byte-identical', async () => {
+  assert.ok(device.sock)
+  const bytes = randomBytes(50_000)
+  const sent = await device.sock.sendMessage(`${ALICE}@s.whatsapp.net`, {
+    document: bytes,
+    mimetype: 'application/pdf',
+    fileName: 'report.pdf',
+  })
+  const entry = await inboxEntry(sandbox, ALICE, sent?.key.id ?? '')
+  assert.equal(entry.type, 'document')
+  assert.equal(entry.filename, 'report.pdf')
+  assert.equal(entry.mimetype, 'application/pdf')
+  assert.equal(entry.size, bytes.length)
+  assert.equal(entry.sha256, sha256(bytes))
+})
+
+test('an image with a caption the device sends reaches the contact byte-identical', async () => {
+  assert.ok(device.sock)
+  const image = redSquare()
+  const sent = await device.sock.sendMessage(`${ALICE}@s.whatsapp.net`, { image, caption: 'red square' })
+  const entry = await inboxEntry(sandbox, ALICE, sent?.key.id ?? '')
+  assert.equal(entry.type, 'image')
+  assert.equal(entry.caption, 'red square')
+  assert.equal(entry.sha256, sha256(image))
+})
+
+test('a document a contact sends downloads on the device byte-identical', async () => {
+  const bytes = randomBytes(20_000)
+  const { id } = await sandbox.control.send(ALICE, {
+    to: ME,
+    media: { data: bytes, mimetype: 'text/plain', filename: 'notes.txt' },
+  })
+  const received = await device.waitForMessage(id)
+  assert.equal(received.message?.documentMessage?.fileName, 'notes.txt')
+  assert.equal(sha256(await device.download(received)), sha256(bytes))
+})
+
+test('an image with a caption a contact sends downloads on the device byte-identical', async () => {
+  const image = redSquare()
+  const { id } = await sandbox.control.send(ALICE, {
+    to: ME,
+    media: { data: image, mimetype: 'image/png', caption: 'from alice' },
+  })
+  const received = await device.waitForMessage(id)
+  assert.equal(received.message?.imageMessage?.caption, 'from alice')
+  assert.equal(sha256(await device.download(received)), sha256(image))
+})
