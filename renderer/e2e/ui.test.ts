@@ -1,18 +1,16 @@
 import assert from 'node:assert/strict'
-import { mkdirSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
 import type { Page } from 'playwright-core'
 import { seriousViolations } from './axe'
 import { chromiumMissing, launchBrowser, type TestBrowser } from './browser'
 import { type HeadlessServer, startHeadlessServer } from './headless-server'
 import { ensureRendererBuilt } from './renderer-build'
+import { screenshot } from './screenshots'
+import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver'
 
-const SCREENSHOTS = new URL('./screenshots/', import.meta.url)
-const SCREENS = ['Instances', 'Composer', 'Events', 'Webhooks', 'Tokens', 'Settings'] as const
-
-async function screenshot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: new URL(`${name}.png`, SCREENSHOTS).pathname, fullPage: true })
-}
+const SCREENS = ['Instances', 'Composer', 'Events', 'Webhooks', 'Sandbox', 'Tokens', 'Settings'] as const
+const INSTANCE_PHONE = '15550001111'
+const CONTACT_PHONE = '15550002222'
 
 async function openScreen(page: Page, name: string): Promise<void> {
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click()
@@ -32,116 +30,255 @@ async function callAsScript(
   return { status: response.status, body: await response.json() }
 }
 
-describe('the window in a browser, against the headless server', { skip: chromiumMissing }, () => {
-  let server: HeadlessServer
-  let browser: TestBrowser
-  let page: Page
-  const cspViolations: string[] = []
+describe(
+  'the window in a browser, against the headless server in sandbox mode',
+  { skip: chromiumMissing },
+  () => {
+    let server: HeadlessServer
+    let browser: TestBrowser
+    let page: Page
+    let receiver: WebhookReceiver
+    const cspViolations: string[] = []
 
-  before(async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true })
-    await ensureRendererBuilt()
-    server = await startHeadlessServer()
-    browser = await launchBrowser()
-    page = await browser.context.newPage()
-    page.on('console', (message) => {
-      if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) {
-        cspViolations.push(message.text())
-      }
+    /** The window's own credential, to act as the outside world (a contact) beside it. */
+    const uiToken = () => page.evaluate(() => window.sessionStorage.getItem('linkdesk.uiToken') ?? '')
+
+    before(async () => {
+      await ensureRendererBuilt()
+      server = await startHeadlessServer(['--sandbox'])
+      receiver = await startWebhookReceiver()
+      browser = await launchBrowser()
+      page = await browser.context.newPage()
+      page.on('console', (message) => {
+        if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) {
+          cspViolations.push(message.text())
+        }
+      })
     })
-  })
 
-  after(async () => {
-    await browser?.close()
-    await server?.stop()
-  })
+    after(async () => {
+      await browser?.close()
+      await receiver?.close()
+      await server?.stop()
+    })
 
-  test('without a login, the UI says to open the login URL the server printed', async () => {
-    const response = await page.goto(new URL('/', server.loginUrl).href)
-    assert.match(response?.headers()['content-security-policy'] ?? '', /default-src 'self'/)
-    await page.getByRole('heading', { name: 'Log in to Linkdesk' }).waitFor()
-    assert.match(await page.locator('main').innerText(), /login URL that the server printed/)
-    await screenshot(page, 'login-required')
-  })
+    test('without a login, the UI says to open the login URL the server printed', async () => {
+      const response = await page.goto(new URL('/', server.loginUrl).href)
+      assert.match(response?.headers()['content-security-policy'] ?? '', /default-src 'self'/)
+      await page.getByRole('heading', { name: 'Log in to Linkdesk' }).waitFor()
+      assert.match(await page.locator('main').innerText(), /login URL that the server printed/)
+      await screenshot(page, 'login-required')
+    })
 
-  test('the one-time login URL logs the browser in and leaves no code in the address bar', async () => {
-    await page.goto(server.loginUrl)
-    await page.getByRole('heading', { name: 'Instances', level: 1 }).waitFor()
-    assert.equal(new URL(page.url()).hash, '#/instances')
-    await page.getByRole('heading', { name: 'No instances yet' }).waitFor()
-  })
+    test('the one-time login URL logs the browser in and leaves no code in the address bar', async () => {
+      await page.goto(server.loginUrl)
+      await page.getByRole('heading', { name: 'Instances', level: 1 }).waitFor()
+      assert.equal(new URL(page.url()).hash, '#/instances')
+      await page.getByRole('heading', { name: 'No instances yet' }).waitFor()
+    })
 
-  test('an instance created from the window appears in the list', async () => {
-    await page.getByRole('button', { name: 'Create instance' }).click()
-    const card = page.getByRole('list', { name: 'Instances' }).getByRole('listitem').first()
-    await card.waitFor()
-    assert.match(await card.innerText(), /Instance id\s+\S{16,}/)
-    await screenshot(page, 'instances')
-  })
+    test('a created instance shows its QR code, a sandbox phone scans it, and it becomes connected with its number', async () => {
+      await page.getByRole('button', { name: 'Create instance' }).click()
+      await page.getByRole('img', { name: /^QR code number \d+ to link an account$/ }).waitFor()
+      assert.match(await page.locator('.qr figcaption').innerText(), /Valid for \d+ s/)
+      const scan = page.getByRole('form', { name: 'Sandbox: scan with a simulated phone' })
+      await scan.getByLabel('Phone number').fill(INSTANCE_PHONE)
+      await scan.getByLabel('Account name').fill('Front desk')
+      await screenshot(page, 'instance-link')
+      await scan.getByRole('button', { name: 'Scan with a sandbox phone' }).click()
+      await page.getByRole('heading', { level: 1, name: new RegExp(`\\+${INSTANCE_PHONE}`) }).waitFor()
+      await page.locator('.badge', { hasText: 'Connected' }).waitFor()
+      await page.getByRole('link', { name: '← All instances' }).click()
+      const card = page.getByRole('list', { name: 'Instances' }).getByRole('listitem').first()
+      await card.getByText(`+${INSTANCE_PHONE}`).first().waitFor()
+      assert.match(await card.innerText(), /Connected/)
+      await screenshot(page, 'instances')
+    })
 
-  test('a token created from the window is shown once and works for scripts', async () => {
-    await openScreen(page, 'Tokens')
-    await page.getByRole('heading', { name: 'No access tokens yet' }).waitFor()
-    await page.getByLabel('Label', { exact: true }).fill('order bot')
-    await page.getByRole('button', { name: 'Create token' }).click()
-    const revealed = page.getByRole('region', { name: 'Token “order bot” created' })
-    const token = await revealed.getByLabel('New token value').inputValue()
-    assert.match(token, /^ldk_/)
-    const row = page.getByRole('row').filter({ hasText: 'order bot' })
-    await row.waitFor()
-    assert.equal(
-      await row.innerText().then((text) => text.includes(token)),
-      false,
-      'the list never shows a value',
-    )
-    const created = await callAsScript(server.apiBase, 'create_instance', token)
-    assert.equal(created.status, 200)
-    assert.equal(created.body.status, 'success')
-    await screenshot(page, 'tokens')
-    await revealed.getByRole('button', { name: 'Done' }).click()
-    await revealed.waitFor({ state: 'detached' })
-  })
+    test('the composer sends a text and a local file, and the contact’s inbox shows both', async () => {
+      await openScreen(page, 'Sandbox')
+      await page.getByLabel('Phone number').fill(CONTACT_PHONE)
+      await page.getByLabel('Name (optional)').fill('Bob')
+      await page.getByRole('button', { name: 'Add contact' }).click()
+      await page.getByRole('heading', { name: `Bob (+${CONTACT_PHONE})` }).waitFor()
 
-  test('a token can be renamed, and revoked after confirmation, after which scripts get 401', async () => {
-    await page.getByRole('button', { name: 'Create token' }).isVisible()
-    await page.getByLabel('Label', { exact: true }).fill('to revoke')
-    await page.getByRole('button', { name: 'Create token' }).click()
-    const token = await page.getByLabel('New token value').inputValue()
-    await page.getByRole('button', { name: 'Done' }).click()
+      await openScreen(page, 'Composer')
+      await page
+        .getByLabel('Instance')
+        .locator('option:checked', { hasText: INSTANCE_PHONE })
+        .waitFor({ state: 'attached' })
+      await page.getByLabel('Number or group id').fill(CONTACT_PHONE)
+      await page.getByLabel('Message').fill('Hello from the window')
+      await page.getByRole('button', { name: 'Send', exact: true }).click()
+      await page.getByRole('figure', { name: 'Answer' }).waitFor()
+      assert.match(await page.getByRole('figure', { name: /curl/ }).innerText(), /send_message/)
 
-    await page.getByRole('button', { name: 'Rename to revoke' }).click()
-    await page.getByLabel('New label for to revoke').fill('old script')
-    await page.getByRole('button', { name: 'Save' }).click()
-    await page.getByRole('row').filter({ hasText: 'old script' }).waitFor()
+      await page.getByLabel('A file (image, video, audio or document)').check()
+      await page.getByLabel('This computer').check()
+      await page.getByLabel('File to send').setInputFiles({
+        name: 'notes.txt',
+        mimeType: 'text/plain',
+        buffer: Buffer.from('Opening hours: 9 to 5\n'),
+      })
+      assert.equal(await page.getByLabel('Document file name (optional)').inputValue(), 'notes.txt')
+      await page.getByLabel('Caption (optional)').fill('The notes')
+      await page.getByRole('button', { name: 'Send', exact: true }).click()
+      await page.getByRole('figure', { name: 'Answer' }).filter({ hasText: 'notes.txt' }).waitFor()
+      assert.match(await page.getByRole('figure', { name: /curl/ }).innerText(), /\/uploads\//)
+      await screenshot(page, 'composer')
 
-    await page.getByRole('button', { name: 'Revoke old script' }).click()
-    const dialog = page.getByRole('dialog', { name: 'Revoke “old script”?' })
-    await dialog.getByRole('button', { name: 'Cancel' }).click()
-    await dialog.waitFor({ state: 'detached' })
-    assert.equal((await callAsScript(server.apiBase, 'create_instance', token)).status, 200)
+      await openScreen(page, 'Sandbox')
+      await page.getByRole('button', { name: new RegExp(`Bob \\+${CONTACT_PHONE}`) }).click()
+      const inbox = page.getByRole('list', { name: `Inbox of Bob (+${CONTACT_PHONE})` })
+      await inbox.getByText('Hello from the window').waitFor()
+      await inbox.getByText(/\[document notes\.txt \(22 bytes\)\]: The notes/).waitFor()
+      await screenshot(page, 'sandbox')
+    })
 
-    await page.getByRole('button', { name: 'Revoke old script' }).click()
-    await screenshot(page, 'tokens-revoke-confirmation')
-    await dialog.getByRole('button', { name: 'Revoke token' }).click()
-    await page.getByRole('row').filter({ hasText: 'old script' }).waitFor({ state: 'detached' })
-    const refused = await callAsScript(server.apiBase, 'create_instance', token)
-    assert.equal(refused.status, 401)
-    assert.equal(refused.body.code, 'unauthorized')
-  })
+    test('a contact’s reply appears live in the event log, with its payload', async () => {
+      await openScreen(page, 'Events')
+      await page.getByText('Live', { exact: true }).waitFor()
+      const reply = await fetch(`${server.apiBase}/sandbox/accounts/${CONTACT_PHONE}/messages`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${await uiToken()}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ to: INSTANCE_PHONE, text: 'Reply from Bob' }),
+      })
+      assert.equal(reply.status, 200)
+      const row = page
+        .getByRole('listbox', { name: 'Events' })
+        .getByRole('option')
+        .filter({ hasText: 'Reply from Bob' })
+      await row.waitFor()
+      assert.match(await row.innerText(), /message\.received/)
+      await row.click()
+      assert.match(await page.getByLabel('Event payload').innerText(), /"sender_phone": "15550002222"/)
+    })
 
-  test('every main screen, light and dark, has no serious accessibility violations', async () => {
-    for (const theme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme: theme })
-      for (const name of SCREENS) {
-        await openScreen(page, name)
-        assert.deepEqual(await seriousViolations(page), [], `${name} in ${theme} mode`)
-        await screenshot(page, `${name.toLowerCase()}${theme === 'dark' ? '-dark' : ''}`)
+    test('a saved webhook delivers a test event, and the window shows the attempt', async () => {
+      await openScreen(page, 'Webhooks')
+      await page.getByLabel('Webhook URL').fill(receiver.url)
+      await page.getByRole('button', { name: 'Save webhook' }).click()
+      await page.getByText('Webhook saved and enabled').waitFor()
+      await page.getByRole('button', { name: 'Reveal' }).click()
+      assert.match(await page.getByLabel('Signing secret').inputValue(), /\S{16,}/)
+      await page.getByRole('button', { name: 'Send a test event' }).click()
+      const attempts = page.getByRole('table').filter({ hasText: 'Latency' })
+      await attempts
+        .getByRole('row')
+        .filter({ hasText: 'HTTP 200' })
+        .filter({ hasText: 'delivered' })
+        .waitFor()
+      assert.ok(receiver.received.some((event) => event.event === 'webhook.test'))
+      await screenshot(page, 'webhooks')
+
+      await openScreen(page, 'Events')
+      await page.getByRole('button', { name: /^Delivery log/ }).click()
+      await page
+        .getByRole('option')
+        .filter({ hasText: 'webhook.test' })
+        .filter({ hasText: 'HTTP 200' })
+        .first()
+        .waitFor()
+      await screenshot(page, 'deliveries')
+      await page
+        .getByRole('listbox', { name: 'Delivery attempts' })
+        .getByRole('option')
+        .filter({ hasText: 'webhook.test' })
+        .first()
+        .click()
+      await page.getByRole('heading', { name: /^webhook\.test/ }).waitFor()
+      await page.getByRole('row').filter({ hasText: 'HTTP 200' }).first().waitFor()
+      await screenshot(page, 'events')
+    })
+
+    test('a token created from the window is shown once and works for scripts', async () => {
+      await openScreen(page, 'Tokens')
+      await page.getByRole('heading', { name: 'No access tokens yet' }).waitFor()
+      await page.getByLabel('Label', { exact: true }).fill('order bot')
+      await page.getByRole('button', { name: 'Create token' }).click()
+      const revealed = page.getByRole('region', { name: 'Token “order bot” created' })
+      const token = await revealed.getByLabel('New token value').inputValue()
+      assert.match(token, /^ldk_/)
+      const row = page.getByRole('row').filter({ hasText: 'order bot' })
+      await row.waitFor()
+      assert.equal(
+        await row.innerText().then((text) => text.includes(token)),
+        false,
+        'the list never shows a value',
+      )
+      const created = await callAsScript(server.apiBase, 'instances', token)
+      assert.equal(created.status, 200)
+      assert.equal(created.body.status, 'success')
+      await screenshot(page, 'tokens')
+      await revealed.getByRole('button', { name: 'Done' }).click()
+      await revealed.waitFor({ state: 'detached' })
+    })
+
+    test('a token can be renamed, and revoked after confirmation, after which scripts get 401', async () => {
+      await page.getByLabel('Label', { exact: true }).fill('to revoke')
+      await page.getByRole('button', { name: 'Create token' }).click()
+      const token = await page.getByLabel('New token value').inputValue()
+      await page.getByRole('button', { name: 'Done' }).click()
+
+      await page.getByRole('button', { name: 'Rename to revoke' }).click()
+      await page.getByLabel('New label for to revoke').fill('old script')
+      await page.getByRole('button', { name: 'Save' }).click()
+      await page.getByRole('row').filter({ hasText: 'old script' }).waitFor()
+
+      await page.getByRole('button', { name: 'Revoke old script' }).click()
+      const dialog = page.getByRole('dialog', { name: 'Revoke “old script”?' })
+      await dialog.getByRole('button', { name: 'Cancel' }).click()
+      await dialog.waitFor({ state: 'detached' })
+      assert.equal((await callAsScript(server.apiBase, 'instances', token)).status, 200)
+
+      await page.getByRole('button', { name: 'Revoke old script' }).click()
+      await screenshot(page, 'tokens-revoke-confirmation')
+      await dialog.getByRole('button', { name: 'Revoke token' }).click()
+      await page.getByRole('row').filter({ hasText: 'old script' }).waitFor({ state: 'detached' })
+      const refused = await callAsScript(server.apiBase, 'instances', token)
+      assert.equal(refused.status, 401)
+      assert.equal(refused.body.code, 'unauthorized')
+    })
+
+    test('every main screen, light and dark, has no serious accessibility violations', async () => {
+      for (const theme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme: theme })
+        for (const name of SCREENS) {
+          await openScreen(page, name)
+          assert.deepEqual(await seriousViolations(page), [], `${name} in ${theme} mode`)
+          if (theme === 'dark') await screenshot(page, `${name.toLowerCase()}-dark`)
+        }
       }
-    }
-    await page.emulateMedia({ colorScheme: 'light' })
-  })
+      await page.emulateMedia({ colorScheme: 'light' })
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click()
+      await page.getByText('Limits, pacing and retention').waitFor()
+      await screenshot(page, 'settings')
+    })
 
-  test('the UI runs under the server’s Content Security Policy without violations', () => {
-    assert.deepEqual(cspViolations, [])
-  })
-})
+    test('destroying an instance asks first, naming the consequence, then replaces its id', async () => {
+      await openScreen(page, 'Instances')
+      const card = page.getByRole('listitem').filter({ hasText: `+${INSTANCE_PHONE}` })
+      const oldId = (await card.locator('code').first().innerText()).trim()
+      await card.getByRole('button', { name: 'Destroy' }).click()
+      const dialog = page.getByRole('dialog', { name: new RegExp(`^Destroy .*\\+${INSTANCE_PHONE}.*\\?$`) })
+      assert.match(await dialog.innerText(), /stops working: scripts that use it get 404/)
+      await screenshot(page, 'instance-destroy-confirmation')
+      await dialog.getByRole('button', { name: 'Cancel' }).click()
+      await dialog.waitFor({ state: 'detached' })
+      assert.match(await card.innerText(), /Connected/)
+
+      await card.getByRole('button', { name: 'Destroy' }).click()
+      await dialog.getByRole('button', { name: 'Destroy instance' }).click()
+      await page
+        .getByRole('listitem')
+        .filter({ hasText: `+${INSTANCE_PHONE}` })
+        .waitFor({ state: 'detached' })
+      assert.equal(await page.getByText(oldId).count(), 0)
+      await page.getByRole('listitem').filter({ hasText: 'No account linked' }).first().waitFor()
+    })
+
+    test('the UI runs under the server’s Content Security Policy without violations', () => {
+      assert.deepEqual(cspViolations, [])
+    })
+  },
+)

@@ -4,7 +4,14 @@ import { ApiError } from './api-error'
 export interface ApiClient {
   readonly apiBase: string
   call<T>(operation: string, params?: Record<string, unknown>): Promise<T>
+  /** A route that is not a flat operation (sandbox control, uploads): `path` is relative to the API base. */
+  request<T>(method: 'GET' | 'POST', path: string, body?: RequestBody): Promise<T>
+  /** The live event stream's address with this window's credential (EventSource cannot set headers). */
+  streamUrl(params: Record<string, string>): string
 }
+
+/** JSON, or a file sent as the raw body. */
+export type RequestBody = { json: Record<string, unknown> } | { file: Blob }
 
 interface ErrorEnvelope {
   status: 'error'
@@ -24,22 +31,37 @@ function isErrorEnvelope(body: unknown): body is ErrorEnvelope {
 }
 
 /** POSTs `params` as JSON to `${apiBase}/${operation}`; a `uiToken` of null calls without credentials. */
-export async function callOperation<T>(
+export function callOperation<T>(
   apiBase: string,
   uiToken: string | null,
   operation: string,
   params: Record<string, unknown> = {},
   fetchImpl: typeof fetch = fetch,
 ): Promise<T> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' }
+  return requestPath<T>(apiBase, uiToken, 'POST', operation, { json: params }, fetchImpl)
+}
+
+async function requestPath<T>(
+  apiBase: string,
+  uiToken: string | null,
+  method: 'GET' | 'POST',
+  path: string,
+  content: RequestBody | undefined,
+  fetchImpl: typeof fetch,
+): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' }
   if (uiToken) headers.authorization = `Bearer ${uiToken}`
+  let payload: BodyInit | undefined
+  if (content && 'json' in content) {
+    headers['content-type'] = 'application/json'
+    payload = JSON.stringify(content.json)
+  } else if (content) {
+    headers['content-type'] = 'application/octet-stream'
+    payload = content.file
+  }
   let response: Response
   try {
-    response = await fetchImpl(`${apiBase}/${operation}`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify(params),
-    })
+    response = await fetchImpl(`${apiBase}/${path}`, { method, headers, body: payload })
   } catch {
     throw new ApiError(
       'network_error',
@@ -76,5 +98,8 @@ export function createApiClient(
   return {
     apiBase,
     call: (operation, params) => callOperation(apiBase, uiToken, operation, params, fetchImpl),
+    request: (method, path, body) => requestPath(apiBase, uiToken, method, path, body, fetchImpl),
+    streamUrl: (params) =>
+      `${apiBase}/stream?${new URLSearchParams({ ...params, access_token: uiToken }).toString()}`,
   }
 }

@@ -1,12 +1,36 @@
-/** What the UI reads from the API. The UI keeps its own copy of these shapes: it never imports core code. */
+/** What the UI reads from the API: the core's shared answer shapes, plus the envelopes around them. */
+import type {
+  DeliveryAttemptView,
+  InstanceAccountView,
+  InstanceView,
+  LoggedEventView,
+  SandboxAccountView,
+  SandboxInboxEntryView,
+  ServiceSettingsView,
+  TokenInfoView,
+  UploadView,
+  WebhookView,
+} from '../../../electron/core/shared-types'
 
-/** An access token as the admin API lists it: never its value. */
-export interface TokenInfo {
-  id: string
-  label: string
-  createdAt: number
-  source: 'env' | 'ui'
-}
+export type {
+  AttemptOutcomeView,
+  DeliveryAttemptView,
+  DeliveryStatusView,
+  EventEnvelopeView,
+  EventNameView,
+  InstanceStateName,
+  LoggedEventView,
+  QrUpdateData,
+  SandboxAccountView,
+  SandboxInboxEntryView,
+  ServiceSettingsView,
+  UploadView,
+  WebhookView,
+} from '../../../electron/core/shared-types'
+
+export type TokenInfo = TokenInfoView
+export type InstanceAccount = InstanceAccountView
+export type InstanceSummary = InstanceView
 
 export interface TokenList {
   tokens: TokenInfo[]
@@ -17,31 +41,42 @@ export interface CreatedToken {
   info: TokenInfo
 }
 
-/** The linked account of an instance. */
-export interface InstanceAccount {
-  id: string
-  number: string
-  name: string
-  avatar: string
-}
-
-/** One instance as the `instances` operation reports it; times are Unix seconds. */
-export interface InstanceSummary {
-  instance_id: string
-  state: string
-  /** Why it is in that state, e.g. waiting_for_scan, qr_expired, retrying. */
-  cause?: string
-  since?: number | null
-  linked?: boolean
-  account?: InstanceAccount | null
-  last_error?: { code: number | null; cause: string; message: string; at: number | null } | null
-  created_at?: number | null
-}
-
 export interface InstanceList {
   instances: InstanceSummary[]
 }
 
+export interface InstanceAnswer {
+  instance: InstanceSummary
+}
+
 export interface LoginAnswer {
   ui_token: string
+}
+
+export interface EventPage {
+  events: LoggedEventView[]
+  next_cursor: string | null
+}
+
+export interface DeliveryPage {
+  deliveries: DeliveryAttemptView[]
+  next_cursor: string | null
+}
+
+export interface WebhookAnswer {
+  webhook: WebhookView
+}
+
+export interface SettingsAnswer {
+  settings: ServiceSettingsView
+}
+
+export type UploadAnswer = UploadView
+
+export interface SandboxAccounts {
+  accounts: SandboxAccountView[]
+}
+
+export interface SandboxInbox {
+  messages: SandboxInboxEntryView[]
 }

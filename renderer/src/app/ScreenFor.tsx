@@ -1,23 +1,39 @@
 import type { Session } from '../auth/session'
-import { ComposerScreen } from '../screens/ComposerScreen'
-import { EventsScreen } from '../screens/EventsScreen'
+import { ComposerScreen } from '../screens/composer/ComposerScreen'
+import { EventsScreen } from '../screens/events/EventsScreen'
+import { InstanceDetail } from '../screens/instances/InstanceDetail'
 import { InstancesScreen } from '../screens/InstancesScreen'
+import { SandboxScreen } from '../screens/sandbox/SandboxScreen'
 import { SettingsScreen } from '../screens/SettingsScreen'
 import { TokensScreen } from '../screens/TokensScreen'
-import { WebhooksScreen } from '../screens/WebhooksScreen'
+import { WebhooksScreen } from '../screens/webhooks/WebhooksScreen'
 import type { RouteId } from './routes'
 
+interface ScreenForProps {
+  route: RouteId
+  subpath: string[]
+  session: Session
+}
+
 /** The screen a route shows. */
-export function ScreenFor({ route, session }: { route: RouteId; session: Session }) {
+export function ScreenFor({ route, subpath, session }: ScreenForProps) {
   switch (route) {
-    case 'instances':
-      return <InstancesScreen />
+    case 'instances': {
+      const [instanceId, action] = subpath
+      return instanceId ? (
+        <InstanceDetail key={instanceId} instanceId={instanceId} startLinking={action === 'link'} />
+      ) : (
+        <InstancesScreen />
+      )
+    }
     case 'composer':
       return <ComposerScreen apiBase={session.apiBase} />
     case 'events':
       return <EventsScreen />
     case 'webhooks':
       return <WebhooksScreen />
+    case 'sandbox':
+      return <SandboxScreen />
     case 'tokens':
       return <TokensScreen apiBase={session.apiBase} />
     case 'settings':

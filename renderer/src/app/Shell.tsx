@@ -1,11 +1,15 @@
-import { useEffect, useMemo, useRef } from 'react'
+import { useEffect, useMemo, useRef, useState } from 'react'
 import { ApiError } from '../api/api-error'
 import { type ApiClient, createApiClient } from '../api/client'
+import { EventFeed } from '../api/event-feed'
+import type { ServiceSettingsView, SettingsAnswer } from '../api/types'
 import type { Session } from '../auth/session'
 import { ApiContext } from './api-context'
+import { FeedContext } from './feed-context'
 import { ScreenFor } from './ScreenFor'
+import { ServiceContext } from './service-context'
 import { Sidebar } from './Sidebar'
-import { useHashRoute } from './use-hash-route'
+import { useHashLocation } from './use-hash-route'
 
 interface ShellProps {
   session: Session
@@ -13,28 +17,48 @@ interface ShellProps {
   onSignedOut(problem: string): void
 }
 
-/** The logged-in window: sidebar, the current screen, and the API client every screen uses. */
-export function Shell({ session, onSignedOut }: ShellProps) {
-  const route = useHashRoute()
-  const main = useRef<HTMLElement>(null)
-  const api = useMemo<ApiClient>(() => {
+/** The API client every screen uses: signs the window out when the server stops accepting its credential. */
+function useSignedApi(session: Session, onSignedOut: (problem: string) => void): ApiClient {
+  return useMemo<ApiClient>(() => {
     const client = createApiClient(session.apiBase, session.uiToken)
+    const guard = async <T,>(work: () => Promise<T>): Promise<T> => {
+      try {
+        return await work()
+      } catch (error) {
+        if (error instanceof ApiError && error.isUnauthorized) {
+          onSignedOut(
+            'The server no longer accepts this login (it may have restarted): open a new login URL.',
+          )
+        }
+        throw error
+      }
+    }
     return {
       apiBase: client.apiBase,
-      call: async (operation, params) => {
-        try {
-          return await client.call(operation, params)
-        } catch (error) {
-          if (error instanceof ApiError && error.isUnauthorized) {
-            onSignedOut(
-              'The server no longer accepts this login (it may have restarted): open a new login URL.',
-            )
-          }
-          throw error
-        }
-      },
+      call: (operation, params) => guard(() => client.call(operation, params)),
+      request: (method, path, body) => guard(() => client.request(method, path, body)),
+      streamUrl: client.streamUrl,
     }
   }, [session, onSignedOut])
+}
+
+/** The logged-in window: sidebar, the current screen, the API client, the live event feed. */
+export function Shell({ session, onSignedOut }: ShellProps) {
+  const { route, subpath } = useHashLocation()
+  const main = useRef<HTMLElement>(null)
+  const api = useSignedApi(session, onSignedOut)
+  const feed = useMemo(() => new EventFeed(api), [api])
+  const [service, setService] = useState<ServiceSettingsView | null>(null)
+  useEffect(() => {
+    void feed.start()
+    return () => feed.stop()
+  }, [feed])
+  useEffect(() => {
+    api.call<SettingsAnswer>('settings').then(
+      (answer) => setService(answer.settings),
+      () => setService(null),
+    )
+  }, [api])
   const first = useRef(true)
   useEffect(() => {
     // Screen readers and keyboard users land on the new screen's heading, not on the link they left.
@@ -43,19 +67,27 @@ export function Shell({ session, onSignedOut }: ShellProps) {
       return
     }
     main.current?.querySelector<HTMLElement>('h1')?.focus()
-  }, [route])
+  }, [route, subpath.length])
 
   return (
     <ApiContext.Provider value={api}>
-      <div className="layout">
-        <button type="button" className="skip-link" onClick={() => main.current?.focus()}>
-          Skip to content
-        </button>
-        <Sidebar route={route} docsUrl={`${session.apiBase}/docs`} />
-        <main ref={main} tabIndex={-1} className="content">
-          <ScreenFor route={route} session={session} />
-        </main>
-      </div>
+      <FeedContext.Provider value={feed}>
+        <ServiceContext.Provider value={service}>
+          <div className="layout">
+            <button type="button" className="skip-link" onClick={() => main.current?.focus()}>
+              Skip to content
+            </button>
+            <Sidebar
+              route={route}
+              docsUrl={`${session.apiBase}/docs`}
+              sandbox={service?.sandbox_control ?? false}
+            />
+            <main ref={main} tabIndex={-1} className="content">
+              <ScreenFor route={route} subpath={subpath} session={session} />
+            </main>
+          </div>
+        </ServiceContext.Provider>
+      </FeedContext.Provider>
     </ApiContext.Provider>
   )
 }

@@ -1,8 +1,8 @@
 import { ThemeToggle } from './ThemeToggle'
-import { ROUTES, type RouteId, hrefFor } from './routes'
+import { ROUTES, type RouteId, SANDBOX_ONLY, hrefFor } from './routes'
 
 /** The navigation: one link per screen, the API docs (opened outside the window) and the theme switch. */
-export function Sidebar({ route, docsUrl }: { route: RouteId; docsUrl: string }) {
+export function Sidebar({ route, docsUrl, sandbox }: { route: RouteId; docsUrl: string; sandbox: boolean }) {
   return (
     <nav className="sidebar" aria-label="Main">
       <div className="brand">
@@ -10,7 +10,7 @@ export function Sidebar({ route, docsUrl }: { route: RouteId; docsUrl: string })
         <span>Linkdesk</span>
       </div>
       <ul>
-        {ROUTES.map(({ id, title }) => (
+        {ROUTES.filter(({ id }) => sandbox || !SANDBOX_ONLY.has(id)).map(({ id, title }) => (
           <li key={id}>
             <a href={hrefFor(id)} aria-current={route === id ? 'page' : undefined}>
               {title}

@@ -4,6 +4,7 @@ export const ROUTES = [
   { id: 'composer', title: 'Composer' },
   { id: 'events', title: 'Events' },
   { id: 'webhooks', title: 'Webhooks' },
+  { id: 'sandbox', title: 'Sandbox' },
   { id: 'tokens', title: 'Tokens' },
   { id: 'settings', title: 'Settings' },
 ] as const
@@ -12,12 +13,26 @@ export type RouteId = (typeof ROUTES)[number]['id']
 
 export const DEFAULT_ROUTE: RouteId = 'instances'
 
+/** Screens that exist only when the server runs the sandbox. */
+export const SANDBOX_ONLY: ReadonlySet<RouteId> = new Set(['sandbox'])
+
 /** The screen a location hash names; unknown or empty hashes show the default screen. */
 export function routeFromHash(hash: string): RouteId {
   const id = hash.replace(/^#\/?/, '').split(/[/?]/)[0]
   return ROUTES.find((route) => route.id === id)?.id ?? DEFAULT_ROUTE
 }
 
-export function hrefFor(route: RouteId): string {
-  return `#/${route}`
+/** What follows the screen in the hash: `#/instances/ABC/link` → ['ABC', 'link']. */
+export function subpathFromHash(hash: string): string[] {
+  return hash
+    .replace(/^#\/?/, '')
+    .split('?')[0]!
+    .split('/')
+    .slice(1)
+    .filter((part) => part !== '')
+    .map((part) => decodeURIComponent(part))
+}
+
+export function hrefFor(route: RouteId, ...subpath: string[]): string {
+  return `#/${[route, ...subpath.map((part) => encodeURIComponent(part))].join('/')}`
 }

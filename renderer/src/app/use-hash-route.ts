@@ -1,13 +1,23 @@
 import { useEffect, useState } from 'react'
-import { type RouteId, routeFromHash } from './routes'
+import { type RouteId, routeFromHash, subpathFromHash } from './routes'
+
+export interface HashLocation {
+  route: RouteId
+  /** The segments after the screen, e.g. an instance id. */
+  subpath: string[]
+}
+
+function read(): HashLocation {
+  return { route: routeFromHash(window.location.hash), subpath: subpathFromHash(window.location.hash) }
+}
 
 /** The current screen, following the location hash (the server serves only static files, so no paths). */
-export function useHashRoute(): RouteId {
-  const [route, setRoute] = useState<RouteId>(() => routeFromHash(window.location.hash))
+export function useHashLocation(): HashLocation {
+  const [location, setLocation] = useState<HashLocation>(read)
   useEffect(() => {
-    const follow = () => setRoute(routeFromHash(window.location.hash))
+    const follow = () => setLocation(read())
     window.addEventListener('hashchange', follow)
     return () => window.removeEventListener('hashchange', follow)
   }, [])
-  return route
+  return location
 }

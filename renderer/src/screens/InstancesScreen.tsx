@@ -1,15 +1,15 @@
 import { useState } from 'react'
-import type { InstanceList } from '../api/types'
 import { useApi } from '../app/api-context'
-import { useOperation } from '../app/use-operation'
+import { hrefFor } from '../app/routes'
 import { EmptyState } from '../components/EmptyState'
 import { ErrorNotice } from '../components/ErrorNotice'
 import { InstanceCard } from './instances/InstanceCard'
+import { useInstances } from './instances/use-instances'
 
-/** The instances with their state; create a new one. */
+/** The instances with their live state; create a new one and go straight to linking it. */
 export function InstancesScreen() {
   const api = useApi()
-  const [list, reload] = useOperation<InstanceList>('instances')
+  const [list, reload] = useInstances()
   const [creating, setCreating] = useState(false)
   const [createError, setCreateError] = useState<unknown>(null)
 
@@ -17,11 +17,10 @@ export function InstancesScreen() {
     setCreating(true)
     setCreateError(null)
     try {
-      await api.call('create_instance')
-      await reload()
+      const created = await api.call<{ instance_id: string }>('create_instance')
+      window.location.hash = hrefFor('instances', created.instance_id, 'link')
     } catch (error) {
       setCreateError(error)
-    } finally {
       setCreating(false)
     }
   }
@@ -37,14 +36,14 @@ export function InstancesScreen() {
         </button>
       </div>
       <p className="lead">
-        Each instance is one WhatsApp account linked to this computer as a linked device.
+        Each instance is one WhatsApp account linked to this computer as a linked device. States update live.
       </p>
       {createError ? <ErrorNotice error={createError} context="Could not create an instance" /> : null}
       {list.status === 'loading' ? <p className="loading">Loading instances…</p> : null}
       {list.status === 'failed' ? (
         <ErrorNotice error={list.error} context="Could not load the instances" />
       ) : null}
-      {list.status === 'ready' && list.data.instances.length === 0 ? (
+      {list.status === 'ready' && list.data.length === 0 ? (
         <EmptyState title="No instances yet">
           <p>
             Create an instance, then scan its QR code with WhatsApp on your phone (Settings → Linked devices →
@@ -52,10 +51,10 @@ export function InstancesScreen() {
           </p>
         </EmptyState>
       ) : null}
-      {list.status === 'ready' && list.data.instances.length > 0 ? (
+      {list.status === 'ready' && list.data.length > 0 ? (
         <ul className="cards" aria-label="Instances">
-          {list.data.instances.map((instance) => (
-            <InstanceCard key={instance.instance_id} instance={instance} />
+          {list.data.map((instance) => (
+            <InstanceCard key={instance.instance_id} instance={instance} onChanged={() => void reload()} />
           ))}
         </ul>
       ) : null}

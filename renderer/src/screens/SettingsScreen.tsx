@@ -1,6 +1,7 @@
 import type { Session } from '../auth/session'
 import { desktopBridge } from '../desktop-bridge'
 import { DesktopSettings } from './settings/DesktopSettings'
+import { ServiceSettings } from './settings/ServiceSettings'
 
 /** Where the API is, and the desktop app's own settings when running in it. */
 export function SettingsScreen({ session }: { session: Session }) {
@@ -21,6 +22,13 @@ export function SettingsScreen({ session }: { session: Session }) {
             ? `Desktop app ${bridge?.version ?? ''}`
             : 'Headless server, in a browser'}
         </dd>
+        <dt>API documentation</dt>
+        <dd>
+          <a href={`${session.apiBase}/docs`} target="_blank" rel="noreferrer">
+            {session.apiBase}/docs
+          </a>{' '}
+          and the OpenAPI document at <code>{session.apiBase}/openapi.json</code>
+        </dd>
       </dl>
       {bridge ? (
         <DesktopSettings bridge={bridge} />
@@ -31,6 +39,7 @@ export function SettingsScreen({ session }: { session: Session }) {
           setting.
         </p>
       )}
+      <ServiceSettings />
     </section>
   )
 }

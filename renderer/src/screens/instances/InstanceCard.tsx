@@ -1,9 +1,10 @@
 import type { InstanceSummary } from '../../api/types'
 import { AccountAvatar } from './AccountAvatar'
+import { InstanceActions } from './InstanceActions'
 import { StateBadge, nextStep } from './StateBadge'
 
-/** One instance: its account when linked, its true state and why, and what to do next. */
-export function InstanceCard({ instance }: { instance: InstanceSummary }) {
+/** One instance: its account when linked, its true state and why, what to do next, and the actions. */
+export function InstanceCard({ instance, onChanged }: { instance: InstanceSummary; onChanged(): void }) {
   const account = instance.account ?? null
   const titleId = `instance-${instance.instance_id}`
   return (
@@ -18,8 +19,8 @@ export function InstanceCard({ instance }: { instance: InstanceSummary }) {
         </div>
         <StateBadge state={instance.state} cause={instance.cause} />
       </div>
-      <p className="next-step">{nextStep(instance.state)}</p>
-      {instance.last_error ? (
+      <p className="next-step">{nextStep(instance.state, instance.cause)}</p>
+      {instance.last_error && instance.state !== 'connected' ? (
         <p className="muted">
           Last error: {instance.last_error.message} <code>{instance.last_error.cause}</code>
         </p>
@@ -27,6 +28,7 @@ export function InstanceCard({ instance }: { instance: InstanceSummary }) {
       <p className="muted">
         Instance id <code>{instance.instance_id}</code>
       </p>
+      <InstanceActions instance={instance} onChanged={onChanged} />
     </li>
   )
 }

@@ -1,9 +1,11 @@
+type Tone = 'ok' | 'wait' | 'bad' | 'idle'
+
 /** The instance states the server reports, in words, and how each looks. */
-const STATES: Record<string, { label: string; tone: 'ok' | 'wait' | 'bad' | 'idle'; next: string }> = {
+const STATES: Record<string, { label: string; tone: Tone; next: string }> = {
   idle: {
     label: 'Not linked',
     tone: 'idle',
-    next: 'Show its QR code and scan it with WhatsApp on your phone.',
+    next: 'Link an account: show its QR code and scan it with WhatsApp on your phone.',
   },
   qr: { label: 'Waiting for a scan', tone: 'wait', next: 'Scan the QR code with WhatsApp on your phone.' },
   connecting: { label: 'Connecting', tone: 'wait', next: 'Wait a moment: it connects by itself.' },
@@ -11,27 +13,54 @@ const STATES: Record<string, { label: string; tone: 'ok' | 'wait' | 'bad' | 'idl
   disconnected: {
     label: 'Disconnected',
     tone: 'bad',
-    next: 'The link is kept; Linkdesk retries by itself, or reconnect it now.',
+    next: 'The link is kept and Linkdesk retries by itself; or reconnect it now.',
   },
-  logged_out: { label: 'Logged out', tone: 'bad', next: 'The phone removed the link: scan a new QR code.' },
+  logged_out: { label: 'Logged out', tone: 'bad', next: 'A new scan is needed: link the account again.' },
 }
 
-/** What the operator can do next in this state. */
-export function nextStep(state: string): string {
-  return STATES[state]?.next ?? 'Check the API docs for this state.'
+/** Causes whose advice differs from their state's. */
+const CAUSE_NEXT: Record<string, string> = {
+  qr_expired: 'Nobody scanned the QR code in time: link the account to show a new one.',
+  scan_abandoned: 'The scan did not finish: link the account to try again.',
+  network_unreachable: 'The network could not be reached: check the internet connection, then link again.',
+  temporarily_banned: 'WhatsApp refuses this account for now: wait, then reconnect.',
+  client_outdated: 'WhatsApp refuses this client version: update Linkdesk, then reconnect.',
+  bad_user_agent: 'WhatsApp refused the connection: update Linkdesk, then reconnect.',
+  connection_replaced: 'Another session took over this account: reconnect to take it back.',
+  device_removed: 'The phone removed this linked device: link the account again.',
+  account_banned: 'WhatsApp banned this account: it cannot be linked.',
 }
 
-/** The state in words, with its cause for the curious (and screen readers). */
+/** A cause in words: `qr_expired` → "qr expired". */
+export function causeInWords(cause: string | undefined): string {
+  return (cause ?? '').replace(/_/g, ' ')
+}
+
+/** What the operator can do next in this state, for this cause. */
+export function nextStep(state: string, cause?: string): string {
+  return (cause && CAUSE_NEXT[cause]) ?? STATES[state]?.next ?? 'Check the API docs for this state.'
+}
+
+/** The state's label in words, for plain text such as a select's options. */
+export function stateInWords(state: string): string {
+  return STATES[state]?.label ?? state
+}
+
+/** The state in words, and its cause. */
 export function StateBadge({ state, cause }: { state: string; cause?: string }) {
   const known = STATES[state]
   return (
-    <span
-      className={`badge badge-${known?.tone ?? 'idle'}`}
-      title={cause ? `Cause: ${cause.replace(/_/g, ' ')}` : undefined}
-    >
-      <span className="visually-hidden">State: </span>
-      {known?.label ?? state}
-      {cause ? <span className="visually-hidden">, cause: {cause.replace(/_/g, ' ')}</span> : null}
+    <span className="state">
+      <span className={`badge badge-${known?.tone ?? 'idle'}`}>
+        <span className="visually-hidden">State: </span>
+        {known?.label ?? state}
+      </span>
+      {cause ? (
+        <span className="cause">
+          <span className="visually-hidden">, cause: </span>
+          {causeInWords(cause)}
+        </span>
+      ) : null}
     </span>
   )
 }

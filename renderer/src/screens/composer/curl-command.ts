@@ -5,3 +5,12 @@ export function curlCommand(apiBase: string, operation: string, params: Record<s
   const quoted = `'${body.replace(/'/g, `'\\''`).replace('"$LINKDESK_TOKEN"', () => `"'"$LINKDESK_TOKEN"'"`)}'`
   return `curl -s -X POST '${apiBase}/${operation}' \\\n  -H 'Content-Type: application/json' \\\n  -d ${quoted}`
 }
+
+/** Uploading a local file as the window does, keeping the address it answers in $MEDIA_URL. */
+export function curlUpload(apiBase: string, fileName: string): string {
+  const path = `'${fileName.replace(/'/g, `'\\''`)}'`
+  return (
+    `MEDIA_URL=$(curl -s -X POST '${apiBase}/uploads' \\\n  -H "Authorization: Bearer $LINKDESK_TOKEN" \\\n` +
+    `  -H 'Content-Type: application/octet-stream' --data-binary @${path} | jq -r .url)`
+  )
+}

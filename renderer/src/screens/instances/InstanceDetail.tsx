@@ -1,0 +1,92 @@
+import { hrefFor } from '../../app/routes'
+import { ErrorNotice } from '../../components/ErrorNotice'
+import { AccountAvatar } from './AccountAvatar'
+import { InstanceActions } from './InstanceActions'
+import { instanceLabel } from './instance-label'
+import { LinkPanel } from './link/LinkPanel'
+import { StateBadge, nextStep } from './StateBadge'
+import { useInstance } from './use-instances'
+
+function time(seconds: number | null | undefined): string {
+  return seconds ? new Date(seconds * 1000).toLocaleString() : '—'
+}
+
+/** One instance: its account, state and cause, last error, actions, and linking while it is unlinked. */
+export function InstanceDetail({ instanceId, startLinking }: { instanceId: string; startLinking: boolean }) {
+  const [state, reload] = useInstance(instanceId)
+  const back = (
+    <p>
+      <a href={hrefFor('instances')}>← All instances</a>
+    </p>
+  )
+  if (state.status === 'loading') return <p className="loading">Loading the instance…</p>
+  if (state.status === 'failed') {
+    return (
+      <section aria-labelledby="instance-title">
+        {back}
+        <h1 id="instance-title" tabIndex={-1}>
+          Instance
+        </h1>
+        <ErrorNotice error={state.error} context="Could not load this instance" />
+      </section>
+    )
+  }
+  const instance = state.data
+  const account = instance.account
+  const linking = !instance.linked && instance.state !== 'connecting'
+  return (
+    <section aria-labelledby="instance-title">
+      {back}
+      <div className="screen-header">
+        <AccountAvatar account={account} />
+        <h1 id="instance-title" tabIndex={-1}>
+          {instanceLabel(instance)}
+        </h1>
+        <StateBadge state={instance.state} cause={instance.cause} />
+      </div>
+      <p className="next-step" role="status">
+        {nextStep(instance.state, instance.cause)}
+      </p>
+      <InstanceActions
+        instance={instance}
+        inDetail
+        onChanged={(replacedBy) => {
+          if (replacedBy) window.location.hash = hrefFor('instances', replacedBy)
+          else void reload()
+        }}
+      />
+      {linking ? <LinkPanel instance={instance} startAtOnce={startLinking} /> : null}
+      <dl className="facts">
+        <dt>Instance id</dt>
+        <dd>
+          <code>{instance.instance_id}</code>
+        </dd>
+        <dt>Account number</dt>
+        <dd>{account ? `+${account.number}` : 'None linked'}</dd>
+        <dt>Account name</dt>
+        <dd>{account?.name || '—'}</dd>
+        <dt>In this state since</dt>
+        <dd>{time(instance.since)}</dd>
+        {instance.next_retry_at ? (
+          <>
+            <dt>Next automatic reconnect</dt>
+            <dd>{time(instance.next_retry_at)}</dd>
+          </>
+        ) : null}
+        <dt>Last connection error</dt>
+        <dd>
+          {instance.last_error ? (
+            <>
+              {instance.last_error.message} <code>{instance.last_error.cause}</code> at{' '}
+              {time(instance.last_error.at)}
+            </>
+          ) : (
+            'None'
+          )}
+        </dd>
+        <dt>Created</dt>
+        <dd>{time(instance.created_at)}</dd>
+      </dl>
+    </section>
+  )
+}

@@ -1,0 +1,59 @@
+import { type FormEvent, useState } from 'react'
+import { useApi } from '../../../app/api-context'
+import { ErrorNotice } from '../../../components/ErrorNotice'
+
+/** Link by phone number instead of scanning: the phone shows where to type the code. */
+export function PairingCodeForm({ instanceId }: { instanceId: string }) {
+  const api = useApi()
+  const [phone, setPhone] = useState('')
+  const [code, setCode] = useState<string | null>(null)
+  const [error, setError] = useState<unknown>(null)
+  const [busy, setBusy] = useState(false)
+
+  const request = async (event: FormEvent) => {
+    event.preventDefault()
+    setBusy(true)
+    setError(null)
+    setCode(null)
+    try {
+      setCode((await api.call<{ code: string }>('pairing_code', { instance_id: instanceId, phone })).code)
+    } catch (failure) {
+      setError(failure)
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  return (
+    <form className="stack" onSubmit={(event) => void request(event)} aria-labelledby="pairing-title">
+      <h3 id="pairing-title">Or link with a pairing code</h3>
+      <div className="field">
+        <label htmlFor="pairing-phone">Phone number of the account</label>
+        <input
+          id="pairing-phone"
+          value={phone}
+          required
+          inputMode="tel"
+          autoComplete="tel"
+          placeholder="e.g. 4915112345678"
+          aria-describedby="pairing-hint"
+          onChange={(event) => setPhone(event.target.value)}
+        />
+        <p id="pairing-hint" className="hint">
+          Digits with country code. On the phone: Linked devices → Link a device → Link with phone number.
+        </p>
+      </div>
+      <div className="actions">
+        <button type="submit" disabled={busy}>
+          {busy ? 'Asking for a code…' : 'Get a pairing code'}
+        </button>
+      </div>
+      {error ? <ErrorNotice error={error} context="No pairing code" /> : null}
+      {code ? (
+        <p className="pairing-code" role="status">
+          Type this code on the phone: <strong>{code}</strong>
+        </p>
+      ) : null}
+    </form>
+  )
+}

@@ -1,0 +1,53 @@
+import { type FormEvent, useState } from 'react'
+import { useApi } from '../../app/api-context'
+import { ErrorNotice } from '../../components/ErrorNotice'
+
+/** Registers a simulated account: a number that exists on the sandbox network. */
+export function AddContactForm({ onAdded }: { onAdded(phone: string): void }) {
+  const api = useApi()
+  const [phone, setPhone] = useState('')
+  const [name, setName] = useState('')
+  const [echo, setEcho] = useState(false)
+  const [error, setError] = useState<unknown>(null)
+  const add = async (event: FormEvent) => {
+    event.preventDefault()
+    setError(null)
+    try {
+      const json = { phone, ...(name ? { name } : {}), ...(echo ? { auto_reply: 'echo' } : {}) }
+      const added = await api.request<{ phone: string }>('POST', 'sandbox/accounts', { json })
+      setPhone('')
+      setName('')
+      onAdded(added.phone)
+    } catch (failure) {
+      setError(failure)
+    }
+  }
+  return (
+    <form className="stack" onSubmit={(event) => void add(event)} aria-labelledby="add-contact-title">
+      <h2 id="add-contact-title">Add a contact</h2>
+      <div className="field">
+        <label htmlFor="contact-phone">Phone number</label>
+        <input
+          id="contact-phone"
+          value={phone}
+          required
+          inputMode="tel"
+          placeholder="e.g. 15550002222"
+          onChange={(event) => setPhone(event.target.value.trim())}
+        />
+      </div>
+      <div className="field">
+        <label htmlFor="contact-name">Name (optional)</label>
+        <input id="contact-name" value={name} onChange={(event) => setName(event.target.value)} />
+      </div>
+      <div className="field-inline">
+        <input id="contact-echo" type="checkbox" checked={echo} onChange={(e) => setEcho(e.target.checked)} />
+        <label htmlFor="contact-echo">Answer every text with “echo: &lt;text&gt;”</label>
+      </div>
+      <div className="actions">
+        <button type="submit">Add contact</button>
+      </div>
+      {error ? <ErrorNotice error={error} context="Contact not added" /> : null}
+    </form>
+  )
+}

@@ -1,0 +1,102 @@
+import { type FormEvent, useCallback, useEffect, useState } from 'react'
+import type { SandboxAccountView, SandboxInbox, SandboxInboxEntryView } from '../../api/types'
+import { useApi } from '../../app/api-context'
+import { useLiveEvents } from '../../app/feed-context'
+import { ErrorNotice } from '../../components/ErrorNotice'
+
+/** One contact: send a message as it, and read what it received. */
+export function ContactPanel({ contact, suggestedTo }: { contact: SandboxAccountView; suggestedTo: string }) {
+  const api = useApi()
+  const path = `sandbox/accounts/${encodeURIComponent(contact.phone)}/messages`
+  const [inbox, setInbox] = useState<SandboxInboxEntryView[]>([])
+  const [to, setTo] = useState(suggestedTo)
+  const [text, setText] = useState('')
+  const [error, setError] = useState<unknown>(null)
+  const [status, setStatus] = useState<string | null>(null)
+
+  const reload = useCallback(async () => {
+    try {
+      setInbox((await api.request<SandboxInbox>('GET', path)).messages)
+    } catch (failure) {
+      setError(failure)
+    }
+  }, [api, path])
+  useEffect(() => void reload(), [reload])
+  useEffect(() => setTo((current) => current || suggestedTo), [suggestedTo])
+  // What an instance sends shows up in the contact's inbox; its message.sent event is the cue to look.
+  useLiveEvents((event) => {
+    if (event.event === 'message.sent' || event.event === 'message.status') void reload()
+  })
+
+  const send = async (event: FormEvent) => {
+    event.preventDefault()
+    setError(null)
+    setStatus(null)
+    try {
+      await api.request('POST', path, { json: { to, text } })
+      setText('')
+      setStatus(`Sent as +${contact.phone}.`)
+    } catch (failure) {
+      setError(failure)
+    }
+  }
+
+  const label = contact.name ? `${contact.name} (+${contact.phone})` : `+${contact.phone}`
+  return (
+    <section className="contact-panel stack" aria-labelledby="contact-title">
+      <h2 id="contact-title">{label}</h2>
+      <form className="stack" onSubmit={(event) => void send(event)} aria-label={`Send as ${label}`}>
+        <div className="field">
+          <label htmlFor="contact-to">To (number or group id)</label>
+          <input id="contact-to" value={to} required onChange={(event) => setTo(event.target.value.trim())} />
+        </div>
+        <div className="field">
+          <label htmlFor="contact-text">Message</label>
+          <textarea
+            id="contact-text"
+            value={text}
+            required
+            rows={2}
+            onChange={(e) => setText(e.target.value)}
+          />
+        </div>
+        <div className="actions">
+          <button type="submit" className="primary">
+            Send as this contact
+          </button>
+        </div>
+      </form>
+      {status ? <p role="status">{status}</p> : null}
+      {error ? <ErrorNotice error={error} context="Sandbox" /> : null}
+      <div className="screen-header">
+        <h3>Inbox ({inbox.length})</h3>
+        <button type="button" onClick={() => void reload()}>
+          Refresh
+        </button>
+      </div>
+      {inbox.length === 0 ? (
+        <p className="hint">Nothing received yet: send this number a message from the Composer.</p>
+      ) : (
+        <ol className="inbox" aria-label={`Inbox of ${label}`}>
+          {inbox.map((message) => (
+            <li key={message.id}>
+              <span className="muted">
+                {new Date(message.timestamp * 1000).toLocaleTimeString()} from +{message.from}
+                {message.chat.endsWith('@g.us') ? ` in ${message.chat}` : ''}
+              </span>{' '}
+              {describeMessage(message)}
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
+  )
+}
+
+function describeMessage(message: SandboxInboxEntryView): string {
+  if (message.type === 'text') return message.text ?? ''
+  const name = message.filename ? ` ${message.filename}` : ''
+  const size = message.size === null ? '' : ` (${message.size} bytes)`
+  const caption = message.caption ? `: ${message.caption}` : ''
+  return `[${message.type}${name}${size}]${caption}`
+}
