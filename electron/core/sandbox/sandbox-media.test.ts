@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { createHash, randomBytes } from 'node:crypto'
 import { after, before, test } from 'node:test'
-import { PNG } from 'pngjs'
 import type { Sandbox } from './index'
 import { inboxEntry, linkedClient, startTestSandbox } from './testing/sandbox-fixture'
 import type { SandboxClient } from './testing/sandbox-client'
+import { solidPng } from './testing/solid-png'
 
 const ME = '15550001111'
 const ALICE = '15551230001'
@@ -25,11 +25,7 @@ after(async () => {
 
 const sha256 = (data: Buffer): string => createHash('sha256').update(data).digest('hex')
 
-function redSquare(): Buffer {
-  const png = new PNG({ width: 32, height: 32 })
-  for (let i = 0; i < png.data.length; i += 4) png.data.set([220, 30, 30, 255], i)
-  return PNG.sync.write(png)
-}
+const redSquare = (): Buffer => solidPng(32, 32, [220, 30, 30])
 
 test('a document the device sends is uploaded over HTTPS and reaches the contact byte-identical', async () => {
   assert.ok(device.sock)
