@@ -1,4 +1,14 @@
-import { BrowserWindow, app, dialog, ipcMain, safeStorage, screen, session, shell } from 'electron'
+import {
+  BrowserWindow,
+  Notification,
+  app,
+  dialog,
+  ipcMain,
+  safeStorage,
+  screen,
+  session,
+  shell,
+} from 'electron'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Core } from '../core'
@@ -6,7 +16,8 @@ import { registerDesktopBridge, type StartOnLogin } from './desktop-bridge'
 import { openDesktopStore } from './desktop-store'
 import { safeStorageCipher } from './safe-storage-cipher'
 import { startDesktopCore } from './start-core'
-import { createTray, trayIconPath } from './tray'
+import { type InstanceNotice, watchInstances } from './instance-tracker'
+import { LinkdeskTray, trayIconPath } from './tray'
 import { denyPermissions, enforceCsp, guardWebContents, secureWebPreferences } from './window-security'
 import { MIN_WINDOW_SIZE, restoreWindowState } from './window-state'
 
@@ -62,8 +73,9 @@ async function runDesktopApp(): Promise<void> {
   const openExternal = (url: string) => void shell.openExternal(url)
   let window: BrowserWindow | null = null
 
-  const showWindow = () => {
+  const showWindow = (hash?: string) => {
     if (window) {
+      if (hash) void window.loadURL(`${uiUrl.split('#')[0]}${hash}`)
       if (window.isMinimized()) window.restore()
       window.show()
       window.focus()
@@ -93,7 +105,7 @@ async function runDesktopApp(): Promise<void> {
       store.set('window', { ...bounds, maximized: created.isMaximized() })
     })
     created.on('closed', () => (window = null))
-    void created.loadURL(uiUrl)
+    void created.loadURL(hash ? `${uiUrl.split('#')[0]}${hash}` : uiUrl)
     window = created
   }
 
@@ -123,20 +135,38 @@ async function runDesktopApp(): Promise<void> {
     savePort: (port) => store.set('port', port),
   })
 
-  const tray = createTray(trayIconPath(RESOURCES), core.apiBase, {
+  const notify = (notice: InstanceNotice, hash?: string) => {
+    if (!Notification.isSupported()) return
+    const notification = new Notification({ title: notice.title, body: notice.body })
+    notification.on('click', () => showWindow(hash))
+    notification.show()
+  }
+  const tray = new LinkdeskTray(trayIconPath(RESOURCES), core.apiBase, {
     showWindow,
     openApiDocs: () => openExternal(`${core.apiBase}/docs`),
+    reconnect: (instanceId) => {
+      core.instances
+        .reconnect(instanceId)
+        .catch((error: Error) =>
+          notify({ title: 'Reconnect failed', body: error.message }, `#/instances/${instanceId}`),
+        )
+    },
     quit: () => app.quit(),
   })
+  const stopWatching = watchInstances(core, {
+    onList: (instances) => tray.update(instances),
+    onNotice: (instanceId, notice) => notify(notice, `#/instances/${instanceId}`),
+  })
 
-  app.on('second-instance', showWindow)
-  app.on('activate', showWindow)
+  app.on('second-instance', () => showWindow())
+  app.on('activate', () => showWindow())
   // Closing the window keeps the API serving; quitting is done from the tray (or the app menu on macOS).
   app.on('window-all-closed', () => undefined)
   let stopped = false
   app.on('before-quit', (event) => {
     if (stopped) return
     event.preventDefault()
+    stopWatching()
     tray.destroy()
     core.close().finally(() => {
       stopped = true
