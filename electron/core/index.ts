@@ -4,18 +4,27 @@ import { Authenticator, UiCredential } from './api/auth'
 import { API_PREFIX, buildApi } from './api/build-api'
 import { eventOperations, eventStreamRoutes } from './api/routes/event-routes'
 import { foundationOperations } from './api/routes/foundation-routes'
+import { instanceOperations } from './api/routes/instance-routes'
+import { sandboxRoutesPlugin } from './api/routes/sandbox-plugin'
 import type { Config } from './config'
 import { EventService } from './events/event-service'
 import { MetricsRegistry } from './events/metrics'
+import { InstanceManager } from './instances/instance-manager'
 import { InstanceRegistry } from './instances/instance-registry'
 import { createLogger, type Logger } from './logger'
+import { createSandbox, type Sandbox } from './sandbox'
+import { AuthStore, type AuthCipher } from './store/auth-store'
 import { openDatabase } from './store/database'
 import { SettingsStore } from './store/settings-store'
 import { TokenService } from './tokens/token-service'
 import { APP_VERSION } from './version'
+import { installLibsignalConsoleFilter } from './wa/libsignal-console-filter'
+import { fetchSandboxEndpoint, type NetworkEndpoint, socketNetworkConfig } from './wa/network-endpoint'
 
 export interface CoreDeps {
   logger?: Logger
+  /** Encrypts account credentials at rest; the desktop shell passes one backed by Electron's safeStorage. */
+  cipher?: AuthCipher
 }
 
 /** The running core: its services, where it listens, and how to stop it. */
@@ -30,6 +39,10 @@ export interface Core {
   ui: UiCredential
   tokens: TokenService
   registry: InstanceRegistry
+  /** The live instances: state machines and their WhatsApp sockets. */
+  instances: InstanceManager
+  /** The simulated network, when started with `--sandbox`. */
+  sandbox?: Sandbox
   /** The EventSink producers emit into; also the event and delivery logs and the live stream. */
   events: EventService
   /** Where parts register their metrics providers for GET /api/v1/metrics. */
@@ -50,6 +63,15 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
   if (config.accessToken) tokens.register(config.accessToken, 'LINKDESK_ACCESS_TOKEN')
   const registry = new InstanceRegistry(settings)
   const ui = new UiCredential()
+  installLibsignalConsoleFilter(logger)
+  const sandbox = config.network.kind === 'sandbox' ? await createSandbox({ logger }) : undefined
+  const endpoint: NetworkEndpoint = sandbox
+    ? { kind: 'sandbox', ...sandbox.endpoint }
+    : config.network.kind === 'sandbox-url'
+      ? await fetchSandboxEndpoint(config.network.controlUrl)
+      : { kind: 'whatsapp' }
+  const network = socketNetworkConfig(endpoint)
+  const authStore = new AuthStore(config.dataDir, deps.cipher)
   const auth = new Authenticator(tokens, ui, config.limits.requestsPerMinute)
   const db = openDatabase(config.dataDir)
   const events = new EventService({
@@ -66,6 +88,7 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
   const metrics = new MetricsRegistry()
   metrics.register(events.metricsProvider())
   const eventDeps = { registry, events, metrics }
+  const instances = new InstanceManager({ logger, timings: config.timings, events, registry, authStore, network })
 
   const http = await buildApi({
     logger,
@@ -75,9 +98,13 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     auth,
     operations: [
       ...foundationOperations({ registry, tokens, ui, version: APP_VERSION }),
+      ...instanceOperations({ registry, instances }),
       ...eventOperations(eventDeps),
     ],
-    plugins: [eventStreamRoutes({ ...eventDeps, settings: config.events.stream, logger })],
+    plugins: [
+      eventStreamRoutes({ ...eventDeps, settings: config.events.stream, logger }),
+      ...(sandbox ? [sandboxRoutesPlugin(sandbox.control)] : []),
+    ],
     uiDir: config.uiDir,
   })
   await http.listen({ host: config.host, port: config.port })
@@ -87,6 +114,7 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
   const hostForUrl = config.host.includes(':') ? `[${config.host}]` : config.host
   const url = `http://${hostForUrl}:${port}`
   logger.info({ url, dataDir: config.dataDir, network: config.network.kind }, 'core started')
+  instances.restoreAll()
 
   let closing: Promise<void> | undefined
   return {
@@ -97,6 +125,8 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     ui,
     tokens,
     registry,
+    instances,
+    sandbox,
     events,
     metrics,
     http,
@@ -104,6 +134,9 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     close: () => {
       closing ??= (async () => {
         await http.close()
+        await instances.close()
+        await network.close()
+        await sandbox?.close()
         await events.close()
         await db.close()
         logger.info('core stopped')

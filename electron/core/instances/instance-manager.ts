@@ -12,7 +12,8 @@ import type { InstanceStatus, QrCode } from './instance-status'
 export interface InstanceManagerOptions {
   logger: Logger
   timings: Timings
-  events: EventSink
+  /** Where state events go; until the events part is wired, they are dropped. */
+  events?: EventSink
   registry: InstanceRegistry
   authStore: AuthStore
   network: SocketNetworkConfig
@@ -24,6 +25,17 @@ const NO_MESSAGE_HOOKS: WaMessageHooks = {
   getMessage: () => undefined,
   onMessages: () => undefined,
   onStatuses: () => undefined,
+}
+
+/** A sink that drops events, for a core without the events part. */
+const DROPPED_EVENTS: EventSink = {
+  emit: (instanceId, event, data) => ({
+    event,
+    event_id: '',
+    instance_id: instanceId,
+    timestamp: String(Math.floor(Date.now() / 1000)),
+    data,
+  }),
 }
 
 type StatusListener = (instanceId: string, status: InstanceStatus) => void
@@ -39,11 +51,13 @@ export class InstanceManager {
   private readonly destroyedListeners = new Set<DestroyedListener>()
   private readonly restoreTimers = new Set<NodeJS.Timeout>()
   private hooks: WaMessageHooks
+  private readonly events: EventSink
   private closed = false
   private readonly log: Logger
 
   constructor(private readonly options: InstanceManagerOptions) {
     this.hooks = options.hooks ?? NO_MESSAGE_HOOKS
+    this.events = options.events ?? DROPPED_EVENTS
     this.log = options.logger.child({ module: 'instances' })
   }
 
@@ -102,7 +116,7 @@ export class InstanceManager {
     const runtime = this.runtime(instanceId)
     await runtime.destroy()
     try {
-      this.options.events.emit(instanceId, 'instance.destroyed', { reason: 'destroyed' })
+      this.events.emit(instanceId, 'instance.destroyed', { reason: 'destroyed' })
     } catch (error) {
       this.log.error({ err: error, instanceId }, 'emitting instance.destroyed failed')
     }
@@ -141,14 +155,14 @@ export class InstanceManager {
     if (runtime) return runtime
     const record = this.options.registry.find(instanceId)
     if (!record) throw new Error(`no registry record for ${instanceId}`)
-    const { logger, timings, events, authStore, network, registry } = this.options
+    const { logger, timings, authStore, network, registry } = this.options
     const log = logger.child({ module: 'instance', instanceId })
     runtime = new InstanceRuntime(
       {
         instanceId,
         logger: log,
         timings,
-        events,
+        events: this.events,
         createSession: (sessionEvents) =>
           new WaSession({
             instanceId,

@@ -56,6 +56,8 @@ function keyOf(type: string, id: string): string {
  * from the memory-mapped file on demand, so pre-keys are not all held in the heap.
  */
 export class InstanceAuthStore {
+  private closed = false
+
   private constructor(
     private readonly db: Database<Buffer, string>,
     private readonly cipher: AuthCipher | undefined,
@@ -76,6 +78,7 @@ export class InstanceAuthStore {
 
   /** Saves the whole credentials document, ordered after every write asked before it. */
   async writeCreds(creds: unknown): Promise<void> {
+    this.assertOpen()
     await this.db.put(CREDS_KEY, this.encode(creds))
   }
 
@@ -98,6 +101,7 @@ export class InstanceAuthStore {
       }
     }
     if (entries.length === 0) return
+    this.assertOpen()
     await this.db.transaction(() => {
       for (const [key, value] of entries) {
         if (value === null) void this.db.remove(key)
@@ -113,11 +117,19 @@ export class InstanceAuthStore {
 
   /** Waits for pending writes, then releases the files. */
   async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
     await this.db.flushed
     await this.db.close()
   }
 
+  /** A socket that outlives its instance's store (it is being torn down) gets an error, never a closed file. */
+  private assertOpen(): void {
+    if (this.closed) throw new Error('the auth store of this instance is closed')
+  }
+
   private read(key: string): unknown {
+    this.assertOpen()
     const stored = this.db.get(key)
     if (stored === undefined) return undefined
     const plain = this.cipher ? this.cipher.decrypt(Buffer.from(stored)) : Buffer.from(stored)

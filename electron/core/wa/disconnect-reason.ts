@@ -33,12 +33,12 @@ interface BoomLike {
   data?: unknown
 }
 
+/** Baileys puts the stream error's first child (`<conflict type="device_removed"/>`) in the Boom's data. */
 function hasDeviceRemovedConflict(data: unknown): boolean {
-  const node = data as { content?: unknown } | undefined
-  const children = Array.isArray(node?.content)
-    ? (node.content as Array<{ tag?: unknown; attrs?: { type?: unknown } }>)
-    : []
-  return children.some((child) => child?.tag === 'conflict' && child.attrs?.type === 'device_removed')
+  type Node = { tag?: unknown; attrs?: { type?: unknown }; content?: unknown }
+  const node = data as Node | undefined
+  const nodes = [node, ...(Array.isArray(node?.content) ? (node.content as Node[]) : [])]
+  return nodes.some((child) => child?.tag === 'conflict' && child.attrs?.type === 'device_removed')
 }
 
 /** Reads the error a socket closed with (a Boom from Baileys, an Error, or nothing) as a CloseVerdict. */

@@ -122,15 +122,14 @@ export class WaSession {
     this.socket = undefined
     this.isOpen = false
     if (!socket) return
-    detachListeners(socket)
-    if (wasOpen) {
+    await endSocket(socket, async () => {
+      if (!wasOpen) return
       try {
         await socket.logout()
       } catch (error) {
         this.log.warn({ err: error }, 'logout request failed; ending the socket anyway')
       }
-    }
-    socket.end(undefined)
+    })
   }
 
   /** Forgets the in-memory credentials, so the next connect reads the store again (after a wipe). */
@@ -186,9 +185,7 @@ export class WaSession {
     const socket = this.socket
     this.socket = undefined
     this.isOpen = false
-    if (!socket) return
-    detachListeners(socket)
-    socket.end(undefined)
+    if (socket) void endSocket(socket)
   }
 
   private listen(socket: WASocket, auth: WaAuthState): void {
@@ -297,6 +294,21 @@ function accountOf(me: { id: string; name?: string; lid?: string } | undefined):
     name,
     lid: me.lid ?? null,
   }
+}
+
+/**
+ * Ends a socket for good: its listeners first (so its close is never reported), then (after `lastWords`, such
+ * as a logout request) `end(undefined)`.
+ * Baileys' end() unhooks the websocket's close listeners before closing, so queries still waiting on the
+ * socket would wait for their full timeout (up to a minute of live timers); they are failed now instead,
+ * as a dropped network would fail them.
+ */
+async function endSocket(socket: WASocket, lastWords?: () => Promise<void>): Promise<void> {
+  detachListeners(socket)
+  const waiting = socket.ws.listeners('close') as Array<() => void>
+  await lastWords?.()
+  void socket.end(undefined)
+  for (const fail of waiting) fail()
 }
 
 /** Removes every listener of a socket's emitter (Baileys types the call per event; at runtime it takes none). */

@@ -1,0 +1,198 @@
+import assert from 'node:assert/strict'
+import { existsSync, readdirSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import type { Core } from '../index'
+import {
+  call,
+  decodeQr,
+  ok,
+  recordStates,
+  startCore,
+  tempDataDir,
+  waitForStatus,
+} from './testing/instance-harness'
+
+let core: Core
+let api: string
+let dataDir: string
+
+before(async () => {
+  dataDir = tempDataDir()
+  core = await startCore({ dataDir, sandbox: true })
+  api = core.apiBase
+})
+
+after(async () => {
+  await core.close()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+async function createInstance(): Promise<string> {
+  return (await ok(api, 'create_instance')).instance_id
+}
+
+/** generate_qrcode, decode the PNG, scan it with a sandbox phone, wait until connected. */
+async function link(instanceId: string, phone: string, name?: string): Promise<void> {
+  const { base64 } = await ok(api, 'generate_qrcode', { instance_id: instanceId })
+  await ok(api, 'sandbox/link', { qr: decodeQr(base64), phone, name })
+  await waitForStatus(core, instanceId, (s) => s.state === 'connected', 'connection')
+}
+
+describe('linking', () => {
+  test('generate_qrcode answers a PNG of the exact QR text; a sandbox phone scans it and the instance connects', async () => {
+    const id = await createInstance()
+    const states = recordStates(core, id)
+    const answer = await ok(api, 'generate_qrcode', { instance_id: id })
+    assert.match(answer.base64, /^data:image\/png;base64,/)
+    const text = decodeQr(answer.base64)
+    assert.equal(text, core.instances.status(id).qr?.text)
+    assert.match(text, /^https:\/\/wa\.me\/settings\/linked_devices#/)
+
+    const linked = await ok(api, 'sandbox/link', { qr: text, phone: '15550100001', name: 'Front desk' })
+    assert.match(linked.jid, /^15550100001:\d+@s\.whatsapp\.net$/)
+    await waitForStatus(core, id, (s) => s.state === 'connected', 'connection')
+    assert.deepEqual(states, ['connecting', 'qr', 'connecting', 'connected'])
+
+    const { instance } = await ok(api, 'instance', { instance_id: id })
+    assert.equal(instance.state, 'connected')
+    assert.equal(instance.cause, 'logged_in')
+    assert.equal(instance.account.id, linked.jid)
+    assert.equal(instance.account.number, '15550100001')
+    assert.equal(core.registry.find(id)?.linked, true)
+
+    const reconnect = await ok(api, 'reconnect', { instance_id: id })
+    assert.equal(reconnect.data.id, linked.jid)
+    assert.ok(reconnect.data.name === 'Front desk' || reconnect.data.name === '15550100001')
+    assert.equal(reconnect.data.avatar, '')
+
+    const listed = await ok(api, 'instances')
+    assert.equal(listed.instances.find((entry: any) => entry.instance_id === id)?.state, 'connected')
+  })
+
+  test('each 409: already_linked for a linked instance, not_linked for an unlinked one', async () => {
+    const linkedId = await createInstance()
+    await link(linkedId, '15550100002')
+    const qr = await call(api, 'generate_qrcode', { instance_id: linkedId })
+    assert.equal(qr.status, 409)
+    assert.equal(qr.body.code, 'already_linked')
+    const alias = await call(api, 'get_qrcode', { instance_id: linkedId })
+    assert.equal(alias.body.code, 'already_linked')
+    const pairing = await call(api, 'pairing_code', { instance_id: linkedId, phone: '15550100002' })
+    assert.equal(pairing.body.code, 'already_linked')
+
+    const fresh = await createInstance()
+    const reconnect = await call(api, 'reconnect', { instance_id: fresh })
+    assert.equal(reconnect.status, 409)
+    assert.equal(reconnect.body.code, 'not_linked')
+    assert.equal(core.instances.status(fresh).state, 'idle')
+  })
+
+  test('another token’s instance and an unknown id both answer 404', async () => {
+    const unknown = await call(api, 'generate_qrcode', { instance_id: 'NOPE' })
+    assert.equal(unknown.status, 404)
+    assert.equal(unknown.body.code, 'instance_not_found')
+  })
+})
+
+describe('connection loss', () => {
+  test('a closed connection goes disconnected, then connected again by itself', async () => {
+    const id = await createInstance()
+    await link(id, '15550100010')
+    const states = recordStates(core, id)
+    await ok(api, 'sandbox/accounts/15550100010/drop', { mode: 'close' })
+    const lost = await waitForStatus(core, id, (s) => s.state === 'disconnected', 'disconnection')
+    assert.equal(lost.cause, 'connection_closed')
+    assert.ok(lost.nextRetryAt)
+    await waitForStatus(core, id, (s) => s.state === 'connected', 'reconnection')
+    assert.deepEqual(states, ['disconnected', 'connecting', 'connected'])
+    assert.equal((await ok(api, 'instance', { instance_id: id })).instance.last_error.code, 428)
+  })
+
+  test('a silent link is detected within keepalive + a few seconds and recovers by itself', async () => {
+    const id = await createInstance()
+    await link(id, '15550100011')
+    const started = Date.now()
+    await ok(api, 'sandbox/accounts/15550100011/drop', { mode: 'silent' })
+    const lost = await waitForStatus(core, id, (s) => s.state === 'disconnected', 'disconnection', 15_000)
+    assert.equal(lost.cause, 'connection_lost')
+    assert.ok(Date.now() - started < 1000 * 2 + 5000 + 2000, 'detected within 2 keepalives + 5 s + slack')
+    await waitForStatus(core, id, (s) => s.state === 'connected', 'reconnection')
+  })
+})
+
+describe('logout and reset', () => {
+  test('the phone unlinking the device: logged_out, credentials wiped, then a new QR', async () => {
+    const id = await createInstance()
+    await link(id, '15550100020')
+    await ok(api, 'sandbox/accounts/15550100020/unlink')
+    const out = await waitForStatus(core, id, (s) => s.state === 'logged_out', 'logout')
+    assert.equal(out.cause, 'device_removed')
+    assert.equal(out.account, null)
+    assert.equal(core.registry.find(id)?.linked, false)
+    assert.equal(existsSync(join(dataDir, 'instances', id, 'auth')), false)
+    assert.equal((await call(api, 'reconnect', { instance_id: id })).body.code, 'not_linked')
+    const { base64 } = await ok(api, 'generate_qrcode', { instance_id: id })
+    assert.match(decodeQr(base64), /^https:\/\/wa\.me\/settings\/linked_devices#/)
+  })
+
+  test('reinitialize (alias reboot) logs out, wipes the credentials and starts a new QR wait', async () => {
+    const id = await createInstance()
+    await link(id, '15550100021')
+    const phoneLogout = core.sandbox!.control.events.waitFor('disconnect', (e) => e.phone === '15550100021')
+    await ok(api, 'reboot', { instance_id: id })
+    await phoneLogout
+    assert.equal(core.registry.find(id)?.linked, false)
+    await waitForStatus(core, id, (s) => s.state === 'qr', 'a new QR')
+    const account = core.sandbox!.control.accounts().find((a) => a.phone === '15550100021')
+    assert.deepEqual(account?.linkedDevices, [], 'the phone no longer lists the device')
+    await link(id, '15550100021')
+  })
+
+  test('destroy (alias reset_instance) logs out, deletes its folder and answers a new id; the old id is 404', async () => {
+    const id = await createInstance()
+    await link(id, '15550100022')
+    assert.ok(existsSync(join(dataDir, 'instances', id)))
+    const answer = await ok(api, 'destroy', { instance_id: id })
+    assert.match(answer.instance_id, /^[0-9A-F]{24}$/)
+    assert.notEqual(answer.instance_id, id)
+    assert.equal(existsSync(join(dataDir, 'instances', id)), false)
+    assert.ok(!readdirSync(join(dataDir, 'instances')).includes(id))
+    for (const name of ['instance', 'generate_qrcode', 'reconnect', 'destroy']) {
+      assert.equal((await call(api, name, { instance_id: id })).status, 404, name)
+    }
+    const fresh = await ok(api, 'instance', { instance_id: answer.instance_id })
+    assert.equal(fresh.instance.state, 'idle')
+    const aliasAnswer = await ok(api, 'reset_instance', { instance_id: answer.instance_id })
+    assert.notEqual(aliasAnswer.instance_id, answer.instance_id)
+  })
+})
+
+describe('serialized operations', () => {
+  test('concurrent generate_qrcode calls share one socket and one QR', async () => {
+    const id = await createInstance()
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => ok(api, 'generate_qrcode', { instance_id: id })),
+    )
+    assert.equal(new Set(answers.map((a) => decodeQr(a.base64))).size, 1)
+    await ok(api, 'sandbox/link', { qr: decodeQr(answers[0].base64), phone: '15550100030' })
+    await waitForStatus(core, id, (s) => s.state === 'connected', 'connection')
+  })
+
+  test('concurrent reconnects of a dropped instance log in once and all answer the connection data', async () => {
+    const id = await createInstance()
+    await link(id, '15550100031')
+    let logins = 0
+    const onLogin = (event: { phone: string }) => event.phone === '15550100031' && (logins += 1)
+    core.sandbox!.control.events.on('login', onLogin)
+    await ok(api, 'sandbox/accounts/15550100031/drop', { mode: 'close' })
+    await waitForStatus(core, id, (s) => s.state === 'disconnected', 'disconnection')
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () => ok(api, 'reconnect', { instance_id: id })),
+    )
+    core.sandbox!.control.events.off('login', onLogin)
+    assert.equal(new Set(answers.map((a) => a.data.id)).size, 1)
+    assert.equal(logins, 1)
+    assert.notEqual(core.instances.status(id).lastError?.cause, 'connection_replaced')
+  })
+})

@@ -1,0 +1,105 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import jsQR from 'jsqr'
+// @ts-expect-error pngjs ships no type declarations
+import { PNG } from 'pngjs'
+import { type Core, createCore } from '../../index'
+import { type ConfigInput, parseConfig, type Timings } from '../../config'
+import type { InstanceStatus } from '../instance-status'
+
+export const TOKEN = 'test-token-0123456789'
+
+/** Short timers so the suite never waits for the production ones. */
+export const FAST_TIMINGS: Partial<Timings> = {
+  keepAliveIntervalMs: 1000,
+  reconnectBaseMs: 100,
+  reconnectMaxMs: 1000,
+  restoreStaggerMs: 50,
+  operationWaitMs: 20_000,
+}
+
+export function tempDataDir(): string {
+  return mkdtempSync(join(tmpdir(), 'linkdesk-instances-'))
+}
+
+/** A core on port 0 with the test token, silent logs and fast timings. */
+export function startCore(input: ConfigInput & { timings?: Partial<Timings> }): Promise<Core> {
+  const config = parseConfig({
+    port: 0,
+    accessToken: TOKEN,
+    logLevel: process.env.LINKDESK_TEST_LOG ?? 'silent',
+    ...input,
+    timings: { ...FAST_TIMINGS, ...input.timings },
+  })
+  return createCore(config)
+}
+
+/** Calls a v1 operation over HTTP (POST with a JSON body) and answers the HTTP status and the body. */
+export async function call(
+  apiBase: string,
+  name: string,
+  params: Record<string, unknown> = {},
+): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${apiBase}/${name}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ access_token: TOKEN, ...params }),
+  })
+  return { status: response.status, body: await response.json() }
+}
+
+/** Like call, but fails unless the answer is a success. */
+export async function ok(apiBase: string, name: string, params: Record<string, unknown> = {}): Promise<any> {
+  const { status, body } = await call(apiBase, name, params)
+  if (status !== 200 || body.status !== 'success')
+    throw new Error(`${name}: ${status} ${JSON.stringify(body)}`)
+  return body
+}
+
+/** The text a PNG data URI's QR code encodes. */
+export function decodeQr(dataUri: string): string {
+  const prefix = 'data:image/png;base64,'
+  if (!dataUri.startsWith(prefix)) throw new Error('not a PNG data URI')
+  const png = PNG.sync.read(Buffer.from(dataUri.slice(prefix.length), 'base64'))
+  const code = jsQR(new Uint8ClampedArray(png.data), png.width, png.height)
+  if (!code) throw new Error('no QR code in the image')
+  return code.data
+}
+
+/** Resolves with the first status of `instanceId` (now or later) that passes `check`; rejects after a timeout. */
+export function waitForStatus(
+  core: Core,
+  instanceId: string,
+  check: (status: InstanceStatus) => boolean,
+  what: string,
+  timeoutMs = 20_000,
+): Promise<InstanceStatus> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      unsubscribe()
+      reject(
+        new Error(
+          `${instanceId}: no ${what} within ${timeoutMs} ms (now ${JSON.stringify(core.instances.status(instanceId))})`,
+        ),
+      )
+    }, timeoutMs)
+    const test = (status: InstanceStatus) => {
+      if (!check(status)) return
+      clearTimeout(timer)
+      unsubscribe()
+      resolve(status)
+    }
+    const unsubscribe = core.instances.onStatus((id, status) => id === instanceId && test(status))
+    test(core.instances.status(instanceId))
+  })
+}
+
+/** Records every state an instance goes through, for assertions on the path taken. */
+export function recordStates(core: Core, instanceId: string): string[] {
+  const states: string[] = []
+  core.instances.onStatus((id, status) => {
+    if (id === instanceId && states.at(-1) !== status.state) states.push(status.state)
+  })
+  return states
+}
