@@ -47,6 +47,9 @@ export function uploadRoutes(deps: UploadRoutesDeps): RoutePlugin {
           await sweepExpired(folder, ttlMs)
           const id = randomBytes(16).toString('base64url')
           await writeFile(join(folder, id), data, { mode: 0o600 })
+          await writeFile(join(folder, `${id}.type`), declaredType(request.headers['content-type']), {
+            mode: 0o600,
+          })
           const answer: UploadView = {
             upload_id: id,
             url: `${deps.apiBase()}/uploads/${id}`,
@@ -61,8 +64,9 @@ export function uploadRoutes(deps: UploadRoutesDeps): RoutePlugin {
           const path = join(folder, id)
           const info = await stat(path).catch(() => undefined)
           if (!info || info.mtimeMs + ttlMs < Date.now()) throw new AppError('not_found')
+          const type = await readFile(`${path}.type`, 'utf8').catch(() => 'application/octet-stream')
           return reply
-            .header('content-type', 'application/octet-stream')
+            .header('content-type', type)
             .header('cache-control', 'private, no-store')
             .send(await readFile(path))
         })
@@ -70,6 +74,12 @@ export function uploadRoutes(deps: UploadRoutesDeps): RoutePlugin {
       { prefix: `${prefix}/uploads` },
     )
   }
+}
+
+/** The type the uploader declared, served back so the media fetcher can use it; anything odd is a plain file. */
+function declaredType(header: string | undefined): string {
+  const type = (header ?? '').split(';')[0]!.trim().toLowerCase()
+  return /^[a-z0-9.+-]+\/[a-z0-9.+-]+$/.test(type) ? type : 'application/octet-stream'
 }
 
 async function sweepExpired(folder: string, ttlMs: number): Promise<void> {
