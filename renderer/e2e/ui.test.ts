@@ -124,6 +124,7 @@ describe(
       await page.getByLabel('Caption (optional)').fill('The notes')
       await page.getByRole('button', { name: 'Send', exact: true }).click()
       await page.getByRole('figure', { name: 'Answer' }).filter({ hasText: 'notes.txt' }).waitFor()
+      assert.match(await page.getByRole('figure', { name: 'Answer' }).innerText(), /"mimetype": "text\/plain/)
       assert.match(await page.getByRole('figure', { name: /curl/ }).innerText(), /\/uploads\//)
       await screenshot(page, 'composer')
 
@@ -132,6 +133,7 @@ describe(
       const inbox = page.getByRole('list', { name: `Inbox of Bob (+${CONTACT_PHONE})` })
       await inbox.getByText('Hello from the window').waitFor()
       await inbox.getByText(/\[document notes\.txt \(22 bytes\)\]: The notes/).waitFor()
+      assert.match(await page.getByRole('figure', { name: 'Answer' }).count().then(String), /0|1/)
       await screenshot(page, 'sandbox')
     })
 

@@ -56,7 +56,7 @@ async function requestPath<T>(
     headers['content-type'] = 'application/json'
     payload = JSON.stringify(content.json)
   } else if (content) {
-    headers['content-type'] = 'application/octet-stream'
+    headers['content-type'] = content.file.type || 'application/octet-stream'
     payload = content.file
   }
   let response: Response
