@@ -5,6 +5,7 @@ import { API_PREFIX, buildApi } from './api/build-api'
 import { eventOperations, eventStreamRoutes } from './api/routes/event-routes'
 import { foundationOperations } from './api/routes/foundation-routes'
 import { instanceOperations } from './api/routes/instance-routes'
+import { mediaDownloadRoutes, messageOperations } from './api/routes/message-routes'
 import { sandboxRoutesPlugin } from './api/routes/sandbox-plugin'
 import { settingsOperations } from './api/routes/settings-routes'
 import { uploadRoutes } from './api/routes/upload-routes'
@@ -14,6 +15,7 @@ import { MetricsRegistry } from './events/metrics'
 import { InstanceManager } from './instances/instance-manager'
 import { InstanceRegistry } from './instances/instance-registry'
 import { createLogger, type Logger } from './logger'
+import { MessageService } from './messages/message-service'
 import { createSandbox, type Sandbox } from './sandbox'
 import { AuthStore, type AuthCipher } from './store/auth-store'
 import { openDatabase } from './store/database'
@@ -92,6 +94,18 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
   const eventDeps = { registry, events, metrics }
   const instances = new InstanceManager({ logger, timings: config.timings, events, registry, authStore, network })
   let apiBase = ''
+  const messages = new MessageService({
+    db,
+    dataDir: config.dataDir,
+    limits: config.limits,
+    events,
+    logger,
+    connection: (instanceId) => instances.connection(instanceId),
+    account: (instanceId) => (registry.find(instanceId) ? (instances.status(instanceId).account ?? undefined) : undefined),
+    apiBase: () => apiBase,
+  })
+  instances.useMessageHooks(messages.hooks)
+  instances.onDestroyed((oldId) => void messages.forget(oldId))
 
   const http = await buildApi({
     logger,
@@ -102,11 +116,13 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     operations: [
       ...foundationOperations({ registry, tokens, ui, version: APP_VERSION }),
       ...instanceOperations({ registry, instances }),
+      ...messageOperations({ registry, messages }),
       ...eventOperations(eventDeps),
       ...settingsOperations(config, sandbox !== undefined),
     ],
     plugins: [
       eventStreamRoutes({ ...eventDeps, settings: config.events.stream, logger }),
+      mediaDownloadRoutes({ registry, messages }),
       uploadRoutes({ dataDir: config.dataDir, maxBytes: config.limits.mediaBytes, apiBase: () => apiBase }),
       ...(sandbox ? [sandboxRoutesPlugin(sandbox.control)] : []),
     ],
@@ -119,6 +135,7 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
   const hostForUrl = config.host.includes(':') ? `[${config.host}]` : config.host
   const url = `http://${hostForUrl}:${port}`
   apiBase = `${url}${API_PREFIX}`
+  messages.start()
   logger.info({ url, dataDir: config.dataDir, network: config.network.kind }, 'core started')
   instances.restoreAll()
 
@@ -140,6 +157,7 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     close: () => {
       closing ??= (async () => {
         await http.close()
+        messages.close()
         await instances.close()
         await network.close()
         await sandbox?.close()
