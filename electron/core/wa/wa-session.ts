@@ -1,4 +1,5 @@
 import makeWASocket, {
+  type AuthenticationState,
   Browsers,
   type GroupMetadata,
   isJidBroadcast,
@@ -6,6 +7,7 @@ import makeWASocket, {
   jidDecode,
   jidNormalizedUser,
   proto,
+  type UserFacingSocketConfig,
   type WASocket,
 } from '@whiskeysockets/baileys'
 import type { Timings } from '../config'
@@ -19,6 +21,44 @@ import { isLinked, loadWaAuthState, type WaAuthState } from './wa-auth-state'
 import { createWaConnection, mapInboundMessages, mapReceipts, mapStatusUpdates } from './wa-messages'
 import { listenForServerAcks } from './message-mapping'
 import type { WaAccount, WaConnection, WaMessageHooks, WaStatusUpdate } from './wa-types'
+
+/** Everything a socket of one instance is built from. */
+export interface SocketConfigInput {
+  instanceId: string
+  logger: Logger
+  timings: Timings
+  network: SocketNetworkConfig
+  auth: AuthenticationState
+  retryCounter: RetryCounterCache
+  getMessage(id: string | null | undefined): Promise<proto.IMessage | undefined>
+  groupMetadata(jid: string): Promise<GroupMetadata | undefined>
+}
+
+/**
+ * The Baileys socket config (baileys-notes rule 12): no online presence on connect, no full history, our
+ * logger at warn, one retry counter per instance, getMessage from the message store, no status or
+ * newsletter traffic, HTTP timeouts and the network endpoint's URL and media trust.
+ */
+export function socketConfig(input: SocketConfigInput): UserFacingSocketConfig {
+  const { timings, network } = input
+  return {
+    auth: input.auth,
+    logger: baileysLogger(input.logger, input.instanceId),
+    browser: Browsers.macOS('Chrome'),
+    markOnlineOnConnect: false,
+    syncFullHistory: false,
+    keepAliveIntervalMs: timings.keepAliveIntervalMs,
+    connectTimeoutMs: timings.connectTimeoutMs,
+    ...(timings.qrTimeoutMs > 0 ? { qrTimeout: timings.qrTimeoutMs } : {}),
+    msgRetryCounterCache: input.retryCounter,
+    shouldIgnoreJid: (jid) => Boolean(isJidBroadcast(jid) || isJidNewsletter(jid)),
+    getMessage: (key) => input.getMessage(key.id),
+    cachedGroupMetadata: (jid) => input.groupMetadata(jid),
+    waWebSocketUrl: network.waWebSocketUrl,
+    fetchAgent: network.fetchAgent,
+    options: network.options,
+  }
+}
 
 /** What one instance's socket reports to its state machine. Called only for the current socket. */
 export interface WaSessionEvents {
@@ -84,23 +124,18 @@ export class WaSession {
     this.detach()
     const auth = this.loadAuth()
     const { timings, network, instanceId } = this.options
-    const socket = makeWASocket({
-      auth: auth.state,
-      logger: baileysLogger(this.options.logger, instanceId),
-      browser: Browsers.macOS('Chrome'),
-      markOnlineOnConnect: false,
-      syncFullHistory: false,
-      keepAliveIntervalMs: timings.keepAliveIntervalMs,
-      connectTimeoutMs: timings.connectTimeoutMs,
-      ...(timings.qrTimeoutMs > 0 ? { qrTimeout: timings.qrTimeoutMs } : {}),
-      msgRetryCounterCache: this.retryCounter,
-      shouldIgnoreJid: (jid) => Boolean(isJidBroadcast(jid) || isJidNewsletter(jid)),
-      getMessage: async (key) => this.storedMessage(key.id),
-      cachedGroupMetadata: async (jid) => this.groupMetadata(jid),
-      waWebSocketUrl: network.waWebSocketUrl,
-      fetchAgent: network.fetchAgent,
-      options: network.options,
-    })
+    const socket = makeWASocket(
+      socketConfig({
+        instanceId,
+        logger: this.options.logger,
+        timings,
+        network,
+        auth: auth.state,
+        retryCounter: this.retryCounter,
+        getMessage: (id) => this.storedMessage(id),
+        groupMetadata: (jid) => this.groupMetadata(jid),
+      }),
+    )
     this.socket = socket
     this.qrSeen = false
     this.isOpen = false
