@@ -423,4 +423,29 @@ describe('receiving', () => {
     await events.waitFor((e) => e.event === 'message.received' && e.data.id === later, 'live message')
     assert.equal(events.seen.filter((e) => e.event === 'message.received' && e.data.id === id).length, 1)
   })
+
+  test('a LID-addressed message names the sender by phone number and by LID', async () => {
+    const alice = core.sandbox!.control.accounts().find((a) => a.phone === ALICE)!
+    const { id } = await core.sandbox!.control.send(ALICE, { to: ME, text: 'from my LID', addressing: 'lid' })
+    const received = await events.waitFor(
+      (e) => e.event === 'message.received' && e.data.id === id,
+      'LID message',
+    )
+    assert.equal(received.data.sender_phone, ALICE)
+    assert.equal(received.data.sender_lid, alice.lid.replace(/:\d+@/, '@'))
+    assert.equal(received.data.text, 'from my LID')
+  })
+})
+
+test('a chat id given as a LID is sent to as is', async () => {
+  const alice = core.sandbox!.control.accounts().find((a) => a.phone === ALICE)!
+  const lid = alice.lid.replace(/:\d+@/, '@')
+  const { status, body } = await send({ number: lid, type: 'text', message: 'to your LID' })
+  assert.equal(status, 200, JSON.stringify(body))
+  assert.equal(body.message.key.remoteJid, lid)
+  await eventually(
+    () => inbox(ALICE).filter((e) => e.id === body.message.key.id),
+    (found) => found.length === 1,
+    'LID send in inbox',
+  )
 })
