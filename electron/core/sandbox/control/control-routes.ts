@@ -41,6 +41,14 @@ function mediaOf(
   }
 }
 
+/** A list of phone numbers: a JSON array, or a comma-separated string as a form sends it. */
+function phoneList(value: unknown): string[] {
+  if (value === undefined || value === null || value === '') return []
+  if (typeof value === 'string') return value.split(',').map((phone) => phone.trim())
+  if (Array.isArray(value) && value.every((phone) => typeof phone === 'string')) return value
+  throw new AppError('invalid_parameter', 'participants must be a list of phone numbers.')
+}
+
 /**
  * The sandbox control API of design §10, relative to the prefix the caller registers it under. Every
  * parameter comes from the JSON body; failures are AppErrors for the caller's envelope error handler.
@@ -101,16 +109,9 @@ export function registerSandboxRoutes(app: FastifyInstance, control: SandboxCont
 
   app.post('/groups', async (request) => {
     const body = bodyOf(request)
-    const participants = body.participants
-    if (
-      participants !== undefined &&
-      !(Array.isArray(participants) && participants.every((p) => typeof p === 'string'))
-    ) {
-      throw new AppError('invalid_parameter', 'participants must be a list of phone numbers.')
-    }
     const { groupId } = await control.createGroup({
       subject: requiredString(body, 'subject'),
-      participants: (participants as string[] | undefined) ?? [],
+      participants: phoneList(body.participants),
     })
     return { status: 'success', group_id: groupId }
   })

@@ -1,9 +1,10 @@
 let installed = false
 
 /**
- * Baileys rc14 races each prekey upload against a 30 s timer that it never clears, so a test process that
- * linked a device stays alive 30 s after its last test. In tests only, timers of 15 s or more do not keep
- * the process alive (node:test holds it open while tests run, so nothing is cut short).
+ * Baileys rc14 leaves timers armed after a socket ends: each prekey upload races a 30 s timer it never
+ * clears, and `end()` drops its close listeners before closing, so queries still in flight keep their
+ * `defaultQueryTimeoutMs` timers. A test process would then stay alive that long after its last test. In
+ * tests only, timers of 5 s or more do not keep the process alive; open sockets hold it while tests run.
  */
 export function releaseLongTimers(): void {
   if (installed) return
@@ -11,7 +12,7 @@ export function releaseLongTimers(): void {
   const original = globalThis.setTimeout
   const patched = ((handler: (...args: unknown[]) => void, delay?: number, ...args: unknown[]) => {
     const timer = original(handler, delay, ...args)
-    if ((delay ?? 0) >= 15_000) timer.unref()
+    if ((delay ?? 0) >= 5_000) timer.unref()
     return timer
   }) as typeof setTimeout
   globalThis.setTimeout = Object.assign(patched, original)
