@@ -1,0 +1,154 @@
+import assert from 'node:assert/strict'
+import { type ChildProcess, spawn } from 'node:child_process'
+import { rmSync } from 'node:fs'
+import type { AddressInfo } from 'node:net'
+import { after, before, test } from 'node:test'
+import { fileURLToPath } from 'node:url'
+import { createHttpApp } from '../api/http-app'
+import { silentLogger } from '../logger'
+import { createSandbox, registerSandboxRoutes, type Sandbox } from '../sandbox'
+import type { Core } from '../index'
+import { decodeQr, ok, startCore, tempDataDir, TOKEN, waitForStatus } from './testing/instance-harness'
+
+// One sandbox outlives the app: the app restarts against it with `--sandbox-url`, as a user's phone stays.
+let sandbox: Sandbox
+let controlUrl: string
+let closeControl: () => Promise<void>
+const dirs: string[] = []
+
+before(async () => {
+  sandbox = await createSandbox({ logger: silentLogger() })
+  const app = createHttpApp({ logger: silentLogger() })
+  await app.register(async (scoped) => registerSandboxRoutes(scoped, sandbox.control), { prefix: '/sandbox' })
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  controlUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/sandbox`
+  closeControl = () => app.close()
+})
+
+after(async () => {
+  await closeControl()
+  await sandbox.close()
+  dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true }))
+})
+
+function dataDir(): string {
+  const dir = tempDataDir()
+  dirs.push(dir)
+  return dir
+}
+
+async function linkOver(api: string, phone: string): Promise<string> {
+  const id = (await ok(api, 'create_instance')).instance_id
+  const { base64 } = await ok(api, 'generate_qrcode', { instance_id: id })
+  await sandbox.control.link({ qr: decodeQr(base64), phone })
+  return id
+}
+
+test('after a restart on the same data folder, linked instances reconnect with no scan; one unlinked meanwhile is logged out', async () => {
+  const dir = dataDir()
+  let core: Core = await startCore({ dataDir: dir, sandboxUrl: controlUrl })
+  const a = await linkOver(core.apiBase, '15550300001')
+  const b = await linkOver(core.apiBase, '15550300002')
+  await waitForStatus(core, a, (s) => s.state === 'connected', 'connection of a')
+  await waitForStatus(core, b, (s) => s.state === 'connected', 'connection of b')
+  const before = (await ok(core.apiBase, 'reconnect', { instance_id: a })).data
+  await core.close()
+
+  core = await startCore({ dataDir: dir, sandboxUrl: controlUrl })
+  await waitForStatus(core, a, (s) => s.state === 'connected', 'restored connection of a')
+  await waitForStatus(core, b, (s) => s.state === 'connected', 'restored connection of b')
+  assert.deepEqual((await ok(core.apiBase, 'reconnect', { instance_id: a })).data, before)
+  await core.close()
+
+  await sandbox.control.unlink('15550300002')
+  core = await startCore({ dataDir: dir, sandboxUrl: controlUrl })
+  try {
+    await waitForStatus(core, a, (s) => s.state === 'connected', 'connection of a')
+    const out = await waitForStatus(core, b, (s) => s.state === 'logged_out', 'logout of b')
+    assert.equal(out.cause, 'credentials_rejected')
+    assert.equal(core.registry.find(b)?.linked, false)
+  } finally {
+    await core.close()
+  }
+})
+
+const repoRoot = fileURLToPath(new URL('../../../', import.meta.url))
+
+/** `npm run serve` in its own process group; answers its API base once it prints it. */
+function serve(dir: string): Promise<{ child: ChildProcess; api: string }> {
+  const child = spawn(
+    'npm',
+    [
+      'run',
+      '--silent',
+      'serve',
+      '--',
+      '--port',
+      '0',
+      '--data-dir',
+      dir,
+      '--sandbox-url',
+      controlUrl,
+      '--log-level',
+      'warn',
+    ],
+    {
+      cwd: repoRoot,
+      env: { ...process.env, LINKDESK_ACCESS_TOKEN: TOKEN },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
+  return new Promise((resolve, reject) => {
+    let out = ''
+    let err = ''
+    child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()))
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString()
+      const match = /api: (\S+)/.exec(out)
+      if (match?.[1]) resolve({ child, api: match[1] })
+    })
+    child.once('exit', (code) => reject(new Error(`serve exited (${code}): ${err}`)))
+  })
+}
+
+/** Kills the whole process group with SIGKILL, as a crash would, and waits for it to be gone. */
+function kill(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    child.removeAllListeners('exit')
+    child.once('exit', () => resolve())
+    process.kill(-child.pid!, 'SIGKILL')
+  })
+}
+
+/** Polls the instance operation until its state is `state` (the server is another process). */
+async function waitForState(
+  api: string,
+  instanceId: string,
+  state: string,
+  timeoutMs = 30_000,
+): Promise<any> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const { instance } = await ok(api, 'instance', { instance_id: instanceId })
+    if (instance.state === state) return instance
+    if (Date.now() > deadline) throw new Error(`${instanceId} still ${instance.state} (${instance.cause})`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+test('a `npm run serve` process killed with SIGKILL and started again reconnects its linked instance with no scan', async () => {
+  const dir = dataDir()
+  let server = await serve(dir)
+  try {
+    const id = await linkOver(server.api, '15550300010')
+    const linked = await waitForState(server.api, id, 'connected')
+    await kill(server.child)
+    server = await serve(dir)
+    const restored = await waitForState(server.api, id, 'connected')
+    assert.equal(restored.account.id, linked.account.id)
+    assert.equal((await ok(server.api, 'reconnect', { instance_id: id })).data.id, linked.account.id)
+  } finally {
+    await kill(server.child)
+  }
+})
