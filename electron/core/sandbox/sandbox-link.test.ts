@@ -59,8 +59,10 @@ test('a scanned device restarts with 515, logs in, answers every init query and 
   assert.equal(device.me?.id, jid)
   assert.equal(device.me?.lid, lid)
   // The phone's history bootstrap and the empty app state let Baileys finish its first sync.
-  await device.waitFor(() => device.auth.state.creds.accountSyncCounter > 0, 'app state sync done')
-  assert.equal(device.historySets, 1)
+  await device.waitFor(
+    () => device.auth.state.creds.accountSyncCounter > 0 && device.historySets === 1,
+    'history sync and app state sync done',
+  )
   assert.equal(device.me && 'name' in device.me ? (device.me as { name?: string }).name : undefined, 'Desk')
   const sock = device.sock
   assert.ok(sock)
