@@ -1,0 +1,148 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import jsQR from 'jsqr'
+// @ts-expect-error pngjs ships no type declarations
+import { PNG } from 'pngjs'
+import { postJson, postOk } from './http'
+import { startNode, type Started } from './processes'
+import { sleep } from './stats'
+
+export interface MemoryReport {
+  rss: number
+  heapUsed: number
+  heapTotal: number
+  external: number
+  arrayBuffers: number
+}
+
+/** The headless app in its own process, pointed at the outside sandbox, with pacing off. */
+export interface AppProcess {
+  process: Started
+  apiBase: string
+  dataDir: string
+  /** Calls a v1 operation with the operator credential and fails unless it succeeds. */
+  call<T = Record<string, unknown>>(name: string, params?: Record<string, unknown>): Promise<T>
+  /** Calls a v1 operation and answers status and body, whatever they are. */
+  raw(name: string, params?: Record<string, unknown>): Promise<{ status: number; body: unknown }>
+  /** create_instance → generate_qrcode → the sandbox phone scans → connected; answers the instance id and times. */
+  memory(): Promise<MemoryReport>
+  stop(): Promise<void>
+}
+
+export function newDataDir(): string {
+  return mkdtempSync(join(tmpdir(), 'linkdesk-bench-'))
+}
+
+/**
+ * Starts `npm run serve -- --sandbox-url <control> --send-interval-ms 0` through the bench launcher (same entry,
+ * plus GC-and-report on SIGUSR2). Calls use the operator credential from the printed login URL: the per-token
+ * limit of 600 requests a minute would otherwise cap every figure at 10 requests/s.
+ */
+export async function startApp(controlUrl: string, dataDir = newDataDir()): Promise<AppProcess> {
+  const started = await startNode(
+    'app',
+    [
+      'bench/harness/app-launcher.ts',
+      '--sandbox-url',
+      controlUrl,
+      '--send-interval-ms',
+      '0',
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--log-level',
+      process.env.BENCH_APP_LOG ?? 'warn',
+    ],
+    { waitFor: ['api', 'ui-login'], nodeArgs: ['--expose-gc', ...cpuProfileArgs()], timeoutMs: 60_000 },
+  )
+  const apiBase = started.values.get('api') ?? ''
+  const code = new URL(started.values.get('ui-login') ?? '').hash.replace(/^#login=/, '')
+  const { ui_token: token } = await postOk<{ ui_token: string }>(`${apiBase}/admin/session`, { code })
+  const raw = (name: string, params: Record<string, unknown> = {}) =>
+    postJson(`${apiBase}/${name}`, { access_token: token, ...params })
+  return {
+    process: started,
+    apiBase,
+    dataDir,
+    raw,
+    call: <T>(name: string, params: Record<string, unknown> = {}) =>
+      postOk<T>(`${apiBase}/${name}`, { access_token: token, ...params }),
+    memory: () =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('app: no memory report within 30 s')), 30_000)
+        const off = started.onLine((line) => {
+          if (!line.startsWith('bench-memory: ')) return
+          clearTimeout(timer)
+          off()
+          resolve(JSON.parse(line.slice('bench-memory: '.length)) as MemoryReport)
+        })
+        started.child.kill('SIGUSR2')
+      }),
+    stop: () => started.stop(20_000),
+  }
+}
+
+/** `--cpu-prof` for the app when BENCH_PROFILE_APP is set (profiles land in bench/.runs/profiles). */
+function cpuProfileArgs(): string[] {
+  return process.env.BENCH_PROFILE_APP ? ['--cpu-prof', '--cpu-prof-dir', 'bench/.runs/profiles'] : []
+}
+
+/** The text a PNG data URI's QR code encodes. */
+export function decodeQr(dataUri: string): string {
+  const png = PNG.sync.read(Buffer.from(dataUri.replace(/^data:image\/png;base64,/, ''), 'base64'))
+  const code = jsQR(new Uint8ClampedArray(png.data), png.width, png.height)
+  if (!code) throw new Error('no QR code in the image')
+  return code.data
+}
+
+/** Polls the instance until it is connected (every `everyMs`); answers when that was seen. */
+export async function waitConnected(
+  app: AppProcess,
+  instanceId: string,
+  timeoutMs = 60_000,
+  everyMs = 2,
+): Promise<number> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const { instance } = await app.call<{ instance: { state: string } }>('instance', {
+      instance_id: instanceId,
+    })
+    if (instance.state === 'connected') return performance.now()
+    if (Date.now() > deadline)
+      throw new Error(`${instanceId} not connected within ${timeoutMs} ms: ${instance.state}`)
+    await sleep(everyMs)
+  }
+}
+
+/** Times of one link, in ms from create_instance. */
+export interface LinkTimes {
+  qrMs: number
+  scanToOpenMs: number
+  totalMs: number
+}
+
+/** Links one instance to the sandbox phone `phone`; answers its id and the timings. */
+export async function linkAppInstance(
+  app: AppProcess,
+  link: (qr: string, phone: string) => Promise<void>,
+  phone: string,
+): Promise<{ instanceId: string; times: LinkTimes }> {
+  const started = performance.now()
+  const { instance_id: instanceId } = await app.call<{ instance_id: string }>('create_instance')
+  const { base64 } = await app.call<{ base64: string }>('generate_qrcode', { instance_id: instanceId })
+  const qrAt = performance.now()
+  const qr = decodeQr(base64)
+  const scanAt = performance.now()
+  await link(qr, phone)
+  const openAt = await waitConnected(app, instanceId)
+  return {
+    instanceId,
+    times: {
+      qrMs: qrAt - started,
+      scanToOpenMs: openAt - scanAt,
+      totalMs: openAt - started - (scanAt - qrAt),
+    },
+  }
+}

@@ -1,0 +1,45 @@
+import { getOk, postOk } from './http'
+import { startNode, type Started } from './processes'
+
+/** The outside sandbox process (`npm run sandbox`) and its control API (no token on that loopback process). */
+export interface OutsideSandbox {
+  controlUrl: string
+  wsUrl: string
+  rootKeyHex: string
+  /** Undefined when the bench uses a sandbox it did not start (BENCH_SANDBOX_URL). */
+  process?: Started
+  addContact(phone: string, name?: string): Promise<void>
+  link(qr: string, phone: string): Promise<void>
+  /** The contact `from` sends a text to the account or group `to`. */
+  send(from: string, to: string, text: string): Promise<string>
+  stop(): Promise<void>
+}
+
+/**
+ * Starts `npm run sandbox` (as `node --import tsx electron/headless/sandbox.ts`, so its pid is the network's
+ * own), or attaches to the one at BENCH_SANDBOX_URL.
+ */
+export async function startSandbox(): Promise<OutsideSandbox> {
+  let started: Started | undefined
+  let controlUrl = process.env.BENCH_SANDBOX_URL
+  if (!controlUrl) {
+    started = await startNode('sandbox', ['electron/headless/sandbox.ts'], {
+      waitFor: ['websocket', 'root-key', 'control'],
+    })
+    controlUrl = started.values.get('control') ?? ''
+  }
+  const base = controlUrl.replace(/\/$/, '')
+  const endpoint = await getOk<{ websocket: string; root_key: string }>(`${base}/endpoint`)
+  return {
+    controlUrl: base,
+    wsUrl: String(endpoint.websocket),
+    rootKeyHex: String(endpoint.root_key),
+    process: started,
+    addContact: async (phone, name) =>
+      void (await postOk(`${base}/accounts`, { phone, name: name ?? phone })),
+    link: async (qr, phone) => void (await postOk(`${base}/link`, { qr, phone, name: `Bench ${phone}` })),
+    send: async (from, to, text) =>
+      String((await postOk<{ id: string }>(`${base}/accounts/${from}/messages`, { to, text })).id),
+    stop: async () => started?.stop(),
+  }
+}
