@@ -89,6 +89,26 @@ test('a contact group message reaches every linked member with its sender key, a
   assert.equal(textOf(await device.waitForMessage(again.id)), 'same sender key')
 })
 
+test('a group the network makes is announced to every linked member, and one a device makes to the others', async () => {
+  for (const client of [device, otherDevice]) {
+    const announced = await client.waitFor(() => client.groups.find((g) => g.id === groupId), 'groups.upsert')
+    assert.equal(announced.subject, 'Team')
+  }
+  assert.ok(device.sock)
+  const made = await device.sock.groupCreate('Made by a device', [
+    `${OTHER}@s.whatsapp.net`,
+    `${ALICE}@s.whatsapp.net`,
+  ])
+  const seen = await otherDevice.waitFor(
+    () => otherDevice.groups.find((g) => g.id === made.id),
+    'groups.upsert',
+  )
+  assert.equal(seen.subject, 'Made by a device')
+  assert.equal(seen.participants.length, 3)
+  const sent = await device.sock.sendMessage(made.id, { text: 'first in the new group' })
+  assert.equal((await inboxEntry(sandbox, ALICE, sent?.key.id ?? '')).chat, made.id)
+})
+
 test('a non-member cannot send to a group', async () => {
   await sandbox.control.addAccount({ phone: '15559990000' })
   await assert.rejects(sandbox.control.send('15559990000', { to: groupId, text: 'let me in' }), {

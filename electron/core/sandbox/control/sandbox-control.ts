@@ -1,6 +1,7 @@
 import { AppError } from '../../errors'
 import type { Account } from '../accounts/account'
 import type { PairingRegistry } from '../accounts/pairing'
+import { announceGroupCreated } from '../groups/group-notifications'
 import { dropConnections, failNextLogin, unlinkDevices, type DropMode } from '../faults/faults'
 import { mediaContent, textContent } from '../messages/outgoing-content'
 import { sendFromPhone, type PhoneSendTarget } from '../messages/phone-sender'
@@ -110,7 +111,9 @@ export function createSandboxControl(
       }
       const members = participants.map((phone) => accountOf(network, assertPhone(phone, 'participants')))
       const [creator, ...others] = members as [Account, ...Account[]]
-      return { groupId: network.groups.create(subject, creator, others).jid }
+      const group = network.groups.create(subject, creator, others)
+      announceGroupCreated(group)
+      return { groupId: group.jid }
     },
 
     async unlink(phone) {

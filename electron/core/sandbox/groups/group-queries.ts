@@ -1,5 +1,6 @@
 import { children, iqError, iqResult, node, type BinaryNode } from '../stanzas/binary-node'
 import type { StanzaContext, StanzaRouter } from '../stanzas/stanza-router'
+import { announceGroupCreated } from './group-notifications'
 import type { Group } from './group-registry'
 
 /** A group as the w:g2 queries describe it, addressed by LID with phone numbers beside. */
@@ -57,6 +58,7 @@ function answerCreate(
   const accounts = members.flatMap((member) => (member ? [member.account] : []))
   const group = network.groups.create(create?.attrs.subject ?? 'Group', session.account, accounts)
   connection.send(iqResult(iq, [groupNode(group)]))
+  announceGroupCreated(group, session.device)
 }
 
 function answerSubject(

@@ -40,6 +40,7 @@ export class SandboxClient {
   readonly upserts: Array<{ message: WAMessage; type: string }> = []
   readonly updates: BaileysEventMap['messages.update'] = []
   readonly groupReceipts: BaileysEventMap['message-receipt.update'] = []
+  readonly groups: BaileysEventMap['groups.upsert'] = []
   opens = 0
   historySets = 0
   sock: WASocket | undefined
@@ -178,6 +179,10 @@ export class SandboxClient {
     })
     sock.ev.on('message-receipt.update', (receipts) => {
       this.groupReceipts.push(...receipts)
+      changed()
+    })
+    sock.ev.on('groups.upsert', (groups) => {
+      this.groups.push(...groups)
       changed()
     })
     sock.ev.on('messaging-history.set', () => {
