@@ -103,6 +103,7 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     connection: (instanceId) => instances.connection(instanceId),
     account: (instanceId) => (registry.find(instanceId) ? (instances.status(instanceId).account ?? undefined) : undefined),
     apiBase: () => apiBase,
+    ackTimeoutMs: config.timings.operationWaitMs,
   })
   instances.useMessageHooks(messages.hooks)
   instances.onDestroyed((oldId) => void messages.forget(oldId))

@@ -9,7 +9,7 @@ import type { IdempotencyLedger } from './idempotency-ledger'
 import { fetchMedia } from './media-fetcher'
 import type { MessageStore } from './message-store'
 import type { LinkdeskMessage } from './message-types'
-import { parseRecipient } from './recipient'
+import { parseRecipient, type Recipient } from './recipient'
 import type { RecipientDirectory } from './recipient-directory'
 import { SendQueue } from './send-queue'
 import { sentAnswer, type SentAnswer } from './sent-answer'
@@ -109,6 +109,20 @@ export class MessageSender {
   async send(instanceId: string, request: SendRequest): Promise<SentAnswer> {
     validate(request, this.deps.limits)
     const recipient = parseRecipient(request.number)
+    const key = request.idempotencyKey
+    if (!key) return this.sendNew(instanceId, recipient, request, async () => undefined)
+    // A key seen before answers from the ledger, even if the instance cannot send right now.
+    return this.deps.ledger.run(instanceId, key, fingerprint(request, recipient.jid), (commit) =>
+      this.sendNew(instanceId, recipient, request, commit),
+    )
+  }
+
+  private async sendNew(
+    instanceId: string,
+    recipient: Recipient,
+    request: SendRequest,
+    commit: (answer: SentAnswer) => Promise<void>,
+  ): Promise<SentAnswer> {
     const connection = this.deps.connection(instanceId)
     this.queue.assertRoom(instanceId)
     const jid = await this.deps.directory.resolve(instanceId, recipient, (phones) =>
@@ -116,10 +130,7 @@ export class MessageSender {
         .lookup(phones)
         .then((found) => new Map(found.filter((f) => f.jid).map((f) => [f.number, f.jid as string]))),
     )
-    if (!request.idempotencyKey) return this.deliver(instanceId, jid, request, async () => undefined)
-    return this.deps.ledger.run(instanceId, request.idempotencyKey, fingerprint(request, jid), (commit) =>
-      this.deliver(instanceId, jid, request, commit),
-    )
+    return this.deliver(instanceId, jid, request, commit)
   }
 
   private async deliver(
