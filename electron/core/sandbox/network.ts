@@ -37,6 +37,8 @@ export class SandboxNetwork {
   readonly loginFailures = new Map<string, number>()
   mediaAuth = ''
   private readonly timers = new Set<NodeJS.Timeout>()
+  /** Retry receipts simulated phones sent, per `phone:messageId`, so a broken message is not retried forever. */
+  private readonly retryRequests = new Map<string, number>()
   private closed = false
 
   constructor(
@@ -54,6 +56,15 @@ export class SandboxNetwork {
         .catch((error: unknown) => this.log.warn({ err: error }, 'deferred sandbox work failed'))
     }, delayMs)
     this.timers.add(timer)
+  }
+
+  /** Counts one more retry request for a message and returns the count. */
+  countRetryRequest(key: string): number {
+    const count = (this.retryRequests.get(key) ?? 0) + 1
+    this.retryRequests.set(key, count)
+    if (this.retryRequests.size > 1000)
+      this.retryRequests.delete(this.retryRequests.keys().next().value as string)
+    return count
   }
 
   close(): void {

@@ -56,4 +56,6 @@ test('unlinking from the phone closes the device with 401 and it cannot log in a
   const closed = await device.waitForClose(closes + 1)
   assert.equal(closed.code, 401)
   assert.deepEqual(sandbox.control.accounts().find((a) => a.phone === ME)?.linkedDevices, [])
+  device.start()
+  assert.equal((await device.waitForClose(closes + 2)).code, 401, 'a removed device is refused at login')
 })

@@ -20,20 +20,6 @@ const KEY_TYPE = Buffer.from([5])
 /** A contact asks for the same message at most this many times, then gives up as WhatsApp does. */
 const MAX_RETRIES = 3
 
-const retryCounts = new WeakMap<Account, Map<string, number>>()
-
-function nextRetryCount(recipient: Account, id: string): number {
-  let counts = retryCounts.get(recipient)
-  if (!counts) {
-    counts = new Map()
-    retryCounts.set(recipient, counts)
-  }
-  const count = (counts.get(id) ?? 0) + 1
-  counts.set(id, count)
-  if (counts.size > 1000) counts.delete(counts.keys().next().value as string)
-  return count
-}
-
 /**
  * A contact's phone could not decrypt a linked device's message: it sends a retry receipt carrying a
  * fresh key bundle, so the device opens a new session and sends the message again.
@@ -45,7 +31,7 @@ export function sendRetryRequest(
   recipient: Account,
 ): void {
   const id = stanza.attrs.id ?? ''
-  const count = nextRetryCount(recipient, id)
+  const count = network.countRetryRequest(`${recipient.phone}:${id}`)
   if (count > MAX_RETRIES) return
   const to = stanza.attrs.to ?? ''
   const isGroup = to.endsWith('@g.us')
