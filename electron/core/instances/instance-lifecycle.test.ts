@@ -28,6 +28,13 @@ after(async () => {
   rmSync(dataDir, { recursive: true, force: true })
 })
 
+/** An instance's events (oldest first) of one name; a destroyed instance's are looked up without its id. */
+async function eventsOf(instanceId: string, event: string): Promise<any[]> {
+  const byId = event === 'instance.destroyed' ? {} : { instance_id: instanceId }
+  const { events } = await ok(api, 'events', { event, limit: 500, ...byId })
+  return events.filter((e: any) => e.instance_id === instanceId).reverse()
+}
+
 async function createInstance(): Promise<string> {
   return (await ok(api, 'create_instance')).instance_id
 }
@@ -68,6 +75,22 @@ describe('linking', () => {
 
     const listed = await ok(api, 'instances')
     assert.equal(listed.instances.find((entry: any) => entry.instance_id === id)?.state, 'connected')
+
+    const updates = await eventsOf(id, 'connection.update')
+    assert.deepEqual(
+      updates.map((e) => [e.data.previous_state, e.data.state, e.data.reason]),
+      [
+        ['idle', 'connecting', 'starting'],
+        ['connecting', 'qr', 'waiting_for_scan'],
+        ['qr', 'connecting', 'paired'],
+        ['connecting', 'connected', 'logged_in'],
+      ],
+    )
+    const [qrEvent] = await eventsOf(id, 'qr.update')
+    assert.equal(qrEvent.data.qr, answer.base64)
+    assert.equal(qrEvent.data.qr_text, text)
+    assert.equal(qrEvent.data.count, 1)
+    assert.ok(qrEvent.data.expires_at > Date.now() / 1000)
   })
 
   test('each 409: already_linked for a linked instance, not_linked for an unlinked one', async () => {
@@ -92,6 +115,27 @@ describe('linking', () => {
     const unknown = await call(api, 'generate_qrcode', { instance_id: 'NOPE' })
     assert.equal(unknown.status, 404)
     assert.equal(unknown.body.code, 'instance_not_found')
+    const other = core.tokens.create('other script').token
+    const theirs = (await ok(api, 'create_instance', { access_token: other })).instance_id
+    for (const name of ['generate_qrcode', 'reconnect', 'reinitialize', 'destroy', 'instance']) {
+      const answer = await call(api, name, { instance_id: theirs })
+      assert.equal(answer.status, 404, name)
+      assert.equal(answer.body.code, 'instance_not_found', name)
+    }
+    const mine = (await ok(api, 'instances')).instances.map((entry: any) => entry.instance_id)
+    assert.ok(!mine.includes(theirs))
+  })
+
+  test('pairing_code answers an 8-character code for a phone number and waits for it like a QR scan', async () => {
+    const id = await createInstance()
+    const invalid = await call(api, 'pairing_code', { instance_id: id, phone: '12ab' })
+    assert.equal(invalid.status, 400)
+    assert.equal(invalid.body.code, 'invalid_parameter')
+    const { code } = await ok(api, 'pairing_code', { instance_id: id, phone: '+1 555 010 0005' })
+    assert.match(code, /^[1-9A-HJ-NP-Z]{4}-[1-9A-HJ-NP-Z]{4}$/)
+    const status = core.instances.status(id)
+    assert.equal(status.state, 'qr')
+    assert.equal(status.linked, false)
   })
 })
 
@@ -131,6 +175,8 @@ describe('logout and reset', () => {
     assert.equal(out.account, null)
     assert.equal(core.registry.find(id)?.linked, false)
     assert.equal(existsSync(join(dataDir, 'instances', id, 'auth')), false)
+    const [logoutEvent] = await eventsOf(id, 'instance.logged_out')
+    assert.equal(logoutEvent.data.reason, 'device_removed')
     assert.equal((await call(api, 'reconnect', { instance_id: id })).body.code, 'not_linked')
     const { base64 } = await ok(api, 'generate_qrcode', { instance_id: id })
     assert.match(decodeQr(base64), /^https:\/\/wa\.me\/settings\/linked_devices#/)
@@ -161,6 +207,8 @@ describe('logout and reset', () => {
     for (const name of ['instance', 'generate_qrcode', 'reconnect', 'destroy']) {
       assert.equal((await call(api, name, { instance_id: id })).status, 404, name)
     }
+    const destroyed = await eventsOf(id, 'instance.destroyed')
+    assert.equal(destroyed.length, 1)
     const fresh = await ok(api, 'instance', { instance_id: answer.instance_id })
     assert.equal(fresh.instance.state, 'idle')
     const aliasAnswer = await ok(api, 'reset_instance', { instance_id: answer.instance_id })
