@@ -20,7 +20,9 @@ function findTests(dir) {
 const files = process.argv.length > 2 ? process.argv.slice(2) : roots.flatMap((r) => findTests(r)).sort()
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
+  // Baileys leaves long timers armed after a socket ends (a 30 s pre-key upload timer among them): once every
+  // test has finished, exit instead of waiting for them.
+  ['--import', 'tsx', '--test', '--test-force-exit', '--test-concurrency=2', '--test-reporter=spec', ...files],
   { stdio: 'inherit' },
 )
 process.exit(result.status ?? 1)
