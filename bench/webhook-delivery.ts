@@ -5,7 +5,8 @@
 //
 // Every scenario is a trigger that makes events happen and carries a `bench:<unix ms>` marker in them; the
 // receiver measures latency from that marker. The "incoming sandbox message → webhook" scenario plugs in the
-// same way: its trigger has a sandbox contact send a text containing the marker (see latencyScenario).
+// same way: import ReceiverProcess and latencyScenario, point an instance's webhook at receiver.url and pass
+// a trigger that has a sandbox contact send `bench:${wallClock()}` as its text.
 import { fork, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -13,10 +14,11 @@ import { fileURLToPath } from 'node:url'
 import { DEFAULT_EVENT_SETTINGS } from '../electron/core/events/event-settings'
 import { eventFixture, type EventFixture } from '../electron/core/events/testing/event-fixture'
 
-const wallClock = () => performance.timeOrigin + performance.now()
+/** Milliseconds since the epoch with sub-millisecond precision, comparable across processes. */
+export const wallClock = () => performance.timeOrigin + performance.now()
 const MARKER = /bench:(\d+(?:\.\d+)?)/
 
-interface ReceiverReport {
+export interface ReceiverReport {
   count: number
   latencies: number[]
   firstAt: number
@@ -50,7 +52,8 @@ function runReceiver(): void {
   })
 }
 
-class ReceiverProcess {
+/** A webhook receiver in its own process, measuring latency from the bench marker in each body. */
+export class ReceiverProcess {
   private constructor(
     private readonly child: ChildProcess,
     readonly url: string,
@@ -67,23 +70,21 @@ class ReceiverProcess {
   /** Waits until the receiver has `count` requests, then takes (and resets) its report. */
   async collect(count: number, timeoutMs = 120_000): Promise<ReceiverReport> {
     const deadline = Date.now() + timeoutMs
+    const total: ReceiverReport = { count: 0, latencies: [], firstAt: 0, lastAt: 0 }
     for (;;) {
       const report = await new Promise<ReceiverReport>((resolve) => {
         this.child.once('message', (message: { report: ReceiverReport }) => resolve(message.report))
         this.child.send({ type: 'report' })
       })
-      if (report.count >= count) return report
-      if (Date.now() > deadline) throw new Error(`receiver got ${report.count} of ${count}`)
-      // The report was reset; put the count back by waiting for the rest only.
-      count -= report.count
-      await new Promise((resolve) => setTimeout(resolve, 20))
-      const rest = await this.collect(count, deadline - Date.now())
-      return {
-        count: report.count + rest.count,
-        latencies: [...report.latencies, ...rest.latencies],
-        firstAt: report.firstAt || rest.firstAt,
-        lastAt: rest.lastAt,
+      if (report.count > 0) {
+        total.firstAt ||= report.firstAt
+        total.lastAt = report.lastAt
+        total.count += report.count
+        total.latencies.push(...report.latencies)
       }
+      if (total.count >= count) return total
+      if (Date.now() > deadline) throw new Error(`receiver got ${total.count} of ${count}`)
+      await new Promise((resolve) => setTimeout(resolve, 20))
     }
   }
 
@@ -98,7 +99,7 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
 }
 
-interface Row {
+export interface Row {
   scenario: string
   events: number
   perSecond: number
@@ -147,7 +148,7 @@ async function burstScenario(
  * Paced: `trigger` is called `rate` times per second for `seconds`; each call makes one event carrying a
  * bench marker. Reports emit→receiver latency. A sandbox scenario passes a trigger that sends a message.
  */
-async function latencyScenario(
+export async function latencyScenario(
   name: string,
   receiver: ReceiverProcess,
   trigger: (n: number) => void,
@@ -236,6 +237,17 @@ async function main(): Promise<void> {
         5,
       ),
     )
+    const paced = ['PACED_0', 'PACED_1', 'PACED_2', 'PACED_3']
+    for (const id of paced) fixture.addInstance(id, receiver.url)
+    rows.push(
+      await latencyScenario(
+        'emit → webhook, 4 instances',
+        receiver,
+        (n) => fixture.service.emit(paced[n % 4]!, 'message.received', payload(n)),
+        2_000,
+        5,
+      ),
+    )
     process.stdout.write(`\nWebhook delivery (${new Date().toISOString()}, Node ${process.version})\n\n`)
     printTable(rows)
   } finally {
@@ -244,8 +256,9 @@ async function main(): Promise<void> {
   }
 }
 
+const isEntry = process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]
 if (process.argv.includes('--receiver')) runReceiver()
-else
+else if (isEntry)
   main().catch((error: unknown) => {
     process.stderr.write(`${(error as Error).stack}\n`)
     process.exit(1)

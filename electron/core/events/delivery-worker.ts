@@ -24,10 +24,12 @@ export interface WorkerDeps {
   /** Called after each attempt (and each event skipped because the webhook is off), for metrics and the stream. */
   onOutcome(outcome: AttemptOutcome | 'skipped', attempt?: DeliveryAttempt, owner?: string | null): void
   stop: AbortSignal
+  /** Queue ids kept in memory (default MEMORY_QUEUE). */
+  memoryQueue?: number
 }
 
-/** Queue ids kept in memory per instance; beyond this the rest waits in the outbox and is read in pages. */
-const MEMORY_QUEUE = 5_000
+/** Queue ids kept in memory per instance by default; beyond, the rest waits in the outbox, read in pages. */
+export const MEMORY_QUEUE = 5_000
 
 /**
  * Delivers one instance's events one at a time, in order: the head of the queue is retried until it is
@@ -36,30 +38,37 @@ const MEMORY_QUEUE = 5_000
  */
 export class InstanceDeliveryWorker {
   private readonly queue: string[] = []
-  /** Whether the outbox may hold entries past the memory queue (true at start: read them from disk). */
-  private overflow = true
+  /** Whether the outbox holds entries past the memory queue (more than memoryQueue were waiting). */
+  private overflow = false
   private lastLoaded = ''
+  /** Entries queued while in overflow (left in the outbox); a refill that overlaps one must read again. */
+  private overflowed = 0
   private current: QueuedEntry | undefined
   private running: Promise<void> | undefined
   private wake: (() => void) | undefined
   /** The webhook changed since the current attempt started: do not wait out the backoff. */
   private changed = false
   private readonly log: Logger
+  private readonly memoryQueue: number
 
   constructor(
     readonly instanceId: string,
     private readonly deps: WorkerDeps,
   ) {
     this.log = deps.logger.child({ instanceId })
+    this.memoryQueue = deps.memoryQueue ?? MEMORY_QUEUE
+    // Created when nothing of this instance is uncommitted (first emit, start, after a redelivery commit).
+    this.overflow = this.load() === this.memoryQueue
   }
 
   /** Takes a newly queued entry (already in the outbox) and starts delivering if idle. */
   enqueue(queueId: string): void {
-    if (!this.overflow && this.queue.length < MEMORY_QUEUE) {
+    if (!this.overflow && this.queue.length < this.memoryQueue) {
       this.queue.push(queueId)
       this.lastLoaded = queueId
     } else {
       this.overflow = true
+      this.overflowed += 1
     }
     this.kick()
   }
@@ -103,7 +112,7 @@ export class InstanceDeliveryWorker {
   /** The next entry, read once its write is committed (the worker delivers only what LMDB holds). */
   private async next(): Promise<QueuedEntry | undefined> {
     for (;;) {
-      if (this.queue.length === 0 && this.overflow) await this.refill()
+      while (this.queue.length === 0 && this.overflow) await this.refill()
       const queueId = this.queue[0]
       if (queueId === undefined || this.deps.stop.aborted) return undefined
       await this.deps.uncommitted(queueId)
@@ -114,13 +123,20 @@ export class InstanceDeliveryWorker {
   }
 
   private async refill(): Promise<void> {
-    // Entries queued while in overflow are only in LMDB: wait for every write so that none is skipped.
+    // Entries queued in overflow are only in LMDB: read once they are committed, and read again if more
+    // came while waiting (they may not be committed yet).
+    const overflowed = this.overflowed
     await this.deps.uncommitted()
-    const page = this.deps.outbox.after(this.instanceId, this.lastLoaded, MEMORY_QUEUE)
+    this.overflow = this.load() === this.memoryQueue || this.overflowed !== overflowed
+  }
+
+  /** Reads the next page of committed entries into the memory queue; returns how many. */
+  private load(): number {
+    const page = this.deps.outbox.after(this.instanceId, this.lastLoaded, this.memoryQueue)
     for (const { queueId } of page) this.queue.push(queueId)
     const last = page.at(-1)
     if (last) this.lastLoaded = last.queueId
-    this.overflow = page.length === MEMORY_QUEUE
+    return page.length
   }
 
   private sleep(ms: number): Promise<void> {

@@ -197,3 +197,24 @@ test('408 and 429 are retried, and Retry-After is honoured', async (t) => {
   assert.equal(limited?.status, 429)
   assert.ok(accepted!.at - limited!.at >= 950, `waited ${accepted!.at - limited!.at} ms after Retry-After: 1`)
 })
+
+test('a backlog larger than the memory queue is read from the outbox in pages, in order, while events keep coming', async (t) => {
+  const receiver = await WebhookReceiver.start()
+  const fixture = eventFixture(FAST_EVENT_SETTINGS, undefined, { memoryQueue: 2 })
+  t.after(async () => {
+    await fixture.close()
+    await receiver.close()
+  })
+  fixture.addInstance('A', receiver.url)
+  const emitted: string[] = []
+  for (let round = 0; round < 300; round++) {
+    for (let n = 0; n < 3; n++)
+      emitted.push(fixture.service.emit('A', 'message.received', { round, n }).event_id)
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+  await receiver.until(() => receiver.accepted().length >= emitted.length)
+  assert.deepEqual(
+    receiver.accepted().map((delivery) => delivery.event.event_id),
+    emitted,
+  )
+})

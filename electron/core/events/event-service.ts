@@ -34,6 +34,8 @@ export interface EventServiceDeps {
   dispatcher?: Dispatcher
   /** Retention in force at each sweep (the operator may change it); defaults to settings.retention. */
   retention?: () => RetentionSettings
+  /** Queue ids kept in memory per instance; more wait in the outbox and are read in pages. */
+  memoryQueue?: number
 }
 
 /** The webhook of an instance record if it is on and has a URL. */
@@ -297,6 +299,7 @@ export class EventService implements EventSink {
           if (attempt) this.live.publish({ kind: 'delivery', attempt, owner: owner ?? null })
         },
         stop: this.stop.signal,
+        memoryQueue: this.deps.memoryQueue,
       })
       this.workers.set(instanceId, worker)
     }
