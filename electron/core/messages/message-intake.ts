@@ -4,7 +4,7 @@ import type { WaAccount, WaInboundMessage, WaMessageHooks, WaStatusUpdate } from
 import type { AckTracker } from './ack-tracker'
 import { deliveryStatusOf, toLinkdeskMessage } from './inbound-message'
 import type { MessageStore } from './message-store'
-import type { StatusUpdate } from './message-types'
+import type { LinkdeskMessage, StatusUpdate } from './message-types'
 
 export interface MessageIntakeDeps {
   store: MessageStore
@@ -36,7 +36,42 @@ export class MessageIntake implements WaMessageHooks {
   }
 
   onMessages(instanceId: string, messages: WaInboundMessage[], context: { live: boolean }): void {
-    this.enqueue(instanceId, () => this.applyMessages(instanceId, messages, context.live))
+    const account = this.deps.account(instanceId)
+    for (const inbound of messages) {
+      let stored: Promise<boolean>
+      let message: LinkdeskMessage
+      try {
+        message = toLinkdeskMessage(inbound, account, (id) => this.deps.downloadUrl(instanceId, id))
+        // Claimed at once (a second copy is a duplicate even before the write commits); writes of a burst
+        // overlap and commit together, while announcements keep the arrival order.
+        stored = this.deps.store
+          .addIfNew(instanceId, {
+            direction: inbound.key.fromMe ? 'out' : 'in',
+            message,
+            content: inbound.content,
+            networkKey: inbound.key,
+          })
+          .catch((error: unknown) => {
+            this.log.error(
+              { err: error, instanceId, messageId: inbound.key.id },
+              'storing an incoming message failed',
+            )
+            return false
+          })
+      } catch (error) {
+        this.log.error(
+          { err: error, instanceId, messageId: inbound.key.id },
+          'reading an incoming message failed',
+        )
+        continue
+      }
+      this.enqueue(instanceId, async () => {
+        if (!(await stored)) return
+        const event: EventName = inbound.key.fromMe ? 'message.sent' : 'message.received'
+        const data = inbound.key.fromMe ? { ...message, source: 'phone' } : { ...message, live: context.live }
+        this.deps.events.emit(instanceId, event, data)
+      })
+    }
   }
 
   onStatuses(instanceId: string, updates: WaStatusUpdate[]): void {
@@ -89,35 +124,6 @@ export class MessageIntake implements WaMessageHooks {
     void next.then(() => {
       if (this.chains.get(instanceId) === next) this.chains.delete(instanceId)
     })
-  }
-
-  /** Stores each new message, then announces it: an event's download URL works as soon as it is out. */
-  private async applyMessages(
-    instanceId: string,
-    messages: WaInboundMessage[],
-    live: boolean,
-  ): Promise<void> {
-    const account = this.deps.account(instanceId)
-    for (const inbound of messages) {
-      try {
-        const message = toLinkdeskMessage(inbound, account, (id) => this.deps.downloadUrl(instanceId, id))
-        const isNew = await this.deps.store.addIfNew(instanceId, {
-          direction: inbound.key.fromMe ? 'out' : 'in',
-          message,
-          content: inbound.content,
-          networkKey: inbound.key,
-        })
-        if (!isNew) continue
-        const event: EventName = inbound.key.fromMe ? 'message.sent' : 'message.received'
-        const data = inbound.key.fromMe ? { ...message, source: 'phone' } : { ...message, live }
-        this.deps.events.emit(instanceId, event, data)
-      } catch (error) {
-        this.log.error(
-          { err: error, instanceId, messageId: inbound.key.id },
-          'storing an incoming message failed',
-        )
-      }
-    }
   }
 
   private async applyStatuses(instanceId: string, updates: WaStatusUpdate[]): Promise<void> {
