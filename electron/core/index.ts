@@ -157,9 +157,9 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     createLoginUrl: () => `${url}/#login=${ui.createLoginCode()}`,
     close: () => {
       closing ??= (async () => {
+        await instances.close()
         await http.close()
         messages.close()
-        await instances.close()
         await network.close()
         await sandbox?.close()
         await events.close()

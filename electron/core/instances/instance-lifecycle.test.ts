@@ -165,6 +165,27 @@ describe('connection loss', () => {
   })
 })
 
+describe('refusals that keep the link', () => {
+  test('a 405 (client outdated) at login stops the retries but keeps the link; reconnect tries again', async () => {
+    const id = await createInstance()
+    await link(id, '15550100012')
+    core.sandbox!.control.failNextLogin('15550100012', 405)
+    await ok(api, 'sandbox/accounts/15550100012/drop', { mode: 'close' })
+    const stopped = await waitForStatus(
+      core,
+      id,
+      (s) => s.state === 'disconnected' && s.cause === 'client_outdated',
+      'the 405 stop',
+    )
+    assert.equal(stopped.nextRetryAt, null)
+    assert.equal(stopped.lastError?.code, 405)
+    assert.equal(core.registry.find(id)?.linked, true)
+    assert.ok(existsSync(join(dataDir, 'instances', id, 'auth')))
+    const { data } = await ok(api, 'reconnect', { instance_id: id })
+    assert.match(data.id, /^15550100012:\d+@s\.whatsapp\.net$/)
+  })
+})
+
 describe('logout and reset', () => {
   test('the phone unlinking the device: logged_out, credentials wiped, then a new QR', async () => {
     const id = await createInstance()

@@ -1,4 +1,5 @@
 import type { Timings } from '../config'
+import { AppError } from '../errors'
 import type { EventSink } from '../events/event-types'
 import type { Logger } from '../logger'
 import type { AuthStore } from '../store/auth-store'
@@ -153,6 +154,7 @@ export class InstanceManager {
   private runtime(instanceId: string): InstanceRuntime {
     let runtime = this.runtimes.get(instanceId)
     if (runtime) return runtime
+    if (this.closed) throw new AppError('unavailable', 'Linkdesk is shutting down.')
     const record = this.options.registry.find(instanceId)
     if (!record) throw new Error(`no registry record for ${instanceId}`)
     const { logger, timings, authStore, network, registry } = this.options

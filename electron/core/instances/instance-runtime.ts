@@ -66,6 +66,7 @@ export class InstanceRuntime {
   /** Bumped whenever a pending QR image must not be shown any more. */
   private qrGeneration = 0
   private stopped = false
+  private destroyed = false
   private readonly log: Logger
   private readonly now: () => number
 
@@ -205,13 +206,16 @@ export class InstanceRuntime {
     return this.command(async () => {
       await this.logoutAndWipe(null)
       this.stopped = true
+      this.destroyed = true
+      this.notify()
     })
   }
 
   /** Stops the socket and timers without changing the stored state (core shutdown). */
   shutdown(): Promise<void> {
+    this.stopped = true
+    this.notify()
     return this.serial(() => {
-      this.stopped = true
       this.clearTimers()
       this.session.end()
     })
@@ -441,6 +445,8 @@ export class InstanceRuntime {
       }, this.options.timings.operationWaitMs)
       const test = (status: InstanceStatus) => {
         try {
+          if (this.destroyed) throw new AppError('instance_not_found')
+          if (this.stopped) throw new AppError('unavailable', 'Linkdesk is shutting down.')
           const result = check(status)
           if (result === undefined) return
           clearTimeout(timer)
