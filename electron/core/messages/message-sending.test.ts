@@ -21,6 +21,12 @@ const NOBODY = '15550399999'
 const PNG = pngBytes(4096)
 const PDF = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(3000, 0x20), Buffer.from('\n%%EOF\n')])
 
+const MP4 = Buffer.concat([
+  Buffer.from('\0\0\0\x18ftypisom\0\0\x02\0isomiso2', 'latin1'),
+  Buffer.alloc(2000, 1),
+])
+const MP3 = Buffer.concat([Buffer.from('ID3\x04\0\0\0\0\0\0', 'latin1'), Buffer.alloc(2000, 0)])
+
 let core: Core
 let api: string
 let dataDir: string
@@ -40,6 +46,8 @@ before(async () => {
   files = await startFileServer({
     '/photo.png': { type: 'image/png', body: PNG },
     '/files/report.pdf': { type: 'application/pdf', body: PDF },
+    '/clip.mp4': { type: 'video/mp4', body: MP4 },
+    '/song': { type: 'application/octet-stream', body: MP3 },
     '/page.html': { type: 'text/html', body: Buffer.from('<html></html>') },
     '/huge.bin': { type: 'application/octet-stream', body: Buffer.alloc(2 * 1024 * 1024 + 1) },
   })
@@ -224,6 +232,38 @@ describe('sending', () => {
       [
         ['document', 'report.pdf', 'Report', sha256(PDF)],
         ['document', 'scan.png', null, sha256(PNG)],
+      ],
+    )
+  })
+
+  test('video and audio by URL are typed from their bytes and sent as such (audio without caption)', async () => {
+    const video = await send({
+      number: BOB,
+      type: 'media',
+      media_url: files.url('/clip.mp4'),
+      message: 'A clip',
+    })
+    assert.equal(video.status, 200, JSON.stringify(video.body))
+    assert.equal(video.body.message.message.videoMessage.mimetype, 'video/mp4')
+    const audio = await send({
+      number: BOB,
+      type: 'media',
+      media_url: files.url('/song'),
+      message: 'ignored',
+    })
+    assert.equal(audio.status, 200, JSON.stringify(audio.body))
+    assert.equal(audio.body.message.message.audioMessage.mimetype, 'audio/mpeg')
+    const ids = [video.body.message.key.id, audio.body.message.key.id]
+    const entries = await eventually(
+      () => inbox(BOB).filter((e) => ids.includes(e.id)),
+      (found) => found.length === 2,
+      'video and audio in inbox',
+    )
+    assert.deepEqual(
+      entries.map((e) => [e.type, e.sha256, e.caption]),
+      [
+        ['video', sha256(MP4), 'A clip'],
+        ['audio', sha256(MP3), null],
       ],
     )
   })
