@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
 import { Authenticator, UiCredential } from './api/auth'
 import { API_PREFIX, buildApi } from './api/build-api'
-import { eventOperations, eventStreamRoutes } from './api/routes/event-routes'
+import { eventOperations, streamAndMetricsRoutes } from './api/routes/event-routes'
 import { foundationOperations } from './api/routes/foundation-routes'
 import { instanceOperations } from './api/routes/instance-routes'
 import { mediaDownloadRoutes, messageOperations } from './api/routes/message-routes'
@@ -122,7 +122,7 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
       ...settingsOperations(config, sandbox !== undefined),
     ],
     plugins: [
-      eventStreamRoutes({ ...eventDeps, settings: config.events.stream, logger }),
+      streamAndMetricsRoutes({ ...eventDeps, settings: config.events.stream, logger }),
       mediaDownloadRoutes({ registry, messages }),
       uploadRoutes({ dataDir: config.dataDir, maxBytes: config.limits.mediaBytes, apiBase: () => apiBase }),
       ...(sandbox ? [sandboxRoutesPlugin(sandbox.control)] : []),

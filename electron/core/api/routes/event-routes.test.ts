@@ -283,5 +283,20 @@ describe('webhook and event operations over real HTTP', () => {
     assert.match(text, /^linkdesk_webhook_deliveries_total\{outcome="delivered"\} \d+$/m)
     assert.match(text, /^linkdesk_webhook_outbox_depth \d+$/m)
     assert.match(text, /^linkdesk_events_total\{event="webhook.test"\} \d+$/m)
+    assert.equal(
+      (await fetch(`${t.base}/metrics`, { headers: { authorization: `Bearer ${TEST_TOKEN}` } })).status,
+      200,
+    )
   })
+})
+
+test('closing the core ends open live streams instead of waiting for them', async () => {
+  const t = await startTestCore({ events: FAST })
+  const response = await fetch(`${t.base}/stream?access_token=${TEST_TOKEN}`)
+  const stream = new SseReader(response)
+  const id = await (await t.call(`/create_instance?access_token=${TEST_TOKEN}`)).body.instance_id
+  t.core.events.emit(id, 'connection.update', { state: 'connecting' })
+  await stream.until(1)
+  await t.stop()
+  await assert.rejects(stream.until(2, 5_000), /stream ended/)
 })

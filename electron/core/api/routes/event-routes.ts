@@ -78,7 +78,7 @@ function pageOf(params: { cursor?: string; limit?: number; order?: string; since
   }
 }
 
-/** set_webhook (as the seed), the webhook secret, the event and delivery logs, redelivery, test events, metrics. */
+/** set_webhook (as the seed), the webhook secret, the event and delivery logs, redelivery, test events. */
 export function eventOperations(deps: EventRoutesDeps): Operation[] {
   const { registry, events } = deps
   return [
@@ -295,16 +295,6 @@ export function eventOperations(deps: EventRoutesDeps): Operation[] {
         }
       },
     }),
-    defineOperation({
-      name: 'metrics',
-      tag: 'Service',
-      summary: 'Counters and gauges in the Prometheus text format (instances, messages, deliveries, queues).',
-      auth: 'token',
-      fields: {},
-      handle: ({ reply }) => {
-        reply.type('text/plain; version=0.0.4; charset=utf-8').send(deps.metrics.render())
-      },
-    }),
   ]
 }
 
@@ -316,10 +306,11 @@ const streamFields = {
 } as const satisfies Record<string, FieldSpec>
 
 /**
- * `GET /api/v1/stream`: the live event stream as Server-Sent Events. The token comes from the query string
+ * `GET /api/v1/metrics` (Prometheus text, token required) and `GET /api/v1/stream`: the live event stream as
+ * Server-Sent Events. The token comes from the query string
  * (EventSource cannot set headers) or Authorization; resumes after Last-Event-ID or last_event_id.
  */
-export function eventStreamRoutes(
+export function streamAndMetricsRoutes(
   deps: EventRoutesDeps & { settings: StreamSettings; logger: Logger },
 ): RoutePlugin {
   const log = deps.logger.child({ module: 'live-stream' })
@@ -354,6 +345,12 @@ export function eventStreamRoutes(
       })
       clients.add(client)
       reply.raw.on('close', () => clients.delete(client))
+    })
+    // Prometheus scrapes with GET and reads text, so this is a route rather than a JSON operation.
+    app.get(`${prefix}/metrics`, async (request, reply) => {
+      auth.authenticate(presentedToken(request.headers, (request.query ?? {}) as Record<string, unknown>))
+      reply.type('text/plain; version=0.0.4; charset=utf-8')
+      return deps.metrics.render()
     })
     app.addHook('preClose', async () => {
       for (const client of clients) client.close()
