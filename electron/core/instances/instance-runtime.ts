@@ -251,9 +251,9 @@ export class InstanceRuntime {
     await this.options.wipeCredentials()
     this.options.setLinked(false)
     this.current.lastError = null
-    if (reason) {
+    if (reason && wasLinked) {
       this.setState('logged_out', reason, { linked: false, account: null, qr: null })
-      if (wasLinked) this.emit('instance.logged_out', { reason })
+      this.emit('instance.logged_out', { reason })
     }
   }
 

@@ -1,0 +1,152 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { DEFAULT_TIMINGS } from '../config'
+import type { EventName, EventSink } from '../events/event-types'
+import { silentLogger } from '../logger'
+import type { CloseVerdict } from '../wa/disconnect-reason'
+import type { WaSessionEvents } from '../wa/wa-session'
+import type { WaAccount } from '../wa/wa-types'
+import { backoffDelay } from './backoff'
+import { InstanceRuntime, type SessionPort } from './instance-runtime'
+import type { InstanceStatus } from './instance-status'
+
+const ACCOUNT: WaAccount = {
+  id: '15551234567:3@s.whatsapp.net',
+  number: '15551234567',
+  name: null,
+  lid: null,
+}
+
+/** A stand-in for the Baileys adapter that the test drives by hand: it records connects and ends. */
+class FakeSession implements SessionPort {
+  linked = true
+  open = false
+  awaitingScan = false
+  account: WaAccount | undefined = ACCOUNT
+  connects = 0
+  ends = 0
+  events!: WaSessionEvents
+  connect(): void {
+    this.connects += 1
+  }
+  end(): void {
+    this.ends += 1
+  }
+  async logout(): Promise<void> {}
+  forgetCredentials(): void {
+    this.linked = false
+    this.account = undefined
+  }
+  async requestPairingCode(): Promise<string> {
+    return 'ABCDEFGH'
+  }
+  async profile() {
+    return { account: ACCOUNT, avatar: '' }
+  }
+  connection() {
+    return undefined
+  }
+}
+
+function setup(timings = {}) {
+  const session = new FakeSession()
+  const emitted: Array<{ event: EventName; data: Record<string, unknown> }> = []
+  const events: EventSink = {
+    emit: (instanceId, event, data) => {
+      emitted.push({ event, data })
+      return { event, event_id: String(emitted.length), instance_id: instanceId, timestamp: '0', data }
+    },
+  }
+  let linked = true
+  const runtime = new InstanceRuntime(
+    {
+      instanceId: 'I',
+      logger: silentLogger(),
+      timings: { ...DEFAULT_TIMINGS, reconnectBaseMs: 20, reconnectMaxMs: 80, stableOpenMs: 50, ...timings },
+      events,
+      createSession: (sessionEvents) => {
+        session.events = sessionEvents
+        return session
+      },
+      wipeCredentials: async () => undefined,
+      setLinked: (value) => (linked = value),
+      random: () => 0.5,
+    },
+    true,
+  )
+  const next = (check: (s: InstanceStatus) => boolean) =>
+    new Promise<InstanceStatus>((resolve) => {
+      const stop = runtime.onChange((s) => check(s) && (stop(), resolve(s)))
+    })
+  return { session, runtime, emitted, next, linked: () => linked }
+}
+
+const lost: CloseVerdict = { action: 'retry', code: 428, cause: 'connection_closed' }
+
+test('backoff doubles from the base, jitters by ±50 % and is capped', () => {
+  assert.deepEqual(
+    [0, 1, 2, 3, 10].map((attempt) => backoffDelay(attempt, 1000, 60_000, () => 0.5)),
+    [1000, 2000, 4000, 8000, 60_000],
+  )
+  assert.equal(
+    backoffDelay(2, 1000, 60_000, () => 0),
+    2000,
+  )
+  assert.equal(
+    backoffDelay(2, 1000, 60_000, () => 0.999),
+    5996,
+  )
+})
+
+test('lost connections retry with growing delays that reset after a stable open', async () => {
+  const { session, runtime, next } = setup()
+  await runtime.restore()
+  assert.equal(session.connects, 1)
+  const delays: number[] = []
+  for (let i = 0; i < 4; i++) {
+    session.events.close(lost, 'Connection Terminated')
+    const status = runtime.status
+    assert.equal(status.state, 'disconnected')
+    delays.push(status.nextRetryAt! - Date.now())
+    await next((s) => s.state === 'connecting' && s.cause === 'retrying')
+  }
+  assert.deepEqual(
+    delays.map((d) => Math.round(d / 10) * 10),
+    [20, 40, 80, 80],
+  )
+  assert.equal(session.connects, 5)
+
+  session.events.open(ACCOUNT)
+  await new Promise((resolve) => setTimeout(resolve, 80))
+  session.events.close(lost, 'Connection Terminated')
+  assert.ok(runtime.status.nextRetryAt! - Date.now() <= 20, 'backoff starts over after a stable open')
+  await runtime.shutdown()
+})
+
+test('515 reconnects at once; logout verdicts wipe and emit instance.logged_out; stop verdicts keep the link', async () => {
+  const { session, runtime, emitted, next, linked } = setup()
+  await runtime.restore()
+  session.events.close({ action: 'restart', code: 515, cause: 'restart_required' }, 'restart required')
+  assert.equal(session.connects, 2)
+  assert.equal(runtime.status.cause, 'restart_required')
+
+  session.events.close({ action: 'stop', code: 405, cause: 'client_outdated' }, 'Connection Failure')
+  assert.equal(runtime.status.state, 'disconnected')
+  assert.equal(runtime.status.nextRetryAt, null)
+  assert.equal(linked(), true)
+
+  session.events.close({ action: 'logout', code: 401, cause: 'device_removed' }, 'Stream Errored (conflict)')
+  const out = await next((s) => s.state === 'logged_out')
+  assert.equal(out.cause, 'device_removed')
+  assert.equal(linked(), false)
+  assert.deepEqual(emitted.at(-1), { event: 'instance.logged_out', data: { reason: 'device_removed' } })
+  assert.deepEqual(
+    emitted.filter((e) => e.event === 'connection.update').map((e) => [e.data.previous_state, e.data.state]),
+    [
+      ['disconnected', 'connecting'],
+      ['connecting', 'disconnected'],
+      ['disconnected', 'logged_out'],
+    ],
+  )
+  await runtime.shutdown()
+})
