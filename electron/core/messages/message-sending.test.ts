@@ -177,6 +177,22 @@ describe('sending', () => {
       assert.equal(got[1]?.sha256, sha256(PNG))
       assert.equal(got[1]?.caption, 'Team photo')
     }
+    // Group receipts come per member, named as the network addresses them in the group (here by LID).
+    for (const member of [ALICE, BOB]) {
+      const lid = core
+        .sandbox!.control.accounts()
+        .find((a) => a.phone === member)!
+        .lid.replace(/:\d+@/, '@')
+      const receipt = await events.waitFor(
+        (e) =>
+          e.event === 'message.status' &&
+          e.data.id === text.body.message.key.id &&
+          e.data.status === 'read' &&
+          [member, lid].some((id) => String(e.data.recipient).startsWith(id)),
+        `read receipt of ${member}`,
+      )
+      assert.equal(receipt.data.chat, groupId)
+    }
   })
 
   test('an image by URL arrives byte-identical with its caption; the answer shows no media keys', async () => {
