@@ -70,6 +70,8 @@ export class EventService implements EventSink {
   private latestId: string | undefined
   private sweepTimer: NodeJS.Timeout | undefined
   private sweeping: Promise<unknown> | undefined
+  private closed = false
+  private closing: Promise<void> | undefined
 
   constructor(private readonly deps: EventServiceDeps) {
     this.now = deps.now ?? Date.now
@@ -102,9 +104,11 @@ export class EventService implements EventSink {
    * Records an event and, if the instance's webhook is on, its outbox entry: appended to the journal before
    * this returns (it survives kill -9 from then on) and committed to LMDB in the next batch. Then publishes
    * it on the live stream and wakes the instance's delivery worker, which waits for the commit. Throws only
-   * if the journal cannot be written.
+   * if the journal cannot be written or the service was closed.
    */
   emit(instanceId: string, event: EventName, data: Record<string, unknown>): LinkdeskEvent {
+    if (this.closed)
+      throw new AppError('unavailable', 'The event service has stopped; the event was not recorded.')
     const record = this.deps.instances.find(instanceId)
     const target = record ? activeWebhook(record) : undefined
     const now = this.now()
@@ -213,7 +217,13 @@ export class EventService implements EventSink {
   }
 
   /** Stops the workers (an attempt in flight is abandoned and stays in the outbox) and commits pending writes. */
-  async close(): Promise<void> {
+  close(): Promise<void> {
+    this.closing ??= this.shutdown()
+    return this.closing
+  }
+
+  private async shutdown(): Promise<void> {
+    this.closed = true
     this.stop.abort()
     clearInterval(this.sweepTimer)
     await Promise.all([...this.workers.values()].map((worker) => worker.stopped()))
