@@ -10,6 +10,7 @@ import {
   recordStates,
   startCore,
   tempDataDir,
+  TOKEN,
   waitForStatus,
 } from './testing/instance-harness'
 
@@ -124,6 +125,14 @@ describe('linking', () => {
     }
     const mine = (await ok(api, 'instances')).instances.map((entry: any) => entry.instance_id)
     assert.ok(!mine.includes(theirs))
+  })
+
+  test('the sandbox control API answers only with an access token', async () => {
+    const anonymous = await fetch(`${api}/sandbox/accounts`)
+    assert.equal(anonymous.status, 401)
+    assert.equal((await anonymous.json()).code, 'unauthorized')
+    const listed = await fetch(`${api}/sandbox/accounts`, { headers: { authorization: `Bearer ${TOKEN}` } })
+    assert.equal(listed.status, 200)
   })
 
   test('pairing_code answers an 8-character code for a phone number and waits for it like a QR scan', async () => {
