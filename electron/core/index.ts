@@ -92,7 +92,14 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
   const metrics = new MetricsRegistry()
   metrics.register(events.metricsProvider())
   const eventDeps = { registry, events, metrics }
-  const instances = new InstanceManager({ logger, timings: config.timings, events, registry, authStore, network })
+  const instances = new InstanceManager({
+    logger,
+    timings: config.timings,
+    events,
+    registry,
+    authStore,
+    network,
+  })
   let apiBase = ''
   const messages = new MessageService({
     db,
