@@ -139,8 +139,12 @@ export class MessageSender {
     request: SendRequest,
     commit: (answer: SentAnswer) => Promise<void>,
   ): Promise<SentAnswer> {
-    const content = await this.content(request)
-    const sent = await this.queue.run(instanceId, () => this.deps.connection(instanceId).send(jid, content))
+    // Media is fetched in the instance's turn: one file in memory per instance, and messages go out in
+    // the order they were asked for.
+    const { content, sent } = await this.queue.run(instanceId, async () => {
+      const content = await this.content(request)
+      return { content, sent: await this.deps.connection(instanceId).send(jid, content) }
+    })
     const answer = sentAnswer(sent, content)
     await this.record(instanceId, sent, content, jid)
     await commit(answer)

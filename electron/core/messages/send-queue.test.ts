@@ -68,8 +68,8 @@ test('instances do not wait for each other', async () => {
   assert.deepEqual(starts, { a: 0, b: 0 })
 })
 
-test('a full queue refuses with rate_limited and a Retry-After, and a failed send does not stop the next', async () => {
-  const { now, sleep } = fakeClock()
+test('a full queue refuses with rate_limited and a Retry-After; a failed send neither stops nor delays the next', async () => {
+  const { now, sleep, clock } = fakeClock()
   const queue = new SendQueue({ intervalMs: 1000, jitterMs: 1000, maxWaiting: 2, now, sleep })
   let release!: () => void
   const gate = new Promise<void>((resolve) => (release = resolve))
@@ -89,6 +89,7 @@ test('a full queue refuses with rate_limited and a Retry-After, and a failed sen
   await assert.rejects(first, /network said no/)
   assert.equal(await second, 'second')
   assert.equal(await third, 'third')
+  assert.equal(clock.slept.length, 1, 'one pause: after the second, none after the failed first')
   assert.doesNotThrow(() => queue.assertRoom('a'))
 })
 

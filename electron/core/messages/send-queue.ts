@@ -29,8 +29,8 @@ interface Lane {
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /**
- * One queue of sends per instance: one send at a time, spaced by the pacing interval plus jitter (so a
- * script cannot burst an account into a ban), bounded (rate_limited with Retry-After when full), and
+ * One queue of sends per instance: one send at a time, each successful one followed by the pacing interval
+ * plus jitter (so a script cannot burst an account into a ban), bounded (rate_limited with Retry-After when full), and
  * yielding to the event loop before every send so Baileys' timers and incoming frames keep running.
  */
 export class SendQueue {
@@ -100,14 +100,17 @@ export class SendQueue {
         const wait = lane.nextStartAt - this.now()
         if (wait > 0) await this.sleep(wait)
         await nextTurn()
+        let succeeded = false
         try {
           job.resolve(await job.task())
+          succeeded = true
         } catch (error) {
           job.reject(error)
         }
+        // A task that failed (its media could not be fetched, the instance went away) sent nothing to pace.
         const { intervalMs, jitterMs } = this.options
-        const pause =
-          intervalMs > 0 || jitterMs > 0 ? intervalMs + Math.floor(this.random() * (jitterMs + 1)) : 0
+        const paced = succeeded && (intervalMs > 0 || jitterMs > 0)
+        const pause = paced ? intervalMs + Math.floor(this.random() * (jitterMs + 1)) : 0
         lane.nextStartAt = this.now() + pause
       }
     } finally {
