@@ -30,8 +30,9 @@ export interface AppProcess {
   stop(): Promise<void>
 }
 
+/** A fresh data dir; BENCH_DATA_ROOT=/dev/shm puts it on tmpfs (fsync costs nothing there), for profiling. */
 export function newDataDir(): string {
-  return mkdtempSync(join(tmpdir(), 'linkdesk-bench-'))
+  return mkdtempSync(join(process.env.BENCH_DATA_ROOT ?? tmpdir(), 'linkdesk-bench-'))
 }
 
 /**
