@@ -64,6 +64,20 @@ describe('InstanceAuthStore', () => {
     assert.equal(statSync(dir).mode & 0o077, 0)
   })
 
+  test('a store written without a cipher stays readable once a cipher is given; encrypted values need it', async () => {
+    const dir = tempDir()
+    const plain = InstanceAuthStore.open(dir)
+    await plain.writeCreds({ me: 'before' })
+    await plain.close()
+    const encrypted = InstanceAuthStore.open(dir, xorCipher)
+    assert.deepEqual(encrypted.readCreds(), { me: 'before' })
+    await encrypted.writeCreds({ me: 'after' })
+    await encrypted.close()
+    const withoutCipher = InstanceAuthStore.open(dir)
+    assert.throws(() => withoutCipher.readCreds(), /encrypted/)
+    await withoutCipher.close()
+  })
+
   test('AuthStore.wipe deletes the credentials, remove deletes the whole instance folder', async () => {
     const dataDir = tempDir()
     const auth = new AuthStore(dataDir)

@@ -12,6 +12,8 @@ export interface AuthCipher {
 export type KeyBatch = Record<string, Record<string, unknown>>
 
 const CREDS_KEY = 'creds'
+/** First byte of an encrypted value; plain values are JSON text, which never starts with it. */
+const ENCRYPTED = 0x01
 const SEPARATOR = '\u0000'
 
 /**
@@ -132,13 +134,17 @@ export class InstanceAuthStore {
     this.assertOpen()
     const stored = this.db.get(key)
     if (stored === undefined) return undefined
-    const plain = this.cipher ? this.cipher.decrypt(Buffer.from(stored)) : Buffer.from(stored)
+    let plain: Buffer = Buffer.from(stored)
+    if (plain[0] === ENCRYPTED) {
+      if (!this.cipher) throw new Error('the credentials are encrypted by the desktop app; open them there')
+      plain = this.cipher.decrypt(plain.subarray(1))
+    }
     return JSON.parse(plain.toString('utf8'), bufferJson.reviver)
   }
 
   private encode(value: unknown): Buffer {
     const plain = Buffer.from(JSON.stringify(value, bufferJson.replacer), 'utf8')
-    return this.cipher ? this.cipher.encrypt(plain) : plain
+    return this.cipher ? Buffer.concat([Buffer.from([ENCRYPTED]), this.cipher.encrypt(plain)]) : plain
   }
 }
 
