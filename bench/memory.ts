@@ -1,0 +1,105 @@
+// Memory: N linked idle accounts in the headless app beside N raw sockets in one bare Baileys process.
+import { linkAppInstance, startApp } from './harness/app'
+import { isEntry, runMain, type Figure } from './harness/figure'
+import { inPool } from './harness/pool'
+import { rssMb } from './harness/proc'
+import { linearFit, sleep, spread } from './harness/stats'
+import { formatSpread, markdownTable, verdict } from './harness/table'
+import { RawProcess } from './raw/raw-client'
+
+const COUNTS = (process.env.BENCH_MEMORY_NS ?? '0,1,10,50,100').split(',').map(Number)
+const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 10_000)
+/** Links in flight while setting up, as in the raw baseline. */
+const LINKS_IN_FLIGHT = 5
+const MB = 2 ** 20
+
+interface Sample {
+  n: number
+  rss: number
+  heapUsed: number
+  external: number
+}
+
+export const memoryFigure: Figure = async ({ sandbox, rounds, phone }) => {
+  const link = (qr: string, phoneNumber: string) => sandbox.link(qr, phoneNumber)
+  const samples: Record<'app' | 'raw', Sample[]> = { app: [], raw: [] }
+  const measureApp = async (n: number) => {
+    const app = await startApp(sandbox.controlUrl)
+    try {
+      await inPool(n, LINKS_IN_FLIGHT, () => linkAppInstance(app, link, phone()))
+      await sleep(SETTLE_MS)
+      const memory = await app.memory()
+      const rss = rssMb(app.process.pid)
+      samples.app.push({ n, rss, heapUsed: memory.heapUsed / MB, external: memory.external / MB })
+    } finally {
+      await app.stop()
+    }
+  }
+  const measureRaw = async (n: number) => {
+    const raw = await RawProcess.start(sandbox.wsUrl, sandbox.rootKeyHex)
+    try {
+      await inPool(n, LINKS_IN_FLIGHT, () => raw.link(link, phone()))
+      await sleep(SETTLE_MS)
+      const memory = await raw.memory()
+      const rss = rssMb(raw.pid)
+      samples.raw.push({ n, rss, heapUsed: memory.heapUsed / MB, external: memory.external / MB })
+    } finally {
+      await raw.stop()
+    }
+  }
+  for (let round = 0; round < rounds; round++) {
+    for (const n of COUNTS) {
+      if ((round + n) % 2 === 0) await measureApp(n).then(() => measureRaw(n))
+      else await measureRaw(n).then(() => measureApp(n))
+    }
+  }
+
+  const rows: string[][] = []
+  for (const n of COUNTS) {
+    for (const side of ['app', 'raw'] as const) {
+      const at = samples[side].filter((sample) => sample.n === n)
+      rows.push([
+        String(n),
+        side,
+        formatSpread(spread(at.map((s) => s.rss)), 1),
+        formatSpread(spread(at.map((s) => s.heapUsed)), 1),
+        formatSpread(spread(at.map((s) => s.external)), 1),
+      ])
+    }
+  }
+  const fit = (side: 'app' | 'raw', pick: (s: Sample) => number) =>
+    linearFit(samples[side].map((sample) => ({ x: sample.n, y: pick(sample) })))
+  const heapPlusExternal = (s: Sample) => s.heapUsed + s.external
+  const fits = (['app', 'raw'] as const).map((side) => {
+    const rss = fit(side, (s) => s.rss)
+    const heap = fit(side, heapPlusExternal)
+    return { side, rss, heap }
+  })
+  const [appFit, rawFit] = fits
+  const ratio = appFit && rawFit ? appFit.heap.slope / rawFit.heap.slope : NaN
+  const base = (side: 'app' | 'raw') =>
+    spread(samples[side].filter((s) => s.n === 0).map((s) => s.rss)).median
+  return [
+    `## Memory: N linked idle accounts, ${SETTLE_MS / 1000} s settle then 4 forced GCs (MB), ${rounds} rounds`,
+    '',
+    markdownTable(['N', 'side', 'RSS', 'heapUsed', 'external'], rows),
+    '',
+    markdownTable(
+      ['side', 'heapUsed+external MB/account (R²)', 'RSS MB/account (R²)', 'intercept RSS MB'],
+      fits.map(({ side, rss, heap }) => [
+        side,
+        `**${heap.slope.toFixed(3)}** (${heap.r2.toFixed(3)})`,
+        `${rss.slope.toFixed(3)} (${rss.r2.toFixed(3)})`,
+        rss.intercept.toFixed(1),
+      ]),
+    ),
+    '',
+    `Target ≤ 1.0× raw per account (heapUsed+external slope): ${verdict(ratio <= 1, `${ratio.toFixed(2)}× raw`)}. ` +
+      `Fixed overhead of the app over a bare Baileys process (RSS at N=0): ${(base('app') - base('raw')).toFixed(1)} MB ` +
+      `(${base('app').toFixed(1)} vs ${base('raw').toFixed(1)} MB).`,
+    'Both processes run under tsx with --expose-gc; RSS from /proc/<pid>/status after the GCs. Accounts are linked ' +
+      `${LINKS_IN_FLIGHT} at a time in the measured process, as in the raw baseline (its keys in memory; the app's in LMDB).`,
+  ].join('\n')
+}
+
+if (isEntry(import.meta.url)) runMain('memory', memoryFigure)
