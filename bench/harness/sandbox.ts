@@ -23,9 +23,13 @@ export async function startSandbox(): Promise<OutsideSandbox> {
   let started: Started | undefined
   let controlUrl = process.env.BENCH_SANDBOX_URL
   if (!controlUrl) {
-    started = await startNode('sandbox', ['electron/headless/sandbox.ts'], {
-      waitFor: ['websocket', 'root-key', 'control'],
-    })
+    started = await startNode(
+      'sandbox',
+      ['electron/headless/sandbox.ts', '--port', '0', '--log-level', 'warn'],
+      {
+        waitFor: ['websocket', 'root-key', 'control'],
+      },
+    )
     controlUrl = started.values.get('control') ?? ''
   }
   const base = controlUrl.replace(/\/$/, '')
