@@ -22,7 +22,15 @@ const result = spawnSync(
   process.execPath,
   // Baileys leaves long timers armed after a socket ends (a 30 s pre-key upload timer among them): once every
   // test has finished, exit instead of waiting for them.
-  ['--import', 'tsx', '--test', '--test-force-exit', '--test-concurrency=2', '--test-reporter=spec', ...files],
+  [
+    '--import',
+    'tsx',
+    '--test',
+    '--test-force-exit',
+    '--test-concurrency=2',
+    '--test-reporter=spec',
+    ...files,
+  ],
   { stdio: 'inherit' },
 )
 process.exit(result.status ?? 1)

@@ -108,7 +108,8 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     events,
     logger,
     connection: (instanceId) => instances.connection(instanceId),
-    account: (instanceId) => (registry.find(instanceId) ? (instances.status(instanceId).account ?? undefined) : undefined),
+    account: (instanceId) =>
+      registry.find(instanceId) ? (instances.status(instanceId).account ?? undefined) : undefined,
     apiBase: () => apiBase,
     ackTimeoutMs: config.timings.operationWaitMs,
   })
