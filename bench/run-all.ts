@@ -1,0 +1,35 @@
+// Every figure, one after another, each against its own outside sandbox: `npm run bench`.
+// Knobs: BENCH_ROUNDS (3), BENCH_SENDS (1000), BENCH_MESSAGES (1000), BENCH_MEMORY_NS (0,1,10,50,100),
+// BENCH_SETTLE_MS (10000), BENCH_START_N (100), BENCH_LINKS (5); BENCH_ONLY=send,link runs a subset.
+import { runFigure, type Figure } from './harness/figure'
+import { RESULTS_PATH } from './harness/results'
+import { linkFigure } from './link'
+import { memoryFigure } from './memory'
+import { receiveFigure } from './receive'
+import { sendFigure } from './send'
+import { startFigure } from './start'
+
+const FIGURES: Array<[string, Figure]> = [
+  ['send', sendFigure],
+  ['receive', receiveFigure],
+  ['link', linkFigure],
+  ['start', startFigure],
+  ['memory', memoryFigure],
+]
+
+async function main(): Promise<void> {
+  const only = process.env.BENCH_ONLY?.split(',')
+  for (const [name, figure] of FIGURES) {
+    if (only && !only.includes(name)) continue
+    await runFigure(name, figure)
+  }
+  process.stdout.write(`\nWritten to ${RESULTS_PATH}\n`)
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`bench failed: ${(error as Error).stack}\n`)
+    process.exit(1)
+  },
+)
