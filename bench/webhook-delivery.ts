@@ -5,8 +5,8 @@
 //
 // Every scenario is a trigger that makes events happen and carries a `bench:<unix ms>` marker in them; the
 // receiver measures latency from that marker. The "incoming sandbox message → webhook" scenario plugs in the
-// same way: import ReceiverProcess and latencyScenario, point an instance's webhook at receiver.url and pass
-// a trigger that has a sandbox contact send `bench:${wallClock()}` as its text.
+// same way (bench/message-to-webhook.ts): an instance's webhook points at receiver.url and a sandbox contact
+// sends `bench:<wallClock()>` as its text.
 import { fork, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -67,7 +67,7 @@ export class ReceiverProcess {
     return new ReceiverProcess(child, `http://127.0.0.1:${port}/hook`)
   }
 
-  /** Waits until the receiver has `count` requests, then takes (and resets) its report. */
+  /** Waits until the receiver has seen `count` bench markers, then takes (and resets) its report. */
   async collect(count: number, timeoutMs = 120_000): Promise<ReceiverReport> {
     const deadline = Date.now() + timeoutMs
     const total: ReceiverReport = { count: 0, latencies: [], firstAt: 0, lastAt: 0 }
@@ -82,8 +82,9 @@ export class ReceiverProcess {
         total.count += report.count
         total.latencies.push(...report.latencies)
       }
-      if (total.count >= count) return total
-      if (Date.now() > deadline) throw new Error(`receiver got ${total.count} of ${count}`)
+      if (total.latencies.length >= count) return total
+      if (Date.now() > deadline)
+        throw new Error(`receiver got ${total.latencies.length} of ${count} marked events`)
       await new Promise((resolve) => setTimeout(resolve, 20))
     }
   }

@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici'
 import type { Logger } from '../logger'
 import type { AttemptOutcome, DeliveryAttempt, DeliveryLog } from './delivery-log'
-import type { EventLog } from './event-log'
+import type { EventLog, StoredEvent } from './event-log'
 import type { WebhookSettings } from './event-settings'
 import { attemptDelivery, retryDelayMs, type AttemptResult } from './webhook-delivery'
 import type { OutboxEntry, QueuedEntry, WebhookOutbox, WebhookTarget } from './webhook-outbox'
@@ -28,6 +28,15 @@ export interface WorkerDeps {
   memoryQueue?: number
 }
 
+/** A queued entry: just its id when it is read from the outbox, or with its entry and event when just emitted. */
+interface Queued {
+  queueId: string
+  fresh?: { entry: OutboxEntry; stored: StoredEvent }
+}
+
+/** The entry being delivered, and its event when it came fresh from emit. */
+type Head = QueuedEntry & { stored?: StoredEvent }
+
 /** Queue ids kept in memory per instance by default; beyond, the rest waits in the outbox, read in pages. */
 export const MEMORY_QUEUE = 5_000
 
@@ -37,13 +46,13 @@ export const MEMORY_QUEUE = 5_000
  * concurrently and a slow receiver holds back only its own instance.
  */
 export class InstanceDeliveryWorker {
-  private readonly queue: string[] = []
+  private readonly queue: Queued[] = []
   /** Whether the outbox holds entries past the memory queue (more than memoryQueue were waiting). */
   private overflow = false
   private lastLoaded = ''
   /** Entries queued while in overflow (left in the outbox); a refill that overlaps one must read again. */
   private overflowed = 0
-  private current: QueuedEntry | undefined
+  private current: Head | undefined
   private running: Promise<void> | undefined
   private wake: (() => void) | undefined
   /** The webhook changed since the current attempt started: do not wait out the backoff. */
@@ -61,10 +70,13 @@ export class InstanceDeliveryWorker {
     this.overflow = this.load() === this.memoryQueue
   }
 
-  /** Takes a newly queued entry (already in the outbox) and starts delivering if idle. */
-  enqueue(queueId: string): void {
+  /**
+   * Takes a newly queued entry and starts delivering if idle. An entry just emitted comes with its event: it is
+   * journaled (durable) and needs no read back from LMDB; others are read once their write is committed.
+   */
+  enqueue(queueId: string, fresh?: Queued['fresh']): void {
     if (!this.overflow && this.queue.length < this.memoryQueue) {
-      this.queue.push(queueId)
+      this.queue.push({ queueId, fresh })
       this.lastLoaded = queueId
     } else {
       this.overflow = true
@@ -109,12 +121,17 @@ export class InstanceDeliveryWorker {
     }
   }
 
-  /** The next entry, read once its write is committed (the worker delivers only what LMDB holds). */
-  private async next(): Promise<QueuedEntry | undefined> {
+  /** The next entry: as emitted, or read from the outbox once its write is committed. */
+  private async next(): Promise<Head | undefined> {
     for (;;) {
       while (this.queue.length === 0 && this.overflow) await this.refill()
-      const queueId = this.queue[0]
-      if (queueId === undefined || this.deps.stop.aborted) return undefined
+      const queued = this.queue[0]
+      if (queued === undefined || this.deps.stop.aborted) return undefined
+      const { queueId, fresh } = queued
+      if (fresh) {
+        this.queue.shift()
+        return { queueId, entry: { ...fresh.entry }, stored: fresh.stored }
+      }
       await this.deps.uncommitted(queueId)
       this.queue.shift()
       const entry = this.deps.outbox.get(this.instanceId, queueId)
@@ -133,7 +150,7 @@ export class InstanceDeliveryWorker {
   /** Reads the next page of committed entries into the memory queue; returns how many. */
   private load(): number {
     const page = this.deps.outbox.after(this.instanceId, this.lastLoaded, this.memoryQueue)
-    for (const { queueId } of page) this.queue.push(queueId)
+    for (const { queueId } of page) this.queue.push({ queueId })
     const last = page.at(-1)
     if (last) this.lastLoaded = last.queueId
     return page.length
@@ -153,9 +170,9 @@ export class InstanceDeliveryWorker {
     })
   }
 
-  private async deliver(head: QueuedEntry): Promise<void> {
+  private async deliver(head: Head): Promise<void> {
     const { entry } = head
-    const stored = this.deps.events.get(entry.eventId)
+    const stored = head.stored ?? this.deps.events.get(entry.eventId)
     const target = this.deps.target(this.instanceId, entry.fallback)
     if (!stored || !target) {
       if (stored) void this.deps.events.setDelivery(entry.eventId, { ...stored.delivery, status: 'skipped' })
@@ -224,7 +241,7 @@ export class InstanceDeliveryWorker {
     return attempt >= this.deps.settings.maxAttempts || tooOld ? 'failed' : 'retrying'
   }
 
-  private finish(head: QueuedEntry): void {
+  private finish(head: Head): void {
     this.current = undefined
     void this.deps.outbox.remove(this.instanceId, head.queueId)
   }

@@ -103,8 +103,8 @@ export class EventService implements EventSink {
   /**
    * Records an event and, if the instance's webhook is on, its outbox entry: appended to the journal before
    * this returns (it survives kill -9 from then on) and committed to LMDB in the next batch. Then publishes
-   * it on the live stream and wakes the instance's delivery worker, which waits for the commit. Throws only
-   * if the journal cannot be written or the service was closed.
+   * it on the live stream and hands it to the instance's delivery worker. Throws only if the journal cannot
+   * be written or the service was closed.
    */
   emit(instanceId: string, event: EventName, data: Record<string, unknown>): LinkdeskEvent {
     if (this.closed)
@@ -139,7 +139,7 @@ export class EventService implements EventSink {
     this.latestId = id
     this.counters.countEvent(event)
     this.live.publish({ kind: 'event', stored })
-    if (outbox && !this.stop.signal.aborted) this.worker(instanceId).enqueue(id)
+    if (outbox && !this.stop.signal.aborted) this.worker(instanceId).enqueue(id, { entry: outbox, stored })
     return envelope
   }
 
