@@ -89,11 +89,17 @@ export class InstanceDeliveryWorker {
   kick(): void {
     this.wake?.()
     if (this.running || this.deps.stop.aborted) return
-    this.running = this.run()
-      .catch((error: unknown) => this.log.error({ err: error }, 'webhook worker stopped on an error'))
-      .finally(() => {
+    this.running = this.run().then(
+      () => {
         this.running = undefined
-      })
+        // An emit in a microtask may have queued an entry after the loop saw an empty queue.
+        if (this.queue.length > 0 || this.overflow) this.kick()
+      },
+      (error: unknown) => {
+        this.running = undefined
+        this.log.error({ err: error }, 'webhook worker stopped on an error; the next event restarts it')
+      },
+    )
   }
 
   /** The webhook changed: the waiting head is tried (or skipped) now instead of after its backoff. */
