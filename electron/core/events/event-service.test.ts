@@ -218,3 +218,27 @@ test('a backlog larger than the memory queue is read from the outbox in pages, i
     emitted,
   )
 })
+
+test('an event emitted from a microtask while the worker winds down is still delivered', async (t) => {
+  const receiver = await WebhookReceiver.start()
+  const fixture = eventFixture()
+  t.after(async () => {
+    await fixture.close()
+    await receiver.close()
+  })
+  fixture.addInstance('A', receiver.url)
+  for (let depth = 0; depth < 12; depth++) {
+    const first = fixture.service.emit('A', 'message.received', { depth, first: true })
+    const second = new Promise<string>((resolve) => {
+      const off = fixture.service.live.subscribe((item) => {
+        if (item.kind !== 'delivery' || item.attempt.event_id !== first.event_id) return
+        off()
+        let chain = Promise.resolve()
+        for (let hop = 0; hop < depth; hop++) chain = chain.then(() => undefined)
+        void chain.then(() => resolve(fixture.service.emit('A', 'message.received', { depth }).event_id))
+      })
+    })
+    const id = await second
+    await receiver.until(() => receiver.accepted().some((delivery) => delivery.event.event_id === id), 3_000)
+  }
+})
