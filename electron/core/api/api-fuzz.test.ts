@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
 import { ERROR_CODES, type ErrorCode } from '../errors'
+import { FAST_TIMINGS } from '../instances/testing/instance-harness'
 import { startTestCore, TEST_TOKEN, type TestCore } from '../testing/test-core'
 
 /**
@@ -116,7 +117,12 @@ function snapshot(t: TestCore): string {
 }
 
 test('every operation answers random requests with a success body or a matching error envelope, never a 5xx', async () => {
-  const t = await startTestCore({ limits: { requestsPerMinute: 1_000_000 } })
+  // The sandbox is the network, so operations that reach it (a QR wait, a send) answer as they would for real.
+  const t = await startTestCore({
+    sandbox: true,
+    limits: { requestsPerMinute: 1_000_000 },
+    timings: FAST_TIMINGS,
+  })
   try {
     const document = (await t.call('/openapi.json')).body
     const shapes: OperationShape[] = Object.entries(document.paths as Record<string, any>).map(
@@ -171,6 +177,84 @@ test('every operation answers random requests with a success body or a matching 
           assert.equal(snapshot(t), before, `a rejected ${shape.path} changed nothing`)
         } else {
           assert.equal(body.status, 'success', `${shape.path} success body`)
+        }
+      }),
+      { numRuns: RUNS },
+    )
+  } finally {
+    await t.stop()
+  }
+})
+
+test('the sandbox control API answers random bodies with a success body or the error envelope, never a 5xx', async () => {
+  const t = await startTestCore({
+    sandbox: true,
+    limits: { requestsPerMinute: 1_000_000 },
+    timings: FAST_TIMINGS,
+  })
+  try {
+    const known = '15550009999'
+    assert.equal(
+      (
+        await t.call('/sandbox/accounts', {
+          method: 'POST',
+          json: { access_token: TEST_TOKEN, phone: known },
+        })
+      ).status,
+      200,
+    )
+    const phone = fc.oneof(
+      fc.constantFrom(known, '15550001111', '0', 'abc', '%20', '..'),
+      fc.string({ maxLength: 12 }),
+    )
+    const route = fc.oneof(
+      fc.constant({ method: 'POST', path: '/sandbox/link' }),
+      fc.constant({ method: 'POST', path: '/sandbox/accounts' }),
+      fc.constant({ method: 'GET', path: '/sandbox/accounts' }),
+      fc.constant({ method: 'POST', path: '/sandbox/groups' }),
+      phone.map((p) => ({ method: 'GET', path: `/sandbox/accounts/${encodeURIComponent(p)}/messages` })),
+      phone.map((p) => ({ method: 'POST', path: `/sandbox/accounts/${encodeURIComponent(p)}/messages` })),
+      phone.map((p) => ({ method: 'POST', path: `/sandbox/accounts/${encodeURIComponent(p)}/drop` })),
+    )
+    const body = fc.dictionary(
+      fc.constantFrom(
+        'qr',
+        'phone',
+        'name',
+        'auto_reply',
+        'to',
+        'text',
+        'subject',
+        'participants',
+        'mode',
+        'media_base64',
+      ),
+      fc.oneof(weirdValue, fc.array(fc.constantFrom(known, '1', 'x'), { maxLength: 3 })),
+      { maxKeys: 5 },
+    )
+    await fc.assert(
+      fc.asyncProperty(route, body, credential, async (where, fields, how) => {
+        const headers: Record<string, string> = {}
+        if (how === 'bearer' || how === 'query' || how === 'body')
+          headers.authorization = `Bearer ${TEST_TOKEN}`
+        if (how === 'wrong') headers.authorization = 'Bearer wrong-token-value'
+        const init: RequestInit = { method: where.method, headers }
+        if (where.method === 'POST') {
+          headers['content-type'] = 'application/json'
+          init.body = JSON.stringify(fields)
+        }
+        const response = await fetch(`${t.base}${where.path}`, init)
+        const text = await response.text()
+        assert.ok(
+          response.status < 500,
+          `${where.method} ${where.path} answered ${response.status}: ${text.slice(0, 300)}`,
+        )
+        const answer = JSON.parse(text)
+        if (response.status >= 400) {
+          assert.equal(answer.status, 'error')
+          assert.equal(ERROR_CODES[answer.code as ErrorCode]?.status, response.status, `code ${answer.code}`)
+        } else {
+          assert.equal(answer.status, 'success')
         }
       }),
       { numRuns: RUNS },
