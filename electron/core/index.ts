@@ -137,7 +137,22 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     ],
     uiDir: config.uiDir,
   })
-  await http.listen({ host: config.host, port: config.port })
+  const stopServices = async (): Promise<void> => {
+    messages.close()
+    await network.close()
+    await sandbox?.close()
+    await events.close()
+    await db.close()
+  }
+  try {
+    await http.listen({ host: config.host, port: config.port })
+  } catch (error) {
+    // A taken port must not leave the database, sandbox and sockets open behind a failed start.
+    await instances.close()
+    await http.close()
+    await stopServices()
+    throw error
+  }
   events.start()
   const address = http.server.address()
   const port = typeof address === 'object' && address ? address.port : config.port
@@ -167,11 +182,7 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
       closing ??= (async () => {
         await instances.close()
         await http.close()
-        messages.close()
-        await network.close()
-        await sandbox?.close()
-        await events.close()
-        await db.close()
+        await stopServices()
         logger.info('core stopped')
       })()
       return closing

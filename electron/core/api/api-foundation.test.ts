@@ -248,3 +248,19 @@ test('registering LINKDESK_ACCESS_TOKEN again on restart keeps one token', async
     await second.stop()
   }
 })
+
+test('a start on a port already taken fails clearly and leaves the data folder usable by the next start', async () => {
+  const first = await startTestCore()
+  const port = Number(new URL(first.core.url).port)
+  try {
+    await assert.rejects(startTestCore({ port, dataDir: first.dataDir }), /EADDRINUSE/)
+  } finally {
+    await first.core.close()
+  }
+  const again = await startTestCore({ dataDir: first.dataDir })
+  try {
+    assert.equal((await again.call('/health')).status, 200)
+  } finally {
+    await again.stop()
+  }
+})
