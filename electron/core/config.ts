@@ -44,9 +44,12 @@ export interface Timings {
   reconnectMaxMs: number
   /** An open connection lasting this long resets the reconnect backoff. */
   stableOpenMs: number
-  /** Gap between the restarts of linked instances when the core starts. */
+  /** Gap between the restarts of linked instances when the core starts (100 accounts connect within ~10 s). */
   restoreStaggerMs: number
-  /** How long generate_qrcode and reconnect wait for a QR or a connection before answering upstream_timeout. */
+  /**
+   * How long generate_qrcode and reconnect wait for a QR or a connection, and send_message for the network's
+   * acknowledgement, before answering upstream_timeout.
+   */
   operationWaitMs: number
 }
 export interface Config {
@@ -85,7 +88,7 @@ export const DEFAULT_TIMINGS: Timings = {
   reconnectBaseMs: 1000,
   reconnectMaxMs: 60_000,
   stableOpenMs: 60_000,
-  restoreStaggerMs: 750,
+  restoreStaggerMs: 100,
   operationWaitMs: 45_000,
 }
 
