@@ -166,6 +166,13 @@ describe('webhook and event operations over real HTTP', () => {
       [0, 2, 4],
     )
 
+    const second0 = Number(emitted[0]!.timestamp)
+    const inRange = await t.call(
+      `/events?access_token=${TEST_TOKEN}&instance_id=${id}&since=${second0}&until=${Number(emitted[4]!.timestamp)}`,
+    )
+    assert.equal(inRange.body.events.length, 5)
+    const before = await t.call(`/events?access_token=${TEST_TOKEN}&instance_id=${id}&until=${second0 - 1}`)
+    assert.deepEqual(before.body.events, [])
     const attempts = await t.call(`/deliveries?access_token=${TEST_TOKEN}&event_id=${emitted[0]!.event_id}`)
     assert.equal(attempts.body.deliveries.length, 1)
     assert.equal(attempts.body.deliveries[0].status_code, 200)
