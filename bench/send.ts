@@ -1,6 +1,6 @@
 // Send: send_message over HTTP (pacing off) beside raw Baileys sendMessage, both to an established contact.
-import { linkAppInstance, startApp, type AppProcess } from './harness/app'
-import { isEntry, runMain, type Figure } from './harness/figure'
+import { linkAppInstance, newDataDir, startApp, tmpfsDataDir, type AppProcess } from './harness/app'
+import { isEntry, runMain, type Figure, type FigureContext } from './harness/figure'
 import { cpuSeconds } from './harness/proc'
 import { percentile, sleep, spread } from './harness/stats'
 import { formatSpread, markdownTable, verdict } from './harness/table'
@@ -17,8 +17,6 @@ interface Phase {
   p99: number
   cpuPer1000: number
 }
-
-type Side = 'app' | 'raw written' | 'raw acked'
 
 /** `count` send_message calls with `concurrency` in flight; each call answers once the server acked. */
 async function appSends(app: AppProcess, instanceId: string, to: string, count: number, concurrency: number) {
@@ -58,28 +56,60 @@ async function measure(
   }
 }
 
+/** An app process with one instance linked and an established contact, ready to send. */
+interface Sender {
+  app: AppProcess
+  instanceId: string
+  contact: string
+}
+
+async function prepareApp(
+  sandbox: FigureContext['sandbox'],
+  phone: () => string,
+  dataDir: string,
+  env: NodeJS.ProcessEnv,
+  warmup: number,
+): Promise<Sender> {
+  const app = await startApp(sandbox.controlUrl, dataDir, env)
+  const [own, contact] = [phone(), phone()]
+  await sandbox.addContact(contact)
+  const { instanceId } = await linkAppInstance(app, (qr, number) => sandbox.link(qr, number), own)
+  // Establish the session as a conversation does: we write, the contact answers, then a warm-up burst.
+  await appSends(app, instanceId, contact, 1, 1)
+  await sandbox.send(contact, own, 'hello back')
+  await sleep(300)
+  await appSends(app, instanceId, contact, warmup, Math.min(10, warmup))
+  return { app, instanceId, contact }
+}
+
+const PACING_OFF = { BENCH_SEND_JITTER_MS: '0' }
+/** Sends measured with the shipped jitter (0–500 ms per send), where 1,000 would take minutes. */
+const SHIPPED_SENDS = 40
+
 export const sendFigure: Figure = async ({ sandbox, rounds, phone }) => {
-  const app = await startApp(sandbox.controlUrl)
-  const raw = await RawProcess.start(sandbox.wsUrl, sandbox.rootKeyHex)
   const link = (qr: string, phoneNumber: string) => sandbox.link(qr, phoneNumber)
   const results = new Map<string, Phase[]>()
   const record = (key: string, phase: Phase) => results.set(key, [...(results.get(key) ?? []), phase])
+  const raw = await RawProcess.start(sandbox.wsUrl, sandbox.rootKeyHex)
+  const senders: Sender[] = []
   try {
-    const [appPhone, rawPhone, appContact, rawContact] = [phone(), phone(), phone(), phone()]
-    await sandbox.addContact(appContact)
+    const main = await prepareApp(sandbox, phone, newDataDir(), PACING_OFF, WARMUP)
+    const onTmpfs = await prepareApp(sandbox, phone, tmpfsDataDir(), PACING_OFF, WARMUP)
+    const shipped = await prepareApp(sandbox, phone, newDataDir(), {}, 2)
+    senders.push(main, onTmpfs, shipped)
+    const [rawPhone, rawContact] = [phone(), phone()]
     await sandbox.addContact(rawContact)
-    const { instanceId } = await linkAppInstance(app, link, appPhone)
     const { slot } = await raw.link(link, rawPhone)
     const rawTo = `${rawContact}@s.whatsapp.net`
-    // Establish both sessions as a conversation does: we write, the contact answers, then a warm-up burst.
-    await appSends(app, instanceId, appContact, 1, 1)
     await raw.send(slot, rawTo, 1, 1, 'acked')
-    await sandbox.send(appContact, appPhone, 'hello back')
     await sandbox.send(rawContact, rawPhone, 'hello back')
-    await sleep(500)
-    await appSends(app, instanceId, appContact, WARMUP, 10)
+    await sleep(300)
     await raw.send(slot, rawTo, WARMUP, 10, 'acked')
 
+    const appPhase = (sender: Sender, count: number, concurrency: number) =>
+      measure(sender.app.process.pid, () =>
+        appSends(sender.app, sender.instanceId, sender.contact, count, concurrency),
+      )
     const rawPhase = (concurrency: number, mode: 'written' | 'acked') =>
       measure(raw.pid, async () => {
         const result = await raw.send(slot, rawTo, SENDS, concurrency, mode)
@@ -87,64 +117,63 @@ export const sendFigure: Figure = async ({ sandbox, rounds, phone }) => {
       })
     for (let round = 0; round < rounds; round++) {
       for (const concurrency of [1, 10]) {
-        const appFirst = round % 2 === 0
-        const runApp = async () =>
-          record(
-            `${concurrency}/app`,
-            await measure(app.process.pid, () => appSends(app, instanceId, appContact, SENDS, concurrency)),
-          )
+        const runApp = async () => record(`${concurrency}/app`, await appPhase(main, SENDS, concurrency))
         const runRaw = async () => {
           record(`${concurrency}/raw written`, await rawPhase(concurrency, 'written'))
           record(`${concurrency}/raw acked`, await rawPhase(concurrency, 'acked'))
         }
-        if (appFirst) await runApp().then(runRaw)
+        if (round % 2 === 0) await runApp().then(runRaw)
         else await runRaw().then(runApp)
+        record(`${concurrency}/app on tmpfs`, await appPhase(onTmpfs, SENDS, concurrency))
       }
+      record('1/app as shipped', await appPhase(shipped, SHIPPED_SENDS, 1))
     }
   } finally {
-    await Promise.all([app.stop(), raw.stop()])
+    await Promise.all([raw.stop(), ...senders.map((sender) => sender.app.stop())])
   }
 
-  const figure = (concurrency: number, side: Side, pick: (p: Phase) => number) =>
-    spread((results.get(`${concurrency}/${side}`) ?? []).map(pick))
+  const figure = (key: string, pick: (p: Phase) => number) => spread((results.get(key) ?? []).map(pick))
+  const row = (scenario: string, key: string, label: string) => [
+    scenario,
+    label,
+    formatSpread(figure(key, (p) => p.perSecond)),
+    formatSpread(
+      figure(key, (p) => p.p50),
+      2,
+    ),
+    formatSpread(
+      figure(key, (p) => p.p99),
+      2,
+    ),
+    formatSpread(
+      figure(key, (p) => p.cpuPer1000),
+      2,
+    ),
+  ]
   const rows: string[][] = []
   const notes: string[] = []
   for (const concurrency of [1, 10]) {
-    for (const side of ['app', 'raw written', 'raw acked'] as const) {
-      rows.push([
-        concurrency === 1 ? 'sequential' : '10 in flight',
-        side === 'app'
-          ? 'app: send_message over HTTP (answers on ack)'
-          : side === 'raw written'
-            ? 'raw: sendMessage resolved (written)'
-            : 'raw: server ack',
-        formatSpread(figure(concurrency, side, (p) => p.perSecond)),
-        formatSpread(
-          figure(concurrency, side, (p) => p.p50),
-          2,
-        ),
-        formatSpread(
-          figure(concurrency, side, (p) => p.p99),
-          2,
-        ),
-        formatSpread(
-          figure(concurrency, side, (p) => p.cpuPer1000),
-          2,
-        ),
-      ])
-    }
-    const appRate = figure(concurrency, 'app', (p) => p.perSecond).median
-    const writtenRate = figure(concurrency, 'raw written', (p) => p.perSecond).median
-    const ackedRate = figure(concurrency, 'raw acked', (p) => p.perSecond).median
-    const added =
-      figure(concurrency, 'app', (p) => p.p50).median - figure(concurrency, 'raw acked', (p) => p.p50).median
-    const label = concurrency === 1 ? 'Sequential' : '10 in flight'
+    const scenario = concurrency === 1 ? 'sequential' : '10 in flight'
+    rows.push(row(scenario, `${concurrency}/app`, 'app: send_message over HTTP, pacing off (answers on ack)'))
+    rows.push(row(scenario, `${concurrency}/raw written`, 'raw: sendMessage resolved (written)'))
+    rows.push(row(scenario, `${concurrency}/raw acked`, 'raw: server ack'))
+    rows.push(row(scenario, `${concurrency}/app on tmpfs`, 'diagnosis: app, data dir on tmpfs (fsync free)'))
+    const rate = (key: string) => figure(`${concurrency}/${key}`, (p) => p.perSecond).median
+    const p50 = (key: string) => figure(`${concurrency}/${key}`, (p) => p.p50).median
+    const added = p50('app') - p50('raw acked')
     notes.push(
-      `- ${label}: throughput ${verdict(appRate >= 0.8 * writtenRate, `${(appRate / writtenRate).toFixed(2)}× raw as written`)}, ` +
-        `${verdict(appRate >= 0.8 * ackedRate, `${(appRate / ackedRate).toFixed(2)}× raw as acknowledged`)} (target ≥ 0.8×); ` +
+      `- ${scenario}: throughput ${verdict(rate('app') >= 0.8 * rate('raw written'), `${(rate('app') / rate('raw written')).toFixed(2)}× raw as written`)}, ` +
+        `${verdict(rate('app') >= 0.8 * rate('raw acked'), `${(rate('app') / rate('raw acked')).toFixed(2)}× raw as acknowledged`)} (target ≥ 0.8×); ` +
         `p50 ${verdict(added <= 1, `${added >= 0 ? '+' : ''}${added.toFixed(2)} ms over raw-acknowledged`)} (target ≤ +1 ms).`,
     )
   }
+  rows.push(
+    row(
+      'sequential',
+      '1/app as shipped',
+      `before: \`--send-interval-ms 0\` as shipped (0–500 ms jitter stays on), ${SHIPPED_SENDS} sends`,
+    ),
+  )
   return [
     `## Send: ${SENDS} texts per phase to an established contact, ${rounds} rounds`,
     '',
@@ -152,6 +181,10 @@ export const sendFigure: Figure = async ({ sandbox, rounds, phone }) => {
     '',
     ...notes,
     '',
+    '"Pacing off" is `--send-interval-ms 0` plus a send jitter of 0, set by the bench launcher ' +
+      '(`BENCH_SEND_JITTER_MS=0`) because the CLI cannot: the last row is the app as shipped. The tmpfs row ' +
+      'is the same app with its data dir on /dev/shm, where fsync costs nothing: the gap to the first row is ' +
+      'the time the send path waits for disk flushes.',
     'Latency: app = the HTTP request from the bench client (undici, keep-alive); raw = from the sendMessage call, ' +
       'inside the raw process. Raw yields (setImmediate) between sends, as separate requests do. CPU: /proc utime+stime ' +
       `of each process over the phase plus ${SETTLE_MS} ms (the contact's receipts and the app's events included).`,

@@ -35,12 +35,21 @@ export function newDataDir(): string {
   return mkdtempSync(join(process.env.BENCH_DATA_ROOT ?? tmpdir(), 'linkdesk-bench-'))
 }
 
+/** A fresh data dir on tmpfs, for the diagnosis rows that take disk flushes out of the picture. */
+export function tmpfsDataDir(): string {
+  return mkdtempSync(join('/dev/shm', 'linkdesk-bench-'))
+}
+
 /**
  * Starts `npm run serve -- --sandbox-url <control> --send-interval-ms 0` through the bench launcher (same entry,
  * plus GC-and-report on SIGUSR2). Calls use the operator credential from the printed login URL: the per-token
  * limit of 600 requests a minute would otherwise cap every figure at 10 requests/s.
  */
-export async function startApp(controlUrl: string, dataDir = newDataDir()): Promise<AppProcess> {
+export async function startApp(
+  controlUrl: string,
+  dataDir = newDataDir(),
+  env: NodeJS.ProcessEnv = {},
+): Promise<AppProcess> {
   const started = await startNode(
     'app',
     [
@@ -56,7 +65,7 @@ export async function startApp(controlUrl: string, dataDir = newDataDir()): Prom
       '--log-level',
       process.env.BENCH_APP_LOG ?? 'warn',
     ],
-    { waitFor: ['api', 'ui-login'], nodeArgs: ['--expose-gc', ...cpuProfileArgs()], timeoutMs: 60_000 },
+    { waitFor: ['api', 'ui-login'], nodeArgs: ['--expose-gc', ...cpuProfileArgs()], env, timeoutMs: 60_000 },
   )
   const apiBase = started.values.get('api') ?? ''
   const code = new URL(started.values.get('ui-login') ?? '').hash.replace(/^#login=/, '')
