@@ -5,8 +5,8 @@
 //
 // Every scenario is a trigger that makes events happen and carries a `bench:<unix ms>` marker in them; the
 // receiver measures latency from that marker. The "incoming sandbox message → webhook" scenario plugs in the
-// same way (bench/message-to-webhook.ts): an instance's webhook points at receiver.url and a sandbox contact
-// sends `bench:<wallClock()>` as its text.
+// same way (bench/receive.ts): an instance's webhook points at receiver.url and a sandbox contact sends
+// `bench:<wallClock()>` as its text.
 import { fork, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
