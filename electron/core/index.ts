@@ -13,6 +13,7 @@ import type { Config } from './config'
 import { EventService } from './events/event-service'
 import { MetricsRegistry } from './events/metrics'
 import { InstanceManager } from './instances/instance-manager'
+import { instanceMetricsProvider } from './instances/instance-metrics'
 import { InstanceRegistry } from './instances/instance-registry'
 import { createLogger, type Logger } from './logger'
 import { MessageService } from './messages/message-service'
@@ -114,6 +115,13 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     ackTimeoutMs: config.timings.operationWaitMs,
   })
   instances.useMessageHooks(messages.hooks)
+  metrics.register(messages.metricsProvider())
+  metrics.register(
+    instanceMetricsProvider(
+      () => registry.all().map((record) => record.id),
+      (id) => instances.status(id).state,
+    ),
+  )
   instances.onDestroyed((oldId) => void messages.forget(oldId))
 
   const http = await buildApi({

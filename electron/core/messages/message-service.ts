@@ -1,12 +1,14 @@
 import type { Limits } from '../config'
 import { AppError } from '../errors'
 import type { EventSink } from '../events/event-types'
+import type { MetricsProvider } from '../events/metrics'
 import type { Logger } from '../logger'
 import type { RootDatabase } from '../store/database'
 import type { WaAccount, WaConnection, WaMessageHooks } from '../wa/wa-types'
 import { AckTracker } from './ack-tracker'
 import { IdempotencyLedger } from './idempotency-ledger'
 import { MessageIntake } from './message-intake'
+import { countingSink, type MessageCounters, messageMetricsProvider } from './message-metrics'
 import { MessageSender, type SendRequest } from './message-sender'
 import { MessageStore } from './message-store'
 import { RecipientDirectory } from './recipient-directory'
@@ -54,14 +56,16 @@ export class MessageService {
   private readonly ledger: IdempotencyLedger
   private readonly log: Logger
   private sweepTimer: NodeJS.Timeout | undefined
+  private readonly counters: MessageCounters = { received: 0, sent: 0 }
 
   constructor(private readonly deps: MessageServiceDeps) {
     this.log = deps.logger.child({ module: 'messages' })
+    const events = countingSink(deps.events, this.counters)
     this.store = new MessageStore(deps.db, deps.dataDir)
     this.ledger = new IdempotencyLedger(deps.db)
     const intake = new MessageIntake({
       store: this.store,
-      events: deps.events,
+      events,
       acks: this.acks,
       logger: deps.logger,
       account: deps.account,
@@ -75,7 +79,7 @@ export class MessageService {
       ledger: this.ledger,
       directory: this.directory,
       acks: this.acks,
-      events: deps.events,
+      events,
       logger: deps.logger,
       connection: deps.connection,
       ackTimeoutMs: deps.ackTimeoutMs,
@@ -108,6 +112,11 @@ export class MessageService {
       this.log.warn({ err: error, instanceId }, 'saving downloaded media failed')
     }
     return { ...meta, data }
+  }
+
+  /** Messages sent and received, and the send-queue depth, for GET /api/v1/metrics. */
+  metricsProvider(): MetricsProvider {
+    return messageMetricsProvider(this.counters, () => this.sender.queue.depth())
   }
 
   /** Starts the retention sweep (messages, media, idempotency keys). */

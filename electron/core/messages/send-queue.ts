@@ -51,6 +51,13 @@ export class SendQueue {
     return this.lanes.get(instanceId)?.waiting.length ?? 0
   }
 
+  /** Sends waiting across all instances. */
+  depth(): number {
+    let total = 0
+    for (const lane of this.lanes.values()) total += lane.waiting.length
+    return total
+  }
+
   /** Throws rate_limited when this instance's queue is full; callers check before costly work (media fetch). */
   assertRoom(instanceId: string): void {
     if (this.closed) throw new AppError('unavailable')

@@ -1,0 +1,45 @@
+import type { EventSink } from '../events/event-types'
+import type { MetricsProvider } from '../events/metrics'
+
+/** Messages counted since start, as the events that announce them go out. */
+export interface MessageCounters {
+  received: number
+  sent: number
+}
+
+/** Wraps the event sink so every message.received and message.sent is also counted. */
+export function countingSink(sink: EventSink, counters: MessageCounters): EventSink {
+  return {
+    emit(instanceId, event, data) {
+      if (event === 'message.received') counters.received += 1
+      else if (event === 'message.sent') counters.sent += 1
+      return sink.emit(instanceId, event, data)
+    },
+  }
+}
+
+/** Messages sent and received, and sends waiting in the per-instance queues, for GET /api/v1/metrics. */
+export function messageMetricsProvider(counters: MessageCounters, queueDepth: () => number): MetricsProvider {
+  return {
+    collect: () => [
+      {
+        name: 'linkdesk_messages_received_total',
+        help: 'Messages received by the linked accounts since start.',
+        type: 'counter',
+        samples: [{ value: counters.received }],
+      },
+      {
+        name: 'linkdesk_messages_sent_total',
+        help: 'Messages sent by the linked accounts (from the API or the phone) since start.',
+        type: 'counter',
+        samples: [{ value: counters.sent }],
+      },
+      {
+        name: 'linkdesk_send_queue_depth',
+        help: 'Sends waiting in the per-instance send queues.',
+        type: 'gauge',
+        samples: [{ value: queueDepth() }],
+      },
+    ],
+  }
+}
