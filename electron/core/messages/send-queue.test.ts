@@ -108,3 +108,17 @@ test('cancel refuses the waiting sends of an instance', async () => {
   release()
   assert.equal(await running, 'ran')
 })
+
+test('an interval of 0 turns pacing off, jitter included', async () => {
+  const { clock, now, sleep } = fakeClock()
+  const queue = new SendQueue({
+    intervalMs: 0,
+    jitterMs: 500,
+    maxWaiting: 10,
+    now,
+    sleep,
+    random: () => 0.99,
+  })
+  await Promise.all([1, 2, 3].map((n) => queue.run('a', async () => n)))
+  assert.deepEqual(clock.slept, [])
+})

@@ -4,7 +4,7 @@ import { AppError } from '../errors'
 export interface SendQueueOptions {
   /** Minimum time between the end of one send and the start of the next, per instance; 0 turns pacing off. */
   intervalMs: number
-  /** Up to this much random extra time is added to each interval. */
+  /** Up to this much random extra time is added to each interval (none when the interval is 0). */
   jitterMs: number
   /** Sends waiting per instance (the one running not counted) before new ones are refused. */
   maxWaiting: number
@@ -63,7 +63,7 @@ export class SendQueue {
     if (this.closed) throw new AppError('unavailable')
     const waiting = this.waiting(instanceId)
     if (waiting < this.options.maxWaiting) return
-    const perSendMs = this.options.intervalMs + this.options.jitterMs / 2
+    const perSendMs = this.options.intervalMs > 0 ? this.options.intervalMs + this.options.jitterMs / 2 : 0
     const retryAfter = Math.max(1, Math.ceil(((waiting + 1) * perSendMs) / 1000))
     throw new AppError(
       'rate_limited',
@@ -116,7 +116,7 @@ export class SendQueue {
         }
         // A task that failed (its media could not be fetched, the instance went away) sent nothing to pace.
         const { intervalMs, jitterMs } = this.options
-        const paced = succeeded && (intervalMs > 0 || jitterMs > 0)
+        const paced = succeeded && intervalMs > 0
         const pause = paced ? intervalMs + Math.floor(this.random() * (jitterMs + 1)) : 0
         lane.nextStartAt = this.now() + pause
       }

@@ -36,10 +36,13 @@ interface SettingsFile {
 /**
  * Settings, tokens and the instance registry in one JSON file (`config.json` in the data folder), written
  * atomically by `conf`, the library `electron-store` is built on, so the desktop app and the headless server
- * read and write the same format. The file is readable by the user only.
+ * read and write the same format. The file is readable by the user only. This process is its only writer,
+ * so reads come from a copy in memory (conf itself would read and parse the file on every access, and the
+ * registry is read on every request, event and delivery).
  */
 export class SettingsStore {
   private readonly conf: Conf<SettingsFile>
+  private readonly cache: SettingsFile
 
   constructor(dataDir: string) {
     this.conf = new Conf<SettingsFile>({
@@ -50,6 +53,11 @@ export class SettingsStore {
       clearInvalidConfig: false,
       defaults: { tokens: {}, instances: {}, settings: {} },
     })
+    this.cache = {
+      tokens: this.conf.get('tokens'),
+      instances: this.conf.get('instances'),
+      settings: this.conf.get('settings'),
+    }
   }
 
   get path(): string {
@@ -57,26 +65,29 @@ export class SettingsStore {
   }
 
   tokens(): Record<string, TokenRecord> {
-    return this.conf.get('tokens')
+    return this.cache.tokens
   }
 
   saveTokens(tokens: Record<string, TokenRecord>): void {
     this.conf.set('tokens', tokens)
+    this.cache.tokens = tokens
   }
 
   instances(): Record<string, InstanceRecord> {
-    return this.conf.get('instances')
+    return this.cache.instances
   }
 
   saveInstances(instances: Record<string, InstanceRecord>): void {
     this.conf.set('instances', instances)
+    this.cache.instances = instances
   }
 
   settings(): OperatorSettings {
-    return this.conf.get('settings')
+    return this.cache.settings
   }
 
   saveSettings(settings: OperatorSettings): void {
     this.conf.set('settings', settings)
+    this.cache.settings = settings
   }
 }
