@@ -15,6 +15,8 @@ const CREDS_KEY = 'creds'
 /** First byte of an encrypted value; plain values are JSON text, which never starts with it. */
 const ENCRYPTED = 0x01
 const SEPARATOR = '\u0000'
+/** Uncommitted write transactions an instance may have queued before its writers wait for the disk. */
+const MAX_QUEUED = 64
 
 /**
  * JSON that keeps Buffers and Uint8Arrays, in the same shape as Baileys' `BufferJSON`
@@ -56,9 +58,20 @@ function keyOf(type: string, id: string): string {
  * Every `setKeys` batch is one transaction, and writes (keys and creds alike) commit in call order, so a
  * process killed at any moment leaves the state of some earlier call: never half a batch. Values are read
  * from the memory-mapped file on demand, so pre-keys are not all held in the heap.
+ *
+ * A write resolves once it is queued, not once LMDB committed it (about 0.9 ms later): Baileys awaits every
+ * write inside its per-account transaction, so waiting for each commit would serialize every send and every
+ * received message behind a disk round trip. Reads see queued writes, so Baileys never reads a session older
+ * than one it wrote. A process killed before the commit loses at most its last writes, as if it had died just
+ * before them (whole batches, in order); a commit that fails makes every later write fail, never silently.
  */
 export class InstanceAuthStore {
   private closed = false
+  /** Written values not committed yet (null: deleted), by key. */
+  private readonly pending = new Map<string, Buffer | null>()
+  private lastCommit: Promise<unknown> = Promise.resolve()
+  private queued = 0
+  private failure: unknown
 
   private constructor(
     private readonly db: Database<Buffer, string>,
@@ -80,8 +93,7 @@ export class InstanceAuthStore {
 
   /** Saves the whole credentials document, ordered after every write asked before it. */
   async writeCreds(creds: unknown): Promise<void> {
-    this.assertOpen()
-    await this.db.put(CREDS_KEY, this.encode(creds))
+    await this.write([[CREDS_KEY, this.encode(creds)]])
   }
 
   /** The stored values of `ids` of one key type; ids without a value are left out. */
@@ -103,13 +115,42 @@ export class InstanceAuthStore {
       }
     }
     if (entries.length === 0) return
+    await this.write(entries)
+  }
+
+  /**
+   * Queues one transaction of writes, visible to reads at once. Past MAX_QUEUED uncommitted transactions the
+   * caller waits for the commits, so a writer faster than the disk cannot grow the queue without bound.
+   */
+  private async write(entries: Array<[string, Buffer | null]>): Promise<void> {
     this.assertOpen()
-    await this.db.transaction(() => {
-      for (const [key, value] of entries) {
-        if (value === null) void this.db.remove(key)
-        else void this.db.put(key, value)
-      }
-    })
+    if (this.failure !== undefined)
+      throw new Error('an earlier write of this auth store failed', { cause: this.failure })
+    for (const [key, value] of entries) this.pending.set(key, value)
+    this.queued += 1
+    this.lastCommit = this.db
+      .transaction(() => {
+        for (const [key, value] of entries) {
+          if (value === null) void this.db.remove(key)
+          else void this.db.put(key, value)
+        }
+      })
+      .then(
+        () => {
+          this.queued -= 1
+          for (const [key, value] of entries) if (this.pending.get(key) === value) this.pending.delete(key)
+        },
+        (error: unknown) => {
+          this.queued -= 1
+          this.failure = error
+        },
+      )
+    if (this.queued > MAX_QUEUED) await this.lastCommit
+  }
+
+  /** Resolves once every write queued so far is committed. */
+  async committed(): Promise<void> {
+    await this.lastCommit
   }
 
   /** How many keys of `type` are stored (for tests and diagnostics). */
@@ -121,6 +162,7 @@ export class InstanceAuthStore {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
+    await this.lastCommit
     await this.db.flushed
     await this.db.close()
   }
@@ -132,8 +174,8 @@ export class InstanceAuthStore {
 
   private read(key: string): unknown {
     this.assertOpen()
-    const stored = this.db.get(key)
-    if (stored === undefined) return undefined
+    const stored = this.pending.has(key) ? this.pending.get(key) : this.db.get(key)
+    if (stored === undefined || stored === null) return undefined
     let plain: Buffer = Buffer.from(stored)
     if (plain[0] === ENCRYPTED) {
       if (!this.cipher) throw new Error('the credentials are encrypted by the desktop app; open them there')

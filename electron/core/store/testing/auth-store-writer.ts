@@ -18,6 +18,7 @@ for (;;) {
   if (seq % 4 === 0) await Promise.all([keys, creds])
   if (!announced) {
     await creds
+    await store.committed()
     process.stdout.write('writing\n')
     announced = true
   }
