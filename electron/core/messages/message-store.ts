@@ -33,10 +33,15 @@ export const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60_000
 
 /**
  * Sent and received messages per instance, in the app's LMDB, keyed by message id (retries and receipts
- * name the id, not always the same chat id); downloaded media as files beside it.
+ * name the id, not always the same chat id); downloaded media as files beside it. Adding a message resolves
+ * once its write is queued (reads see it at once), so no send or receive waits for a commit round trip; a
+ * write that fails makes the next add fail with it.
  */
 export class MessageStore {
   private readonly db: Database<StoredMessage, Key>
+  /** Messages whose write is not committed yet, by joined key. */
+  private readonly pending = new Map<string, StoredMessage>()
+  private failure: unknown
   private readonly mediaDir: string
   private readonly retentionMs: number
   private readonly now: () => number
@@ -57,7 +62,7 @@ export class MessageStore {
     // Claimed synchronously: a second copy arriving while the write is in flight is already a duplicate.
     if (this.recent.has(recentKey) || this.db.get(key) !== undefined) return false
     this.remember(recentKey)
-    await this.db.put(key, { ...entry, storedAt: this.now() })
+    this.put(key, { ...entry, storedAt: this.now() })
     return true
   }
 
@@ -65,16 +70,16 @@ export class MessageStore {
   async addSent(instanceId: string, entry: Omit<StoredMessage, 'storedAt' | 'direction'>): Promise<void> {
     const key: Key = [instanceId, entry.message.id]
     this.remember(key.join('\u0000'))
-    await this.db.put(key, { ...entry, direction: 'out', storedAt: this.now() })
+    this.put(key, { ...entry, direction: 'out', storedAt: this.now() })
   }
 
   get(instanceId: string, id: string): StoredMessage | undefined {
-    return this.db.get([instanceId, id])
+    return this.pending.get(`${instanceId}\u0000${id}`) ?? this.db.get([instanceId, id])
   }
 
   /** The encoded content of a message, for Baileys' getMessage; undefined when unknown. */
   content(instanceId: string, id: string): Uint8Array | undefined {
-    const content = this.db.get([instanceId, id])?.content
+    const content = this.get(instanceId, id)?.content
     return content ? Uint8Array.from(content) : undefined
   }
 
@@ -132,6 +137,22 @@ export class MessageStore {
   private mediaPath(instanceId: string, id: string): string {
     const name = createHash('sha256').update(id).digest('hex').slice(0, 40)
     return join(this.mediaDir, instanceId, name)
+  }
+
+  /** Queues a write that later writes of the same key (status updates) are ordered after. */
+  private put(key: Key, value: StoredMessage): void {
+    if (this.failure !== undefined)
+      throw new Error('an earlier message write failed', { cause: this.failure })
+    const joined = key.join('\u0000')
+    this.pending.set(joined, value)
+    this.db.put(key, value).then(
+      () => {
+        if (this.pending.get(joined) === value) this.pending.delete(joined)
+      },
+      (error: unknown) => {
+        this.failure = error
+      },
+    )
   }
 
   private remember(key: string): void {
