@@ -2,7 +2,7 @@
 import { linkAppInstance, startApp } from './harness/app'
 import { isEntry, runMain, type Figure } from './harness/figure'
 import { inPool } from './harness/pool'
-import { rssMb } from './harness/proc'
+import { rssMb, rssSplitMb } from './harness/proc'
 import { linearFit, sleep, spread } from './harness/stats'
 import { formatSpread, markdownTable, verdict } from './harness/table'
 import { RawProcess } from './raw/raw-client'
@@ -16,6 +16,8 @@ const MB = 2 ** 20
 interface Sample {
   n: number
   rss: number
+  rssAnon: number
+  rssFile: number
   heapUsed: number
   external: number
 }
@@ -29,8 +31,15 @@ export const memoryFigure: Figure = async ({ sandbox, rounds, phone }) => {
       await inPool(n, LINKS_IN_FLIGHT, () => linkAppInstance(app, link, phone()))
       await sleep(SETTLE_MS)
       const memory = await app.memory()
-      const rss = rssMb(app.process.pid)
-      samples.app.push({ n, rss, heapUsed: memory.heapUsed / MB, external: memory.external / MB })
+      const split = rssSplitMb(app.process.pid)
+      samples.app.push({
+        n,
+        rss: rssMb(app.process.pid),
+        rssAnon: split.anon,
+        rssFile: split.file,
+        heapUsed: memory.heapUsed / MB,
+        external: memory.external / MB,
+      })
     } finally {
       await app.stop()
     }
@@ -41,8 +50,15 @@ export const memoryFigure: Figure = async ({ sandbox, rounds, phone }) => {
       await inPool(n, LINKS_IN_FLIGHT, () => raw.link(link, phone()))
       await sleep(SETTLE_MS)
       const memory = await raw.memory()
-      const rss = rssMb(raw.pid)
-      samples.raw.push({ n, rss, heapUsed: memory.heapUsed / MB, external: memory.external / MB })
+      const split = rssSplitMb(raw.pid)
+      samples.raw.push({
+        n,
+        rss: rssMb(raw.pid),
+        rssAnon: split.anon,
+        rssFile: split.file,
+        heapUsed: memory.heapUsed / MB,
+        external: memory.external / MB,
+      })
     } finally {
       await raw.stop()
     }
@@ -62,6 +78,8 @@ export const memoryFigure: Figure = async ({ sandbox, rounds, phone }) => {
         String(n),
         side,
         formatSpread(spread(at.map((s) => s.rss)), 1),
+        formatSpread(spread(at.map((s) => s.rssAnon)), 1),
+        formatSpread(spread(at.map((s) => s.rssFile)), 1),
         formatSpread(spread(at.map((s) => s.heapUsed)), 1),
         formatSpread(spread(at.map((s) => s.external)), 1),
       ])
@@ -72,29 +90,42 @@ export const memoryFigure: Figure = async ({ sandbox, rounds, phone }) => {
   const heapPlusExternal = (s: Sample) => s.heapUsed + s.external
   const fits = (['app', 'raw'] as const).map((side) => {
     const rss = fit(side, (s) => s.rss)
+    const anon = fit(side, (s) => s.rssAnon)
+    const file = fit(side, (s) => s.rssFile)
     const heap = fit(side, heapPlusExternal)
-    return { side, rss, heap }
+    return { side, rss, anon, file, heap }
   })
   const [appFit, rawFit] = fits
   const ratio = appFit && rawFit ? appFit.heap.slope / rawFit.heap.slope : NaN
+  const rssRatio = appFit && rawFit ? appFit.rss.slope / rawFit.rss.slope : NaN
   const base = (side: 'app' | 'raw') =>
     spread(samples[side].filter((s) => s.n === 0).map((s) => s.rss)).median
   return [
     `## Memory: N linked idle accounts, ${SETTLE_MS / 1000} s settle then 4 forced GCs (MB), ${rounds} rounds`,
     '',
-    markdownTable(['N', 'side', 'RSS', 'heapUsed', 'external'], rows),
+    markdownTable(['N', 'side', 'RSS', 'of which anon', 'of which file', 'heapUsed', 'external'], rows),
     '',
     markdownTable(
-      ['side', 'heapUsed+external MB/account (R²)', 'RSS MB/account (R²)', 'intercept RSS MB'],
-      fits.map(({ side, rss, heap }) => [
+      [
+        'side',
+        'heapUsed+external MB/account (R²)',
+        'RSS MB/account (R²)',
+        'anon RSS MB/account',
+        'file RSS MB/account',
+        'intercept RSS MB',
+      ],
+      fits.map(({ side, rss, anon, file, heap }) => [
         side,
         `**${heap.slope.toFixed(3)}** (${heap.r2.toFixed(3)})`,
-        `${rss.slope.toFixed(3)} (${rss.r2.toFixed(3)})`,
+        `**${rss.slope.toFixed(3)}** (${rss.r2.toFixed(3)})`,
+        anon.slope.toFixed(3),
+        file.slope.toFixed(3),
         rss.intercept.toFixed(1),
       ]),
     ),
     '',
-    `Target ≤ 1.0× raw per account (heapUsed+external slope): ${verdict(ratio <= 1, `${ratio.toFixed(2)}× raw`)}. ` +
+    `Target ≤ 1.0× raw per account: heapUsed+external ${verdict(ratio <= 1, `${ratio.toFixed(2)}× raw`)}; ` +
+      `RSS ${verdict(rssRatio <= 1, `${rssRatio.toFixed(2)}× raw`)}. ` +
       `Fixed overhead of the app over a bare Baileys process (RSS at N=0): ${(base('app') - base('raw')).toFixed(1)} MB ` +
       `(${base('app').toFixed(1)} vs ${base('raw').toFixed(1)} MB).`,
     'Both processes run under tsx with --expose-gc; RSS from /proc/<pid>/status after the GCs. Accounts are linked ' +
