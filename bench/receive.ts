@@ -2,6 +2,7 @@
 // receiver process, beside the same pushes to a raw Baileys socket (messages.upsert).
 import { linkAppInstance, startApp } from './harness/app'
 import { isEntry, runMain, type Figure } from './harness/figure'
+import { followLiveStream } from './harness/live-stream'
 import { cpuSeconds } from './harness/proc'
 import { percentile, sleep, spread, wallClock } from './harness/stats'
 import { formatSpread, markdownTable, verdict } from './harness/table'
@@ -67,11 +68,14 @@ export const receiveFigure: Figure = async ({ sandbox, rounds, phone }) => {
   const raw = await RawProcess.start(sandbox.wsUrl, sandbox.rootKeyHex)
   const receiver = await ReceiverProcess.start()
   const link = (qr: string, phoneNumber: string) => sandbox.link(qr, phoneNumber)
-  const results: Record<'app' | 'raw' | 'app paced' | 'raw paced', Phase[]> = {
+  let stopLive = (): void => undefined
+  const results: Record<'app' | 'raw' | 'app paced' | 'raw paced' | 'emitted' | 'emitted paced', Phase[]> = {
     app: [],
     raw: [],
     'app paced': [],
     'raw paced': [],
+    emitted: [],
+    'emitted paced': [],
   }
   type Pusher = (send: (text: string) => Promise<string>) => Promise<number>
   const burst: Pusher = (send) => push(send, MESSAGES)
@@ -83,19 +87,24 @@ export const receiveFigure: Figure = async ({ sandbox, rounds, phone }) => {
     const { instanceId } = await linkAppInstance(app, link, appPhone)
     await raw.link(link, rawPhone)
     await app.call('set_webhook', { instance_id: instanceId, webhook_url: receiver.url, enable: true })
+    const live = await followLiveStream(app.apiBase, app.token, 'message.received')
+    stopLive = live.close
     const warmup = Math.min(200, MESSAGES)
     await push((text) => sandbox.send(appContact, appPhone, text), warmup)
     await receiver.collect(warmup)
     await push((text) => sandbox.send(rawContact, rawPhone, text), warmup)
     await raw.call({ cmd: 'received', count: warmup, timeoutMs: 60_000 })
 
-    const runApp = async (pusher: Pusher, into: Phase[]) => {
+    const runApp = async (pusher: Pusher, into: Phase[], emitted: Phase[]) => {
       await sleep(500)
+      live.take()
       const cpu = cpuSeconds(app.process.pid)
       const startedAt = await pusher((text) => sandbox.send(appContact, appPhone, text))
       const report = await receiver.collect(MESSAGES)
       await sleep(500)
-      into.push(phase(report, startedAt, cpuSeconds(app.process.pid) - cpu))
+      const used = cpuSeconds(app.process.pid) - cpu
+      into.push(phase(report, startedAt, used))
+      emitted.push(phase(live.take(), startedAt, used))
     }
     const runRaw = async (pusher: Pusher, into: Phase[]) => {
       await sleep(500)
@@ -110,15 +119,16 @@ export const receiveFigure: Figure = async ({ sandbox, rounds, phone }) => {
       into.push(phase(report, startedAt, cpuSeconds(raw.pid) - cpu))
     }
     for (let round = 0; round < rounds; round++) {
-      for (const [pusher, appInto, rawInto] of [
-        [burst, results.app, results.raw],
-        [paced, results['app paced'], results['raw paced']],
+      for (const [pusher, appInto, rawInto, emitted] of [
+        [burst, results.app, results.raw, results.emitted],
+        [paced, results['app paced'], results['raw paced'], results['emitted paced']],
       ] as const) {
-        if (round % 2 === 0) await runApp(pusher, appInto).then(() => runRaw(pusher, rawInto))
-        else await runRaw(pusher, rawInto).then(() => runApp(pusher, appInto))
+        if (round % 2 === 0) await runApp(pusher, appInto, emitted).then(() => runRaw(pusher, rawInto))
+        else await runRaw(pusher, rawInto).then(() => runApp(pusher, appInto, emitted))
       }
     }
   } finally {
+    stopLive()
     receiver.stop()
     await Promise.all([app.stop(), raw.stop()])
   }
@@ -141,8 +151,10 @@ export const receiveFigure: Figure = async ({ sandbox, rounds, phone }) => {
       [
         row('app', 'burst: app, `message.received` webhook at a receiver process'),
         row('raw', 'burst: raw, `messages.upsert` (notify) in the raw process'),
+        row('emitted', 'diagnosis, burst: app, the event on the live stream (SSE), before delivery'),
         row('app paced', `paced at ${PACED_RATE}/s: app webhook`),
         row('raw paced', `paced at ${PACED_RATE}/s: raw upsert`),
+        row('emitted paced', `diagnosis, paced: app, the event on the live stream`),
       ],
     ),
     '',

@@ -21,6 +21,8 @@ export interface AppProcess {
   process: Started
   apiBase: string
   dataDir: string
+  /** The operator credential the calls use. */
+  token: string
   /** Calls a v1 operation with the operator credential and fails unless it succeeds. */
   call<T = Record<string, unknown>>(name: string, params?: Record<string, unknown>): Promise<T>
   /** Calls a v1 operation and answers status and body, whatever they are. */
@@ -76,6 +78,7 @@ export async function startApp(
     process: started,
     apiBase,
     dataDir,
+    token,
     raw,
     call: <T>(name: string, params: Record<string, unknown> = {}) =>
       postOk<T>(`${apiBase}/${name}`, { access_token: token, ...params }),
