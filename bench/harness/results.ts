@@ -6,13 +6,19 @@ export const RESULTS_PATH = fileURLToPath(new URL('../results.md', import.meta.u
 
 const HEADER = `# Linkdesk benchmarks: the app beside raw Baileys
 
-Written by \`npm run bench\` (or one figure: \`npm run bench:send\`, \`bench:receive\`, \`bench:memory\`,
-\`bench:start\`, \`bench:link\`). Each figure runs both sides in one run against the same outside sandbox
-process (\`electron/headless/sandbox.ts\`, i.e. \`npm run sandbox\`): the app as its own process
-(\`npm run serve -- --sandbox-url <control> --send-interval-ms 0\`, started through
-\`bench/harness/app-launcher.ts\` which only adds GC-and-report on SIGUSR2) and raw Baileys 7.0.0-rc14 in its
-own process (\`bench/raw/raw-worker.ts\`: in-memory keys, the app's socket options), alternating which side
-goes first. Figures are **median** (min–max) over the rounds. Only 127.0.0.1 is used.
+Run with \`npm run bench\`, or one figure at a time: \`npm run bench:send\`, \`bench:receive\`, \`bench:memory\`,
+\`bench:start\`, \`bench:link\`.
+
+Each figure runs both sides in one run, alternating which side goes first, against the same outside sandbox
+process: \`electron/headless/sandbox.ts\`, as \`npm run sandbox -- --port 0\` runs it.
+
+* **The app** runs as its own process: \`npm run serve -- --sandbox-url <control> --send-interval-ms 0\`.
+  It is started through \`bench/harness/app-launcher.ts\`, which adds GC-and-report on SIGUSR2 and
+  \`BENCH_SEND_JITTER_MS\` and changes no product code.
+* **Raw Baileys 7.0.0-rc14** runs in its own process, \`bench/raw/raw-worker.ts\`, with in-memory keys and the
+  app's socket options.
+
+Figures are the **median** (min–max) over the rounds. Only 127.0.0.1 is used.
 `
 
 /** Replaces (or appends) the section `name` of bench/results.md, keeping the others. */
