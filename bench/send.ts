@@ -67,10 +67,9 @@ async function prepareApp(
   sandbox: FigureContext['sandbox'],
   phone: () => string,
   dataDir: string,
-  env: NodeJS.ProcessEnv,
   warmup: number,
 ): Promise<Sender> {
-  const app = await startApp(sandbox.controlUrl, dataDir, env)
+  const app = await startApp(sandbox.controlUrl, dataDir)
   const [own, contact] = [phone(), phone()]
   await sandbox.addContact(contact)
   const { instanceId } = await linkAppInstance(app, (qr, number) => sandbox.link(qr, number), own)
@@ -82,10 +81,6 @@ async function prepareApp(
   return { app, instanceId, contact }
 }
 
-const PACING_OFF = { BENCH_SEND_JITTER_MS: '0' }
-/** Sends measured with the shipped jitter (0–500 ms per send), where 1,000 would take minutes. */
-const SHIPPED_SENDS = 40
-
 export const sendFigure: Figure = async ({ sandbox, rounds, phone }) => {
   const link = (qr: string, phoneNumber: string) => sandbox.link(qr, phoneNumber)
   const results = new Map<string, Phase[]>()
@@ -93,10 +88,9 @@ export const sendFigure: Figure = async ({ sandbox, rounds, phone }) => {
   const raw = await RawProcess.start(sandbox.wsUrl, sandbox.rootKeyHex)
   const senders: Sender[] = []
   try {
-    const main = await prepareApp(sandbox, phone, newDataDir(), PACING_OFF, WARMUP)
-    const onTmpfs = await prepareApp(sandbox, phone, tmpfsDataDir(), PACING_OFF, WARMUP)
-    const shipped = await prepareApp(sandbox, phone, newDataDir(), {}, 2)
-    senders.push(main, onTmpfs, shipped)
+    const main = await prepareApp(sandbox, phone, newDataDir(), WARMUP)
+    const onTmpfs = await prepareApp(sandbox, phone, tmpfsDataDir(), WARMUP)
+    senders.push(main, onTmpfs)
     const [rawPhone, rawContact] = [phone(), phone()]
     await sandbox.addContact(rawContact)
     const { slot } = await raw.link(link, rawPhone)
@@ -126,7 +120,6 @@ export const sendFigure: Figure = async ({ sandbox, rounds, phone }) => {
         else await runRaw().then(runApp)
         record(`${concurrency}/app on tmpfs`, await appPhase(onTmpfs, SENDS, concurrency))
       }
-      record('1/app as shipped', await appPhase(shipped, SHIPPED_SENDS, 1))
     }
   } finally {
     await Promise.all([raw.stop(), ...senders.map((sender) => sender.app.stop())])
@@ -167,13 +160,6 @@ export const sendFigure: Figure = async ({ sandbox, rounds, phone }) => {
         `p50 ${verdict(added <= 1, `${added >= 0 ? '+' : ''}${added.toFixed(2)} ms over raw-acknowledged`)} (target ≤ +1 ms).`,
     )
   }
-  rows.push(
-    row(
-      'sequential',
-      '1/app as shipped',
-      `before: \`--send-interval-ms 0\` as shipped (0–500 ms jitter stays on), ${SHIPPED_SENDS} sends`,
-    ),
-  )
   return [
     `## Send: ${SENDS} texts per phase to an established contact, ${rounds} rounds`,
     '',
@@ -181,10 +167,8 @@ export const sendFigure: Figure = async ({ sandbox, rounds, phone }) => {
     '',
     ...notes,
     '',
-    '"Pacing off" is `--send-interval-ms 0` plus a send jitter of 0, set by the bench launcher ' +
-      '(`BENCH_SEND_JITTER_MS=0`) because the CLI cannot: the last row is the app as shipped. The tmpfs row ' +
-      'is the same app with its data dir on /dev/shm, where fsync costs nothing: the gap to the first row is ' +
-      'the time the send path waits for disk flushes.',
+    'The tmpfs row is the same app with its data dir on /dev/shm, where fsync costs nothing: the gap to the ' +
+      'first row is the time the send path waits for disk flushes.',
     'Latency: app = the HTTP request from the bench client (undici, keep-alive); raw = from the sendMessage call, ' +
       'inside the raw process. Raw yields (setImmediate) between sends, as separate requests do. CPU: /proc utime+stime ' +
       `of each process over the phase plus ${SETTLE_MS} ms (the contact's receipts and the app's events included).`,

@@ -47,11 +47,7 @@ export function tmpfsDataDir(): string {
  * plus GC-and-report on SIGUSR2). Calls use the operator credential from the printed login URL: the per-token
  * limit of 600 requests a minute would otherwise cap every figure at 10 requests/s.
  */
-export async function startApp(
-  controlUrl: string,
-  dataDir = newDataDir(),
-  env: NodeJS.ProcessEnv = {},
-): Promise<AppProcess> {
+export async function startApp(controlUrl: string, dataDir = newDataDir()): Promise<AppProcess> {
   const started = await startNode(
     'app',
     [
@@ -67,7 +63,7 @@ export async function startApp(
       '--log-level',
       process.env.BENCH_APP_LOG ?? 'warn',
     ],
-    { waitFor: ['api', 'ui-login'], nodeArgs: ['--expose-gc', ...cpuProfileArgs()], env, timeoutMs: 60_000 },
+    { waitFor: ['api', 'ui-login'], nodeArgs: ['--expose-gc', ...cpuProfileArgs()], timeoutMs: 60_000 },
   )
   const apiBase = started.values.get('api') ?? ''
   const code = new URL(started.values.get('ui-login') ?? '').hash.replace(/^#login=/, '')
