@@ -7,7 +7,8 @@ import {
 } from '@whiskeysockets/baileys'
 import type { WaContentType, WaQuotedMessage, WaStatusUpdate } from './wa-types'
 
-function quotedType(name: string | undefined): WaContentType {
+/** Linkdesk's kind of a message from the name of its content field. */
+export function contentTypeOf(name: string | undefined): WaContentType {
   switch (name) {
     case 'conversation':
     case 'extendedTextMessage':
@@ -37,7 +38,7 @@ export function quotedOf(content: proto.IMessage): WaQuotedMessage | null {
   return {
     id: context.stanzaId,
     participant: context.participant ?? null,
-    type: quoted ? quotedType(getContentType(quoted)) : 'other',
+    type: quoted ? contentTypeOf(getContentType(quoted)) : 'other',
     text:
       quoted?.conversation ??
       quoted?.extendedTextMessage?.text ??

@@ -14,12 +14,11 @@ import {
 } from '@whiskeysockets/baileys'
 import { AppError } from '../errors'
 import type { Logger } from '../logger'
-import { quotedOf } from './message-mapping'
+import { contentTypeOf, quotedOf } from './message-mapping'
 import type { SocketNetworkConfig } from './network-endpoint'
 import type {
   WaAccount,
   WaConnection,
-  WaContentType,
   WaInboundMessage,
   WaMediaInfo,
   WaMessageKey,
@@ -55,26 +54,6 @@ function keyOf(key: WAMessageKey): WaMessageKey {
     fromMe: Boolean(key.fromMe),
     participant: key.participant ?? null,
     participantAlt: key.participantAlt ?? null,
-  }
-}
-
-function contentTypeOf(name: string | undefined): WaContentType {
-  switch (name) {
-    case 'conversation':
-    case 'extendedTextMessage':
-      return 'text'
-    case 'imageMessage':
-      return 'image'
-    case 'videoMessage':
-      return 'video'
-    case 'audioMessage':
-      return 'audio'
-    case 'documentMessage':
-      return 'document'
-    case 'stickerMessage':
-      return 'sticker'
-    default:
-      return 'other'
   }
 }
 
