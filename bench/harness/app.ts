@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import jsQR from 'jsqr'
@@ -32,14 +32,23 @@ export interface AppProcess {
   stop(): Promise<void>
 }
 
+const dataDirs: string[] = []
+
 /** A fresh data dir; BENCH_DATA_ROOT=/dev/shm puts it on tmpfs (fsync costs nothing there), for profiling. */
-export function newDataDir(): string {
-  return mkdtempSync(join(process.env.BENCH_DATA_ROOT ?? tmpdir(), 'linkdesk-bench-'))
+export function newDataDir(root = process.env.BENCH_DATA_ROOT ?? tmpdir()): string {
+  const dir = mkdtempSync(join(root, 'linkdesk-bench-'))
+  dataDirs.push(dir)
+  return dir
 }
 
 /** A fresh data dir on tmpfs, for the diagnosis rows that take disk flushes out of the picture. */
 export function tmpfsDataDir(): string {
-  return mkdtempSync(join('/dev/shm', 'linkdesk-bench-'))
+  return newDataDir('/dev/shm')
+}
+
+/** Deletes every data dir made so far (once their apps have stopped). */
+export function removeDataDirs(): void {
+  for (const dir of dataDirs.splice(0)) rmSync(dir, { recursive: true, force: true })
 }
 
 /**

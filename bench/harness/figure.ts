@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url'
+import { removeDataDirs } from './app'
 import { loadAverage } from './proc'
 import { machineLine, writeSection } from './results'
 import { startSandbox, type OutsideSandbox } from './sandbox'
@@ -33,6 +34,7 @@ export async function runFigure(name: string, figure: Figure): Promise<string> {
     return section
   } finally {
     await sandbox.stop()
+    removeDataDirs()
   }
 }
 
