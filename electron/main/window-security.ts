@@ -1,16 +1,8 @@
 import type { Event, HandlerDetails, WebContents, WebPreferences } from 'electron'
+import { UI_CSP } from '../core/api/ui-csp'
 
-/** The CSP the window enforces on everything it loads, whatever the server sends (same as the core's). */
-export const WINDOW_CSP = [
-  "default-src 'self'",
-  "img-src 'self' data: blob:",
-  "style-src 'self' 'unsafe-inline'",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-  "form-action 'self'",
-].join('; ')
+/** The CSP the window enforces on everything it loads, whatever the server sends: the core's own. */
+export const WINDOW_CSP = UI_CSP
 
 /** The window's renderer settings: isolated, sandboxed, no Node, web security on; only the preload bridges. */
 export function secureWebPreferences(preloadPath: string): WebPreferences {

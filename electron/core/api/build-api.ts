@@ -7,6 +7,7 @@ import type { Limits } from '../config'
 import type { Logger } from '../logger'
 import type { Authenticator } from './auth'
 import { createHttpApp } from './http-app'
+import { UI_CSP } from './ui-csp'
 import { openApiDocument } from './openapi'
 import { type Operation, registerOperations } from './operation'
 
@@ -26,17 +27,6 @@ export interface ApiOptions {
   /** The built renderer, served at `/`. */
   uiDir?: string
 }
-
-const UI_CSP = [
-  "default-src 'self'",
-  "img-src 'self' data: blob:",
-  "style-src 'self' 'unsafe-inline'",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-  "form-action 'self'",
-].join('; ')
 
 /** Builds the HTTP app (v1 operations, docs, UI) without listening, so tests and entries start it as they need. */
 export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
