@@ -80,26 +80,19 @@ describe('v1 foundation over real HTTP', () => {
     assert.equal(badBearer.status, 401)
   })
 
-  test("another token's instance is instance_not_found, as if it did not exist", async () => {
+  test("another token's instance is instance_not_found over HTTP, as if it did not exist", async () => {
     const created = await t.call(`/create_instance?access_token=${TEST_TOKEN}`)
+    const id = created.body.instance_id as string
     const other = t.core.tokens.create('other script').token
-    const principal = t.core.registry.list({ kind: 'token', tokenId: t.core.tokens.find(other)!.id })
-    assert.equal(principal.length, 0, 'the other token owns nothing')
-    assert.throws(
-      () =>
-        t.core.registry.get(created.body.instance_id, {
-          kind: 'token',
-          tokenId: t.core.tokens.find(other)!.id,
-        }),
-      (error: any) => error.code === 'instance_not_found',
-    )
-    assert.equal(
-      t.core.registry.get(created.body.instance_id, {
-        kind: 'token',
-        tokenId: t.core.tokens.find(TEST_TOKEN)!.id,
-      }).id,
-      created.body.instance_id,
-    )
+    const asOwner = await t.call(`/instance?access_token=${TEST_TOKEN}&instance_id=${id}`)
+    assert.equal(asOwner.status, 200)
+    const asOther = await t.call(`/instance?access_token=${other}&instance_id=${id}`)
+    assert.equal(asOther.status, 404)
+    assertEnvelope(asOther.body, 'instance_not_found')
+    const unknown = await t.call(`/instance?access_token=${other}&instance_id=NO_SUCH_INSTANCE`)
+    assert.deepEqual(unknown.body, asOther.body, 'a foreign id and an unknown id answer alike')
+    const listed = await t.call(`/instances?access_token=${other}`)
+    assert.equal(JSON.stringify(listed.body).includes(id), false, 'the other token does not see it listed')
   })
 
   test('framework errors use the envelope: bad JSON, non-object JSON, unknown path, wrong verb, wrong type, too large', async () => {
