@@ -46,6 +46,8 @@ export interface Core {
   registry: InstanceRegistry
   /** The live instances: state machines and their WhatsApp sockets. */
   instances: InstanceManager
+  /** Every instance's credentials and Signal keys. */
+  authStore: AuthStore
   /** The simulated network, when started with `--sandbox`. */
   sandbox?: Sandbox
   /** The EventSink producers emit into; also the event and delivery logs and the live stream. */
@@ -181,6 +183,7 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     tokens,
     registry,
     instances,
+    authStore,
     sandbox,
     events,
     metrics,

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { existsSync, readdirSync, rmSync } from 'node:fs'
+import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { Core } from '../index'
@@ -189,7 +189,7 @@ describe('refusals that keep the link', () => {
     assert.equal(stopped.nextRetryAt, null)
     assert.equal(stopped.lastError?.code, 405)
     assert.equal(core.registry.find(id)?.linked, true)
-    assert.ok(existsSync(join(dataDir, 'instances', id, 'auth')))
+    assert.ok(core.authStore.exists(id))
     const { data } = await ok(api, 'reconnect', { instance_id: id })
     assert.match(data.id, /^15550100012:\d+@s\.whatsapp\.net$/)
   })
@@ -204,7 +204,8 @@ describe('logout and reset', () => {
     assert.equal(out.cause, 'device_removed')
     assert.equal(out.account, null)
     assert.equal(core.registry.find(id)?.linked, false)
-    assert.equal(existsSync(join(dataDir, 'instances', id, 'auth')), false)
+    assert.equal(core.authStore.exists(id), false)
+    assert.equal(core.authStore.countEntries(id), 0)
     const [logoutEvent] = await eventsOf(id, 'instance.logged_out')
     assert.equal(logoutEvent.data.reason, 'device_removed')
     assert.equal((await call(api, 'reconnect', { instance_id: id })).body.code, 'not_linked')
@@ -225,15 +226,16 @@ describe('logout and reset', () => {
     await link(id, '15550100021')
   })
 
-  test('destroy (alias reset_instance) logs out, deletes its folder and answers a new id; the old id is 404', async () => {
+  test('destroy (alias reset_instance) logs out, deletes its keys and folder, answers a new id; the old id is 404', async () => {
     const id = await createInstance()
     await link(id, '15550100022')
-    assert.ok(existsSync(join(dataDir, 'instances', id)))
+    assert.ok(core.authStore.exists(id))
     const answer = await ok(api, 'destroy', { instance_id: id })
     assert.match(answer.instance_id, /^[0-9A-F]{24}$/)
     assert.notEqual(answer.instance_id, id)
+    assert.equal(core.authStore.exists(id), false)
+    assert.equal(core.authStore.countEntries(id), 0)
     assert.equal(existsSync(join(dataDir, 'instances', id)), false)
-    assert.ok(!readdirSync(join(dataDir, 'instances')).includes(id))
     for (const name of ['instance', 'generate_qrcode', 'reconnect', 'destroy']) {
       assert.equal((await call(api, name, { instance_id: id })).status, 404, name)
     }

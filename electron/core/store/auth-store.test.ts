@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { AuthStore, InstanceAuthStore, type AuthCipher } from './auth-store'
+import { open } from 'lmdb'
+import { encodeValue } from './auth-codec'
+import { AuthStore, type AuthCipher } from './auth-store'
 
 const roots: string[] = []
 function tempDir(): string {
@@ -24,10 +26,21 @@ const xorCipher: AuthCipher = {
   },
 }
 
+/** Writes an auth environment the way the per-instance store of earlier versions did. */
+async function writeLegacyAuth(dir: string, values: Record<string, unknown>, cipher?: AuthCipher) {
+  mkdirSync(dir, { recursive: true })
+  const db = open<Buffer, string>({ path: dir, encoding: 'binary', compression: false, maxDbs: 1 })
+  await db.transaction(() => {
+    for (const [key, value] of Object.entries(values)) void db.put(key, encodeValue(value, cipher))
+  })
+  await db.close()
+}
+
 describe('InstanceAuthStore', () => {
   test('round-trips creds and keys with Buffers, Uint8Arrays and unknown key types', async () => {
-    const dir = tempDir()
-    const store = InstanceAuthStore.open(dir)
+    const dataDir = tempDir()
+    const auth = new AuthStore(dataDir)
+    const store = auth.forInstance('A')
     await store.writeCreds({
       noiseKey: { private: Buffer.from([1, 2, 3]) },
       me: { id: '1:2@s.whatsapp.net' },
@@ -37,26 +50,40 @@ describe('InstanceAuthStore', () => {
       'some-future-type': { x: 'anything' },
     })
     await store.setKeys({ session: { b: null } })
-    await store.close()
+    await auth.close()
 
-    const reopened = InstanceAuthStore.open(dir)
-    const creds = reopened.readCreds<any>()
+    const reopened = new AuthStore(dataDir)
+    const again = reopened.forInstance('A')
+    const creds = again.readCreds<any>()
     assert.deepEqual(creds.noiseKey.private, Buffer.from([1, 2, 3]))
     assert.equal(creds.me.id, '1:2@s.whatsapp.net')
-    const sessions = reopened.getKeys('session', ['a', 'b', 'missing'])
+    const sessions = again.getKeys('session', ['a', 'b', 'missing'])
     assert.deepEqual(Object.keys(sessions), ['a'])
     assert.deepEqual((sessions.a as any).record, Buffer.from([9, 8]))
-    assert.deepEqual(reopened.getKeys('some-future-type', ['x']), { x: 'anything' })
+    assert.deepEqual(again.getKeys('some-future-type', ['x']), { x: 'anything' })
     await reopened.close()
   })
 
+  test('a write is visible to reads once queued, and committed() waits for the disk', async () => {
+    const auth = new AuthStore(tempDir())
+    const store = auth.forInstance('A')
+    const write = store.setKeys({ session: { a: { n: 1 } } })
+    assert.deepEqual(store.getKeys('session', ['a']), { a: { n: 1 } })
+    await write
+    await store.committed()
+    assert.equal(store.countKeys('session'), 1)
+    await auth.close()
+  })
+
   test('with a cipher, nothing readable reaches the file and the files are user-only', async () => {
-    const dir = tempDir()
-    const store = InstanceAuthStore.open(dir, xorCipher)
+    const dataDir = tempDir()
+    const auth = new AuthStore(dataDir, xorCipher)
+    const store = auth.forInstance('A')
     await store.writeCreds({ secret: 'PLAINTEXT-CREDS-MARKER' })
     await store.setKeys({ session: { a: { secret: 'PLAINTEXT-KEY-MARKER' } } })
     assert.equal(store.readCreds<any>().secret, 'PLAINTEXT-CREDS-MARKER')
-    await store.close()
+    await auth.close()
+    const dir = join(dataDir, 'auth')
     const data = readFileSync(join(dir, 'data.mdb'))
     assert.equal(data.includes('PLAINTEXT-CREDS-MARKER'), false)
     assert.equal(data.includes('PLAINTEXT-KEY-MARKER'), false)
@@ -65,37 +92,99 @@ describe('InstanceAuthStore', () => {
   })
 
   test('a store written without a cipher stays readable once a cipher is given; encrypted values need it', async () => {
-    const dir = tempDir()
-    const plain = InstanceAuthStore.open(dir)
-    await plain.writeCreds({ me: 'before' })
+    const dataDir = tempDir()
+    const plain = new AuthStore(dataDir)
+    await plain.forInstance('A').writeCreds({ me: 'before' })
     await plain.close()
-    const encrypted = InstanceAuthStore.open(dir, xorCipher)
-    assert.deepEqual(encrypted.readCreds(), { me: 'before' })
-    await encrypted.writeCreds({ me: 'after' })
+    const encrypted = new AuthStore(dataDir, xorCipher)
+    assert.deepEqual(encrypted.forInstance('A').readCreds(), { me: 'before' })
+    await encrypted.forInstance('A').writeCreds({ me: 'after' })
     await encrypted.close()
-    const withoutCipher = InstanceAuthStore.open(dir)
-    assert.throws(() => withoutCipher.readCreds(), /encrypted/)
+    const withoutCipher = new AuthStore(dataDir)
+    assert.throws(() => withoutCipher.forInstance('A').readCreds(), /encrypted/)
     await withoutCipher.close()
   })
+})
 
-  test('AuthStore.wipe deletes the credentials, remove deletes the whole instance folder', async () => {
+describe('AuthStore', () => {
+  test('instances share one environment under their own prefixes, and closing one leaves the others open', async () => {
     const dataDir = tempDir()
     const auth = new AuthStore(dataDir)
-    await auth.forInstance('A').writeCreds({ me: 'a' })
-    await auth.forInstance('B').writeCreds({ me: 'b' })
-    await auth.wipe('A')
-    assert.equal(auth.forInstance('A').readCreds(), undefined)
-    await auth.remove('B')
-    assert.deepEqual(readdirSync(join(dataDir, 'instances')), ['A'])
+    await auth.forInstance('A').setKeys({ session: { x: 'of A' } })
+    await auth.forInstance('A1').setKeys({ session: { x: 'of A1' } })
+    await auth.forInstance('A').committed()
+    assert.deepEqual(auth.forInstance('A').getKeys('session', ['x']), { x: 'of A' })
+    assert.equal(auth.forInstance('A').countKeys('session'), 1)
+    assert.deepEqual(readdirSync(dataDir), ['auth'])
+
+    const a = auth.forInstance('A')
+    await a.close()
+    assert.throws(() => a.getKeys('session', ['x']), /closed/)
+    assert.deepEqual(auth.forInstance('A1').getKeys('session', ['x']), { x: 'of A1' })
     await auth.close()
+  })
+
+  test('wipe deletes all the credentials and keys of one instance; remove also its folder', async () => {
+    const dataDir = tempDir()
+    const auth = new AuthStore(dataDir)
+    for (const id of ['A', 'B', 'C']) {
+      await auth.forInstance(id).writeCreds({ me: id })
+      await auth.forInstance(id).setKeys({ session: { s: { id } }, 'pre-key': { 1: { id }, 2: { id } } })
+    }
+    await auth.forInstance('C').committed()
+    assert.equal(auth.exists('A'), true)
+    assert.equal(auth.countEntries('A'), 4)
+
+    await auth.wipe('A')
+    assert.equal(auth.exists('A'), false)
+    assert.equal(auth.countEntries('A'), 0)
+    assert.equal(auth.forInstance('A').readCreds(), undefined)
+    assert.deepEqual(auth.forInstance('A').getKeys('session', ['s']), {})
+
+    mkdirSync(join(auth.instanceDir('B'), 'media'), { recursive: true })
+    await auth.remove('B')
+    assert.equal(auth.countEntries('B'), 0)
+    assert.equal(existsSync(auth.instanceDir('B')), false)
+    await auth.remove('never-stored')
+
+    assert.equal(auth.countEntries('C'), 4)
+    assert.deepEqual(auth.forInstance('C').readCreds(), { me: 'C' })
+    await auth.close()
+  })
+
+  test("an earlier version's per-instance environment is imported once, then its folder deleted", async () => {
+    const dataDir = tempDir()
+    const legacy = join(dataDir, 'instances', 'OLD', 'auth')
+    await writeLegacyAuth(
+      legacy,
+      { creds: { me: 'old', key: Buffer.from([7]) }, 'session\u0000a': { n: 1 }, 'pre-key\u00001': { p: 1 } },
+      xorCipher,
+    )
+    const auth = new AuthStore(dataDir, xorCipher)
+    assert.equal(auth.exists('OLD'), true)
+    assert.equal(existsSync(legacy), false)
+    const store = auth.forInstance('OLD')
+    assert.deepEqual(store.readCreds(), { me: 'old', key: Buffer.from([7]) })
+    assert.deepEqual(store.getKeys('session', ['a']), { a: { n: 1 } })
+    assert.equal(store.countKeys('pre-key'), 1)
+    await store.writeCreds({ me: 'new' })
+    await auth.close()
+
+    // A folder left behind once the import committed (a crash before the delete) does not replace newer data.
+    await writeLegacyAuth(legacy, { creds: { me: 'stale' } })
+    const reopened = new AuthStore(dataDir, xorCipher)
+    assert.deepEqual(reopened.forInstance('OLD').readCreds(), { me: 'new' })
+    assert.equal(existsSync(legacy), false)
+    assert.equal(reopened.countEntries('OLD'), 3)
+    await reopened.close()
   })
 })
 
 const writer = fileURLToPath(new URL('./testing/auth-store-writer.ts', import.meta.url))
 
-function runWriterAndKill(dir: string, killAfterMs: number): Promise<void> {
+function runWriterAndKill(dataDir: string, killAfterMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', writer, dir], {
+    const child = spawn(process.execPath, ['--import', 'tsx', writer, dataDir], {
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let stderr = ''
@@ -109,29 +198,36 @@ function runWriterAndKill(dir: string, killAfterMs: number): Promise<void> {
 
 describe('crash safety', () => {
   test('a writer killed with SIGKILL during heavy key writes always leaves a loadable, consistent store', async () => {
-    const dir = tempDir()
+    const dataDir = tempDir()
     let lastSeq = 0
     for (let round = 0; round < 8; round++) {
-      await runWriterAndKill(dir, 20 + round * 37)
-      const store = InstanceAuthStore.open(dir)
-      const creds = store.readCreds<{ seq: number }>()
-      assert.ok(creds, `round ${round}: creds missing`)
-      const ids = Array.from({ length: 40 }, (_, i) => `s${i}`)
-      const sessions = Object.values(store.getKeys('session', ids)) as Array<{ seq: number }>
-      assert.equal(sessions.length, 40, `round ${round}: a batch was half applied`)
-      const keySeq = sessions[0]!.seq
-      assert.ok(
-        sessions.every((s) => s.seq === keySeq),
-        `round ${round}: sessions from different batches`,
-      )
-      assert.ok(
-        keySeq === creds.seq || keySeq === creds.seq + 1,
-        `round ${round}: keys and creds out of order`,
-      )
-      assert.equal(store.countKeys('pre-key'), 1, `round ${round}: pre-key delete and put not atomic`)
-      assert.ok(creds.seq >= lastSeq, `round ${round}: went back in time`)
-      lastSeq = creds.seq
-      await store.close()
+      await runWriterAndKill(dataDir, 20 + round * 37)
+      const auth = new AuthStore(dataDir)
+      const seqs: number[] = []
+      for (const id of ['A', 'B']) {
+        const store = auth.forInstance(id)
+        const creds = store.readCreds<{ seq: number }>()
+        assert.ok(creds, `round ${round} ${id}: creds missing`)
+        const ids = Array.from({ length: 40 }, (_, i) => `s${i}`)
+        const sessions = Object.values(store.getKeys('session', ids)) as Array<{ seq: number }>
+        assert.equal(sessions.length, 40, `round ${round} ${id}: a batch was half applied`)
+        const keySeq = sessions[0]!.seq
+        assert.ok(
+          sessions.every((s) => s.seq === keySeq),
+          `round ${round} ${id}: sessions from different batches`,
+        )
+        assert.ok(
+          keySeq === creds.seq || keySeq === creds.seq + 1,
+          `round ${round} ${id}: keys and creds out of order`,
+        )
+        assert.equal(store.countKeys('pre-key'), 1, `round ${round} ${id}: pre-key delete and put not atomic`)
+        seqs.push(creds.seq)
+      }
+      const [a, b] = seqs as [number, number]
+      assert.ok(b === a || b === a - 1, `round ${round}: instances written out of call order (${a}, ${b})`)
+      assert.ok(a >= lastSeq, `round ${round}: went back in time`)
+      lastSeq = a
+      await auth.close()
     }
     assert.ok(lastSeq > 8, 'the writer made progress')
   })

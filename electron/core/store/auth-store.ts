@@ -1,60 +1,26 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { open, type Database } from 'lmdb'
+import { open, type Database, type RootDatabase } from 'lmdb'
+import { type AuthCipher, decodeValue, encodeValue } from './auth-codec'
+import { readLegacyAuth } from './legacy-auth'
 
-/** Encrypts values at rest; the desktop shell passes one backed by the OS keychain (Electron safeStorage). */
-export interface AuthCipher {
-  encrypt(data: Buffer): Buffer
-  decrypt(data: Buffer): Buffer
-}
+export type { AuthCipher } from './auth-codec'
+export { bufferJson } from './auth-codec'
 
 /** One `keys.set` batch: per key type, per id, a value to store or null to delete. */
 export type KeyBatch = Record<string, Record<string, unknown>>
 
 const CREDS_KEY = 'creds'
-/** First byte of an encrypted value; plain values are JSON text, which never starts with it. */
-const ENCRYPTED = 0x01
 const SEPARATOR = '\u0000'
+/** Sorts right after SEPARATOR: the exclusive end of a range of keys starting with `<prefix>\u0000`. */
+const AFTER_SEPARATOR = '\u0001'
 /** Uncommitted write transactions an instance may have queued before its writers wait for the disk. */
 const MAX_QUEUED = 64
 
-/**
- * JSON that keeps Buffers and Uint8Arrays, in the same shape as Baileys' `BufferJSON`
- * (`{"type":"Buffer","data":"<base64>"}`), so a value written here reads back the way Baileys expects.
- */
-export const bufferJson = {
-  replacer(this: unknown, _key: string, value: unknown): unknown {
-    if (Buffer.isBuffer(value) || value instanceof Uint8Array) {
-      return { type: 'Buffer', data: Buffer.from(value).toString('base64') }
-    }
-    if (isSerializedBuffer(value) && Array.isArray(value.data)) {
-      return { type: 'Buffer', data: Buffer.from(value.data as number[]).toString('base64') }
-    }
-    return value
-  },
-  reviver(_key: string, value: unknown): unknown {
-    if (isSerializedBuffer(value) && typeof value.data === 'string') return Buffer.from(value.data, 'base64')
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      const keys = Object.keys(value)
-      if (keys.length > 0 && keys.every((k) => !Number.isNaN(parseInt(k, 10)))) {
-        const values = Object.values(value)
-        if (values.every((v) => typeof v === 'number')) return Buffer.from(values as number[])
-      }
-    }
-    return value
-  },
-}
-
-function isSerializedBuffer(value: unknown): value is { type: 'Buffer'; data: unknown } {
-  return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'Buffer'
-}
-
-function keyOf(type: string, id: string): string {
-  return `${type}${SEPARATOR}${id}`
-}
+type Entry = { key: string; stored: Buffer | null }
 
 /**
- * One instance's credentials and Signal keys, in its own LMDB environment (`instances/<id>/auth`).
+ * One instance's credentials and Signal keys, under its own key prefix in the shared auth environment.
  * Every `setKeys` batch is one transaction, and writes (keys and creds alike) commit in call order, so a
  * process killed at any moment leaves the state of some earlier call: never half a batch. Values are read
  * from the memory-mapped file on demand, so pre-keys are not all held in the heap.
@@ -73,45 +39,46 @@ export class InstanceAuthStore {
   private queued = 0
   private failure: unknown
 
-  private constructor(
+  /** Opened through `AuthStore.forInstance`; `prefix` starts every key of the instance. */
+  constructor(
     private readonly db: Database<Buffer, string>,
+    private readonly prefix: string,
     private readonly cipher: AuthCipher | undefined,
   ) {}
 
-  /** Opens (creating if needed) the store in `dir`, readable by the user only. */
-  static open(dir: string, cipher?: AuthCipher): InstanceAuthStore {
-    mkdirSync(dir, { recursive: true, mode: 0o700 })
-    const db = open<Buffer, string>({ path: dir, encoding: 'binary', compression: false, maxDbs: 1 })
-    for (const file of readdirSync(dir)) chmodSync(join(dir, file), 0o600)
-    return new InstanceAuthStore(db, cipher)
-  }
-
   /** The saved credentials, or undefined for an instance that never stored any. */
   readCreds<T>(): T | undefined {
-    return this.read(CREDS_KEY) as T | undefined
+    const stored = this.stored(this.prefix + CREDS_KEY)
+    return stored ? (decodeValue(stored, this.cipher) as T) : undefined
+  }
+
+  /** Whether credentials are stored, written ones included. */
+  hasCreds(): boolean {
+    return this.stored(this.prefix + CREDS_KEY) !== undefined
   }
 
   /** Saves the whole credentials document, ordered after every write asked before it. */
   async writeCreds(creds: unknown): Promise<void> {
-    await this.write([[CREDS_KEY, this.encode(creds)]])
+    await this.write([{ key: this.prefix + CREDS_KEY, stored: encodeValue(creds, this.cipher) }])
   }
 
   /** The stored values of `ids` of one key type; ids without a value are left out. */
   getKeys(type: string, ids: readonly string[]): Record<string, unknown> {
     const found: Record<string, unknown> = {}
     for (const id of ids) {
-      const value = this.read(keyOf(type, id))
-      if (value !== undefined) found[id] = value
+      const stored = this.stored(this.keyOf(type, id))
+      if (stored) found[id] = decodeValue(stored, this.cipher)
     }
     return found
   }
 
   /** Applies a whole batch in one transaction: all of it or none. Null or undefined deletes. */
   async setKeys(batch: KeyBatch): Promise<void> {
-    const entries: Array<[string, Buffer | null]> = []
+    const entries: Entry[] = []
     for (const [type, values] of Object.entries(batch)) {
       for (const [id, value] of Object.entries(values ?? {})) {
-        entries.push([keyOf(type, id), value === null || value === undefined ? null : this.encode(value)])
+        const deleted = value === null || value === undefined
+        entries.push({ key: this.keyOf(type, id), stored: deleted ? null : encodeValue(value, this.cipher) })
       }
     }
     if (entries.length === 0) return
@@ -122,23 +89,24 @@ export class InstanceAuthStore {
    * Queues one transaction of writes, visible to reads at once. Past MAX_QUEUED uncommitted transactions the
    * caller waits for the commits, so a writer faster than the disk cannot grow the queue without bound.
    */
-  private async write(entries: Array<[string, Buffer | null]>): Promise<void> {
+  private async write(entries: Entry[]): Promise<void> {
     this.assertOpen()
     if (this.failure !== undefined)
       throw new Error('an earlier write of this auth store failed', { cause: this.failure })
-    for (const [key, value] of entries) this.pending.set(key, value)
+    for (const { key, stored } of entries) this.pending.set(key, stored)
     this.queued += 1
     this.lastCommit = this.db
       .transaction(() => {
-        for (const [key, value] of entries) {
-          if (value === null) void this.db.remove(key)
-          else void this.db.put(key, value)
+        for (const { key, stored } of entries) {
+          if (stored === null) void this.db.remove(key)
+          else void this.db.put(key, stored)
         }
       })
       .then(
         () => {
           this.queued -= 1
-          for (const [key, value] of entries) if (this.pending.get(key) === value) this.pending.delete(key)
+          for (const { key, stored } of entries)
+            if (this.pending.get(key) === stored) this.pending.delete(key)
         },
         (error: unknown) => {
           this.queued -= 1
@@ -153,18 +121,18 @@ export class InstanceAuthStore {
     await this.lastCommit
   }
 
-  /** How many keys of `type` are stored (for tests and diagnostics). */
+  /** How many keys of `type` are committed (for tests and diagnostics). */
   countKeys(type: string): number {
-    return this.db.getKeysCount({ start: keyOf(type, ''), end: `${type}${SEPARATOR}\uffff` })
+    const start = this.keyOf(type, '')
+    return this.db.getKeysCount({ start, end: `${start.slice(0, -1)}${AFTER_SEPARATOR}` })
   }
 
-  /** Waits for pending writes, then releases the files. */
+  /** Waits for pending writes; the shared environment stays open. */
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
     await this.lastCommit
     await this.db.flushed
-    await this.db.close()
   }
 
   /** A socket that outlives its instance's store (it is being torn down) gets an error, never a closed file. */
@@ -172,78 +140,128 @@ export class InstanceAuthStore {
     if (this.closed) throw new Error('the auth store of this instance is closed')
   }
 
-  private read(key: string): unknown {
-    this.assertOpen()
-    const stored = this.pending.has(key) ? this.pending.get(key) : this.db.get(key)
-    if (stored === undefined || stored === null) return undefined
-    let plain: Buffer = Buffer.from(stored)
-    if (plain[0] === ENCRYPTED) {
-      if (!this.cipher) throw new Error('the credentials are encrypted by the desktop app; open them there')
-      plain = this.cipher.decrypt(plain.subarray(1))
-    }
-    return JSON.parse(plain.toString('utf8'), bufferJson.reviver)
+  private keyOf(type: string, id: string): string {
+    return `${this.prefix}${type}${SEPARATOR}${id}`
   }
 
-  private encode(value: unknown): Buffer {
-    const plain = Buffer.from(JSON.stringify(value, bufferJson.replacer), 'utf8')
-    return this.cipher ? Buffer.concat([Buffer.from([ENCRYPTED]), this.cipher.encrypt(plain)]) : plain
+  private stored(key: string): Buffer | undefined {
+    this.assertOpen()
+    const stored = this.pending.has(key) ? this.pending.get(key) : this.db.get(key)
+    return stored ?? undefined
   }
 }
 
-/** Where each instance's credentials live under the data folder, and how they are opened and wiped. */
+/**
+ * Every instance's credentials and Signal keys, in one LMDB environment (`auth/` in the data folder, readable
+ * by the user only), each instance under its own key prefix: one environment's native memory for all
+ * accounts instead of one per account. A per-instance environment left by an earlier version
+ * (`instances/<id>/auth`) is imported once, the first time the instance is looked up, then deleted.
+ */
 export class AuthStore {
-  private readonly open = new Map<string, InstanceAuthStore>()
+  private readonly stores = new Map<string, InstanceAuthStore>()
+  private readonly db: RootDatabase<Buffer, string>
+  private closing: Promise<void> | undefined
 
   constructor(
     private readonly dataDir: string,
     private readonly cipher?: AuthCipher,
-  ) {}
+  ) {
+    const dir = join(dataDir, 'auth')
+    mkdirSync(dir, { recursive: true, mode: 0o700 })
+    chmodSync(dir, 0o700)
+    this.db = open<Buffer, string>({ path: dir, encoding: 'binary', compression: false })
+    for (const file of readdirSync(dir)) chmodSync(join(dir, file), 0o600)
+  }
 
-  /** The folder holding everything of one instance on disk. */
+  /** The folder an instance's files live in, when it has any. */
   instanceDir(instanceId: string): string {
     return join(this.dataDir, 'instances', instanceId)
   }
 
-  /** Whether credentials were ever stored for the instance (without opening its store). */
+  /** Whether credentials are stored for the instance. */
   exists(instanceId: string): boolean {
-    return this.open.has(instanceId) || existsSync(this.authDir(instanceId))
+    this.importLegacy(instanceId)
+    const store = this.stores.get(instanceId)
+    return store ? store.hasCreds() : this.db.get(prefixOf(instanceId) + CREDS_KEY) !== undefined
+  }
+
+  /** How many values (credentials and keys) of the instance are committed (for tests and diagnostics). */
+  countEntries(instanceId: string): number {
+    return this.db.getKeysCount(rangeOf(instanceId))
   }
 
   /** The instance's store, opened once and shared by all its sockets. */
   forInstance(instanceId: string): InstanceAuthStore {
-    let store = this.open.get(instanceId)
+    if (this.closing) throw new Error('the auth store is closed')
+    let store = this.stores.get(instanceId)
     if (!store) {
-      mkdirSync(this.instanceDir(instanceId), { recursive: true, mode: 0o700 })
-      store = InstanceAuthStore.open(this.authDir(instanceId), this.cipher)
-      this.open.set(instanceId, store)
+      this.importLegacy(instanceId)
+      store = new InstanceAuthStore(this.db, prefixOf(instanceId), this.cipher)
+      this.stores.set(instanceId, store)
     }
     return store
   }
 
-  /** Closes the instance's store and deletes its credentials and keys from disk. */
+  /** Closes the instance's store and deletes its credentials and keys, in one transaction. */
   async wipe(instanceId: string): Promise<void> {
     await this.release(instanceId)
-    rmSync(this.authDir(instanceId), { recursive: true, force: true })
+    await this.deleteEntries(instanceId)
+    rmSync(this.legacyDir(instanceId), { recursive: true, force: true })
   }
 
-  /** Closes the instance's store and deletes its whole folder. */
+  /** Closes the instance's store, deletes its credentials and keys, and its folder if it has one. */
   async remove(instanceId: string): Promise<void> {
     await this.release(instanceId)
+    await this.deleteEntries(instanceId)
     rmSync(this.instanceDir(instanceId), { recursive: true, force: true })
   }
 
-  /** Closes every open store. */
-  async close(): Promise<void> {
-    await Promise.all([...this.open.keys()].map((id) => this.release(id)))
+  /** Closes every instance's store, then the environment. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await Promise.all([...this.stores.keys()].map((id) => this.release(id)))
+      await this.db.close()
+    })()
+    return this.closing
   }
 
   private async release(instanceId: string): Promise<void> {
-    const store = this.open.get(instanceId)
-    this.open.delete(instanceId)
+    const store = this.stores.get(instanceId)
+    this.stores.delete(instanceId)
     await store?.close()
   }
 
-  private authDir(instanceId: string): string {
+  private async deleteEntries(instanceId: string): Promise<void> {
+    await this.db.transaction(() => {
+      for (const key of Array.from(this.db.getKeys(rangeOf(instanceId)))) void this.db.remove(key)
+    })
+  }
+
+  /** Imports an earlier version's environment of the instance, unless the shared one already has its data. */
+  private importLegacy(instanceId: string): void {
+    const dir = this.legacyDir(instanceId)
+    if (!existsSync(dir)) return
+    if (this.countEntries(instanceId) === 0) {
+      const prefix = prefixOf(instanceId)
+      const entries = readLegacyAuth(dir)
+      this.db.transactionSync(() => {
+        for (const [key, value] of entries) this.db.putSync(prefix + key, value)
+      })
+    }
+    rmSync(dir, { recursive: true, force: true })
+  }
+
+  private legacyDir(instanceId: string): string {
     return join(this.instanceDir(instanceId), 'auth')
   }
+}
+
+function prefixOf(instanceId: string): string {
+  if (instanceId === '' || instanceId.includes(SEPARATOR)) throw new Error(`bad instance id: ${instanceId}`)
+  return instanceId + SEPARATOR
+}
+
+function rangeOf(instanceId: string): { start: string; end: string } {
+  const start = prefixOf(instanceId)
+  return { start, end: `${instanceId}${AFTER_SEPARATOR}` }
 }

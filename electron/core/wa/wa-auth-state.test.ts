@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
 import { BufferJSON, initAuthCreds, proto } from '@whiskeysockets/baileys'
-import { bufferJson, InstanceAuthStore } from '../store/auth-store'
+import { AuthStore, bufferJson } from '../store/auth-store'
 import { isLinked, loadWaAuthState } from './wa-auth-state'
 
 const dir = mkdtempSync(join(tmpdir(), 'linkdesk-wa-auth-'))
@@ -18,7 +18,8 @@ test("the store's JSON is Baileys' BufferJSON, both ways", () => {
 })
 
 test('fresh creds are made once, saved on demand, and reload as the same identity; app-state keys revive', async () => {
-  const store = InstanceAuthStore.open(join(dir, 'a'))
+  const auth = new AuthStore(dir)
+  const store = auth.forInstance('a')
   const first = loadWaAuthState(store)
   assert.equal(isLinked(first.state.creds), false)
   first.state.creds.me = { id: '15551234567:3@s.whatsapp.net', name: 'Desk' }
@@ -33,10 +34,10 @@ test('fresh creds are made once, saved on demand, and reload as the same identit
     'app-state-sync-key': { AAAA: keyData as never },
     'lid-mapping': { x: '1@lid' as never },
   })
-  await store.close()
+  await auth.close()
 
-  const reopened = InstanceAuthStore.open(join(dir, 'a'))
-  const second = loadWaAuthState(reopened)
+  const reopenedAuth = new AuthStore(dir)
+  const second = loadWaAuthState(reopenedAuth.forInstance('a'))
   assert.deepEqual(
     Buffer.from(second.state.creds.noiseKey.private),
     Buffer.from(first.state.creds.noiseKey.private),
@@ -46,5 +47,5 @@ test('fresh creds are made once, saved on demand, and reload as the same identit
   assert.ok(AAAA instanceof proto.Message.AppStateSyncKeyData)
   assert.deepEqual(Buffer.from(AAAA.keyData!), Buffer.from([1, 2, 3]))
   assert.deepEqual(await second.state.keys.get('lid-mapping', ['x']), { x: '1@lid' })
-  await reopened.close()
+  await reopenedAuth.close()
 })

@@ -1,24 +1,29 @@
-// Child process for the crash test: writes key batches and creds as fast as it can until it is killed.
+// Child process for the crash test: writes key batches and creds of two instances as fast as it can until killed.
 import { randomBytes } from 'node:crypto'
-import { InstanceAuthStore } from '../auth-store'
+import { AuthStore } from '../auth-store'
 
-const dir = process.argv[2]
-if (!dir) throw new Error('usage: auth-store-writer <dir>')
-const store = InstanceAuthStore.open(dir)
-let seq = store.readCreds<{ seq: number }>()?.seq ?? 0
+const WRITER_INSTANCES = ['A', 'B']
+
+const dataDir = process.argv[2]
+if (!dataDir) throw new Error('usage: auth-store-writer <dataDir>')
+const auth = new AuthStore(dataDir)
+const stores = WRITER_INSTANCES.map((id) => auth.forInstance(id))
+let seq = stores[0]!.readCreds<{ seq: number }>()?.seq ?? 0
 let announced = false
 
 for (;;) {
   seq += 1
-  const sessions: Record<string, unknown> = {}
-  for (let i = 0; i < 40; i++) sessions[`s${i}`] = { seq, record: randomBytes(1024) }
-  const batch = { session: sessions, 'pre-key': { [`p${seq}`]: { seq }, [`p${seq - 1}`]: null } }
-  const keys = store.setKeys(batch)
-  const creds = store.writeCreds({ seq, noise: randomBytes(32) })
-  if (seq % 4 === 0) await Promise.all([keys, creds])
+  const writes: Array<Promise<void>> = []
+  for (const store of stores) {
+    const sessions: Record<string, unknown> = {}
+    for (let i = 0; i < 40; i++) sessions[`s${i}`] = { seq, record: randomBytes(1024) }
+    const batch = { session: sessions, 'pre-key': { [`p${seq}`]: { seq }, [`p${seq - 1}`]: null } }
+    writes.push(store.setKeys(batch), store.writeCreds({ seq, noise: randomBytes(32) }))
+  }
+  if (seq % 4 === 0) await Promise.all(writes)
   if (!announced) {
-    await creds
-    await store.committed()
+    await Promise.all(writes)
+    await Promise.all(stores.map((store) => store.committed()))
     process.stdout.write('writing\n')
     announced = true
   }

@@ -1,0 +1,58 @@
+/** Encrypts values at rest; the desktop shell passes one backed by the OS keychain (Electron safeStorage). */
+export interface AuthCipher {
+  encrypt(data: Buffer): Buffer
+  decrypt(data: Buffer): Buffer
+}
+
+/** First byte of an encrypted value; plain values are JSON text, which never starts with it. */
+const ENCRYPTED = 0x01
+
+/**
+ * JSON that keeps Buffers and Uint8Arrays, in the same shape as Baileys' `BufferJSON`
+ * (`{"type":"Buffer","data":"<base64>"}`), so a value written here reads back the way Baileys expects.
+ */
+export const bufferJson = {
+  replacer(this: unknown, _key: string, value: unknown): unknown {
+    if (Buffer.isBuffer(value) || value instanceof Uint8Array) {
+      return { type: 'Buffer', data: Buffer.from(value).toString('base64') }
+    }
+    if (isSerializedBuffer(value) && Array.isArray(value.data)) {
+      return { type: 'Buffer', data: Buffer.from(value.data as number[]).toString('base64') }
+    }
+    return value
+  },
+  reviver(_key: string, value: unknown): unknown {
+    if (isSerializedBuffer(value) && typeof value.data === 'string') return Buffer.from(value.data, 'base64')
+    if (typeof value === 'object' && value !== null && !Array.isArray(value) && isByteMap(value)) {
+      return Buffer.from(Object.values(value) as number[])
+    }
+    return value
+  },
+}
+
+function isSerializedBuffer(value: unknown): value is { type: 'Buffer'; data: unknown } {
+  return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'Buffer'
+}
+
+/** An object the reviver turns into a Buffer: only numeric keys, only number values (a JSON'd Uint8Array). */
+function isByteMap(value: object): boolean {
+  const keys = Object.keys(value)
+  if (keys.length === 0 || !keys.every((k) => !Number.isNaN(parseInt(k, 10)))) return false
+  return Object.values(value).every((v) => typeof v === 'number')
+}
+
+/** The stored bytes of a value: JSON text, or the marker byte and the cipher's output. */
+export function encodeValue(value: unknown, cipher: AuthCipher | undefined): Buffer {
+  const plain = Buffer.from(JSON.stringify(value, bufferJson.replacer), 'utf8')
+  return cipher ? Buffer.concat([Buffer.from([ENCRYPTED]), cipher.encrypt(plain)]) : plain
+}
+
+/** The value stored as `stored`; a plain value reads with or without a cipher, an encrypted one needs it. */
+export function decodeValue(stored: Uint8Array, cipher: AuthCipher | undefined): unknown {
+  let plain: Buffer = Buffer.from(stored)
+  if (plain[0] === ENCRYPTED) {
+    if (!cipher) throw new Error('the credentials are encrypted by the desktop app; open them there')
+    plain = cipher.decrypt(plain.subarray(1))
+  }
+  return JSON.parse(plain.toString('utf8'), bufferJson.reviver)
+}

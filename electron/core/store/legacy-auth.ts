@@ -1,0 +1,17 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { open } from 'lmdb'
+
+/**
+ * Every entry (key and stored bytes, encrypted or not) of a per-instance auth environment as earlier versions
+ * wrote it, in `instances/<id>/auth`. A folder without an LMDB data file has none.
+ */
+export function readLegacyAuth(dir: string): Array<[string, Buffer]> {
+  if (!existsSync(join(dir, 'data.mdb'))) return []
+  const db = open<Buffer, string>({ path: dir, encoding: 'binary', compression: false, readOnly: true })
+  try {
+    return [...db.getRange()].map(({ key, value }) => [key, Buffer.from(value)])
+  } finally {
+    void db.close()
+  }
+}
