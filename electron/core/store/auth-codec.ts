@@ -56,3 +56,58 @@ export function decodeValue(stored: Uint8Array, cipher: AuthCipher | undefined):
   }
   return JSON.parse(plain.toString('utf8'), bufferJson.reviver)
 }
+
+/** What `copyAsDecoded` answers for a value whose decoded form it cannot build exactly. */
+export const NOT_COPIED: unique symbol = Symbol('not copied')
+
+/**
+ * A fresh copy equal to what decoding the value's encoding gives (Uint8Arrays become Buffers, undefined
+ * properties are dropped), built without the JSON text. Anything it cannot mirror exactly (class instances,
+ * `toJSON`, non-finite numbers, the shapes the reviver rewrites) answers NOT_COPIED.
+ */
+export function copyAsDecoded(value: unknown): unknown {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value
+    case 'number':
+      return Number.isFinite(value) ? value + 0 : NOT_COPIED
+    case 'object':
+      if (value === null) return null
+      if (value instanceof Uint8Array) return Buffer.from(value)
+      return Array.isArray(value) ? copyArray(value) : copyObject(value)
+    default:
+      return NOT_COPIED
+  }
+}
+
+function copyArray(value: unknown[]): unknown {
+  const copy: unknown[] = []
+  for (const item of value) {
+    if (item === undefined || typeof item === 'function' || typeof item === 'symbol') {
+      copy.push(null)
+      continue
+    }
+    const itemCopy = copyAsDecoded(item)
+    if (itemCopy === NOT_COPIED) return NOT_COPIED
+    copy.push(itemCopy)
+  }
+  return copy
+}
+
+function copyObject(value: object): unknown {
+  const prototype: unknown = Object.getPrototypeOf(value)
+  if (prototype !== Object.prototype && prototype !== null) return NOT_COPIED
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function' || isSerializedBuffer(value)) {
+    return NOT_COPIED
+  }
+  const copy: Record<string, unknown> = {}
+  for (const [key, item] of Object.entries(value)) {
+    if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue
+    if (key === '__proto__') return NOT_COPIED
+    const itemCopy = copyAsDecoded(item)
+    if (itemCopy === NOT_COPIED) return NOT_COPIED
+    copy[key] = itemCopy
+  }
+  return isByteMap(copy) ? NOT_COPIED : copy
+}

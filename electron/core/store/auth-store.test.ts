@@ -106,6 +106,60 @@ describe('InstanceAuthStore', () => {
   })
 })
 
+describe('read-only reads', () => {
+  test('share one decoded value until a write replaces it with a copy of what was written', async () => {
+    const auth = new AuthStore(tempDir())
+    const store = auth.forInstance('A')
+    await store.setKeys({ session: { a: { n: 1, key: Buffer.from([1]) } } })
+    const first = store.getKeys('session', ['a'], { readOnly: true }).a
+    assert.equal(store.getKeys('session', ['a'], { readOnly: true }).a, first)
+    assert.notEqual(store.getKeys('session', ['a']).a, first, 'other reads decode a fresh value')
+
+    const written = { n: 2, key: new Uint8Array([2]), gone: undefined }
+    await store.setKeys({ session: { a: written } })
+    written.n = 99
+    const cached = store.getKeys('session', ['a'], { readOnly: true }).a
+    assert.deepEqual(cached, { n: 2, key: Buffer.from([2]) })
+    assert.ok(Buffer.isBuffer((cached as any).key), 'as decoding would give it')
+    assert.deepEqual(store.getKeys('session', ['a']).a, cached)
+
+    await store.setKeys({ session: { a: null } })
+    assert.deepEqual(store.getKeys('session', ['a'], { readOnly: true }), {})
+    await auth.close()
+  })
+
+  test('a written value that cannot be copied exactly leaves the cache and is decoded on the next read', async () => {
+    const auth = new AuthStore(tempDir())
+    const store = auth.forInstance('A')
+    await store.setKeys({ tctoken: { a: { token: Buffer.from([1]) } } })
+    store.getKeys('tctoken', ['a'], { readOnly: true })
+    class Token {
+      token = Buffer.from([2])
+    }
+    await store.setKeys({ tctoken: { a: new Token() } })
+    const read = store.getKeys('tctoken', ['a'], { readOnly: true }).a
+    assert.ok(!(read instanceof Token))
+    assert.deepEqual(read, { token: Buffer.from([2]) })
+    await auth.close()
+  })
+
+  test('more keys than the cache holds still read back right', async () => {
+    const auth = new AuthStore(tempDir())
+    const store = auth.forInstance('A')
+    const sessions: Record<string, unknown> = {}
+    for (let i = 0; i < 1000; i++) sessions[`s${i}`] = { i, record: Buffer.alloc(600, i % 256) }
+    await store.setKeys({ session: sessions })
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < 1000; i++) {
+        const { [`s${i}`]: value } = store.getKeys('session', [`s${i}`], { readOnly: true }) as any
+        assert.equal(value.i, i)
+        assert.deepEqual(value.record, Buffer.alloc(600, i % 256))
+      }
+    }
+    await auth.close()
+  })
+})
+
 describe('AuthStore', () => {
   test('instances share one environment under their own prefixes, and closing one leaves the others open', async () => {
     const dataDir = tempDir()
@@ -131,6 +185,7 @@ describe('AuthStore', () => {
       await auth.forInstance(id).writeCreds({ me: id })
       await auth.forInstance(id).setKeys({ session: { s: { id } }, 'pre-key': { 1: { id }, 2: { id } } })
     }
+    auth.forInstance('A').getKeys('session', ['s'], { readOnly: true })
     await auth.forInstance('C').committed()
     assert.equal(auth.exists('A'), true)
     assert.equal(auth.countEntries('A'), 4)
@@ -139,7 +194,7 @@ describe('AuthStore', () => {
     assert.equal(auth.exists('A'), false)
     assert.equal(auth.countEntries('A'), 0)
     assert.equal(auth.forInstance('A').readCreds(), undefined)
-    assert.deepEqual(auth.forInstance('A').getKeys('session', ['s']), {})
+    assert.deepEqual(auth.forInstance('A').getKeys('session', ['s'], { readOnly: true }), {})
 
     mkdirSync(join(auth.instanceDir('B'), 'media'), { recursive: true })
     await auth.remove('B')

@@ -1,7 +1,8 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { open, type Database, type RootDatabase } from 'lmdb'
-import { type AuthCipher, decodeValue, encodeValue } from './auth-codec'
+import { type AuthCipher, copyAsDecoded, decodeValue, encodeValue, NOT_COPIED } from './auth-codec'
+import { BoundedCache } from './bounded-cache'
 import { readLegacyAuth } from './legacy-auth'
 
 export type { AuthCipher } from './auth-codec'
@@ -10,20 +11,32 @@ export { bufferJson } from './auth-codec'
 /** One `keys.set` batch: per key type, per id, a value to store or null to delete. */
 export type KeyBatch = Record<string, Record<string, unknown>>
 
+export interface KeyReadOptions {
+  /**
+   * The caller only reads the values and never changes them: they may be served from, and kept in, the
+   * instance's bounded cache of decoded values, shared with other such reads.
+   */
+  readOnly?: boolean
+}
+
 const CREDS_KEY = 'creds'
 const SEPARATOR = '\u0000'
 /** Sorts right after SEPARATOR: the exclusive end of a range of keys starting with `<prefix>\u0000`. */
 const AFTER_SEPARATOR = '\u0001'
 /** Uncommitted write transactions an instance may have queued before its writers wait for the disk. */
 const MAX_QUEUED = 64
+/** Decoded values an instance keeps for read-only reads, and their summed stored size. */
+const CACHE_ENTRIES = 256
+const CACHE_BYTES = 256 * 1024
 
-type Entry = { key: string; stored: Buffer | null }
+type Entry = { key: string; stored: Buffer | null; value: unknown }
 
 /**
  * One instance's credentials and Signal keys, under its own key prefix in the shared auth environment.
  * Every `setKeys` batch is one transaction, and writes (keys and creds alike) commit in call order, so a
  * process killed at any moment leaves the state of some earlier call: never half a batch. Values are read
- * from the memory-mapped file on demand, so pre-keys are not all held in the heap.
+ * from the memory-mapped file on demand, so pre-keys are not all held in the heap; read-only reads keep
+ * their decoded values in a small cache (bounded in entries and bytes) that every write of those keys updates.
  *
  * A write resolves once it is queued, not once LMDB committed it (about 0.9 ms later): Baileys awaits every
  * write inside its per-account transaction, so waiting for each commit would serialize every send and every
@@ -35,6 +48,7 @@ export class InstanceAuthStore {
   private closed = false
   /** Written values not committed yet (null: deleted), by key. */
   private readonly pending = new Map<string, Buffer | null>()
+  private readonly cache = new BoundedCache<string, unknown>(CACHE_ENTRIES, CACHE_BYTES)
   private lastCommit: Promise<unknown> = Promise.resolve()
   private queued = 0
   private failure: unknown
@@ -59,15 +73,28 @@ export class InstanceAuthStore {
 
   /** Saves the whole credentials document, ordered after every write asked before it. */
   async writeCreds(creds: unknown): Promise<void> {
-    await this.write([{ key: this.prefix + CREDS_KEY, stored: encodeValue(creds, this.cipher) }])
+    await this.write([
+      { key: this.prefix + CREDS_KEY, stored: encodeValue(creds, this.cipher), value: creds },
+    ])
   }
 
   /** The stored values of `ids` of one key type; ids without a value are left out. */
-  getKeys(type: string, ids: readonly string[]): Record<string, unknown> {
+  getKeys(type: string, ids: readonly string[], options: KeyReadOptions = {}): Record<string, unknown> {
     const found: Record<string, unknown> = {}
     for (const id of ids) {
-      const stored = this.stored(this.keyOf(type, id))
-      if (stored) found[id] = decodeValue(stored, this.cipher)
+      const key = this.keyOf(type, id)
+      if (options.readOnly) {
+        const cached = this.cache.get(key)
+        if (cached !== undefined) {
+          found[id] = cached
+          continue
+        }
+      }
+      const stored = this.stored(key)
+      if (!stored) continue
+      const value = decodeValue(stored, this.cipher)
+      if (options.readOnly) this.cache.set(key, value, stored.length)
+      found[id] = value
     }
     return found
   }
@@ -78,7 +105,11 @@ export class InstanceAuthStore {
     for (const [type, values] of Object.entries(batch)) {
       for (const [id, value] of Object.entries(values ?? {})) {
         const deleted = value === null || value === undefined
-        entries.push({ key: this.keyOf(type, id), stored: deleted ? null : encodeValue(value, this.cipher) })
+        entries.push({
+          key: this.keyOf(type, id),
+          stored: deleted ? null : encodeValue(value, this.cipher),
+          value,
+        })
       }
     }
     if (entries.length === 0) return
@@ -93,7 +124,10 @@ export class InstanceAuthStore {
     this.assertOpen()
     if (this.failure !== undefined)
       throw new Error('an earlier write of this auth store failed', { cause: this.failure })
-    for (const { key, stored } of entries) this.pending.set(key, stored)
+    for (const entry of entries) {
+      this.pending.set(entry.key, entry.stored)
+      this.updateCached(entry)
+    }
     this.queued += 1
     this.lastCommit = this.db
       .transaction(() => {
@@ -116,6 +150,14 @@ export class InstanceAuthStore {
     if (this.queued > MAX_QUEUED) await this.lastCommit
   }
 
+  /** A cached key takes the written value (a copy, as a read would decode it), or leaves the cache. */
+  private updateCached({ key, stored, value }: Entry): void {
+    if (!this.cache.has(key)) return
+    const copy = stored === null ? NOT_COPIED : copyAsDecoded(value)
+    if (copy === NOT_COPIED || stored === null) this.cache.delete(key)
+    else this.cache.set(key, copy, stored.length)
+  }
+
   /** Resolves once every write queued so far is committed. */
   async committed(): Promise<void> {
     await this.lastCommit
@@ -127,12 +169,13 @@ export class InstanceAuthStore {
     return this.db.getKeysCount({ start, end: `${start.slice(0, -1)}${AFTER_SEPARATOR}` })
   }
 
-  /** Waits for pending writes; the shared environment stays open. */
+  /** Waits for pending writes and drops what the instance holds in memory; the shared environment stays open. */
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
     await this.lastCommit
     await this.db.flushed
+    this.cache.clear()
   }
 
   /** A socket that outlives its instance's store (it is being torn down) gets an error, never a closed file. */

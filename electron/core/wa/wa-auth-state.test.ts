@@ -49,3 +49,31 @@ test('fresh creds are made once, saved on demand, and reload as the same identit
   assert.deepEqual(await second.state.keys.get('lid-mapping', ['x']), { x: '1@lid' })
   await reopenedAuth.close()
 })
+
+test('cached reads: app-state keys are new objects each read, values Baileys changes are never shared', async () => {
+  const auth = new AuthStore(join(dir, 'cache'))
+  const { state } = loadWaAuthState(auth.forInstance('c'))
+  await state.keys.set({
+    'app-state-sync-key': { K: { keyData: Buffer.from([1, 2]), timestamp: 5 } as never },
+    'device-list': { u: ['0', '1'] },
+    'sender-key-memory': { g: { 'a@s.whatsapp.net': true } },
+    session: { s: Buffer.from([3]) },
+  })
+  const { K: first } = await state.keys.get('app-state-sync-key', ['K'])
+  const { K: second } = await state.keys.get('app-state-sync-key', ['K'])
+  assert.ok(second instanceof proto.Message.AppStateSyncKeyData)
+  assert.notEqual(first, second)
+  first!.timestamp = 99
+  assert.equal(Number(second!.timestamp), 5)
+  assert.equal(Number((await state.keys.get('app-state-sync-key', ['K'])).K!.timestamp), 5)
+
+  ;(await state.keys.get('device-list', ['u'])).u!.push('2')
+  assert.deepEqual((await state.keys.get('device-list', ['u'])).u, ['0', '1'])
+  ;(await state.keys.get('sender-key-memory', ['g'])).g!['b@s.whatsapp.net'] = true
+  assert.deepEqual((await state.keys.get('sender-key-memory', ['g'])).g, { 'a@s.whatsapp.net': true })
+
+  const { s } = await state.keys.get('session', ['s'])
+  assert.equal((await state.keys.get('session', ['s'])).s, s, 'sessions are decoded once')
+  assert.deepEqual(Buffer.from(s!), Buffer.from([3]))
+  await auth.close()
+})

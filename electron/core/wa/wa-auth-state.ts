@@ -15,6 +15,22 @@ export interface WaAuthState {
   saveCreds(): Promise<void>
 }
 
+/**
+ * Key types whose values Baileys only reads (libsignal deserializes sessions and sender keys into new
+ * objects; identity keys, LID mappings and tokens are compared or copied; app-state keys are converted below
+ * into new objects), so reads may share one cached decoded value. Baileys changes device lists and
+ * sender-key memory in place, app-state versions are large, and a pre-key is read once before it is deleted:
+ * those are decoded afresh on every read.
+ */
+const READ_ONLY_TYPES: ReadonlySet<string> = new Set<keyof SignalDataTypeMap>([
+  'session',
+  'sender-key',
+  'identity-key',
+  'lid-mapping',
+  'tctoken',
+  'app-state-sync-key',
+])
+
 /** Loads the stored creds (or makes fresh, unlinked ones) and wraps the store as Baileys' SignalKeyStore. */
 export function loadWaAuthState(store: InstanceAuthStore): WaAuthState {
   const creds = store.readCreds<AuthenticationCreds>() ?? initAuthCreds()
@@ -22,7 +38,8 @@ export function loadWaAuthState(store: InstanceAuthStore): WaAuthState {
     creds,
     keys: {
       get: async <T extends keyof SignalDataTypeMap>(type: T, ids: string[]) => {
-        const found = store.getKeys(type, ids) as Record<string, SignalDataTypeMap[T]>
+        const readOnly = READ_ONLY_TYPES.has(type)
+        const found = store.getKeys(type, ids, { readOnly }) as Record<string, SignalDataTypeMap[T]>
         if (type === 'app-state-sync-key') {
           for (const [id, value] of Object.entries(found)) {
             found[id] = proto.Message.AppStateSyncKeyData.fromObject(
