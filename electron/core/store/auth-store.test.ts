@@ -36,6 +36,9 @@ async function writeLegacyAuth(dir: string, values: Record<string, unknown>, cip
   await db.close()
 }
 
+/** A key id long enough for lmdb to write its key without escapes, as it does for keys of 64 characters and more. */
+const LONG_ID = `120363776314219747298@g.us::${'1'.repeat(60)}::1`
+
 describe('InstanceAuthStore', () => {
   test('round-trips creds and keys with Buffers, Uint8Arrays and unknown key types', async () => {
     const dataDir = tempDir()
@@ -207,12 +210,44 @@ describe('AuthStore', () => {
     await auth.close()
   })
 
+  test('long keys stay in their instance: a wipe deletes them, and they are counted', async () => {
+    // Group sender keys and sender-key memory have keys of 64 characters and more.
+    const group = '120363776314219747298@g.us'
+    const senderKey = `${group}::168229437369622_1::1`
+    const auth = new AuthStore(tempDir())
+    const store = auth.forInstance('6584ECE663DF39866AAA68AF')
+    await store.setKeys({
+      'sender-key-memory': { [group]: { '1@lid': true } },
+      'sender-key': { [senderKey]: { k: 1 } },
+      session: { s: { n: 1 } },
+    })
+    await auth.forInstance('B').setKeys({ 'sender-key-memory': { [group]: { '2@lid': true } } })
+    await store.committed()
+    assert.equal(auth.countEntries('6584ECE663DF39866AAA68AF'), 3)
+    assert.equal(store.countKeys('sender-key-memory'), 1)
+
+    await auth.wipe('6584ECE663DF39866AAA68AF')
+    const after = auth.forInstance('6584ECE663DF39866AAA68AF')
+    assert.equal(auth.countEntries('6584ECE663DF39866AAA68AF'), 0)
+    assert.deepEqual(after.getKeys('sender-key-memory', [group]), {}, 'no memory of whom the old key went to')
+    assert.deepEqual(after.getKeys('sender-key', [senderKey]), {})
+    assert.deepEqual(auth.forInstance('B').getKeys('sender-key-memory', [group]), {
+      [group]: { '2@lid': true },
+    })
+    await auth.close()
+  })
+
   test("an earlier version's per-instance environment is imported once, then its folder deleted", async () => {
     const dataDir = tempDir()
     const legacy = join(dataDir, 'instances', 'OLD', 'auth')
     await writeLegacyAuth(
       legacy,
-      { creds: { me: 'old', key: Buffer.from([7]) }, 'session\u0000a': { n: 1 }, 'pre-key\u00001': { p: 1 } },
+      {
+        creds: { me: 'old', key: Buffer.from([7]) },
+        'session\u0000a': { n: 1 },
+        'pre-key\u00001': { p: 1 },
+        [`sender-key\u0000${LONG_ID}`]: { k: 2 },
+      },
       xorCipher,
     )
     const auth = new AuthStore(dataDir, xorCipher)
@@ -222,6 +257,7 @@ describe('AuthStore', () => {
     assert.deepEqual(store.readCreds(), { me: 'old', key: Buffer.from([7]) })
     assert.deepEqual(store.getKeys('session', ['a']), { a: { n: 1 } })
     assert.equal(store.countKeys('pre-key'), 1)
+    assert.deepEqual(store.getKeys('sender-key', [LONG_ID]), { [LONG_ID]: { k: 2 } }, 'long keys too')
     await store.writeCreds({ me: 'new' })
     await auth.close()
 
@@ -230,7 +266,7 @@ describe('AuthStore', () => {
     const reopened = new AuthStore(dataDir, xorCipher)
     assert.deepEqual(reopened.forInstance('OLD').readCreds(), { me: 'new' })
     assert.equal(existsSync(legacy), false)
-    assert.equal(reopened.countEntries('OLD'), 3)
+    assert.equal(reopened.countEntries('OLD'), 4)
     await reopened.close()
   })
 })

@@ -20,9 +20,16 @@ export interface KeyReadOptions {
 }
 
 const CREDS_KEY = 'creds'
-const SEPARATOR = '\u0000'
-/** Sorts right after SEPARATOR: the exclusive end of a range of keys starting with `<prefix>\u0000`. */
-const AFTER_SEPARATOR = '\u0001'
+/**
+ * Separates the instance id, the key type and the key id. Not NUL: lmdb's key encoding escapes characters
+ * below 5 only in keys shorter than 64 characters, so a long NUL-separated key (a sender key, the sender-key
+ * memory of a group) sorted outside its instance's range, and a wipe left it behind.
+ */
+const SEPARATOR = '\u001f'
+/** Sorts right after SEPARATOR: the exclusive end of a range of keys starting with `<prefix>\u001f`. */
+const AFTER_SEPARATOR = '\u0020'
+/** What separated a key's type and id in an earlier version's per-instance environment. */
+const LEGACY_SEPARATOR = '\u0000'
 /** Uncommitted write transactions an instance may have queued before its writers wait for the disk. */
 const MAX_QUEUED = 64
 /** Decoded values an instance keeps for read-only reads, and their summed stored size. */
@@ -288,7 +295,8 @@ export class AuthStore {
       const prefix = prefixOf(instanceId)
       const entries = readLegacyAuth(dir)
       this.db.transactionSync(() => {
-        for (const [key, value] of entries) this.db.putSync(prefix + key, value)
+        for (const [key, value] of entries)
+          this.db.putSync(prefix + key.replace(LEGACY_SEPARATOR, SEPARATOR), value)
       })
     }
     rmSync(dir, { recursive: true, force: true })

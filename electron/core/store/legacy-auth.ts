@@ -10,7 +10,11 @@ export function readLegacyAuth(dir: string): Array<[string, Buffer]> {
   if (!existsSync(join(dir, 'data.mdb'))) return []
   const db = open<Buffer, string>({ path: dir, encoding: 'binary', compression: false, readOnly: true })
   try {
-    return [...db.getRange()].map(({ key, value }) => [key, Buffer.from(value)])
+    // A long `<type>\0<id>` key reads back as [type, id] (lmdb escapes NUL in short keys only).
+    return [...db.getRange()].map(({ key, value }) => [
+      Array.isArray(key) ? key.join('\u0000') : key,
+      Buffer.from(value),
+    ])
   } finally {
     void db.close()
   }
