@@ -56,7 +56,11 @@ export function removeDataDirs(): void {
  * plus GC-and-report on SIGUSR2). Calls use the operator credential from the printed login URL: the per-token
  * limit of 600 requests a minute would otherwise cap every figure at 10 requests/s.
  */
-export async function startApp(controlUrl: string, dataDir = newDataDir()): Promise<AppProcess> {
+export async function startApp(
+  controlUrl: string,
+  dataDir = newDataDir(),
+  options: { profileDir?: string } = {},
+): Promise<AppProcess> {
   const started = await startNode(
     'app',
     [
@@ -72,7 +76,11 @@ export async function startApp(controlUrl: string, dataDir = newDataDir()): Prom
       '--log-level',
       process.env.BENCH_APP_LOG ?? 'warn',
     ],
-    { waitFor: ['api', 'ui-login'], nodeArgs: ['--expose-gc', ...cpuProfileArgs()], timeoutMs: 60_000 },
+    {
+      waitFor: ['api', 'ui-login'],
+      nodeArgs: ['--expose-gc', ...cpuProfileArgs(options.profileDir)],
+      timeoutMs: 60_000,
+    },
   )
   const apiBase = started.values.get('api') ?? ''
   const code = new URL(started.values.get('ui-login') ?? '').hash.replace(/^#login=/, '')
@@ -102,9 +110,10 @@ export async function startApp(controlUrl: string, dataDir = newDataDir()): Prom
   }
 }
 
-/** `--cpu-prof` for the app when BENCH_PROFILE_APP is set (profiles land in bench/.runs/profiles). */
-function cpuProfileArgs(): string[] {
-  return process.env.BENCH_PROFILE_APP ? ['--cpu-prof', '--cpu-prof-dir', 'bench/.runs/profiles'] : []
+/** `--cpu-prof` into `dir`, or into bench/.runs/profiles when BENCH_PROFILE_APP is set. */
+export function cpuProfileArgs(dir?: string): string[] {
+  const into = dir ?? (process.env.BENCH_PROFILE_APP ? 'bench/.runs/profiles' : undefined)
+  return into ? ['--cpu-prof', '--cpu-prof-dir', into] : []
 }
 
 /** The text a PNG data URI's QR code encodes. */

@@ -6,8 +6,8 @@ export const RESULTS_PATH = fileURLToPath(new URL('../results.md', import.meta.u
 
 const HEADER = `# Linkdesk benchmarks: the app beside raw Baileys
 
-Run with \`npm run bench\`, or one figure at a time: \`npm run bench:send\`, \`bench:receive\`, \`bench:memory\`,
-\`bench:start\`, \`bench:link\`.
+Run with \`npm run bench\`, or one figure at a time: \`npm run bench:send\`, \`bench:send-profile\`, \`bench:receive\`,
+\`bench:memory\`, \`bench:start\`, \`bench:link\`.
 
 Each figure runs both sides in one run, alternating which side goes first, against the same outside sandbox
 process: \`electron/headless/sandbox.ts\`, as \`npm run sandbox -- --port 0\` runs it.

@@ -26,10 +26,20 @@ export class RawProcess {
     return this.child.pid ?? 0
   }
 
-  static async start(wsUrl: string, rootKeyHex: string): Promise<RawProcess> {
+  /** Forks the raw worker; with `profileDir` it writes a CPU profile there when it stops. */
+  static async start(
+    wsUrl: string,
+    rootKeyHex: string,
+    options: { profileDir?: string } = {},
+  ): Promise<RawProcess> {
     const child = fork(fileURLToPath(new URL('./raw-worker.ts', import.meta.url)), [], {
       cwd: REPO,
-      execArgv: ['--expose-gc', '--import', 'tsx'],
+      execArgv: [
+        '--expose-gc',
+        '--import',
+        'tsx',
+        ...(options.profileDir ? ['--cpu-prof', '--cpu-prof-dir', options.profileDir] : []),
+      ],
       stdio: ['ignore', 'ignore', process.env.BENCH_VERBOSE ? 'inherit' : 'ignore', 'ipc'],
     })
     await new Promise<void>((resolve, reject) => {
