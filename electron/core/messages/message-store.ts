@@ -83,17 +83,18 @@ export class MessageStore {
     return content ? Uint8Array.from(content) : undefined
   }
 
-  /** Records a status if it moves the message forward; returns whether it did. */
+  /**
+   * Records a status if it moves the message forward; returns whether it did. Every write of this store goes
+   * through `put` on this thread, so reading the newest value (queued or committed) and queueing the next one
+   * in the same turn is atomic, with no write transaction held on the main thread.
+   */
   async advanceStatus(instanceId: string, id: string, status: DeliveryStatus): Promise<boolean> {
-    const key: Key = [instanceId, id]
-    return this.db.transaction(() => {
-      const stored = this.db.get(key)
-      if (!stored) return false
-      const current = stored.status
-      if (current && status !== 'failed' && STATUS_RANK[status] <= STATUS_RANK[current]) return false
-      void this.db.put(key, { ...stored, status })
-      return true
-    })
+    const stored = this.get(instanceId, id)
+    if (!stored) return false
+    const current = stored.status
+    if (current && status !== 'failed' && STATUS_RANK[status] <= STATUS_RANK[current]) return false
+    this.put([instanceId, id], { ...stored, status })
+    return true
   }
 
   /** The downloaded media of a message, if it was saved. */
@@ -127,6 +128,7 @@ export class MessageStore {
 
   /** Forgets everything of an instance (destroyed). */
   async dropInstance(instanceId: string): Promise<void> {
+    for (const key of this.pending.keys()) if (key.startsWith(`${instanceId}\u0000`)) this.pending.delete(key)
     for (const key of this.db.getKeys({ start: [instanceId], end: [instanceId, '\uffff'] })) {
       void this.db.remove(key)
     }

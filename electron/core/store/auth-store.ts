@@ -136,24 +136,21 @@ export class InstanceAuthStore {
       this.updateCached(entry)
     }
     this.queued += 1
-    this.lastCommit = this.db
-      .transaction(() => {
-        for (const { key, stored } of entries) {
-          if (stored === null) void this.db.remove(key)
-          else void this.db.put(key, stored)
-        }
-      })
-      .then(
-        () => {
-          this.queued -= 1
-          for (const { key, stored } of entries)
-            if (this.pending.get(key) === stored) this.pending.delete(key)
-        },
-        (error: unknown) => {
-          this.queued -= 1
-          this.failure = error
-        },
-      )
+    // Writes queued in one event turn commit in one transaction (lmdb's event-turn batching), in call order,
+    // on lmdb's write thread: the last one's promise resolves when they all are committed.
+    let written: Promise<unknown> = Promise.resolve()
+    for (const { key, stored } of entries)
+      written = stored === null ? this.db.remove(key) : this.db.put(key, stored)
+    this.lastCommit = written.then(
+      () => {
+        this.queued -= 1
+        for (const { key, stored } of entries) if (this.pending.get(key) === stored) this.pending.delete(key)
+      },
+      (error: unknown) => {
+        this.queued -= 1
+        this.failure = error
+      },
+    )
     if (this.queued > MAX_QUEUED) await this.lastCommit
   }
 
