@@ -112,7 +112,7 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     logger,
     connection: (instanceId) => instances.connection(instanceId),
     account: (instanceId) =>
-      registry.find(instanceId) ? (instances.status(instanceId).account ?? undefined) : undefined,
+      registry.find(instanceId) ? (instances.account(instanceId) ?? undefined) : undefined,
     apiBase: () => apiBase,
     ackTimeoutMs: config.timings.operationWaitMs,
   })
