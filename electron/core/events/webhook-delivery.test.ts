@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
+import { createServer, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { describe, test } from 'node:test'
+import { Agent } from 'undici'
 import { DEFAULT_EVENT_SETTINGS } from './event-settings'
-import { parseRetryAfter, retryDelayMs } from './webhook-delivery'
+import { attemptDelivery, parseRetryAfter, retryDelayMs } from './webhook-delivery'
 import { signWebhook, verifyWebhookSignature } from './webhook-signature'
 
 test('Retry-After is read as seconds or as an HTTP date', () => {
@@ -44,4 +47,59 @@ test('a signature verifies only with the same secret, timestamp and body', () =>
   assert.ok(!verifyWebhookSignature('whsec_a', '1700000001', '{"a":1}', signature))
   assert.ok(!verifyWebhookSignature('whsec_a', '1700000000', '{"a":2}', signature))
   assert.ok(!verifyWebhookSignature('whsec_a', '1700000000', '{"a":1}', 'sha256=00'))
+})
+
+describe('attemptDelivery against a real receiver', () => {
+  const event = {
+    event: 'message.received',
+    event_id: 'E1',
+    instance_id: 'I',
+    timestamp: '1',
+    data: {},
+  } as const
+
+  async function receiver(handle: (res: ServerResponse) => void) {
+    const server = createServer((req, res) => {
+      req.resume()
+      req.on('end', () => handle(res))
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const { port } = server.address() as AddressInfo
+    return { url: `http://127.0.0.1:${port}/hook`, close: () => server.close() }
+  }
+
+  function attempt(url: string, timeoutMs: number, stop = new AbortController().signal) {
+    const dispatcher = new Agent()
+    return attemptDelivery(
+      { url, secret: 'whsec_t', event, attempt: 1 },
+      { dispatcher, timeoutMs, now: Date.now, stop },
+    ).finally(() => dispatcher.destroy())
+  }
+
+  test('a receiver that does not answer in time is a retry, with the timeout named', async () => {
+    const open: ServerResponse[] = []
+    const hook = await receiver((res) => open.push(res))
+    const result = await attempt(hook.url, 150)
+    assert.equal(result.kind, 'retry')
+    assert.equal(result.kind === 'retry' && result.error, 'no answer within 150 ms')
+    for (const res of open) res.destroy()
+    hook.close()
+  })
+
+  test('stopping the core aborts an attempt in flight: neither success nor failure', async () => {
+    const open: ServerResponse[] = []
+    const hook = await receiver((res) => open.push(res))
+    const stop = new AbortController()
+    setTimeout(() => stop.abort(), 50)
+    assert.deepEqual(await attempt(hook.url, 5_000, stop.signal), { kind: 'aborted' })
+    for (const res of open) res.destroy()
+    hook.close()
+  })
+
+  test('a 2xx answer is delivered', async () => {
+    const hook = await receiver((res) => res.writeHead(204).end())
+    const result = await attempt(hook.url, 5_000)
+    assert.equal(result.kind, 'delivered')
+    hook.close()
+  })
 })
