@@ -1,7 +1,10 @@
 import { parseArgs } from 'node:util'
 import { ConfigError, type ConfigInput } from '../core/config'
 
-/** Reads `npm run serve -- [--port N] [--host H] [--data-dir DIR] [--sandbox | --sandbox-url URL]` and the env. */
+/**
+ * Reads `npm run serve -- [--port N] [--host H] [--data-dir DIR] [--sandbox | --sandbox-url URL]
+ * [--send-interval-ms N] [--requests-per-minute N] [--log-level L]` and the env.
+ */
 export function serveOptions(argv: string[], env: NodeJS.ProcessEnv): ConfigInput {
   let values
   try {
@@ -16,11 +19,16 @@ export function serveOptions(argv: string[], env: NodeJS.ProcessEnv): ConfigInpu
         'sandbox-url': { type: 'string' },
         'log-level': { type: 'string' },
         'send-interval-ms': { type: 'string' },
+        'requests-per-minute': { type: 'string' },
       },
     }))
   } catch (error) {
     throw new ConfigError((error as Error).message)
   }
+  const limits: ConfigInput['limits'] = {}
+  if (values['send-interval-ms'] !== undefined) limits.sendIntervalMs = values['send-interval-ms']
+  const perMinute = values['requests-per-minute'] ?? env.LINKDESK_REQUESTS_PER_MINUTE
+  if (perMinute !== undefined) limits.requestsPerMinute = perMinute
   return {
     port: values.port ?? env.LINKDESK_PORT,
     host: values.host ?? env.LINKDESK_HOST,
@@ -29,7 +37,6 @@ export function serveOptions(argv: string[], env: NodeJS.ProcessEnv): ConfigInpu
     sandboxUrl: values['sandbox-url'],
     logLevel: values['log-level'] ?? env.LINKDESK_LOG_LEVEL,
     accessToken: env.LINKDESK_ACCESS_TOKEN || undefined,
-    limits:
-      values['send-interval-ms'] !== undefined ? { sendIntervalMs: values['send-interval-ms'] } : undefined,
+    limits: Object.keys(limits).length > 0 ? limits : undefined,
   }
 }
