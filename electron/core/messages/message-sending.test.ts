@@ -319,6 +319,20 @@ describe('sending', () => {
     assert.match(body.message, new RegExp(NOBODY))
   })
 
+  test('a group that does not exist, or that the account is not in, is 422 recipient_not_found', async () => {
+    const { groupId } = await core.sandbox!.control.createGroup({
+      subject: 'Not ours',
+      participants: [ALICE, BOB],
+    })
+    for (const number of [groupId, '120363000000000001@g.us']) {
+      const { status, body } = await send({ number, type: 'text', message: 'hello?' })
+      assert.equal(status, 422, JSON.stringify(body))
+      assert.equal(body.code, 'recipient_not_found')
+      assert.match(body.message, new RegExp(number))
+    }
+    assert.equal(inbox(ALICE).filter((e) => e.chat === groupId).length, 0, 'nothing reached the group')
+  })
+
   test('bad input gets its code naming the field, and nothing is sent', async () => {
     const before = inbox(ALICE).length
     const cases: [Record<string, unknown>, number, string, RegExp][] = [

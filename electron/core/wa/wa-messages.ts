@@ -195,6 +195,22 @@ function upstreamError(error: unknown, what: string): AppError {
   return new AppError('upstream_failed', `The network refused the ${what}.`, { cause: error })
 }
 
+/**
+ * Reads a failed send. The network answers 404 (item-not-found) for a chat that is not there for this
+ * account, such as a group that does not exist or that it is not in (WhatsApp hides those): the caller's
+ * mistake, not a refusal by the network.
+ */
+function sendError(error: unknown, to: string): AppError {
+  if ((error as { data?: unknown })?.data === 404) {
+    return new AppError(
+      'recipient_not_found',
+      `${to} is not a chat of this account: a group must exist and have the account as a member.`,
+      { cause: error, details: { parameter: 'number' } },
+    )
+  }
+  return upstreamError(error, 'message')
+}
+
 /** The messaging operations over one open socket. */
 export function createWaConnection(
   socket: WASocket,
@@ -213,7 +229,7 @@ export function createWaConnection(
           'message',
         )
       } catch (error) {
-        throw upstreamError(error, 'message')
+        throw sendError(error, to)
       }
       if (!sent?.message || !sent.key.id)
         throw new AppError('upstream_failed', 'The network did not take the message.')
