@@ -33,7 +33,8 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     loggerInstance: log as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
-    return503OnClosing: true,
+    // Fastify's own 503 while closing has a bare body: the onRequest hook below answers with the envelope.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     clientErrorHandler: answerClientError,
@@ -55,7 +56,15 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
   })
   app.register(formBody)
 
+  // Requests that still arrive while the server closes (on an open keep-alive connection) are refused.
+  let closing = false
+  app.addHook('preClose', (done) => {
+    closing = true
+    done()
+  })
+
   app.addHook('onRequest', async (request) => {
+    if (closing) throw new AppError('unavailable', 'Linkdesk is shutting down.')
     if (!isAllowedHost(request.headers.host, options.configuredHost)) throw new AppError('forbidden_host')
     const origin = request.headers.origin
     if (origin !== undefined && !isAllowedOrigin(origin, options.configuredHost))
@@ -70,7 +79,9 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
 
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
     const appError = toAppError(error)
-    if (appError.status >= 500) log.error({ err: error, url: request.url.split('?')[0] }, 'request failed')
+    const refused = closing && appError.code === 'unavailable'
+    if (appError.status >= 500 && !refused)
+      log.error({ err: error, url: request.url.split('?')[0] }, 'request failed')
     sendError(reply, appError)
   })
 
