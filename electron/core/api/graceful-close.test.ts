@@ -47,9 +47,11 @@ test('closing the server lets an in-flight request finish and refuses new ones',
   const pending = fetch(`${url}/api/v1/slow`)
   await inFlight
   const closed = app.close()
+  await new Promise((resolve) => setTimeout(resolve, 20))
   release()
   const response = await pending
   assert.equal(response.status, 200)
+  assert.equal(response.headers.get('connection'), 'close', 'the busy connection ends with its answer')
   assert.equal((await response.json()).message, 'finished')
   await closed
   await assert.rejects(fetch(`${url}/api/v1/slow`), 'no new connections after close')

@@ -63,6 +63,12 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     done()
   })
 
+  // An answer sent while closing ends its connection: one busy when the close began would otherwise idle
+  // on until the keep-alive timeout before the close can finish.
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close')
+  })
+
   app.addHook('onRequest', async (request) => {
     if (closing) throw new AppError('unavailable', 'Linkdesk is shutting down.')
     if (!isAllowedHost(request.headers.host, options.configuredHost)) throw new AppError('forbidden_host')
