@@ -13,8 +13,8 @@ Each figure runs both sides in one run, alternating which side goes first, again
 process: \`electron/headless/sandbox.ts\`, as \`npm run sandbox -- --port 0\` runs it.
 
 * **The app** runs as its own process: \`npm run serve -- --sandbox-url <control> --send-interval-ms 0\`.
-  It is started through \`bench/harness/app-launcher.ts\`, which adds GC-and-report on SIGUSR2 and
-  \`BENCH_SEND_JITTER_MS\` and changes no product code.
+  It is started through \`bench/harness/app-launcher.ts\`, which adds GC-and-report on SIGUSR2 and changes no
+  product code.
 * **Raw Baileys 7.0.0-rc14** runs in its own process, \`bench/raw/raw-worker.ts\`, with in-memory keys and the
   app's socket options.
 
