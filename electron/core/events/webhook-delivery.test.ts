@@ -96,6 +96,14 @@ describe('attemptDelivery against a real receiver', () => {
     hook.close()
   })
 
+  test('an attempt made after the core stopped is aborted at once', async () => {
+    const hook = await receiver((res) => res.writeHead(204).end())
+    const stop = new AbortController()
+    stop.abort()
+    assert.deepEqual(await attempt(hook.url, 5_000, stop.signal), { kind: 'aborted' })
+    hook.close()
+  })
+
   test('a 2xx answer is delivered', async () => {
     const hook = await receiver((res) => res.writeHead(204).end())
     const result = await attempt(hook.url, 5_000)

@@ -42,7 +42,8 @@ export async function attemptDelivery(request_: AttemptRequest, deps: AttemptDep
     abort.abort()
   }, deps.timeoutMs)
   const onStop = () => abort.abort()
-  deps.stop.addEventListener('abort', onStop, { once: true })
+  if (deps.stop.aborted) abort.abort()
+  else deps.stop.addEventListener('abort', onStop, { once: true })
   const started = performance.now()
   const elapsed = () => Math.round((performance.now() - started) * 10) / 10
   try {
