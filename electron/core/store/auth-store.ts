@@ -1,8 +1,8 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { open, type Database, type RootDatabase } from 'lmdb'
+import { LRUCache } from 'lru-cache'
 import { type AuthCipher, copyAsDecoded, decodeValue, encodeValue, NOT_COPIED } from './auth-codec'
-import { BoundedCache } from './bounded-cache'
 import { readLegacyAuth } from './legacy-auth'
 
 export type { AuthCipher } from './auth-codec'
@@ -37,6 +37,8 @@ const CACHE_ENTRIES = 256
 const CACHE_BYTES = 256 * 1024
 
 type Entry = { key: string; stored: Buffer | null; value: unknown }
+/** What a stored value decodes to: JSON, never null (a null write deletes). */
+type Decoded = NonNullable<unknown>
 
 /**
  * One instance's credentials and Signal keys, under its own key prefix in the shared auth environment.
@@ -55,7 +57,8 @@ export class InstanceAuthStore {
   private closed = false
   /** Written values not committed yet (null: deleted), by key. */
   private readonly pending = new Map<string, Buffer | null>()
-  private readonly cache = new BoundedCache<string, unknown>(CACHE_ENTRIES, CACHE_BYTES)
+  /** Decoded values by key; an entry over CACHE_BYTES is never kept. */
+  private readonly cache = new LRUCache<string, Decoded>({ max: CACHE_ENTRIES, maxSize: CACHE_BYTES })
   private lastCommit: Promise<unknown> = Promise.resolve()
   private queued = 0
   private failure: unknown
@@ -100,7 +103,7 @@ export class InstanceAuthStore {
       const stored = this.stored(key)
       if (!stored) continue
       const value = decodeValue(stored, this.cipher)
-      if (options.readOnly) this.cache.set(key, value, stored.length)
+      if (options.readOnly) this.remember(key, value, stored.length)
       found[id] = value
     }
     return found
@@ -158,8 +161,13 @@ export class InstanceAuthStore {
   private updateCached({ key, stored, value }: Entry): void {
     if (!this.cache.has(key)) return
     const copy = stored === null ? NOT_COPIED : copyAsDecoded(value)
-    if (copy === NOT_COPIED || stored === null) this.cache.delete(key)
-    else this.cache.set(key, copy, stored.length)
+    if (stored === null || copy === NOT_COPIED) this.cache.delete(key)
+    else this.remember(key, copy, stored.length)
+  }
+
+  private remember(key: string, value: unknown, size: number): void {
+    if (value === null || value === undefined) this.cache.delete(key)
+    else this.cache.set(key, value, { size })
   }
 
   /** Resolves once every write queued so far is committed. */
