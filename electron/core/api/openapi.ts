@@ -15,6 +15,14 @@ function fieldSchema(spec: FieldSpec): Record<string, unknown> {
 
 const errorResponse = { $ref: '#/components/responses/Error' }
 
+/** An object schema; OpenAPI 3.0 forbids an empty `required`, so it is left out when nothing is required. */
+function objectSchema(
+  properties: Record<string, unknown>,
+  required: readonly string[],
+): Record<string, unknown> {
+  return { type: 'object', properties, ...(required.length > 0 ? { required } : {}) }
+}
+
 /** The OpenAPI 3 document of the API, made from the operation declarations so it cannot drift from them. */
 export function openApiDocument(
   operations: readonly Operation[],
@@ -65,11 +73,10 @@ export function openApiDocument(
       security: secured ? [{ accessToken: [] }, { bearer: [] }] : [],
       responses,
     }
-    const bodySchema = {
-      type: 'object',
-      properties: secured ? { access_token: { type: 'string' }, ...properties } : properties,
+    const bodySchema = objectSchema(
+      secured ? { access_token: { type: 'string' }, ...properties } : properties,
       required,
-    }
+    )
     for (const name of [operation.name, ...(operation.aliases ?? [])]) {
       paths[`/${name}`] = {
         get: { ...common, operationId: `${name.replace(/\W/g, '_')}_get`, parameters },
