@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { type ChildProcess, spawn } from 'node:child_process'
-import { rmSync } from 'node:fs'
+import { cpSync, rmSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { after, before, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
@@ -69,6 +69,52 @@ test('after a restart on the same data folder, linked instances reconnect with n
     assert.equal(core.registry.find(b)?.linked, false)
   } finally {
     await core.close()
+  }
+})
+
+test('a second copy logging in with the same device replaces the first (440), which stops without retrying until reconnect', async () => {
+  const dir = dataDir()
+  const phone = '15550300003'
+  let first: Core = await startCore({ dataDir: dir, sandboxUrl: controlUrl })
+  const id = await linkOver(first.apiBase, phone)
+  await waitForStatus(first, id, (s) => s.state === 'connected', 'connection')
+  await first.close()
+  const copy = dataDir()
+  cpSync(dir, copy, { recursive: true })
+
+  let logins = 0
+  const onLogin = (event: { phone: string }) => event.phone === phone && (logins += 1)
+  sandbox.control.events.on('login', onLogin)
+  first = await startCore({ dataDir: dir, sandboxUrl: controlUrl })
+  let second: Core | undefined
+  try {
+    await waitForStatus(first, id, (s) => s.state === 'connected', 'restored connection')
+    second = await startCore({ dataDir: copy, sandboxUrl: controlUrl })
+    await waitForStatus(second, id, (s) => s.state === 'connected', "the copy's connection")
+    const replaced = await waitForStatus(first, id, (s) => s.state === 'disconnected', 'the replaced state')
+    assert.equal(replaced.cause, 'connection_replaced')
+    assert.equal(replaced.lastError?.code, 440)
+    assert.equal(replaced.nextRetryAt, null)
+    assert.equal(first.registry.find(id)?.linked, true, 'the link is kept')
+
+    // Well past the longest backoff (1 s here): nobody reconnected, the copy keeps the session.
+    await new Promise((resolve) => setTimeout(resolve, 2500))
+    assert.equal(logins, 2)
+    assert.equal(first.instances.status(id).state, 'disconnected')
+    assert.equal(second.instances.status(id).state, 'connected')
+
+    // Reconnecting takes the session back; now the copy is the one replaced, and it stays so.
+    const { data } = await ok(first.apiBase, 'reconnect', { instance_id: id })
+    assert.match(data.id, new RegExp(`^${phone}:\\d+@s\\.whatsapp\\.net$`))
+    const other = await waitForStatus(second, id, (s) => s.state === 'disconnected', 'the copy replaced')
+    assert.equal(other.cause, 'connection_replaced')
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    assert.equal(logins, 3)
+    assert.equal(first.instances.status(id).state, 'connected')
+  } finally {
+    sandbox.control.events.off('login', onLogin)
+    await second?.close()
+    await first.close()
   }
 })
 

@@ -13,8 +13,8 @@ export const INSTANCE_STATES = [
 export type InstanceState = (typeof INSTANCE_STATES)[number]
 
 /**
- * Why an instance is in its state. `disconnected` with a StoppedCause (402/405/409 from the network) is not
- * retried until someone calls reconnect; with a LostCause it retries by itself with backoff.
+ * Why an instance is in its state. `disconnected` with a StoppedCause (402/405/409/440 from the network) is
+ * not retried until someone calls reconnect; with a LostCause it retries by itself with backoff.
  */
 export type InstanceCause =
   | 'created'

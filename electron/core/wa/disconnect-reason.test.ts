@@ -27,8 +27,8 @@ test('401 at login (Connection Failure) is rejected credentials; 403/406/411 als
   }
 })
 
-test('402, 405 and 409 stop and keep the credentials, each with its own cause', () => {
-  const causes = [402, 405, 409].map((code) =>
+test('402, 405, 409 and 440 stop and keep the credentials, each with its own cause', () => {
+  const causes = [402, 405, 409, 440].map((code) =>
     classifyClose(new Boom('Connection Failure', { statusCode: code })),
   )
   assert.deepEqual(
@@ -37,6 +37,7 @@ test('402, 405 and 409 stop and keep the credentials, each with its own cause', 
       ['stop', 'temporarily_banned'],
       ['stop', 'client_outdated'],
       ['stop', 'bad_user_agent'],
+      ['stop', 'connection_replaced'],
     ],
   )
 })
@@ -55,10 +56,9 @@ test('515 restarts at once; 408 QR refs ended is QR expiry, other 408s are a los
   assert.equal(refused.cause, 'network_error')
 })
 
-test('428, 440, 500, 503 and unknown errors retry; a 440 is never a logout', () => {
-  const retried = [428, 440, 500, 503].map((code) => classifyClose(new Boom('x', { statusCode: code })))
+test('428, 500, 503 and unknown errors retry', () => {
+  const retried = [428, 500, 503].map((code) => classifyClose(new Boom('x', { statusCode: code })))
   assert.ok(retried.every((v) => v.action === 'retry'))
-  assert.equal(retried[1]?.cause, 'connection_replaced')
   assert.equal(classifyClose(new Error('boom')).action, 'retry')
   assert.equal(classifyClose(undefined).action, 'retry')
 })

@@ -18,14 +18,9 @@ export type LoggedOutCause =
   | 'account_locked'
   | 'multidevice_mismatch'
   | 'account_banned'
-export type StoppedCause = 'temporarily_banned' | 'client_outdated' | 'bad_user_agent'
+export type StoppedCause = 'temporarily_banned' | 'client_outdated' | 'bad_user_agent' | 'connection_replaced'
 export type LostCause =
-  | 'connection_lost'
-  | 'connection_closed'
-  | 'connection_replaced'
-  | 'server_error'
-  | 'service_unavailable'
-  | 'network_error'
+  'connection_lost' | 'connection_closed' | 'server_error' | 'service_unavailable' | 'network_error'
 
 interface BoomLike {
   message?: unknown
@@ -78,7 +73,9 @@ export function classifyClose(error: unknown): CloseVerdict {
     case 428:
       return { action: 'retry', code, cause: 'connection_closed' }
     case 440:
-      return { action: 'retry', code, cause: 'connection_replaced' }
+      // Another client logged in with these credentials: reconnecting would only take the session back and
+      // start a fight between the two copies, so the user decides.
+      return { action: 'stop', code, cause: 'connection_replaced' }
     case 503:
       return { action: 'retry', code, cause: 'service_unavailable' }
     default:

@@ -26,7 +26,8 @@ const CAUSE_NEXT: Record<string, string> = {
   temporarily_banned: 'WhatsApp refuses this account for now: wait, then reconnect.',
   client_outdated: 'WhatsApp refuses this client version: update Linkdesk, then reconnect.',
   bad_user_agent: 'WhatsApp refused the connection: update Linkdesk, then reconnect.',
-  connection_replaced: 'Another session took over this account: reconnect to take it back.',
+  connection_replaced:
+    'Another client took over this session (the same link opened elsewhere). Linkdesk stopped so the two do not fight: close the other copy, then reconnect.',
   device_removed: 'The phone removed this linked device: link the account again.',
   account_banned: 'WhatsApp banned this account: it cannot be linked.',
 }
