@@ -1,3 +1,4 @@
+import { boundedCache, CACHE_LIMITS } from '../bounded-cache'
 import { AppError } from '../errors'
 
 interface Waiter {
@@ -8,26 +9,21 @@ interface Waiter {
 
 type Outcome = { ok: true } | { ok: false; errorCode: string | null }
 
-/** How long an ack that came before anyone waited for it is kept. */
-const EARLY_ACK_MS = 60_000
-
 /**
  * Lets a send wait for the network's acknowledgement of its message id: resolved by the server's ack (or any
  * later receipt), rejected by an error ack, upstream_timeout when neither comes in time.
  */
 export class AckTracker {
   private readonly waiters = new Map<string, Waiter>()
-  private readonly early = new Map<string, { outcome: Outcome; at: number }>()
-
-  constructor(private readonly now: () => number = Date.now) {}
+  /** Answers that came before anyone waited for them. */
+  private readonly early = boundedCache<string, Outcome>(CACHE_LIMITS.earlyAcks)
 
   /** Records the network's answer for a message; `remember` keeps it for a send that is not waiting yet. */
   settle(instanceId: string, id: string, outcome: Outcome, remember = true): void {
     const key = `${instanceId}\u0000${id}`
     const waiter = this.waiters.get(key)
     if (!waiter) {
-      if (remember && !this.early.has(key)) this.early.set(key, { outcome, at: this.now() })
-      this.prune()
+      if (remember && !this.early.has(key)) this.early.set(key, outcome)
       return
     }
     this.waiters.delete(key)
@@ -42,7 +38,7 @@ export class AckTracker {
     const known = this.early.get(key)
     if (known) {
       this.early.delete(key)
-      return known.outcome.ok ? Promise.resolve() : Promise.reject(rejected(known.outcome.errorCode))
+      return known.ok ? Promise.resolve() : Promise.reject(rejected(known.errorCode))
     }
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -68,14 +64,6 @@ export class AckTracker {
     }
     this.waiters.clear()
     this.early.clear()
-  }
-
-  private prune(): void {
-    const cutoff = this.now() - EARLY_ACK_MS
-    for (const [key, entry] of this.early) {
-      if (entry.at >= cutoff) break
-      this.early.delete(key)
-    }
   }
 }
 

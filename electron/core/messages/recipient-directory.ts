@@ -1,3 +1,5 @@
+import type { LRUCache } from 'lru-cache'
+import { boundedCache, CACHE_LIMITS } from '../bounded-cache'
 import { AppError } from '../errors'
 import type { Recipient } from './recipient'
 
@@ -5,18 +7,15 @@ import type { Recipient } from './recipient'
 export type NumberLookup = (phones: string[]) => Promise<Map<string, string>>
 
 export interface RecipientDirectoryOptions {
+  /** Replaces the clock in tests. */
   now?: () => number
-  /** How long a number found on the network is trusted. */
-  foundTtlMs?: number
-  /** How long a number not found stays refused before it is asked again (it may register meanwhile). */
+  /** How long a number not found stays refused (default CACHE_LIMITS.missingRecipientTtlMs). */
   missingTtlMs?: number
-  /** Entries kept per instance; the oldest go first. */
-  maxEntries?: number
 }
 
-interface Entry {
+/** What the network answered for a number: its chat id, or null when it has no account. */
+interface Answer {
   jid: string | null
-  expiresAt: number
 }
 
 /**
@@ -24,18 +23,12 @@ interface Entry {
  * number without an account would "succeed" and go nowhere) and caching the answers per instance.
  */
 export class RecipientDirectory {
-  private readonly entries = new Map<string, Map<string, Entry>>()
+  private readonly answers = new Map<string, LRUCache<string, Answer>>()
   private readonly pending = new Map<string, Promise<string | null>>()
-  private readonly now: () => number
-  private readonly foundTtlMs: number
   private readonly missingTtlMs: number
-  private readonly maxEntries: number
 
-  constructor(options: RecipientDirectoryOptions = {}) {
-    this.now = options.now ?? Date.now
-    this.foundTtlMs = options.foundTtlMs ?? 24 * 60 * 60_000
-    this.missingTtlMs = options.missingTtlMs ?? 5 * 60_000
-    this.maxEntries = options.maxEntries ?? 5000
+  constructor(private readonly options: RecipientDirectoryOptions = {}) {
+    this.missingTtlMs = options.missingTtlMs ?? CACHE_LIMITS.missingRecipientTtlMs
   }
 
   /** The chat id for this recipient; recipient_not_found when a phone number has no account. */
@@ -52,12 +45,12 @@ export class RecipientDirectory {
 
   /** Drops what is known for an instance (it was relinked to another account or destroyed). */
   forget(instanceId: string): void {
-    this.entries.delete(instanceId)
+    this.answers.delete(instanceId)
   }
 
   private async lookupPhone(instanceId: string, phone: string, lookup: NumberLookup): Promise<string | null> {
-    const cached = this.entries.get(instanceId)?.get(phone)
-    if (cached && cached.expiresAt > this.now()) return cached.jid
+    const cached = this.answers.get(instanceId)?.get(phone)
+    if (cached) return cached.jid
     const pendingKey = `${instanceId}\u0000${phone}`
     let request = this.pending.get(pendingKey)
     if (!request) {
@@ -74,17 +67,11 @@ export class RecipientDirectory {
   }
 
   private remember(instanceId: string, phone: string, jid: string | null): void {
-    let known = this.entries.get(instanceId)
+    let known = this.answers.get(instanceId)
     if (!known) {
-      known = new Map()
-      this.entries.set(instanceId, known)
+      known = boundedCache<string, Answer>(CACHE_LIMITS.recipients, this.options.now)
+      this.answers.set(instanceId, known)
     }
-    known.delete(phone)
-    known.set(phone, { jid, expiresAt: this.now() + (jid ? this.foundTtlMs : this.missingTtlMs) })
-    while (known.size > this.maxEntries) {
-      const oldest = known.keys().next().value
-      if (oldest === undefined) break
-      known.delete(oldest)
-    }
+    known.set(phone, { jid }, jid ? {} : { ttl: this.missingTtlMs })
   }
 }

@@ -9,8 +9,7 @@ import { Writable } from 'node:stream'
 import { createLogger } from '../logger'
 import { DEFAULT_TIMINGS } from '../config'
 import { fetchSandboxEndpoint, socketNetworkConfig } from './network-endpoint'
-import { RetryCounterCache } from './retry-counter-cache'
-import { socketConfig } from './wa-session'
+import { retryCounterCache, socketConfig } from './wa-session'
 
 const WHATSAPP_ROOT_KEY = Buffer.from(WA_CERT_DETAILS.PUBLIC_KEY)
 const EXTRA_CA_AT_START = process.env.NODE_EXTRA_CA_CERTS
@@ -22,7 +21,7 @@ function configFor(network: ReturnType<typeof socketNetworkConfig>) {
     timings: DEFAULT_TIMINGS,
     network,
     auth: { creds: {} as never, keys: { get: async () => ({}), set: async () => undefined } },
-    retryCounter: new RetryCounterCache(),
+    retryCounter: retryCounterCache(),
     getMessage: async () => undefined,
     groupMetadata: async () => undefined,
   })

@@ -1,6 +1,7 @@
 import makeWASocket, {
   type AuthenticationState,
   Browsers,
+  type CacheStore,
   type GroupMetadata,
   isJidBroadcast,
   isJidNewsletter,
@@ -10,13 +11,13 @@ import makeWASocket, {
   type UserFacingSocketConfig,
   type WASocket,
 } from '@whiskeysockets/baileys'
+import { boundedCache, CACHE_LIMITS } from '../bounded-cache'
 import type { Timings } from '../config'
 import type { Logger } from '../logger'
 import type { InstanceAuthStore } from '../store/auth-store'
 import { baileysLogger } from './baileys-logger'
 import { type CloseVerdict, classifyClose } from './disconnect-reason'
 import type { SocketNetworkConfig } from './network-endpoint'
-import { RetryCounterCache } from './retry-counter-cache'
 import { isLinked, loadWaAuthState, type WaAuthState } from './wa-auth-state'
 import { createWaConnection, mapInboundMessages, mapReceipts, mapStatusUpdates } from './wa-messages'
 import { listenForServerAcks } from './message-mapping'
@@ -29,7 +30,7 @@ export interface SocketConfigInput {
   timings: Timings
   network: SocketNetworkConfig
   auth: AuthenticationState
-  retryCounter: RetryCounterCache
+  retryCounter: CacheStore
   getMessage(id: string | null | undefined): Promise<proto.IMessage | undefined>
   groupMetadata(jid: string): Promise<GroupMetadata | undefined>
 }
@@ -83,7 +84,24 @@ export interface WaSessionOptions {
   events: WaSessionEvents
 }
 
-const GROUP_METADATA_TTL_MS = 5 * 60 * 1000
+/** Baileys' message retry counter; its flush is synchronous. */
+export interface RetryCounter extends CacheStore {
+  flushAll(): void
+}
+
+/** Baileys' message retry counter over a bounded cache: one per instance, kept across its sockets. */
+export function retryCounterCache(): RetryCounter {
+  const counts = boundedCache<string, NonNullable<unknown>>(CACHE_LIMITS.retryCounter)
+  return {
+    get: <T>(key: string) => counts.get(key) as T | undefined,
+    set: <T>(key: string, value: T) => {
+      if (value === undefined || value === null) counts.delete(key)
+      else counts.set(key, value)
+    },
+    del: (key) => counts.delete(key),
+    flushAll: () => counts.clear(),
+  }
+}
 
 /**
  * The Baileys adapter for one instance: owns at most one live socket at a time, builds a brand-new one for
@@ -96,8 +114,8 @@ export class WaSession {
   private auth: WaAuthState | undefined
   private qrSeen = false
   private isOpen = false
-  private readonly retryCounter = new RetryCounterCache()
-  private readonly groups = new Map<string, { metadata: GroupMetadata; expiresAt: number }>()
+  private readonly retryCounter = retryCounterCache()
+  private readonly groups = boundedCache<string, GroupMetadata>(CACHE_LIMITS.groupMetadata)
   private readonly log: Logger
 
   constructor(private readonly options: WaSessionOptions) {
@@ -309,11 +327,11 @@ export class WaSession {
 
   private async groupMetadata(jid: string): Promise<GroupMetadata | undefined> {
     const cached = this.groups.get(jid)
-    if (cached && cached.expiresAt > Date.now()) return cached.metadata
+    if (cached) return cached
     const socket = this.socket
     if (!socket) return undefined
     const metadata = await socket.groupMetadata(jid)
-    this.groups.set(jid, { metadata, expiresAt: Date.now() + GROUP_METADATA_TTL_MS })
+    this.groups.set(jid, metadata)
     return metadata
   }
 }
