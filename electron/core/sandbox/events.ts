@@ -8,8 +8,8 @@ export interface SandboxEventMap {
   receipt: [{ phone: string; device: number; ids: string[]; type: string; to: string }]
   /** A phone scanned a QR code and a new device was linked. */
   link: [{ phone: string; device: number; jid: string }]
-  /** A linked device logged in. */
-  login: [{ phone: string; device: number }]
+  /** A linked device logged in; `redelivered` are the ids of messages written to it again, unreceipted. */
+  login: [{ phone: string; device: number; redelivered: string[] }]
   /** A linked device's connection ended. */
   disconnect: [{ phone: string; device: number }]
 }

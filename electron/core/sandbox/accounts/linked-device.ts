@@ -1,10 +1,9 @@
 import type { ClientConnection } from '../transport/client-connection'
 import type { BinaryNode } from '../stanzas/binary-node'
 import type { PreKeyBundle } from '../signal/sim-device'
+import { DeviceMailbox } from './device-mailbox'
 
 const KEY_TYPE = Buffer.from([5])
-/** Queued stanzas kept for a device that is offline; older ones are dropped past this. */
-const OFFLINE_QUEUE_LIMIT = 1000
 
 export interface SignedPreKey {
   keyId: number
@@ -26,7 +25,8 @@ export class LinkedDevice {
   connection: ClientConnection | undefined
   removed = false
   historySent = false
-  private readonly offline: BinaryNode[] = []
+  /** What the device is still owed: messages until it receipts them, anything else while it is away. */
+  readonly mailbox = new DeviceMailbox()
 
   constructor(
     readonly id: number,
@@ -40,19 +40,12 @@ export class LinkedDevice {
     return this.connection?.isOpen ?? false
   }
 
-  /** Sends now if connected, otherwise keeps the stanza for the next login. */
+  /** Sends now if connected; keeps a message until its receipt, anything else if not sent. */
   deliver(stanza: BinaryNode): void {
     if (this.removed) return
-    if (this.connection?.isOpen) {
-      this.connection.send(stanza)
-      return
-    }
-    this.offline.push(stanza)
-    if (this.offline.length > OFFLINE_QUEUE_LIMIT) this.offline.shift()
-  }
-
-  takeOfflineQueue(): BinaryNode[] {
-    return this.offline.splice(0, this.offline.length)
+    const written = this.connection?.isOpen ?? false
+    if (written) this.connection?.send(stanza)
+    this.mailbox.hold(stanza, written)
   }
 
   /** A prekey bundle from the uploaded keys; each one-time prekey is handed out once. */

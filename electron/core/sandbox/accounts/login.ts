@@ -11,8 +11,9 @@ function refuse(connection: ClientConnection, reason: number): void {
 
 /**
  * A linked device logs in with its phone number, device id and Noise key (its only credential).
- * Unknown, removed or mismatching devices get `<failure reason="401">`. Queued stanzas follow the
- * `<success>`, marked offline, then the offline marker that releases Baileys' event buffer.
+ * Unknown, removed or mismatching devices get `<failure reason="401">`. What the device is still owed
+ * (stanzas queued while it was away, messages it never receipted) follows the `<success>`, marked offline,
+ * then the offline marker that releases Baileys' event buffer.
  */
 export function logIn(
   network: SandboxNetwork,
@@ -57,9 +58,12 @@ export function logIn(
       display_name: account.name,
     }),
   )
-  const queued = device.takeOfflineQueue()
+  const queued = device.mailbox.takeForLogin()
   for (const stanza of queued) connection.send({ ...stanza, attrs: { ...stanza.attrs, offline: '1' } })
   connection.send(node('ib', { from: SERVER_JID }, [node('offline', { count: String(queued.length) })]))
   log.debug({ phone, device: device.id, queued: queued.length }, 'linked device logged in')
-  network.events.emit('login', { phone, device: device.id })
+  const redelivered = queued
+    .filter((stanza) => stanza.tag === 'message')
+    .map((stanza) => stanza.attrs.id ?? '')
+  network.events.emit('login', { phone, device: device.id, redelivered })
 }

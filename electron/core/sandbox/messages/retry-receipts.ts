@@ -113,4 +113,5 @@ export async function handleClientReceipt(ctx: StanzaContext, receipt: BinaryNod
     to: attrs.to ?? '',
   })
   if (type === 'retry') await resendAfterRetry(ctx, receipt)
+  else ctx.session.device.mailbox.confirm(ids)
 }

@@ -12,6 +12,8 @@ export interface MemoryAuth {
   state: AuthenticationState
   /** Drops every Signal session with the given address prefix (e.g. a contact's LID user), as after data loss. */
   deleteSessions(prefix: string): number
+  /** The keys as they are now: calling the result puts them back, as after a crash that lost later writes. */
+  restorePoint(): () => void
 }
 
 export function createMemoryAuth(): MemoryAuth {
@@ -59,6 +61,13 @@ export function createMemoryAuth(): MemoryAuth {
         }
       }
       return deleted
+    },
+    restorePoint() {
+      const saved = [...data].map(([type, entries]) => [type, new Map(entries)] as const)
+      return () => {
+        data.clear()
+        for (const [type, entries] of saved) data.set(type, entries)
+      }
     },
   }
 }
