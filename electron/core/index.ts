@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
 import { Authenticator, UiCredential } from './api/auth'
 import { API_PREFIX, buildApi } from './api/build-api'
+import type { InstanceAccess } from './api/operation'
 import { eventOperations, streamAndMetricsRoutes } from './api/routes/event-routes'
 import { foundationOperations } from './api/routes/foundation-routes'
 import { instanceOperations } from './api/routes/instance-routes'
@@ -95,6 +96,7 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
   const metrics = new MetricsRegistry()
   metrics.register(events.metricsProvider())
   const eventDeps = { registry, events, metrics }
+  const access: InstanceAccess = (id, principal) => registry.accessible(id, principal)
   const instances = new InstanceManager({
     logger,
     timings: config.timings,
@@ -132,16 +134,17 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     configuredHost: config.host,
     version: APP_VERSION,
     auth,
+    access,
     operations: [
       ...foundationOperations({ registry, tokens, ui, version: APP_VERSION }),
       ...instanceOperations({ registry, instances }),
-      ...messageOperations({ registry, messages }),
-      ...eventOperations(eventDeps),
+      ...messageOperations({ messages }),
+      ...eventOperations({ ...eventDeps, access }),
       ...settingsOperations(config, sandbox !== undefined),
     ],
     plugins: [
       streamAndMetricsRoutes({ ...eventDeps, settings: config.events.stream, logger }),
-      mediaDownloadRoutes({ registry, messages }),
+      mediaDownloadRoutes({ messages }),
       uploadRoutes({ dataDir: config.dataDir, maxBytes: config.limits.mediaBytes, apiBase: () => apiBase }),
       ...(sandbox ? [sandboxRoutesPlugin(sandbox.control)] : []),
     ],

@@ -9,12 +9,15 @@ import type { Authenticator } from './auth'
 import { createHttpApp } from './http-app'
 import { UI_CSP } from './ui-csp'
 import { openApiDocument } from './openapi'
-import { type Operation, registerOperations } from './operation'
+import { type InstanceAccess, type Operation, registerOperations } from './operation'
 
 export const API_PREFIX = '/api/v1'
 
 /** Routes that are not flat operations (live stream, downloads, sandbox control), added under the API prefix. */
-export type RoutePlugin = (app: FastifyInstance, context: { auth: Authenticator; prefix: string }) => void
+export type RoutePlugin = (
+  app: FastifyInstance,
+  context: { auth: Authenticator; access: InstanceAccess; prefix: string },
+) => void
 
 export interface ApiOptions {
   logger: Logger
@@ -22,6 +25,8 @@ export interface ApiOptions {
   configuredHost: string
   version: string
   auth: Authenticator
+  /** The instance a caller may touch (the registry's ownership check). */
+  access: InstanceAccess
   operations: readonly Operation[]
   plugins?: readonly RoutePlugin[]
   /** The built renderer, served at `/`. */
@@ -38,8 +43,9 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     knownPaths: () => knownPaths,
   })
 
-  registerOperations(app, API_PREFIX, options.operations, options.auth, knownPaths)
-  for (const plugin of options.plugins ?? []) plugin(app, { auth: options.auth, prefix: API_PREFIX })
+  const { auth, access } = options
+  registerOperations(app, API_PREFIX, options.operations, auth, access, knownPaths)
+  for (const plugin of options.plugins ?? []) plugin(app, { auth, access, prefix: API_PREFIX })
 
   const document = openApiDocument(options.operations, {
     version: options.version,

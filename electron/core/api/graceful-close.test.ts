@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { DEFAULT_LIMITS } from '../config'
 import { silentLogger } from '../logger'
+import { InstanceRegistry } from '../instances/instance-registry'
 import { SettingsStore } from '../store/settings-store'
 import { TokenService } from '../tokens/token-service'
 import { mkdtempSync } from 'node:fs'
@@ -29,13 +30,16 @@ async function slowApi() {
       return { status: 'success', message: 'finished' }
     },
   })
-  const tokens = new TokenService(new SettingsStore(mkdtempSync(join(tmpdir(), 'linkdesk-close-'))))
+  const settings = new SettingsStore(mkdtempSync(join(tmpdir(), 'linkdesk-close-')))
+  const tokens = new TokenService(settings)
+  const registry = new InstanceRegistry(settings)
   const app = await buildApi({
     logger: silentLogger(),
     limits: DEFAULT_LIMITS,
     configuredHost: '127.0.0.1',
     version: 'test',
     auth: new Authenticator(tokens, new UiCredential(), 100),
+    access: (id, principal) => registry.accessible(id, principal),
     operations: [slow],
   })
   const url = await app.listen({ host: '127.0.0.1', port: 0 })

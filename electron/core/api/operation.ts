@@ -1,20 +1,38 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError } from '../errors'
+import type { InstanceRecord } from '../store/settings-store'
 import { type Authenticator, type Principal, presentedToken } from './auth'
-import { type Fields, type ParamsOf, mergeRawParams, readParams } from './params'
+import { type FieldSpec, type Fields, type ParamsOf, mergeRawParams, readParams } from './params'
 
-export interface OperationContext<P> {
+/**
+ * The instance a caller may touch: its record, or instance_not_found, answered alike for an unknown id and
+ * for another token's instance. Every operation and route that acts on an instance goes through it.
+ */
+export type InstanceAccess = (instanceId: string, principal: Principal) => InstanceRecord
+
+export interface OperationContext<P, I extends boolean = boolean> {
   params: P
   principal: Principal
+  /** The caller's instance named by `instance_id`, for operations declared with `instance: true`. */
+  instance: I extends true ? InstanceRecord : undefined
   request: FastifyRequest
   reply: FastifyReply
 }
+
+/** The `instance_id` parameter of every operation that acts on one instance. */
+export const INSTANCE_ID_FIELD = {
+  type: 'string',
+  required: true,
+  maxLength: 64,
+  description: 'The instance id from create_instance.',
+  example: '609ACF283XXXX6F2E1B0A4C5',
+} as const satisfies FieldSpec
 
 /**
  * One API operation: a flat name under the API root answering GET and POST alike, its parameters (read
  * from query and body), who may call it, and what it returns. The OpenAPI document is made from these.
  */
-export interface Operation<F extends Fields = Fields> {
+export interface Operation<F extends Fields = Fields, I extends boolean = boolean> {
   name: string
   aliases?: readonly string[]
   tag: string
@@ -23,14 +41,22 @@ export interface Operation<F extends Fields = Fields> {
   fields: F
   /** token: scripts and the window; operator: the window only; none: anyone on this machine. */
   auth: 'token' | 'operator' | 'none'
+  /**
+   * Acts on one instance: an `instance_id` parameter is declared for it, and the instance is resolved for
+   * the caller (instance_not_found otherwise) before `handle` runs, which receives it as `instance`.
+   */
+  instance?: I
   /** An example success body, shown in the docs. */
   example?: Record<string, unknown>
-  handle(context: OperationContext<ParamsOf<F>>): Promise<unknown> | unknown
+  handle(context: OperationContext<ParamsOf<F>, I>): Promise<unknown> | unknown
 }
 
-/** Declares an operation, keeping its parameter types. */
-export function defineOperation<F extends Fields>(operation: Operation<F>): Operation<F> {
-  return operation
+/** Declares an operation, keeping its parameter types; one that acts on an instance gets `instance_id`. */
+export function defineOperation<F extends Fields, const I extends boolean = false>(
+  operation: Operation<F, I>,
+): Operation<F, I> {
+  if (!operation.instance) return operation
+  return { ...operation, fields: { instance_id: INSTANCE_ID_FIELD, ...operation.fields } }
 }
 
 /** Registers each operation (and its aliases) for GET and POST under `prefix`. */
@@ -39,6 +65,7 @@ export function registerOperations(
   prefix: string,
   operations: readonly Operation[],
   auth: Authenticator,
+  access: InstanceAccess,
   knownPaths: Set<string>,
 ): void {
   for (const operation of operations) {
@@ -46,7 +73,8 @@ export function registerOperations(
       const raw = mergeRawParams(request.query, request.body)
       const principal = principalFor(operation, auth, request, raw)
       const params = readParams(operation.fields, raw)
-      const result = await operation.handle({ params, principal, request, reply })
+      const instance = operation.instance ? access(String(params.instance_id), principal) : undefined
+      const result = await operation.handle({ params, principal, instance, request, reply })
       if (reply.sent) return reply
       return result
     }

@@ -44,7 +44,8 @@ type DestroyedListener = (oldId: string, newId: string) => void
 
 /**
  * The live instances: one state machine (and Baileys adapter) per registry record, created on first use,
- * restored at start when linked, staggered. Callers check ownership with the registry first.
+ * restored at start when linked, staggered. Callers resolve the instance for their caller first (the API's
+ * InstanceAccess); an id with no record is instance_not_found here too.
  */
 export class InstanceManager {
   private readonly runtimes = new Map<string, InstanceRuntime>()
@@ -161,7 +162,7 @@ export class InstanceManager {
     if (runtime) return runtime
     if (this.closed) throw new AppError('unavailable', 'Linkdesk is shutting down.')
     const record = this.options.registry.find(instanceId)
-    if (!record) throw new Error(`no registry record for ${instanceId}`)
+    if (!record) throw new AppError('instance_not_found')
     const { logger, timings, authStore, network, registry } = this.options
     const log = logger.child({ module: 'instance', instanceId })
     runtime = new InstanceRuntime(

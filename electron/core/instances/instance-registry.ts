@@ -37,8 +37,11 @@ export class InstanceRegistry {
     return record
   }
 
-  /** The instance if it exists and the caller may use it; otherwise 404 without saying which. */
-  get(id: string, principal: Principal): InstanceRecord {
+  /**
+   * The instance this caller may touch: its record, or instance_not_found for an unknown id and for another
+   * token's instance alike, so an id never reveals that it exists. The API's one ownership check.
+   */
+  accessible(id: string, principal: Principal): InstanceRecord {
     const record = this.store.instances()[id]
     if (!record || !ownedBy(record, principal)) throw new AppError('instance_not_found')
     return record

@@ -11,7 +11,7 @@ import { type InstanceRegistry, newWebhookSecret } from '../../instances/instanc
 import type { Logger } from '../../logger'
 import { type Principal, presentedToken } from '../auth'
 import type { RoutePlugin } from '../build-api'
-import { defineOperation, type Operation } from '../operation'
+import { defineOperation, INSTANCE_ID_FIELD, type InstanceAccess, type Operation } from '../operation'
 import { checks, readParams, type FieldSpec } from '../params'
 
 export interface EventRoutesDeps {
@@ -20,19 +20,17 @@ export interface EventRoutesDeps {
   metrics: MetricsRegistry
 }
 
-const instanceId = {
-  type: 'string',
-  required: true,
-  maxLength: 64,
-  description: 'The instance id.',
-  example: '609ACF283XXXX6F2E1B0A4C5',
-} as const
-const optionalInstanceId = { ...instanceId, required: false, description: 'Only this instance.' } as const
+const optionalInstanceId = {
+  ...INSTANCE_ID_FIELD,
+  required: false,
+  description: 'Only this instance.',
+} as const satisfies FieldSpec
 const eventId = {
   type: 'string',
   required: true,
   maxLength: 26,
   description: 'The event id (event_id of the envelope).',
+  example: '01JD5Q3R8M6W2V9T0K4N7XH1CZ',
   check: (value: string) => (isEventId(value) ? undefined : 'is not an event id.'),
 } as const satisfies FieldSpec
 const pageFields = {
@@ -61,10 +59,11 @@ export function visibleTo(principal: Principal): (owner: string | null) => boole
  */
 function instanceFilter(
   registry: InstanceRegistry,
+  access: InstanceAccess,
   id: string | undefined,
   principal: Principal,
 ): string | undefined {
-  if (id !== undefined && registry.find(id)) registry.get(id, principal)
+  if (id !== undefined && registry.find(id)) access(id, principal)
   return id
 }
 
@@ -79,8 +78,8 @@ function pageOf(params: { cursor?: string; limit?: number; order?: string; since
 }
 
 /** set_webhook (as the seed), the webhook secret, the event and delivery logs, redelivery, test events. */
-export function eventOperations(deps: EventRoutesDeps): Operation[] {
-  const { registry, events } = deps
+export function eventOperations(deps: EventRoutesDeps & { access: InstanceAccess }): Operation[] {
+  const { registry, events, access } = deps
   return [
     defineOperation({
       name: 'set_webhook',
@@ -91,8 +90,8 @@ export function eventOperations(deps: EventRoutesDeps): Operation[] {
         'not delivered later when it is switched on. Deliveries are signed with the instance’s webhook secret ' +
         '(get_webhook).',
       auth: 'token',
+      instance: true,
       fields: {
-        instance_id: instanceId,
         webhook_url: {
           type: 'string',
           required: true,
@@ -104,13 +103,12 @@ export function eventOperations(deps: EventRoutesDeps): Operation[] {
         enable: { type: 'boolean', required: true, description: 'true or false.', example: true },
       },
       example: { status: 'success', message: 'Webhook saved and enabled' },
-      handle: ({ params, principal }) => {
-        registry.get(params.instance_id, principal)
-        registry.update(params.instance_id, (record) => ({
+      handle: ({ params, instance }) => {
+        registry.update(instance.id, (record) => ({
           ...record,
           webhook: { ...record.webhook, url: params.webhook_url, enable: params.enable },
         }))
-        events.webhookChanged(params.instance_id)
+        events.webhookChanged(instance.id)
         return { status: 'success', message: `Webhook saved and ${params.enable ? 'enabled' : 'disabled'}` }
       },
     }),
@@ -119,16 +117,18 @@ export function eventOperations(deps: EventRoutesDeps): Operation[] {
       tag: 'Webhooks',
       summary: 'The instance’s webhook: URL, whether it is on, and the secret that signs deliveries.',
       auth: 'token',
-      fields: { instance_id: instanceId },
+      instance: true,
+      fields: {},
       example: {
         status: 'success',
         message: 'Webhook settings',
         webhook: { url: 'http://127.0.0.1:3000/webhook', enable: true, secret: 'whsec_…' },
       },
-      handle: ({ params, principal }) => {
-        const { webhook } = registry.get(params.instance_id, principal)
-        return { status: 'success', message: 'Webhook settings', webhook }
-      },
+      handle: ({ instance }) => ({
+        status: 'success',
+        message: 'Webhook settings',
+        webhook: instance.webhook,
+      }),
     }),
     defineOperation({
       name: 'rotate_webhook_secret',
@@ -136,16 +136,16 @@ export function eventOperations(deps: EventRoutesDeps): Operation[] {
       summary:
         'Replace the webhook secret; deliveries from now on (retries included) are signed with the new one.',
       auth: 'token',
-      fields: { instance_id: instanceId },
+      instance: true,
+      fields: {},
       example: {
         status: 'success',
         message: 'Webhook secret replaced: update your receiver',
         secret: 'whsec_…',
       },
-      handle: ({ params, principal }) => {
-        registry.get(params.instance_id, principal)
+      handle: ({ instance }) => {
         const secret = newWebhookSecret()
-        registry.update(params.instance_id, (record) => ({
+        registry.update(instance.id, (record) => ({
           ...record,
           webhook: { ...record.webhook, secret },
         }))
@@ -157,14 +157,14 @@ export function eventOperations(deps: EventRoutesDeps): Operation[] {
       tag: 'Webhooks',
       summary: 'Send a webhook.test event to the instance’s webhook (it must be on).',
       auth: 'token',
-      fields: { instance_id: instanceId },
+      instance: true,
+      fields: {},
       example: { status: 'success', message: 'Test event queued for delivery', event_id: '01JD…' },
-      handle: ({ params, principal }) => {
-        const record = registry.get(params.instance_id, principal)
-        if (!activeWebhook(record)) {
+      handle: ({ instance }) => {
+        if (!activeWebhook(instance)) {
           throw new AppError('conflict', 'The webhook is off: set a webhook_url with enable=true first.')
         }
-        const event = events.emit(record.id, 'webhook.test', { message: 'Test event from Linkdesk' })
+        const event = events.emit(instance.id, 'webhook.test', { message: 'Test event from Linkdesk' })
         return { status: 'success', message: 'Test event queued for delivery', event_id: event.event_id }
       },
     }),
@@ -197,7 +197,7 @@ export function eventOperations(deps: EventRoutesDeps): Operation[] {
         await events.settled()
         const page = events.events.page(
           {
-            instanceId: instanceFilter(registry, params.instance_id, principal),
+            instanceId: instanceFilter(registry, access, params.instance_id, principal),
             event: params.event as EventName | undefined,
             visible: visibleTo(principal),
           },
@@ -246,7 +246,7 @@ export function eventOperations(deps: EventRoutesDeps): Operation[] {
         await events.settled()
         const page = events.deliveries.page(
           {
-            instanceId: instanceFilter(registry, params.instance_id, principal),
+            instanceId: instanceFilter(registry, access, params.instance_id, principal),
             eventId: params.event_id,
             outcome: params.outcome as AttemptOutcome | undefined,
             visible: visibleTo(principal),
@@ -266,15 +266,15 @@ export function eventOperations(deps: EventRoutesDeps): Operation[] {
       tag: 'Events',
       summary: 'Deliver one logged event again to the instance’s webhook as it is now.',
       auth: 'token',
-      fields: { instance_id: instanceId, event_id: eventId },
+      instance: true,
+      fields: { event_id: eventId },
       example: {
         status: 'success',
         message: 'Event queued for delivery',
         event_id: '01JD5Q3R8M6W2V9T0K4N7XH1CZ',
       },
-      handle: async ({ params, principal }) => {
-        registry.get(params.instance_id, principal)
-        await events.redeliver(params.instance_id, params.event_id)
+      handle: async ({ params, instance }) => {
+        await events.redeliver(instance.id, params.event_id)
         return { status: 'success', message: 'Event queued for delivery', event_id: params.event_id }
       },
     }),
@@ -283,11 +283,11 @@ export function eventOperations(deps: EventRoutesDeps): Operation[] {
       tag: 'Events',
       summary: 'Deliver again every event of the instance whose delivery failed, oldest first.',
       auth: 'token',
-      fields: { instance_id: instanceId },
+      instance: true,
+      fields: {},
       example: { status: 'success', message: '3 failed events queued for delivery', count: 3 },
-      handle: async ({ params, principal }) => {
-        registry.get(params.instance_id, principal)
-        const count = await events.redeliverFailed(params.instance_id)
+      handle: async ({ instance }) => {
+        const count = await events.redeliverFailed(instance.id)
         return {
           status: 'success',
           message: `${count} failed event${count === 1 ? '' : 's'} queued for delivery`,
@@ -314,7 +314,7 @@ export function streamAndMetricsRoutes(
   deps: EventRoutesDeps & { settings: StreamSettings; logger: Logger },
 ): RoutePlugin {
   const log = deps.logger.child({ module: 'live-stream' })
-  return (app, { auth, prefix }) => {
+  return (app, { auth, access, prefix }) => {
     const clients = new Set<EventStreamClient>()
     app.get(`${prefix}/stream`, async (request, reply) => {
       const query = (request.query ?? {}) as Record<string, unknown>
@@ -326,7 +326,7 @@ export function streamAndMetricsRoutes(
         throw new AppError('invalid_parameter', 'Last-Event-ID is not an event id.')
       }
       const filter = {
-        instanceId: instanceFilter(deps.registry, params.instance_id, principal),
+        instanceId: instanceFilter(deps.registry, access, params.instance_id, principal),
         event: params.event as EventName | undefined,
         visible: visibleTo(principal),
       }

@@ -9,14 +9,6 @@ export interface InstanceRoutesDeps {
   instances: InstanceManager
 }
 
-const instanceIdField = {
-  type: 'string',
-  required: true,
-  maxLength: 64,
-  description: 'The instance id from create_instance.',
-  example: '609ACF283XXXX6F2E1B0A4C5',
-} as const
-
 const phoneField = {
   type: 'string',
   required: true,
@@ -71,15 +63,15 @@ export function instanceOperations({ registry, instances }: InstanceRoutesDeps):
         'Answers once the first QR code exists. While a QR wait runs it answers the current code; the code rotates, ' +
         'and qr.update events carry each new one. 409 already_linked when the instance is linked.',
       auth: 'token',
-      fields: { instance_id: instanceIdField },
+      instance: true,
+      fields: {},
       example: {
         status: 'success',
         message: 'Scan this QR code with WhatsApp',
         base64: 'data:image/png;base64,iVBORw0KGgo...',
       },
-      handle: async ({ params, principal }) => {
-        registry.get(params.instance_id, principal)
-        const qr = await instances.generateQr(params.instance_id)
+      handle: async ({ instance }) => {
+        const qr = await instances.generateQr(instance.id)
         return { status: 'success', message: 'Scan this QR code with WhatsApp', base64: qr.dataUri }
       },
     }),
@@ -88,11 +80,11 @@ export function instanceOperations({ registry, instances }: InstanceRoutesDeps):
       tag: 'Instances',
       summary: 'Link by phone number: answers an 8-character code to type on the phone (Linked devices).',
       auth: 'token',
-      fields: { instance_id: instanceIdField, phone: phoneField },
+      instance: true,
+      fields: { phone: phoneField },
       example: { status: 'success', message: 'Enter this code on the phone', code: 'ABCD-EFGH' },
-      handle: async ({ params, principal }) => {
-        registry.get(params.instance_id, principal)
-        const code = await instances.pairingCode(params.instance_id, params.phone.replace(/\D/g, ''))
+      handle: async ({ params, instance }) => {
+        const code = await instances.pairingCode(instance.id, params.phone.replace(/\D/g, ''))
         return { status: 'success', message: 'Enter this code on the phone', code }
       },
     }),
@@ -102,15 +94,15 @@ export function instanceOperations({ registry, instances }: InstanceRoutesDeps):
       summary: 'Reconnect a linked instance now and answer its connection data once connected.',
       description: '409 not_linked when the instance has no link (scan a QR code first).',
       auth: 'token',
-      fields: { instance_id: instanceIdField },
+      instance: true,
+      fields: {},
       example: {
         status: 'success',
         message: 'Connected',
         data: { id: '15551234567:12@s.whatsapp.net', name: 'Alice', avatar: '' },
       },
-      handle: async ({ params, principal }) => {
-        registry.get(params.instance_id, principal)
-        const data = await instances.reconnect(params.instance_id)
+      handle: async ({ instance }) => {
+        const data = await instances.reconnect(instance.id)
         return { status: 'success', message: 'Connected', data }
       },
     }),
@@ -120,14 +112,14 @@ export function instanceOperations({ registry, instances }: InstanceRoutesDeps):
       tag: 'Instances',
       summary: 'Log out, wipe the credentials and start a new QR wait.',
       auth: 'token',
-      fields: { instance_id: instanceIdField },
+      instance: true,
+      fields: {},
       example: {
         status: 'success',
         message: 'Instance reinitialized: get the new QR code with generate_qrcode',
       },
-      handle: async ({ params, principal }) => {
-        registry.get(params.instance_id, principal)
-        await instances.reinitialize(params.instance_id)
+      handle: async ({ instance }) => {
+        await instances.reinitialize(instance.id)
         return {
           status: 'success',
           message: 'Instance reinitialized: get the new QR code with generate_qrcode',
@@ -140,11 +132,11 @@ export function instanceOperations({ registry, instances }: InstanceRoutesDeps):
       tag: 'Instances',
       summary: 'Log out, delete everything of the instance and replace its id; answers the new instance_id.',
       auth: 'token',
-      fields: { instance_id: instanceIdField },
+      instance: true,
+      fields: {},
       example: { status: 'success', message: 'Instance destroyed', instance_id: '7A1C0E9F2B3D4C5E6F708192' },
-      handle: async ({ params, principal }) => {
-        registry.get(params.instance_id, principal)
-        const instanceId = await instances.destroy(params.instance_id)
+      handle: async ({ instance }) => {
+        const instanceId = await instances.destroy(instance.id)
         return { status: 'success', message: 'Instance destroyed', instance_id: instanceId }
       },
     }),
@@ -167,15 +159,13 @@ export function instanceOperations({ registry, instances }: InstanceRoutesDeps):
       tag: 'Instances',
       summary: "One instance's state, cause, account and last connection error.",
       auth: 'token',
-      fields: { instance_id: instanceIdField },
-      handle: ({ params, principal }) => {
-        const record = registry.get(params.instance_id, principal)
-        return {
-          status: 'success',
-          message: 'Instance',
-          instance: instanceView(record, instances.status(record.id)),
-        }
-      },
+      instance: true,
+      fields: {},
+      handle: ({ instance }) => ({
+        status: 'success',
+        message: 'Instance',
+        instance: instanceView(instance, instances.status(instance.id)),
+      }),
     }),
   ]
 }

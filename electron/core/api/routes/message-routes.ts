@@ -1,5 +1,4 @@
 import { AppError } from '../../errors'
-import type { InstanceRegistry } from '../../instances/instance-registry'
 import type { MessageService } from '../../messages/message-service'
 import { presentedToken } from '../auth'
 import type { RoutePlugin } from '../build-api'
@@ -7,7 +6,6 @@ import { defineOperation, type Operation } from '../operation'
 import { checks, mergeRawParams } from '../params'
 
 export interface MessageRoutesDeps {
-  registry: InstanceRegistry
   messages: MessageService
 }
 
@@ -33,7 +31,7 @@ const SEND_DESCRIPTION = [
 ].join(' ')
 
 /** send_message (and its aliases send, send_group) and the media download URL of received messages. */
-export function messageOperations({ registry, messages }: MessageRoutesDeps): Operation[] {
+export function messageOperations({ messages }: MessageRoutesDeps): Operation[] {
   return [
     defineOperation({
       name: 'send_message',
@@ -42,14 +40,8 @@ export function messageOperations({ registry, messages }: MessageRoutesDeps): Op
       summary: 'Send text, an image, a video, audio or a document to a number or a group.',
       description: SEND_DESCRIPTION,
       auth: 'token',
+      instance: true,
       fields: {
-        instance_id: {
-          type: 'string',
-          required: true,
-          maxLength: 64,
-          description: 'The instance id from create_instance.',
-          example: '609ACF283XXXX6F2E1B0A4C5',
-        },
         number: {
           type: 'string',
           required: true,
@@ -99,15 +91,14 @@ export function messageOperations({ registry, messages }: MessageRoutesDeps): Op
           messageTimestamp: '1795248324',
         },
       },
-      handle: async ({ params, principal, request }) => {
-        const record = registry.get(params.instance_id, principal)
+      handle: async ({ params, instance, request }) => {
         const header = request.headers['idempotency-key']
         const idempotencyKey =
           params.idempotency_key ?? (typeof header === 'string' && header ? header : undefined)
         if (idempotencyKey !== undefined && idempotencyKey.length > 200) {
           throw new AppError('invalid_parameter', 'idempotency_key must be at most 200 characters.')
         }
-        const answer = await messages.send(record.id, {
+        const answer = await messages.send(instance.id, {
           number: params.number,
           type: params.type as 'text' | 'media',
           message: params.message,
@@ -128,15 +119,15 @@ function contentDisposition(fileName: string | null): string {
 }
 
 /** GET {base}/media/{instance_id}/{message_id}: the file of a message, with the API's access token. */
-export function mediaDownloadRoutes({ registry, messages }: MessageRoutesDeps): RoutePlugin {
-  return (app, { auth, prefix }) => {
+export function mediaDownloadRoutes({ messages }: MessageRoutesDeps): RoutePlugin {
+  return (app, { auth, access, prefix }) => {
     app.get<{ Params: { instanceId: string; messageId: string } }>(
       `${prefix}/media/:instanceId/:messageId`,
       async (request, reply) => {
         const principal = auth.authenticate(
           presentedToken(request.headers, mergeRawParams(request.query, {})),
         )
-        const record = registry.get(request.params.instanceId, principal)
+        const record = access(request.params.instanceId, principal)
         const media = await messages.media(record.id, request.params.messageId)
         return reply
           .header('content-type', media.mimetype)
