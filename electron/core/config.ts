@@ -51,6 +51,11 @@ export interface Timings {
    * acknowledgement, before answering upstream_timeout.
    */
   operationWaitMs: number
+  /**
+   * How long an operation that needs the connection (a send, a media download) waits for an instance on its
+   * way to `connected` (connecting, restoring, retrying soon) before answering not_connected.
+   */
+  connectionWaitMs: number
 }
 export interface Config {
   host: string
@@ -90,6 +95,7 @@ export const DEFAULT_TIMINGS: Timings = {
   stableOpenMs: 60_000,
   restoreStaggerMs: 100,
   operationWaitMs: 45_000,
+  connectionWaitMs: 15_000,
 }
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
@@ -111,7 +117,7 @@ export interface ConfigInput {
   accessToken?: string
   logLevel?: string
   limits?: Partial<Record<keyof Limits, number | string>>
-  timings?: Partial<Timings>
+  timings?: Partial<Record<keyof Timings, number | string>>
   events?: EventSettingsInput
   uiDir?: string
 }
@@ -179,6 +185,20 @@ function parseLimits(input: ConfigInput['limits'] = {}): Limits {
   return limits
 }
 
+function parseTimings(input: ConfigInput['timings'] = {}): Timings {
+  const timings = { ...DEFAULT_TIMINGS }
+  for (const [name, raw] of Object.entries(input)) {
+    if (raw === undefined) continue
+    if (!(name in DEFAULT_TIMINGS)) throw new ConfigError(`Unknown timing "${name}".`)
+    const value = typeof raw === 'number' ? raw : /^\d+$/.test(String(raw)) ? Number(raw) : NaN
+    if (!Number.isSafeInteger(value) || value < 0) {
+      throw new ConfigError(`${name} must be a whole number of 0 or more (got ${JSON.stringify(raw)}).`)
+    }
+    timings[name as keyof Timings] = value
+  }
+  return timings
+}
+
 function parseEvents(input: EventSettingsInput | undefined): EventSettings {
   try {
     return parseEventSettings(input)
@@ -208,7 +228,7 @@ export function parseConfig(input: ConfigInput, env: NodeJS.ProcessEnv = process
     accessToken,
     logLevel,
     limits: parseLimits(input.limits),
-    timings: { ...DEFAULT_TIMINGS, ...input.timings },
+    timings: parseTimings(input.timings),
     events: parseEvents(input.events),
     uiDir: input.uiDir,
   }

@@ -29,3 +29,17 @@ test('a request limit that is not a positive whole number is refused with a clea
   }
   assert.throws(() => serveOptions(['--requests-per-minute'], {}), ConfigError)
 })
+
+test('the wait for a connection comes from --connect-wait-ms, else the environment, else 15 s; bad values are refused', () => {
+  assert.equal(parseConfig(serveOptions([], {})).timings.connectionWaitMs, 15_000)
+  assert.equal(parseConfig(serveOptions(['--connect-wait-ms', '0'], {})).timings.connectionWaitMs, 0)
+  const fromEnv = parseConfig(serveOptions([], { LINKDESK_CONNECT_WAIT_MS: '2500' }))
+  assert.equal(fromEnv.timings.connectionWaitMs, 2500)
+  for (const bad of ['-1', 'soon', '1.5']) {
+    assert.throws(
+      () => parseConfig(serveOptions([`--connect-wait-ms=${bad}`], {})),
+      (error: unknown) => error instanceof ConfigError && /connectionWaitMs/.test(error.message),
+      bad,
+    )
+  }
+})

@@ -110,8 +110,8 @@ export class InstanceManager {
     return this.runtime(instanceId).pairingCode(phone)
   }
 
-  /** The messaging operations of a connected instance, or 409 not_connected. */
-  connection(instanceId: string): WaConnection {
+  /** The messaging operations, once connected (waiting a while if it is on its way), or 409 not_connected. */
+  connection(instanceId: string): Promise<WaConnection> {
     return this.runtime(instanceId).connection()
   }
 

@@ -6,9 +6,10 @@ import { after, before, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { createHttpApp } from '../api/http-app'
 import { silentLogger } from '../logger'
+import { eventually } from '../messages/testing/messaging-harness'
 import { createSandbox, registerSandboxRoutes, type Sandbox } from '../sandbox'
 import type { Core } from '../index'
-import { decodeQr, ok, startCore, tempDataDir, TOKEN, waitForStatus } from './testing/instance-harness'
+import { call, decodeQr, ok, startCore, tempDataDir, TOKEN, waitForStatus } from './testing/instance-harness'
 
 // One sandbox outlives the app: the app restarts against it with `--sandbox-url`, as a user's phone stays.
 let sandbox: Sandbox
@@ -67,6 +68,42 @@ test('after a restart on the same data folder, linked instances reconnect with n
     const out = await waitForStatus(core, b, (s) => s.state === 'logged_out', 'logout of b')
     assert.equal(out.cause, 'credentials_rejected')
     assert.equal(core.registry.find(b)?.linked, false)
+  } finally {
+    await core.close()
+  }
+})
+
+test('a send right after a restart or a scan waits for the connection instead of answering 409; a QR wait answers 409 at once', async () => {
+  const dir = dataDir()
+  const phone = '15550300004'
+  const contact = '15550300005'
+  await sandbox.control.addAccount({ phone: contact, name: 'Contact' })
+  let core: Core = await startCore({ dataDir: dir, sandboxUrl: controlUrl })
+  const send = (id: string, message: string) =>
+    call(core.apiBase, 'send_message', { instance_id: id, number: contact, type: 'text', message })
+  const inboxTexts = () => sandbox.control.inbox(contact).map((m) => m.text)
+  try {
+    const id = await linkOver(core.apiBase, phone)
+    // The phone scanned: the instance is linked and on its way (pairing, then the 515 restart).
+    await waitForStatus(core, id, (s) => s.linked, 'the scan')
+    const afterScan = await send(id, 'right after the scan')
+    assert.equal(afterScan.status, 200, JSON.stringify(afterScan.body))
+    await core.close()
+
+    core = await startCore({ dataDir: dir, sandboxUrl: controlUrl })
+    assert.notEqual(core.instances.status(id).state, 'connected')
+    const afterRestart = await send(id, 'right after the restart')
+    assert.equal(afterRestart.status, 200, JSON.stringify(afterRestart.body))
+    await eventually(inboxTexts, (texts) => texts.length === 2, "the contact's inbox")
+    assert.deepEqual(inboxTexts(), ['right after the scan', 'right after the restart'])
+
+    const waiting = (await ok(core.apiBase, 'create_instance')).instance_id
+    await ok(core.apiBase, 'generate_qrcode', { instance_id: waiting })
+    const started = Date.now()
+    const refused = await send(waiting, 'never sent')
+    assert.equal(refused.status, 409)
+    assert.equal(refused.body.code, 'not_connected')
+    assert.ok(Date.now() - started < 1000, 'a QR wait is not waited for')
   } finally {
     await core.close()
   }

@@ -2,10 +2,11 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { DEFAULT_TIMINGS } from '../config'
 import type { EventName, EventSink } from '../events/event-types'
+import { AppError } from '../errors'
 import { silentLogger } from '../logger'
 import type { CloseVerdict } from '../wa/disconnect-reason'
 import type { WaSessionEvents } from '../wa/wa-session'
-import type { WaAccount } from '../wa/wa-types'
+import type { WaAccount, WaConnection } from '../wa/wa-types'
 import { backoffDelay } from './backoff'
 import { InstanceRuntime, type SessionPort } from './instance-runtime'
 import type { InstanceStatus } from './instance-status'
@@ -43,8 +44,10 @@ class FakeSession implements SessionPort {
   async profile() {
     return { account: ACCOUNT, avatar: '' }
   }
+  /** What connection() answers; the test sets it when it opens the fake. */
+  live: WaConnection | undefined
   connection() {
-    return undefined
+    return this.live
   }
 }
 
@@ -148,5 +151,62 @@ test('515 reconnects at once; logout verdicts wipe and emit instance.logged_out;
       ['disconnected', 'logged_out'],
     ],
   )
+  await runtime.shutdown()
+})
+
+const notConnected = (error: unknown) => error instanceof AppError && error.code === 'not_connected'
+
+test('connection() waits for an instance on its way to connected, up to connectionWaitMs; other states answer 409 at once', async () => {
+  const { session, runtime, next } = setup({ connectionWaitMs: 300 })
+  const fake = { account: ACCOUNT } as WaConnection
+
+  // Restoring, then connecting: the caller gets the connection once it opens.
+  const waiting = runtime.connection()
+  await runtime.restore()
+  setTimeout(() => {
+    session.live = fake
+    session.events.open(ACCOUNT)
+  }, 50)
+  assert.equal(await waiting, fake)
+
+  // Connecting for longer than the wait: 409 after it.
+  session.live = undefined
+  session.events.close(lost, 'Connection Terminated')
+  let started = Date.now()
+  await assert.rejects(runtime.connection(), notConnected)
+  assert.ok(Date.now() - started >= 290, 'waited for the bound')
+
+  // A stop (here a replaced session) is not waited for.
+  session.events.close({ action: 'stop', code: 440, cause: 'connection_replaced' }, 'Stream Errored')
+  started = Date.now()
+  await assert.rejects(runtime.connection(), notConnected)
+  assert.ok(Date.now() - started < 100, 'answered at once')
+
+  // A stop while waiting ends the wait at once.
+  const reconnecting = runtime.reconnect().catch(() => undefined)
+  await next((s) => s.state === 'connecting')
+  const pending = runtime.connection()
+  started = Date.now()
+  session.events.close({ action: 'stop', code: 405, cause: 'client_outdated' }, 'Connection Failure')
+  await assert.rejects(pending, notConnected)
+  assert.ok(Date.now() - started < 100, 'answered at once')
+  await reconnecting
+  await runtime.shutdown()
+})
+
+test('connection() does not wait for a retry due after the bound, nor for an unlinked instance', async () => {
+  const { session, runtime } = setup({ connectionWaitMs: 100, reconnectBaseMs: 5000, reconnectMaxMs: 5000 })
+  await runtime.restore()
+  session.events.close(lost, 'Connection Terminated')
+  assert.ok(runtime.status.nextRetryAt! > Date.now() + 100)
+  let started = Date.now()
+  await assert.rejects(runtime.connection(), notConnected)
+  assert.ok(Date.now() - started < 50, 'answered at once')
+
+  session.events.close({ action: 'logout', code: 401, cause: 'device_removed' }, 'Stream Errored (conflict)')
+  await new Promise((resolve) => setTimeout(resolve, 10))
+  started = Date.now()
+  await assert.rejects(runtime.connection(), notConnected)
+  assert.ok(Date.now() - started < 50, 'answered at once')
   await runtime.shutdown()
 })

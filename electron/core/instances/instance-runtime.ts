@@ -116,11 +116,33 @@ export class InstanceRuntime {
     return () => void this.listeners.delete(listener)
   }
 
-  /** The messaging operations, or 409 not_connected. */
-  connection(): WaConnection {
-    const connection = this.current.state === 'connected' ? this.session.connection() : undefined
-    if (!connection) throw new AppError('not_connected')
-    return connection
+  /**
+   * The messaging operations. An instance on its way to `connected` (see onTheWay) is waited for, up to
+   * `connectionWaitMs`, so a script sending right after a scan or a restart is not refused for a moment's
+   * state; any other state, or no connection in that time, is 409 not_connected.
+   */
+  async connection(): Promise<WaConnection> {
+    const open = () => (this.current.state === 'connected' ? this.session.connection() : undefined)
+    const ready = open()
+    if (ready) return ready
+    const waitMs = this.options.timings.connectionWaitMs
+    const deadline = this.now() + waitMs
+    return this.waitFor(
+      (status) => {
+        const connection = open()
+        if (connection) return connection
+        if (!this.onTheWay(status, deadline)) throw new AppError('not_connected')
+        return undefined
+      },
+      {
+        ms: waitMs,
+        error: () =>
+          new AppError(
+            'not_connected',
+            `The instance did not connect within ${waitMs / 1000} s (it is ${this.current.state}): try again later.`,
+          ),
+      },
+    )
   }
 
   /** Starts linked instances when the core starts; unlinked ones stay idle. */
@@ -149,14 +171,14 @@ export class InstanceRuntime {
       this.qrCount = 0
       this.startSocket('starting')
     })
-    return this.waitFor('a QR code', (status) => {
+    return this.waitFor((status) => {
       if (status.qr) return status.qr
       if (status.linked) throw new AppError('already_linked')
       if (status.state === 'idle' || status.state === 'logged_out') {
         throw new AppError('upstream_failed', `The QR wait ended: ${status.cause.replace(/_/g, ' ')}.`)
       }
       return undefined
-    })
+    }, this.networkTimeout('a QR code'))
   }
 
   /** Reconnects a linked instance now (skipping any backoff) and answers once connected. */
@@ -167,7 +189,7 @@ export class InstanceRuntime {
       this.clearRetry()
       this.startSocket('reconnect_requested')
     })
-    await this.waitFor('the connection', (status) => {
+    await this.waitFor((status) => {
       if (status.state === 'connected') return true
       if (!status.linked)
         throw new AppError('not_linked', 'The phone removed this device: scan a new QR code.')
@@ -178,7 +200,7 @@ export class InstanceRuntime {
         )
       }
       return undefined
-    })
+    }, this.networkTimeout('the connection'))
     const { account, avatar } = await this.session.profile()
     return { id: account.id, name: account.name ?? account.number, avatar }
   }
@@ -442,13 +464,49 @@ export class InstanceRuntime {
     }
   }
 
-  private waitFor<T>(what: string, check: (status: InstanceStatus) => T | undefined): Promise<T> {
+  /**
+   * Whether an instance that is not connected is expected to be so shortly by itself: it is linked and
+   * connecting, waiting for its staggered restore, or retrying before `deadline`. A QR wait, a logout or a
+   * stop (such as 405 or 440) will not connect without the user.
+   */
+  private onTheWay(status: InstanceStatus, deadline: number): boolean {
+    if (!status.linked) return false
+    switch (status.state) {
+      case 'connecting':
+        return true
+      case 'disconnected':
+        return status.cause === 'restoring' || (status.nextRetryAt !== null && status.nextRetryAt <= deadline)
+      case 'connected':
+      case 'idle':
+      case 'qr':
+      case 'logged_out':
+        return false
+      default: {
+        const unknown: never = status.state
+        throw new Error(`unknown state ${String(unknown)}`)
+      }
+    }
+  }
+
+  /** How long generate_qrcode and reconnect wait for the network. */
+  private networkTimeout(what: string): { ms: number; error: () => AppError } {
+    return {
+      ms: this.options.timings.operationWaitMs,
+      error: () => new AppError('upstream_timeout', `The network did not give ${what} in time.`),
+    }
+  }
+
+  /** Resolves with the first defined result of `check`, now or at a later status; rejects after the timeout. */
+  private waitFor<T>(
+    check: (status: InstanceStatus) => T | undefined,
+    timeout: { ms: number; error: () => AppError },
+  ): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       let unsubscribe: () => void = () => undefined
       const timer = setTimeout(() => {
         unsubscribe()
-        reject(new AppError('upstream_timeout', `The network did not give ${what} in time.`))
-      }, this.options.timings.operationWaitMs)
+        reject(timeout.error())
+      }, timeout.ms)
       const test = (status: InstanceStatus) => {
         try {
           if (this.destroyed) throw new AppError('instance_not_found')

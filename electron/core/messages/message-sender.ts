@@ -3,7 +3,7 @@ import type { Limits } from '../config'
 import { AppError } from '../errors'
 import type { EventSink } from '../events/event-types'
 import type { Logger } from '../logger'
-import type { WaConnection, WaOutgoingContent, WaSentMessage } from '../wa/wa-types'
+import type { WaAccount, WaConnection, WaOutgoingContent, WaSentMessage } from '../wa/wa-types'
 import type { AckTracker } from './ack-tracker'
 import type { IdempotencyLedger } from './idempotency-ledger'
 import { fetchMedia } from './media-fetcher'
@@ -33,8 +33,8 @@ export interface MessageSenderDeps {
   acks: AckTracker
   events: EventSink
   logger: Logger
-  /** The instance's messaging operations; throws not_connected when it cannot send. */
-  connection(instanceId: string): WaConnection
+  /** The instance's messaging operations, once connected; rejects with not_connected when it cannot send. */
+  connection(instanceId: string): Promise<WaConnection>
   /** Called once a sent message is stored and acknowledged, to mark it sent. */
   onAcknowledged?(instanceId: string, id: string, chat: string): void
   /** How long a send waits for the network's acknowledgement. */
@@ -123,7 +123,7 @@ export class MessageSender {
     request: SendRequest,
     commit: (answer: SentAnswer) => Promise<void>,
   ): Promise<SentAnswer> {
-    const connection = this.deps.connection(instanceId)
+    const connection = await this.deps.connection(instanceId)
     this.queue.assertRoom(instanceId)
     const jid = await this.deps.directory.resolve(instanceId, recipient, (phones) =>
       connection
@@ -141,12 +141,13 @@ export class MessageSender {
   ): Promise<SentAnswer> {
     // Media is fetched in the instance's turn: one file in memory per instance, and messages go out in
     // the order they were asked for.
-    const { content, sent } = await this.queue.run(instanceId, async () => {
+    const { content, sent, account } = await this.queue.run(instanceId, async () => {
       const content = await this.content(request)
-      return { content, sent: await this.deps.connection(instanceId).send(jid, content) }
+      const connection = await this.deps.connection(instanceId)
+      return { content, sent: await connection.send(jid, content), account: connection.account }
     })
     const answer = sentAnswer(sent, content)
-    await this.record(instanceId, sent, content, jid)
+    await this.record(instanceId, sent, content, jid, account)
     await commit(answer)
     await this.deps.acks.wait(instanceId, sent.key.id, this.ackTimeoutMs)
     this.deps.onAcknowledged?.(instanceId, sent.key.id, jid)
@@ -172,17 +173,22 @@ export class MessageSender {
   }
 
   /** Stores the sent message (for getMessage and statuses) and tells the event stream. */
-  private async record(instanceId: string, sent: WaSentMessage, content: WaOutgoingContent, jid: string) {
-    const account = this.safeAccount(instanceId)
+  private async record(
+    instanceId: string,
+    sent: WaSentMessage,
+    content: WaOutgoingContent,
+    jid: string,
+    account: WaAccount,
+  ) {
     const message: LinkdeskMessage = {
       id: sent.key.id,
       chat: jid,
       is_group: jid.endsWith('@g.us'),
       from_me: true,
-      sender: account ? `${account.number}@s.whatsapp.net` : '',
-      sender_phone: account?.number ?? null,
-      sender_lid: account?.lid ? account.lid.replace(/:\d+@/, '@') : null,
-      push_name: account?.name ?? null,
+      sender: `${account.number}@s.whatsapp.net`,
+      sender_phone: account.number,
+      sender_lid: account.lid ? account.lid.replace(/:\d+@/, '@') : null,
+      push_name: account.name,
       type: content.kind,
       text: content.kind === 'text' ? content.text : null,
       caption: content.kind === 'text' ? null : (content.caption ?? null),
@@ -210,14 +216,6 @@ export class MessageSender {
       this.log.error({ err: error, instanceId, messageId: sent.key.id }, 'storing a sent message failed')
     }
     this.deps.events.emit(instanceId, 'message.sent', { ...message, source: 'api' })
-  }
-
-  private safeAccount(instanceId: string) {
-    try {
-      return this.deps.connection(instanceId).account
-    } catch {
-      return undefined
-    }
   }
 
   /** Refuses the waiting sends and acks (core shutdown). */

@@ -20,8 +20,8 @@ export interface MessageServiceDeps {
   limits: Limits
   events: EventSink
   logger: Logger
-  /** The messaging operations of a connected instance; throws not_connected otherwise. */
-  connection(instanceId: string): WaConnection
+  /** The messaging operations, once connected; rejects with not_connected when it cannot connect. */
+  connection(instanceId: string): Promise<WaConnection>
   /** The linked account of an instance, while known (to name it as the sender of its own messages). */
   account(instanceId: string): WaAccount | undefined
   /** The API's base URL (`http://127.0.0.1:<port>/api/v1`), known once the server listens. */
@@ -103,9 +103,8 @@ export class MessageService {
     if (!stored.networkKey || !stored.content) {
       throw new AppError('not_found', 'This message was sent from here: its file is not kept.')
     }
-    const data = await this.deps
-      .connection(instanceId)
-      .downloadMedia(stored.networkKey, Uint8Array.from(stored.content))
+    const connection = await this.deps.connection(instanceId)
+    const data = await connection.downloadMedia(stored.networkKey, Uint8Array.from(stored.content))
     try {
       this.store.saveMedia(instanceId, messageId, data)
     } catch (error) {
