@@ -88,10 +88,6 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     instances: registry,
     settings: config.events,
     logger,
-    retention: () => {
-      const days = settings.settings().retentionDays
-      return days ? { ...config.events.retention, maxAgeDays: days } : config.events.retention
-    },
   })
   const metrics = new MetricsRegistry()
   metrics.register(events.metricsProvider())

@@ -124,11 +124,6 @@ export interface WebhookView {
   secret: string
 }
 
-/** A page of a log operation. */
-export interface LogPage {
-  next_cursor: string | null
-}
-
 /** A file stored by `POST /uploads` for a later send_message. */
 export interface UploadView {
   upload_id: string

@@ -4,7 +4,6 @@ import Fastify, {
   type FastifyError,
   type FastifyInstance,
   type FastifyReply,
-  type FastifyRequest,
 } from 'fastify'
 import { STATUS_CODES } from 'node:http'
 import type { Duplex } from 'node:stream'
@@ -139,4 +138,4 @@ export function toAppError(error: unknown): AppError {
   return new AppError('internal_error', undefined, { cause: error })
 }
 
-export type { FastifyInstance, FastifyReply, FastifyRequest }
+export type { FastifyInstance, FastifyReply }

@@ -1,4 +1,5 @@
 import { AppError } from '../errors'
+import { unhandledCase } from '../exhaustive'
 
 /** How one named parameter is read: its type and constraints, also used for the OpenAPI document. */
 export interface FieldSpec {
@@ -73,6 +74,8 @@ function readOne(name: string, spec: FieldSpec, raw: unknown): string | boolean 
       }
       return value
     }
+    default:
+      return unhandledCase(spec.type, 'field type')
   }
 }
 

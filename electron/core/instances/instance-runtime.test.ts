@@ -21,7 +21,6 @@ const ACCOUNT: WaAccount = {
 /** A stand-in for the Baileys adapter that the test drives by hand: it records connects and ends. */
 class FakeSession implements SessionPort {
   linked = true
-  open = false
   awaitingScan = false
   account: WaAccount | undefined = ACCOUNT
   connects = 0

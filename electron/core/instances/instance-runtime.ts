@@ -8,11 +8,11 @@ import type { WaAccount, WaConnection } from '../wa/wa-types'
 import { backoffDelay } from './backoff'
 import type { InstanceCause, InstanceState, InstanceStatus, QrCode } from './instance-status'
 import { qrDataUri } from './qr-image'
+import { unhandledCase } from '../exhaustive'
 
 /** What the state machine needs from the adapter (WaSession implements it). */
 export interface SessionPort {
   readonly linked: boolean
-  readonly open: boolean
   readonly awaitingScan: boolean
   readonly account: WaAccount | undefined
   connect(): void
@@ -376,6 +376,8 @@ export class InstanceRuntime {
         if (this.session.linked) this.scheduleRetry(verdict.cause)
         else void this.serial(() => this.backToIdle(verdict.cause))
         return
+      default:
+        unhandledCase(verdict, 'close verdict')
     }
   }
 

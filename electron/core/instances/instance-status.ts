@@ -19,8 +19,6 @@ export type InstanceState = (typeof INSTANCE_STATES)[number]
 export type InstanceCause =
   | 'created'
   | 'qr_expired'
-  | 'scan_abandoned'
-  | 'network_unreachable'
   | 'waiting_for_scan'
   | 'starting'
   | 'restoring'

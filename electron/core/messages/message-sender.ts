@@ -39,7 +39,6 @@ export interface MessageSenderDeps {
   onAcknowledged?(instanceId: string, id: string, chat: string): void
   /** How long a send waits for the network's acknowledgement. */
   ackTimeoutMs?: number
-  queue?: SendQueue
 }
 
 const DEFAULT_ACK_TIMEOUT_MS = 30_000
@@ -94,13 +93,11 @@ export class MessageSender {
 
   constructor(private readonly deps: MessageSenderDeps) {
     const { limits } = deps
-    this.queue =
-      deps.queue ??
-      new SendQueue({
-        intervalMs: limits.sendIntervalMs,
-        jitterMs: limits.sendJitterMs,
-        maxWaiting: limits.sendQueueMax,
-      })
+    this.queue = new SendQueue({
+      intervalMs: limits.sendIntervalMs,
+      jitterMs: limits.sendJitterMs,
+      maxWaiting: limits.sendQueueMax,
+    })
     this.log = deps.logger.child({ module: 'messages' })
     this.ackTimeoutMs = deps.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS
   }

@@ -12,16 +12,8 @@ import { startMediaHost, type MediaHost } from './media/media-host'
 import { DEFAULT_TIMINGS, SandboxNetwork, type NetworkTimings } from './network'
 import { createServerIdentity } from './transport/cert-chain'
 
-export type {
-  SandboxAccountInfo,
-  SandboxControl,
-  SandboxEndpoint,
-  SandboxSendInput,
-} from './control/control-types'
+export type { SandboxControl, SandboxEndpoint } from './control/control-types'
 export type { SandboxInboxEntry } from './messages/inbox'
-export type { SandboxMediaInput } from './messages/outgoing-content'
-export type { DropMode } from './faults/faults'
-export type { SandboxEventMap, SandboxEvents } from './events'
 export type { NetworkTimings } from './network'
 export { registerSandboxRoutes } from './control/control-routes'
 

@@ -19,22 +19,13 @@ export interface InstanceRecord {
   webhook: { url: string | null; enable: boolean; secret: string }
 }
 
-/** Operator settings changed from the window or the admin API. */
-export interface OperatorSettings {
-  sendIntervalMs?: number
-  sendJitterMs?: number
-  startOnLogin?: boolean
-  retentionDays?: number
-}
-
 interface SettingsFile {
   tokens: Record<string, TokenRecord>
   instances: Record<string, InstanceRecord>
-  settings: OperatorSettings
 }
 
 /**
- * Settings, tokens and the instance registry in one JSON file (`config.json` in the data folder), written
+ * Tokens and the instance registry in one JSON file (`config.json` in the data folder), written
  * atomically by `conf`, the library `electron-store` is built on, so the desktop app and the headless server
  * read and write the same format. The file is readable by the user only. This process is its only writer,
  * so reads come from a copy in memory (conf itself would read and parse the file on every access, and the
@@ -51,17 +42,9 @@ export class SettingsStore {
       configFileMode: 0o600,
       accessPropertiesByDotNotation: false,
       clearInvalidConfig: false,
-      defaults: { tokens: {}, instances: {}, settings: {} },
+      defaults: { tokens: {}, instances: {} },
     })
-    this.cache = {
-      tokens: this.conf.get('tokens'),
-      instances: this.conf.get('instances'),
-      settings: this.conf.get('settings'),
-    }
-  }
-
-  get path(): string {
-    return this.conf.path
+    this.cache = { tokens: this.conf.get('tokens'), instances: this.conf.get('instances') }
   }
 
   tokens(): Record<string, TokenRecord> {
@@ -80,14 +63,5 @@ export class SettingsStore {
   saveInstances(instances: Record<string, InstanceRecord>): void {
     this.conf.set('instances', instances)
     this.cache.instances = instances
-  }
-
-  settings(): OperatorSettings {
-    return this.cache.settings
-  }
-
-  saveSettings(settings: OperatorSettings): void {
-    this.conf.set('settings', settings)
-    this.cache.settings = settings
   }
 }

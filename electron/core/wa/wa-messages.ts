@@ -28,6 +28,7 @@ import type {
   WaStatus,
   WaStatusUpdate,
 } from './wa-types'
+import { unhandledCase } from '../exhaustive'
 
 const DEFAULT_SEND_TIMEOUT_MS = 60_000
 
@@ -164,6 +165,8 @@ function toBaileysContent(content: WaOutgoingContent): AnyMessageContent {
         fileName: content.fileName,
         caption,
       }
+    default:
+      return unhandledCase(content, 'outgoing content')
   }
 }
 

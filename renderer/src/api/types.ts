@@ -13,12 +13,9 @@ import type {
 } from '../../../electron/core/shared-types'
 
 export type {
-  AttemptOutcomeView,
   DeliveryAttemptView,
   DeliveryStatusView,
   EventEnvelopeView,
-  EventNameView,
-  InstanceStateName,
   LoggedEventView,
   QrUpdateData,
   SandboxAccountView,

@@ -21,8 +21,6 @@ const STATES: Record<string, { label: string; tone: Tone; next: string }> = {
 /** Causes whose advice differs from their state's. */
 const CAUSE_NEXT: Record<string, string> = {
   qr_expired: 'Nobody scanned the QR code in time: link the account to show a new one.',
-  scan_abandoned: 'The scan did not finish: link the account to try again.',
-  network_unreachable: 'The network could not be reached: check the internet connection, then link again.',
   temporarily_banned: 'WhatsApp refuses this account for now: wait, then reconnect.',
   client_outdated: 'WhatsApp refuses this client version: update Linkdesk, then reconnect.',
   bad_user_agent: 'WhatsApp refused the connection: update Linkdesk, then reconnect.',
