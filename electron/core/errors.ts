@@ -32,6 +32,7 @@ export const ERROR_CODES = {
   unsupported_media_type: { status: 415, message: 'Send JSON or form data.' },
   recipient_not_found: { status: 422, message: 'That number is not on the network.' },
   media_unavailable: { status: 422, message: 'The media_url cannot be fetched or is not a supported file.' },
+  quoted_not_found: { status: 422, message: 'The message to quote is unknown in that chat.' },
   rate_limited: { status: 429, message: 'Too many requests: retry after the time in Retry-After.' },
   internal_error: { status: 500, message: 'An unexpected error occurred; it has been logged.' },
   upstream_failed: { status: 502, message: 'The network refused the operation.' },

@@ -155,6 +155,16 @@ export interface SandboxInboxEntryView {
   mimetype: string | null
   size: number | null
   sha256: string | null
+  ptt: boolean
+  videoNote: boolean
+  viewOnce: boolean
+  seconds: number | null
+  waveform: number[] | null
+  location: { latitude: number; longitude: number; name: string | null; address: string | null } | null
+  contacts: Array<{ name: string; phones: string[]; vcard: string }> | null
+  quotedId: string | null
+  mentions: string[]
+  linkPreview: { url: string; title: string | null; description: string | null } | null
   timestamp: number
 }
 

@@ -100,17 +100,100 @@ test('a contact sends through POST /accounts/{phone}/messages and reads its inbo
   assert.deepEqual(Object.keys(entry).sort(), [
     'caption',
     'chat',
+    'contacts',
     'filename',
     'from',
     'id',
+    'linkPreview',
+    'location',
+    'mentions',
     'mimetype',
+    'ptt',
+    'quotedId',
+    'seconds',
     'sha256',
     'size',
     'text',
     'timestamp',
     'type',
+    'videoNote',
+    'viewOnce',
+    'waveform',
   ])
   assert.equal(entry.text, 'hello back')
+})
+
+test('a contact sends a voice note, view-once image, location, contact cards and a quoting reply over HTTP', async () => {
+  assert.ok(device)
+  const post = (body: Record<string, unknown>) =>
+    call('POST', `/accounts/${ALICE}/messages`, { to: ME, ...body })
+  const voice = await post({
+    media_base64: Buffer.from('OggS voice').toString('base64'),
+    media_as: 'voice_note',
+    seconds: 5,
+  })
+  assert.equal(voice.status, 200)
+  const audio = (await device.waitForMessage(voice.body.id)).message?.audioMessage
+  assert.equal(audio?.ptt, true)
+  assert.equal(audio?.seconds, 5)
+  assert.equal(audio?.mimetype, 'audio/ogg; codecs=opus')
+  const once = await post({
+    media_base64: Buffer.from('not really a png').toString('base64'),
+    mimetype: 'image/png',
+    view_once: true,
+  })
+  const image = (await device.waitForMessage(once.body.id)).message?.viewOnceMessageV2?.message?.imageMessage
+  assert.equal(image?.viewOnce, true)
+  const place = await post({ location: { latitude: 48.8584, longitude: 2.2945, name: 'Tower' } })
+  const location = (await device.waitForMessage(place.body.id)).message?.locationMessage
+  assert.equal(location?.degreesLatitude, 48.8584)
+  assert.equal(location?.name, 'Tower')
+  const cards = await post({
+    contacts: [
+      { name: 'Me', phone: ME },
+      { name: 'Alice', phone: ALICE },
+    ],
+  })
+  const array = (await device.waitForMessage(cards.body.id)).message?.contactsArrayMessage
+  assert.deepEqual(
+    array?.contacts?.map((card) => card.displayName),
+    ['Me', 'Alice'],
+  )
+  const reply = await post({ text: 'quoting', reply_to: place.body.id, mentions: ME })
+  const context = (await device.waitForMessage(reply.body.id)).message?.extendedTextMessage?.contextInfo
+  assert.equal(context?.stanzaId, place.body.id)
+  assert.deepEqual(context?.mentionedJid, [`${ME}@s.whatsapp.net`])
+})
+
+test('bad new fields over HTTP answer with the field named; unknown reply_to is 422 quoted_not_found', async () => {
+  const post = (body: Record<string, unknown>) =>
+    call('POST', `/accounts/${ALICE}/messages`, { to: ME, ...body })
+  const cases: Array<[Record<string, unknown>, number, string, RegExp]> = [
+    [{ location: { latitude: '1', longitude: 2 } }, 400, 'invalid_parameter', /location\.latitude/],
+    [{ location: { longitude: 2 } }, 400, 'missing_parameter', /location\.latitude/],
+    [{ location: [1, 2] }, 400, 'invalid_parameter', /location/],
+    [{ contacts: 'Bob' }, 400, 'invalid_parameter', /contacts/],
+    [{ contacts: [{ name: 'Bob' }] }, 400, 'missing_parameter', /phone/],
+    [{ media_base64: 'AAAA', media_as: 'gif' }, 400, 'invalid_parameter', /media_as/],
+    [
+      { media_base64: 'AAAA', mimetype: 'image/png', view_once: 'yes' },
+      400,
+      'invalid_parameter',
+      /view_once/,
+    ],
+    [{ media_base64: 'AAAA', seconds: 'long' }, 400, 'invalid_parameter', /seconds/],
+    [{ text: 'x', link_preview: { url: 'https://a.example' } }, 400, 'missing_parameter', /title/],
+    [{ text: 'x', mentions: 42 }, 400, 'invalid_parameter', /mentions/],
+    [{ text: 'x', reply_to: 'UNKNOWN' }, 422, 'quoted_not_found', /reply_to/],
+  ]
+  const before = sandbox.control.inbox(ME).length
+  for (const [body, status, code, message] of cases) {
+    const answer = await post(body)
+    assert.equal(answer.status, status, JSON.stringify(body))
+    assert.equal(answer.body.code, code, JSON.stringify(body))
+    assert.match(answer.body.message, message)
+  }
+  assert.equal(sandbox.control.inbox(ME).length, before)
 })
 
 test('sending to a number that is not on the network answers 422 recipient_not_found', async () => {

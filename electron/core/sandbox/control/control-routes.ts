@@ -1,5 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { AppError } from '../../errors'
+import {
+  isMediaPresentation,
+  MEDIA_PRESENTATIONS,
+  type SandboxContactInput,
+  type SandboxLinkPreviewInput,
+  type SandboxLocationInput,
+  type SandboxMediaInput,
+} from '../messages/outgoing-content'
 import type { SandboxControl } from './control-types'
 
 type Body = Record<string, unknown>
@@ -26,27 +34,90 @@ function phoneParam(request: FastifyRequest): string {
   return (request.params as { phone?: string }).phone ?? ''
 }
 
-function mediaOf(
-  body: Body,
-): { data: Buffer; mimetype: string; filename?: string; caption?: string } | undefined {
+function optionalNumber(body: Body, field: string, label = field): number | undefined {
+  const value = body[field]
+  if (value === undefined || value === null || value === '') return undefined
+  if (typeof value !== 'number') throw new AppError('invalid_parameter', `${label} must be a number.`)
+  return value
+}
+
+function optionalObject(body: Body, field: string): Body | undefined {
+  const value = body[field]
+  if (value === undefined || value === null) return undefined
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw new AppError('invalid_parameter', `${field} must be an object.`)
+  return value as Body
+}
+
+function mediaOf(body: Body): SandboxMediaInput | undefined {
   const base64 = optionalString(body, 'media_base64')
   if (base64 === undefined) return undefined
   if (!/^[A-Za-z0-9+/=\s_-]*$/.test(base64))
     throw new AppError('invalid_parameter', 'media_base64 must be base64.')
+  const as = optionalString(body, 'media_as')
+  if (as !== undefined && !isMediaPresentation(as)) {
+    throw new AppError('invalid_parameter', `media_as must be one of ${MEDIA_PRESENTATIONS.join(', ')}.`)
+  }
+  const viewOnce = body.view_once
+  if (viewOnce !== undefined && typeof viewOnce !== 'boolean')
+    throw new AppError('invalid_parameter', 'view_once must be true or false.')
+  const defaultType =
+    as === 'voice_note' ? 'audio/ogg; codecs=opus' : as === 'sticker' ? 'image/webp' : undefined
   return {
     data: Buffer.from(base64, 'base64'),
-    mimetype: optionalString(body, 'mimetype') ?? 'application/octet-stream',
+    mimetype: optionalString(body, 'mimetype') ?? defaultType ?? 'application/octet-stream',
     filename: optionalString(body, 'filename'),
     caption: optionalString(body, 'caption'),
+    as,
+    seconds: optionalNumber(body, 'seconds'),
+    viewOnce: viewOnce === true,
+  }
+}
+
+function locationOf(body: Body): SandboxLocationInput | undefined {
+  const location = optionalObject(body, 'location')
+  if (!location) return undefined
+  const coordinate = (field: string): number => {
+    const value = optionalNumber(location, field, `location.${field}`)
+    if (value === undefined) throw new AppError('missing_parameter', `location.${field} is required.`)
+    return value
+  }
+  return {
+    latitude: coordinate('latitude'),
+    longitude: coordinate('longitude'),
+    name: optionalString(location, 'name'),
+    address: optionalString(location, 'address'),
+  }
+}
+
+function contactsOf(body: Body): SandboxContactInput[] | undefined {
+  const contacts = body.contacts
+  if (contacts === undefined || contacts === null) return undefined
+  if (!Array.isArray(contacts))
+    throw new AppError('invalid_parameter', 'contacts must be a list of {name, phone}.')
+  return contacts.map((card: unknown) => {
+    if (!card || typeof card !== 'object' || Array.isArray(card))
+      throw new AppError('invalid_parameter', 'contacts must be a list of {name, phone}.')
+    return { name: requiredString(card as Body, 'name'), phone: requiredString(card as Body, 'phone') }
+  })
+}
+
+function linkPreviewOf(body: Body): SandboxLinkPreviewInput | undefined {
+  const preview = optionalObject(body, 'link_preview')
+  if (!preview) return undefined
+  return {
+    url: requiredString(preview, 'url'),
+    title: requiredString(preview, 'title'),
+    description: optionalString(preview, 'description'),
   }
 }
 
 /** A list of phone numbers: a JSON array, or a comma-separated string as a form sends it. */
-function phoneList(value: unknown): string[] {
+function phoneList(value: unknown, field: string): string[] {
   if (value === undefined || value === null || value === '') return []
   if (typeof value === 'string') return value.split(',').map((phone) => phone.trim())
   if (Array.isArray(value) && value.every((phone) => typeof phone === 'string')) return value
-  throw new AppError('invalid_parameter', 'participants must be a list of phone numbers.')
+  throw new AppError('invalid_parameter', `${field} must be a list of phone numbers.`)
 }
 
 /**
@@ -102,6 +173,11 @@ export function registerSandboxRoutes(app: FastifyInstance, control: SandboxCont
       to: requiredString(body, 'to'),
       text: optionalString(body, 'text'),
       media: mediaOf(body),
+      location: locationOf(body),
+      contacts: contactsOf(body),
+      linkPreview: linkPreviewOf(body),
+      replyTo: optionalString(body, 'reply_to'),
+      mentions: body.mentions === undefined ? undefined : phoneList(body.mentions, 'mentions'),
       addressing,
     })
     return { status: 'success', id }
@@ -111,7 +187,7 @@ export function registerSandboxRoutes(app: FastifyInstance, control: SandboxCont
     const body = bodyOf(request)
     const { groupId } = await control.createGroup({
       subject: requiredString(body, 'subject'),
-      participants: phoneList(body.participants),
+      participants: phoneList(body.participants, 'participants'),
     })
     return { status: 'success', group_id: groupId }
   })

@@ -1,7 +1,12 @@
 import type { DropMode } from '../faults/faults'
 import type { SandboxEvents } from '../events'
 import type { SandboxInboxEntry } from '../messages/inbox'
-import type { SandboxMediaInput } from '../messages/outgoing-content'
+import type {
+  SandboxContactInput,
+  SandboxLinkPreviewInput,
+  SandboxLocationInput,
+  SandboxMediaInput,
+} from '../messages/outgoing-content'
 
 /** Where clients reach the sandbox and what they must trust. */
 export interface SandboxEndpoint {
@@ -25,11 +30,20 @@ export interface SandboxAccountInfo {
   linkedDevices: number[]
 }
 
+/** One message: text, a file, a location or contact cards (one of them), optionally quoting and mentioning. */
 export interface SandboxSendInput {
   /** A phone number (digits with country code), a user JID, or a group JID (`<id>@g.us`). */
   to: string
   text?: string
   media?: SandboxMediaInput
+  location?: SandboxLocationInput
+  contacts?: SandboxContactInput[]
+  /** A preview shown under the text (given, not fetched). */
+  linkPreview?: SandboxLinkPreviewInput
+  /** The id of an earlier message the account sent or received, to quote. */
+  replyTo?: string
+  /** Phone numbers to mention. */
+  mentions?: string[]
   /** Address a 1:1 message by phone number (default) or by LID, as WhatsApp does for some chats. */
   addressing?: 'pn' | 'lid'
 }
@@ -49,7 +63,7 @@ export interface SandboxControl {
   accounts(): SandboxAccountInfo[]
   /** What the account's phone received, decrypted, oldest first. */
   inbox(phone: string): SandboxInboxEntry[]
-  /** The account's phone sends a text or a file to a number or a group. */
+  /** The account's phone sends a message to a number or a group. Unknown reply_to: AppError('quoted_not_found'). */
   send(phone: string, input: SandboxSendInput): Promise<{ id: string }>
   /** Makes a group; the first participant is its creator. */
   createGroup(input: { subject: string; participants: string[] }): Promise<{ groupId: string }>

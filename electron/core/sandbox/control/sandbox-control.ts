@@ -3,27 +3,12 @@ import type { Account } from '../accounts/account'
 import type { PairingRegistry } from '../accounts/pairing'
 import { announceGroupCreated } from '../groups/group-notifications'
 import { dropConnections, failNextLogin, unlinkDevices, type DropMode } from '../faults/faults'
-import { mediaContent, textContent } from '../messages/outgoing-content'
 import { sendFromPhone, type PhoneSendTarget } from '../messages/phone-sender'
 import type { SandboxNetwork } from '../network'
 import { deviceAddress } from '../signal/addresses'
 import type { SandboxControl, SandboxEndpoint, SandboxSendInput } from './control-types'
-
-const PHONE = /^[1-9]\d{5,14}$/
-const TEXT_LIMIT = 65_536
-
-/** A phone number: digits with country code, no plus sign. */
-export function assertPhone(phone: unknown, field = 'phone'): string {
-  if (phone === undefined || phone === null || phone === '')
-    throw new AppError('missing_parameter', `${field} is required.`)
-  if (typeof phone !== 'string' || !PHONE.test(phone)) {
-    throw new AppError(
-      'invalid_parameter',
-      `${field} must be a phone number: digits with country code, e.g. 15551234567.`,
-    )
-  }
-  return phone
-}
+import { assertPhone, PHONE } from './phone-number'
+import { contentOf } from './send-content'
 
 function accountOf(network: SandboxNetwork, phone: string): Account {
   const account = network.directory.get(assertPhone(phone))
@@ -94,12 +79,7 @@ export function createSandboxControl(
       const sender = accountOf(network, phone)
       if (!input.to) throw new AppError('missing_parameter', 'to is required.')
       const target = targetOf(network, sender, input.to)
-      if (input.text === undefined && !input.media)
-        throw new AppError('missing_parameter', 'text or media is required.')
-      if (input.text !== undefined && input.text.length > TEXT_LIMIT) {
-        throw new AppError('payload_too_large', `text is longer than ${TEXT_LIMIT} characters.`)
-      }
-      const content = input.media ? mediaContent(network.media, input.media) : textContent(input.text ?? '')
+      const content = contentOf(network, sender, input)
       const record = await sendFromPhone(network, sender, target, content, input.addressing ?? 'pn')
       return { id: record.id }
     },

@@ -44,15 +44,13 @@ export function recordInbox(
 ): SandboxInboxEntry | undefined {
   const described = describeMessage(received.message)
   if (!described || recipient.hasReceived(received.id)) return undefined
+  const { media, ...shown } = described
   const entry: SandboxInboxEntry = {
     id: received.id,
     from: received.from.phone,
     chat: received.chat,
-    type: described.type,
-    text: described.text,
-    caption: described.caption,
-    filename: described.filename,
-    ...mediaFacts(network, described.media),
+    ...shown,
+    ...mediaFacts(network, media),
     timestamp: received.timestamp,
   }
   recipient.record(entry)

@@ -1,4 +1,5 @@
-import type { proto } from '@whiskeysockets/baileys'
+import { normalizeMessageContent, type proto } from '@whiskeysockets/baileys'
+import { parseContactCard } from '../../messages/contact-card'
 
 export type InboxEntryType =
   | 'text'
@@ -12,7 +13,28 @@ export type InboxEntryType =
   | 'contact'
   | 'unknown'
 
-/** A message as the receiving simulated account read it. Absent fields are null. */
+export interface SandboxLocation {
+  latitude: number
+  longitude: number
+  name: string | null
+  address: string | null
+}
+
+/** A contact card: its vCard as sent, and the name and numbers read from it. */
+export interface SandboxContactCard {
+  name: string
+  /** Digits with country code. */
+  phones: string[]
+  vcard: string
+}
+
+export interface SandboxLinkPreview {
+  url: string
+  title: string | null
+  description: string | null
+}
+
+/** A message as the receiving simulated account read it. Absent fields are null (lists: empty, flags: false). */
 export interface SandboxInboxEntry {
   id: string
   /** The sender's phone number. */
@@ -27,6 +49,24 @@ export interface SandboxInboxEntry {
   size: number | null
   /** Hex SHA-256 of the decrypted media content. */
   sha256: string | null
+  /** Audio sent as a voice note (push-to-talk). */
+  ptt: boolean
+  /** A round video note. */
+  videoNote: boolean
+  /** Media that may be opened once. */
+  viewOnce: boolean
+  /** Playing time of audio or video, as the message states it. */
+  seconds: number | null
+  /** A voice note's waveform as the apps draw it (values 0-100). */
+  waveform: number[] | null
+  location: SandboxLocation | null
+  /** One card or several (type `contact`). */
+  contacts: SandboxContactCard[] | null
+  /** The id of the message this one quotes (a reply). */
+  quotedId: string | null
+  /** JIDs the message mentions. */
+  mentions: string[]
+  linkPreview: SandboxLinkPreview | null
   /** Unix seconds. */
   timestamp: number
 }
@@ -45,62 +85,166 @@ export interface MediaFields {
 /** Fields that carry no user-visible content on their own. */
 const PROTOCOL_ONLY = new Set(['senderKeyDistributionMessage', 'messageContextInfo', 'protocolMessage'])
 
-export interface DescribedMessage {
-  type: InboxEntryType
-  text: string | null
-  caption: string | null
-  filename: string | null
-  media: { kind: MediaKind; fields: MediaFields } | undefined
-}
-
 export type MediaKind = 'image' | 'video' | 'audio' | 'document' | 'sticker'
 
-/** Reads the user-visible part of a message; undefined for protocol-only messages (sender keys, receipts, ...). */
-export function describeMessage(message: proto.IMessage): DescribedMessage | undefined {
-  const content = message.deviceSentMessage?.message ?? message
-  const blank = { text: null, caption: null, filename: null, media: undefined }
-  if (content.conversation) return { ...blank, type: 'text', text: content.conversation }
-  if (content.extendedTextMessage?.text != null) {
-    return { ...blank, type: 'text', text: content.extendedTextMessage.text }
-  }
-  if (content.imageMessage) {
-    const image = content.imageMessage
+/** What a message shows, before its media is fetched; the entry's remaining fields come from the media. */
+export type DescribedMessage = Omit<
+  SandboxInboxEntry,
+  'id' | 'from' | 'chat' | 'timestamp' | 'mimetype' | 'size' | 'sha256'
+> & { media: { kind: MediaKind; fields: MediaFields } | undefined }
+
+const BLANK: Omit<DescribedMessage, 'type'> = {
+  text: null,
+  caption: null,
+  filename: null,
+  ptt: false,
+  videoNote: false,
+  viewOnce: false,
+  seconds: null,
+  waveform: null,
+  location: null,
+  contacts: null,
+  quotedId: null,
+  mentions: [],
+  linkPreview: null,
+  media: undefined,
+}
+
+function contextOf(
+  info: proto.IContextInfo | null | undefined,
+): Pick<DescribedMessage, 'quotedId' | 'mentions'> {
+  return { quotedId: info?.stanzaId ?? null, mentions: info?.mentionedJid ?? [] }
+}
+
+function cardOf(contact: proto.Message.IContactMessage): SandboxContactCard {
+  const vcard = contact.vcard ?? ''
+  const parsed = parseContactCard(vcard, contact.displayName ?? '')
+  return { name: parsed?.name ?? contact.displayName ?? '', phones: parsed?.phones ?? [], vcard }
+}
+
+function textMessage(content: proto.IMessage): DescribedMessage | undefined {
+  if (content.conversation) return { ...BLANK, type: 'text', text: content.conversation }
+  const extended = content.extendedTextMessage
+  if (extended?.text == null) return undefined
+  const url = extended.matchedText
+  const linkPreview =
+    url && (extended.title || extended.description)
+      ? { url, title: extended.title ?? null, description: extended.description ?? null }
+      : null
+  return { ...BLANK, type: 'text', text: extended.text, linkPreview, ...contextOf(extended.contextInfo) }
+}
+
+function mediaMessage(content: proto.IMessage): DescribedMessage | undefined {
+  const image = content.imageMessage
+  if (image) {
     return {
-      ...blank,
+      ...BLANK,
       type: 'image',
       caption: image.caption ?? null,
+      viewOnce: image.viewOnce ?? false,
       media: { kind: 'image', fields: image },
+      ...contextOf(image.contextInfo),
     }
   }
-  if (content.videoMessage) {
-    const video = content.videoMessage
+  const video = content.videoMessage ?? content.ptvMessage
+  if (video) {
     return {
-      ...blank,
+      ...BLANK,
       type: 'video',
       caption: video.caption ?? null,
+      videoNote: Boolean(content.ptvMessage),
+      viewOnce: video.viewOnce ?? false,
+      seconds: video.seconds ?? null,
       media: { kind: 'video', fields: video },
+      ...contextOf(video.contextInfo),
     }
   }
-  if (content.audioMessage)
-    return { ...blank, type: 'audio', media: { kind: 'audio', fields: content.audioMessage } }
-  if (content.stickerMessage) {
-    return { ...blank, type: 'sticker', media: { kind: 'sticker', fields: content.stickerMessage } }
+  const audio = content.audioMessage
+  if (audio) {
+    return {
+      ...BLANK,
+      type: 'audio',
+      ptt: audio.ptt ?? false,
+      seconds: audio.seconds ?? null,
+      waveform: audio.waveform?.length ? [...audio.waveform] : null,
+      viewOnce: audio.viewOnce ?? false,
+      media: { kind: 'audio', fields: audio },
+      ...contextOf(audio.contextInfo),
+    }
   }
-  const document = content.documentMessage ?? content.documentWithCaptionMessage?.message?.documentMessage
+  const sticker = content.stickerMessage
+  if (sticker) {
+    return {
+      ...BLANK,
+      type: 'sticker',
+      media: { kind: 'sticker', fields: sticker },
+      ...contextOf(sticker.contextInfo),
+    }
+  }
+  const document = content.documentMessage
   if (document) {
     return {
-      ...blank,
+      ...BLANK,
       type: 'document',
       caption: document.caption ?? null,
       filename: document.fileName ?? null,
       media: { kind: 'document', fields: document },
+      ...contextOf(document.contextInfo),
     }
   }
+  return undefined
+}
+
+function otherMessage(content: proto.IMessage): DescribedMessage | undefined {
   if (content.reactionMessage)
-    return { ...blank, type: 'reaction', text: content.reactionMessage.text ?? null }
-  if (content.locationMessage) return { ...blank, type: 'location' }
-  if (content.contactMessage)
-    return { ...blank, type: 'contact', text: content.contactMessage.displayName ?? null }
+    return { ...BLANK, type: 'reaction', text: content.reactionMessage.text ?? null }
+  const location = content.locationMessage
+  if (location) {
+    return {
+      ...BLANK,
+      type: 'location',
+      location: {
+        latitude: location.degreesLatitude ?? 0,
+        longitude: location.degreesLongitude ?? 0,
+        name: location.name ?? null,
+        address: location.address ?? null,
+      },
+      ...contextOf(location.contextInfo),
+    }
+  }
+  if (content.contactMessage) {
+    const card = cardOf(content.contactMessage)
+    return {
+      ...BLANK,
+      type: 'contact',
+      text: content.contactMessage.displayName ?? card.name,
+      contacts: [card],
+      ...contextOf(content.contactMessage.contextInfo),
+    }
+  }
+  const array = content.contactsArrayMessage
+  if (array) {
+    return {
+      ...BLANK,
+      type: 'contact',
+      text: array.displayName ?? null,
+      contacts: (array.contacts ?? []).map(cardOf),
+      ...contextOf(array.contextInfo),
+    }
+  }
+  return undefined
+}
+
+/** Reads the user-visible part of a message; undefined for protocol-only messages (sender keys, receipts, ...). */
+export function describeMessage(message: proto.IMessage): DescribedMessage | undefined {
+  const sent = message.deviceSentMessage?.message ?? message
+  // View-once media comes wrapped; the wrapper is the flag, whatever the inner message says.
+  const wrappedViewOnce = Boolean(
+    sent.viewOnceMessage ?? sent.viewOnceMessageV2 ?? sent.viewOnceMessageV2Extension,
+  )
+  const content = normalizeMessageContent(sent) ?? sent
+  const described = textMessage(content) ?? mediaMessage(content) ?? otherMessage(content)
+  if (described) return wrappedViewOnce ? { ...described, viewOnce: true } : described
   const visible = Object.entries(content).filter(([key, value]) => value != null && !PROTOCOL_ONLY.has(key))
-  return visible.length ? { ...blank, type: 'unknown' } : undefined
+  return visible.length ? { ...BLANK, type: 'unknown' } : undefined
 }

@@ -93,10 +93,37 @@ export function ContactPanel({ contact, suggestedTo }: { contact: SandboxAccount
   )
 }
 
-function describeMessage(message: SandboxInboxEntryView): string {
-  if (message.type === 'text') return message.text ?? ''
+/** What a message is, as a person would name it: a voice note rather than PTT audio. */
+function kindOf(message: SandboxInboxEntryView): string {
+  if (message.ptt) return 'voice note'
+  if (message.videoNote) return 'video note'
+  return message.viewOnce ? `view-once ${message.type}` : message.type
+}
+
+function contentOf(message: SandboxInboxEntryView): string {
+  if (message.type === 'text') {
+    const preview = message.linkPreview
+      ? ` [preview: ${message.linkPreview.title ?? message.linkPreview.url}]`
+      : ''
+    return `${message.text ?? ''}${preview}`
+  }
+  if (message.location) {
+    const { latitude, longitude, name } = message.location
+    return `[location ${latitude}, ${longitude}${name ? ` ${name}` : ''}]`
+  }
+  if (message.contacts) {
+    const cards = message.contacts.map((card) => `${card.name} ${card.phones.join(', ')}`).join('; ')
+    return `[contact: ${cards}]`
+  }
   const name = message.filename ? ` ${message.filename}` : ''
+  const seconds = message.seconds === null ? '' : ` ${message.seconds} s`
   const size = message.size === null ? '' : ` (${message.size} bytes)`
   const caption = message.caption ? `: ${message.caption}` : ''
-  return `[${message.type}${name}${size}]${caption}`
+  return `[${kindOf(message)}${name}${seconds}${size}]${caption}`
+}
+
+function describeMessage(message: SandboxInboxEntryView): string {
+  const quote = message.quotedId ? `↩ ${message.quotedId} ` : ''
+  const mentions = message.mentions.length ? ` (mentions ${message.mentions.join(', ')})` : ''
+  return `${quote}${contentOf(message)}${mentions}`
 }

@@ -1,0 +1,109 @@
+import { AppError } from '../../errors'
+import type { Account } from '../accounts/account'
+import {
+  contactsContent,
+  locationContent,
+  mediaContent,
+  textContent,
+  type MessageContext,
+  type OutgoingContent,
+} from '../messages/outgoing-content'
+import type { SandboxNetwork } from '../network'
+import type { SandboxSendInput } from './control-types'
+import { assertPhone } from './phone-number'
+
+const TEXT_LIMIT = 65_536
+/** A day: far above any voice or video note, and well inside the message's 32-bit field. */
+const MAX_SECONDS = 86_400
+
+function assertCoordinate(field: string, value: unknown, limit: number): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || Math.abs(value) > limit) {
+    throw new AppError('invalid_parameter', `${field} must be a number from -${limit} to ${limit}.`)
+  }
+  return value
+}
+
+/** The quote of an earlier message the account received or sent itself, as its phone would show it. */
+function quoteOf(network: SandboxNetwork, sender: Account, id: string): MessageContext['quoted'] {
+  const received = sender.inbox.find((entry) => entry.id === id)
+  if (received) {
+    const text = received.type === 'text' ? received.text : null
+    return {
+      id,
+      participant: `${received.from}@s.whatsapp.net`,
+      message: text === null ? undefined : { conversation: text },
+    }
+  }
+  const sent = network.recentSends.get(id)
+  if (sent?.sender === sender) return { id, participant: sender.pnJid, message: sent.content.message }
+  throw new AppError('quoted_not_found', `reply_to: ${sender.phone} has no message ${id}.`)
+}
+
+function contextOf(network: SandboxNetwork, sender: Account, input: SandboxSendInput): MessageContext {
+  const mentions = (input.mentions ?? []).map((phone) => `${assertPhone(phone, 'mentions')}@s.whatsapp.net`)
+  const quoted = input.replyTo === undefined ? undefined : quoteOf(network, sender, input.replyTo)
+  return { quoted, mentions }
+}
+
+function checkMedia(input: SandboxSendInput): void {
+  const media = input.media
+  if (!media) return
+  if (
+    media.seconds !== undefined &&
+    (!Number.isInteger(media.seconds) || media.seconds < 0 || media.seconds > MAX_SECONDS)
+  ) {
+    throw new AppError('invalid_parameter', `seconds must be a whole number from 0 to ${MAX_SECONDS}.`)
+  }
+  const kind = media.as ?? media.mimetype.split('/')[0]
+  if (media.viewOnce && kind !== 'image' && kind !== 'video') {
+    throw new AppError('invalid_parameter', 'view_once applies to an image or a video.')
+  }
+}
+
+/**
+ * The message a simulated phone sends for a control request, checked first: exactly one of media,
+ * location or contacts (a text beside media stays ignored, as it always was), else a text.
+ */
+export function contentOf(
+  network: SandboxNetwork,
+  sender: Account,
+  input: SandboxSendInput,
+): OutgoingContent {
+  const kinds = [input.media, input.location, input.contacts].filter((part) => part !== undefined)
+  if (kinds.length > 1 || (kinds.length === 1 && !input.media && input.text !== undefined)) {
+    throw new AppError('invalid_parameter', 'Send one of text, media, location or contacts.')
+  }
+  if (input.text === undefined && kinds.length === 0)
+    throw new AppError('missing_parameter', 'text, media, location or contacts is required.')
+  if (input.text !== undefined && input.text.length > TEXT_LIMIT) {
+    throw new AppError('payload_too_large', `text is longer than ${TEXT_LIMIT} characters.`)
+  }
+  if (input.linkPreview && (input.text === undefined || kinds.length > 0)) {
+    throw new AppError('invalid_parameter', 'link_preview goes with a text.')
+  }
+  checkMedia(input)
+  const context = contextOf(network, sender, input)
+  if (input.media) return mediaContent(network.media, input.media, context)
+  if (input.location) {
+    const { latitude, longitude, name, address } = input.location
+    return locationContent(
+      {
+        latitude: assertCoordinate('location.latitude', latitude, 90),
+        longitude: assertCoordinate('location.longitude', longitude, 180),
+        name,
+        address,
+      },
+      context,
+    )
+  }
+  if (input.contacts) {
+    if (input.contacts.length === 0)
+      throw new AppError('invalid_parameter', 'contacts must list at least one card.')
+    for (const contact of input.contacts) {
+      if (!contact.name) throw new AppError('invalid_parameter', 'contacts: every card needs a name.')
+      assertPhone(contact.phone, 'contacts[].phone')
+    }
+    return contactsContent(input.contacts, context)
+  }
+  return textContent(input.text ?? '', context, input.linkPreview)
+}
