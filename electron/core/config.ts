@@ -74,6 +74,8 @@ export interface Config {
 }
 
 export const DEFAULT_PORT = 8686
+export const DEFAULT_HOST = '127.0.0.1'
+export const DEFAULT_LOG_LEVEL: LogLevel = 'info'
 
 export const DEFAULT_LIMITS: Limits = {
   bodyBytes: 1024 * 1024,
@@ -98,7 +100,7 @@ export const DEFAULT_TIMINGS: Timings = {
   connectionWaitMs: 15_000,
 }
 
-const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+export const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 
 /** A configuration that cannot be used; its message says which setting and why. */
 export class ConfigError extends Error {
@@ -139,7 +141,7 @@ function parsePort(value: number | string | undefined): number {
 }
 
 function parseHost(value: string | undefined): string {
-  const host = value ?? '127.0.0.1'
+  const host = value ?? DEFAULT_HOST
   if (!/^[A-Za-z0-9.:\-[\]]+$/.test(host))
     throw new ConfigError(`host is not a valid host name or address: "${host}".`)
   return host
@@ -210,7 +212,7 @@ function parseEvents(input: EventSettingsInput | undefined): EventSettings {
 
 /** Validates everything once, at the entry; the rest of the core trusts the result. */
 export function parseConfig(input: ConfigInput, env: NodeJS.ProcessEnv = process.env): Config {
-  const logLevel = (input.logLevel ?? 'info') as LogLevel
+  const logLevel = (input.logLevel ?? DEFAULT_LOG_LEVEL) as LogLevel
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`log level must be one of ${LOG_LEVELS.join(', ')} (got "${input.logLevel}").`)
   }

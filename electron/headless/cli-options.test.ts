@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { ConfigError, parseConfig } from '../core/config'
-import { serveOptions } from './cli-options'
+import { ConfigError, type ConfigInput, parseConfig } from '../core/config'
+import { SANDBOX_COMMAND, SERVE_COMMAND } from './cli-options'
+import { type CommandSpec, readCommandLine } from './command-line'
+
+function serveOptions(argv: string[], env: NodeJS.ProcessEnv): ConfigInput {
+  const invocation = readCommandLine(SERVE_COMMAND, argv, env, '1.2.3')
+  assert.equal(invocation.kind, 'run')
+  return invocation.settings
+}
 
 test('the per-token request limit comes from --requests-per-minute, else from the environment', () => {
   const fromFlag = parseConfig(serveOptions(['--requests-per-minute', '6000'], {}))
@@ -42,4 +49,59 @@ test('the wait for a connection comes from --connect-wait-ms, else the environme
       bad,
     )
   }
+})
+
+for (const spec of [SERVE_COMMAND, SANDBOX_COMMAND] as CommandSpec<unknown>[]) {
+  test(`npm run ${spec.script}: the help lists every option of the table with its default and variable`, () => {
+    const invocation = readCommandLine(spec, ['--port', 'not-checked-before-help', '-h'], {}, '1.2.3')
+    assert.equal(invocation.kind, 'print')
+    const help = invocation.text
+    for (const option of spec.options) {
+      const label = `--${option.name}${option.kind === 'value' ? ` ${option.placeholder}` : ''}`
+      const at = help.indexOf(label)
+      assert.ok(at >= 0, `${label} is in the help`)
+      const entry = help.slice(at, help.indexOf('\n', help.indexOf('\n', at) + 1))
+      assert.ok(entry.includes(option.description), `${label} is described`)
+      assert.ok(entry.includes(`default: ${option.default}`), `${label} shows its default`)
+      assert.ok(option.env && entry.includes(`environment: ${option.env}`), `${label} names its variable`)
+    }
+  })
+
+  test(`npm run ${spec.script}: an unknown option or argument names what to type instead`, () => {
+    for (const [argv, expected] of [
+      [['--log-levle', 'debug'], /unknown option --log-levle: did you mean --log-level\?/],
+      [['--verison'], /unknown option --verison: did you mean --version\?/],
+      [['-x'], /unknown option -x: did you mean --\S+\? \(--help lists every option\)/],
+      [['8080'], /unexpected argument "8080"/],
+      [['--port'], /--port/],
+    ] as const) {
+      assert.throws(
+        () => readCommandLine(spec, argv, {}, '1.2.3'),
+        (error: unknown) => error instanceof ConfigError && expected.test(error.message),
+        argv.join(' '),
+      )
+    }
+  })
+}
+
+test('flags read their variable as true/false or 1/0; the option given wins over the variable', () => {
+  assert.equal(serveOptions([], { LINKDESK_SANDBOX: '1' }).sandbox, true)
+  assert.equal(serveOptions([], { LINKDESK_SANDBOX: 'false' }).sandbox, false)
+  assert.equal(serveOptions(['--sandbox'], { LINKDESK_SANDBOX: '0' }).sandbox, true)
+  assert.throws(() => serveOptions([], { LINKDESK_SANDBOX: 'yes' }), /LINKDESK_SANDBOX must be true, false/)
+  assert.equal(serveOptions(['--port', '9000'], { LINKDESK_PORT: '9100' }).port, '9000')
+  assert.equal(serveOptions([], { LINKDESK_PORT: '9100' }).port, '9100')
+})
+
+test('npm run sandbox checks its port and log level', () => {
+  const run = (argv: string[], env: NodeJS.ProcessEnv = {}) =>
+    readCommandLine(SANDBOX_COMMAND, argv, env, '1.2.3')
+  assert.deepEqual(run([]), { kind: 'run', settings: { port: 7000, logLevel: 'info' } })
+  assert.deepEqual(run(['--port', '0'], { LINKDESK_SANDBOX_LOG_LEVEL: 'silent' }), {
+    kind: 'run',
+    settings: { port: 0, logLevel: 'silent' },
+  })
+  assert.throws(() => run(['--port', '70000']), /--port must be a port number/)
+  assert.throws(() => run(['--log-level', 'loud']), /--log-level must be one of/)
+  assert.deepEqual(run(['--version']), { kind: 'print', text: 'linkdesk sandbox 1.2.3\n' })
 })

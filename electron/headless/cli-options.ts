@@ -1,45 +1,172 @@
-import { parseArgs } from 'node:util'
-import { ConfigError, type ConfigInput } from '../core/config'
+import {
+  ConfigError,
+  type ConfigInput,
+  DEFAULT_HOST,
+  DEFAULT_LIMITS,
+  DEFAULT_LOG_LEVEL,
+  DEFAULT_PORT,
+  DEFAULT_TIMINGS,
+  LOG_LEVELS,
+  defaultDataDir,
+} from '../core/config'
+import type { LogLevel } from '../core/logger'
+import type { CommandSpec } from './command-line'
 
-/**
- * Reads `npm run serve -- [--port N] [--host H] [--data-dir DIR] [--sandbox | --sandbox-url URL]
- * [--send-interval-ms N] [--requests-per-minute N] [--connect-wait-ms N] [--log-level L]` and the env.
- */
-export function serveOptions(argv: string[], env: NodeJS.ProcessEnv): ConfigInput {
-  let values
-  try {
-    ;({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      options: {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        'data-dir': { type: 'string' },
-        sandbox: { type: 'boolean' },
-        'sandbox-url': { type: 'string' },
-        'log-level': { type: 'string' },
-        'send-interval-ms': { type: 'string' },
-        'requests-per-minute': { type: 'string' },
-        'connect-wait-ms': { type: 'string' },
+const LOG_LEVEL_HELP = `${LOG_LEVELS.join(', ')}; logs are JSON lines on stderr`
+
+function limitsOf(input: ConfigInput): NonNullable<ConfigInput['limits']> {
+  input.limits ??= {}
+  return input.limits
+}
+
+/** `npm run serve`: one entry per option. */
+export const SERVE_COMMAND: CommandSpec<ConfigInput> = {
+  script: 'serve',
+  program: 'linkdesk',
+  summary: 'Runs the Linkdesk core without a window: the API, webhooks, and the UI for a browser.',
+  options: [
+    {
+      kind: 'value',
+      name: 'port',
+      placeholder: 'N',
+      env: 'LINKDESK_PORT',
+      default: String(DEFAULT_PORT),
+      description: 'port of the API and the UI (0 picks a free one)',
+      apply: (input, value) => {
+        input.port = value
       },
-    }))
-  } catch (error) {
-    throw new ConfigError((error as Error).message)
-  }
-  const limits: ConfigInput['limits'] = {}
-  if (values['send-interval-ms'] !== undefined) limits.sendIntervalMs = values['send-interval-ms']
-  const perMinute = values['requests-per-minute'] ?? env.LINKDESK_REQUESTS_PER_MINUTE
-  if (perMinute !== undefined) limits.requestsPerMinute = perMinute
-  const connectWait = values['connect-wait-ms'] ?? env.LINKDESK_CONNECT_WAIT_MS
-  return {
-    port: values.port ?? env.LINKDESK_PORT,
-    host: values.host ?? env.LINKDESK_HOST,
-    dataDir: values['data-dir'] ?? env.LINKDESK_DATA_DIR,
-    sandbox: values.sandbox,
-    sandboxUrl: values['sandbox-url'],
-    logLevel: values['log-level'] ?? env.LINKDESK_LOG_LEVEL,
-    accessToken: env.LINKDESK_ACCESS_TOKEN || undefined,
-    limits: Object.keys(limits).length > 0 ? limits : undefined,
-    timings: connectWait !== undefined ? { connectionWaitMs: connectWait } : undefined,
-  }
+    },
+    {
+      kind: 'value',
+      name: 'host',
+      placeholder: 'H',
+      env: 'LINKDESK_HOST',
+      default: DEFAULT_HOST,
+      description: 'address to bind; only loopback names and this host are accepted in Host headers',
+      apply: (input, value) => {
+        input.host = value
+      },
+    },
+    {
+      kind: 'value',
+      name: 'data-dir',
+      placeholder: 'DIR',
+      env: 'LINKDESK_DATA_DIR',
+      default: defaultDataDir(),
+      description: 'settings, tokens, account credentials, message and event logs',
+      apply: (input, value) => {
+        input.dataDir = value
+      },
+    },
+    {
+      kind: 'flag',
+      name: 'sandbox',
+      env: 'LINKDESK_SANDBOX',
+      default: 'off',
+      description: 'run the simulated network in-process and point every instance at it',
+      apply: (input, value) => {
+        input.sandbox = value
+      },
+    },
+    {
+      kind: 'value',
+      name: 'sandbox-url',
+      placeholder: 'URL',
+      env: 'LINKDESK_SANDBOX_URL',
+      default: 'none',
+      description: 'use an outside sandbox started with `npm run sandbox` (its control: URL)',
+      apply: (input, value) => {
+        input.sandboxUrl = value
+      },
+    },
+    {
+      kind: 'value',
+      name: 'send-interval-ms',
+      placeholder: 'N',
+      env: 'LINKDESK_SEND_INTERVAL_MS',
+      default: String(DEFAULT_LIMITS.sendIntervalMs),
+      description: 'minimum time between two sends of one instance (0 turns pacing off)',
+      apply: (input, value) => (limitsOf(input).sendIntervalMs = value),
+    },
+    {
+      kind: 'value',
+      name: 'requests-per-minute',
+      placeholder: 'N',
+      env: 'LINKDESK_REQUESTS_PER_MINUTE',
+      default: String(DEFAULT_LIMITS.requestsPerMinute),
+      description: "API requests a minute per access token; the window's own credential is not limited",
+      apply: (input, value) => (limitsOf(input).requestsPerMinute = value),
+    },
+    {
+      kind: 'value',
+      name: 'connect-wait-ms',
+      placeholder: 'N',
+      env: 'LINKDESK_CONNECT_WAIT_MS',
+      default: String(DEFAULT_TIMINGS.connectionWaitMs),
+      description:
+        'how long a send (or a media download) waits for an instance on its way to connected (0 answers at once)',
+      apply: (input, value) => {
+        input.timings = { ...input.timings, connectionWaitMs: value }
+      },
+    },
+    {
+      kind: 'value',
+      name: 'log-level',
+      placeholder: 'L',
+      env: 'LINKDESK_LOG_LEVEL',
+      default: DEFAULT_LOG_LEVEL,
+      description: LOG_LEVEL_HELP,
+      apply: (input, value) => {
+        input.logLevel = value
+      },
+    },
+  ],
+  environment: [
+    'LINKDESK_ACCESS_TOKEN  registers this API access token at start (8-256 visible ASCII characters);',
+    '                       doing it again changes nothing, so scripts and CI need no UI',
+  ],
+  initial: (env) => ({ accessToken: env.LINKDESK_ACCESS_TOKEN || undefined }),
+}
+
+interface SandboxSettings {
+  port: number
+  logLevel: LogLevel
+}
+
+const SANDBOX_DEFAULT_PORT = 7000
+
+/** `npm run sandbox`: the simulated network alone; one entry per option. */
+export const SANDBOX_COMMAND: CommandSpec<SandboxSettings> = {
+  script: 'sandbox',
+  program: 'linkdesk sandbox',
+  summary: 'Runs the simulated WhatsApp network alone, with its control API, on loopback.',
+  options: [
+    {
+      kind: 'value',
+      name: 'port',
+      placeholder: 'N',
+      env: 'LINKDESK_SANDBOX_PORT',
+      default: String(SANDBOX_DEFAULT_PORT),
+      description: 'port of the control API (0 picks a free one)',
+      apply: (settings, value) => {
+        const port = /^\d+$/.test(value) ? Number(value) : NaN
+        if (!(port <= 65_535)) throw new ConfigError('--port must be a port number (0-65535).')
+        settings.port = port
+      },
+    },
+    {
+      kind: 'value',
+      name: 'log-level',
+      placeholder: 'L',
+      env: 'LINKDESK_SANDBOX_LOG_LEVEL',
+      default: DEFAULT_LOG_LEVEL,
+      description: LOG_LEVEL_HELP,
+      apply: (settings, value) => {
+        if (!LOG_LEVELS.includes(value as LogLevel))
+          throw new ConfigError(`--log-level must be one of ${LOG_LEVELS.join(', ')}.`)
+        settings.logLevel = value as LogLevel
+      },
+    },
+  ],
+  initial: () => ({ port: SANDBOX_DEFAULT_PORT, logLevel: DEFAULT_LOG_LEVEL }),
 }

@@ -1,38 +1,18 @@
 import type { AddressInfo } from 'node:net'
-import { parseArgs } from 'node:util'
 import { createHttpApp } from '../core/api/http-app'
-import { createLogger, type LogLevel } from '../core/logger'
+import { createLogger } from '../core/logger'
 import { createSandbox, registerSandboxRoutes } from '../core/sandbox'
+import { APP_VERSION } from '../core/version'
+import { SANDBOX_COMMAND } from './cli-options'
+import { settingsOrExit } from './command-line'
 
 const HOST = '127.0.0.1'
-const DEFAULT_PORT = 7000
 /** Room for media sent as base64 through the control API. */
 const CONTROL_BODY_LIMIT = 100 * 1024 * 1024
 
-function readOptions(argv: string[]): { port: number; logLevel: LogLevel } {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    options: { port: { type: 'string' }, 'log-level': { type: 'string' } },
-  })
-  const port = values.port === undefined ? DEFAULT_PORT : Number(values.port)
-  if (!Number.isInteger(port) || port < 0 || port > 65_535)
-    throw new Error('--port must be a port number (0-65535).')
-  const levels: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
-  const logLevel = (values['log-level'] ?? 'info') as LogLevel
-  if (!levels.includes(logLevel)) throw new Error(`--log-level must be one of ${levels.join(', ')}.`)
-  return { port, logLevel }
-}
-
-/** `npm run sandbox -- [--port N]`: the simulated network alone, with its control API, on loopback. */
+/** `npm run sandbox` (see --help): the simulated network alone, with its control API, on loopback. */
 async function main(): Promise<void> {
-  let options
-  try {
-    options = readOptions(process.argv.slice(2))
-  } catch (error) {
-    process.stderr.write(`linkdesk sandbox: ${(error as Error).message}\n`)
-    process.exit(2)
-  }
+  const options = settingsOrExit(SANDBOX_COMMAND, APP_VERSION)
   const logger = createLogger(options.logLevel)
   const sandbox = await createSandbox({ logger, host: HOST })
   const app = createHttpApp({ logger, bodyLimit: CONTROL_BODY_LIMIT })

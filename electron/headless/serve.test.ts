@@ -76,3 +76,40 @@ test('npm run serve refuses a bad port with a clear message and exit code 2', as
   assert.equal(code, 2)
   assert.match(stderr, /linkdesk: port must be a whole number from 0 to 65535 \(got "eighty"\)/)
 })
+
+/** Runs `npm run <script> -- <args>` to its end. */
+function runScript(
+  script: string,
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn('npm', ['run', '--silent', script, '--', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })))
+}
+
+for (const script of ['serve', 'sandbox']) {
+  test(`npm run ${script} -- --help prints every option with its default and variable, and exits 0`, async () => {
+    for (const flag of ['--help', '-h']) {
+      const { code, stdout } = await runScript(script, [flag])
+      assert.equal(code, 0, flag)
+      assert.match(stdout, new RegExp(`^Usage: npm run ${script} -- \\[options\\]`), flag)
+      assert.match(stdout, /--port N\s.*\n\s+default: \d+; environment: LINKDESK_\w*PORT/, flag)
+      assert.match(stdout, /--log-level L\s.*\n\s+default: info; environment: LINKDESK_\w*LOG_LEVEL/, flag)
+      assert.match(stdout, /-h, --help/)
+    }
+  })
+
+  test(`npm run ${script} -- --version prints the version; an unknown option names the nearest one`, async () => {
+    const version = await runScript(script, ['--version'])
+    assert.equal(version.code, 0)
+    assert.match(version.stdout, /^linkdesk( sandbox)? 0\.1\.0\n$/)
+    const unknown = await runScript(script, ['--prot', '8080'])
+    assert.equal(unknown.code, 2)
+    assert.match(unknown.stderr, /unknown option --prot: did you mean --port\? \(--help lists every option\)/)
+  })
+}

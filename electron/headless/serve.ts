@@ -1,21 +1,14 @@
 import { fileURLToPath } from 'node:url'
 import { createCore } from '../core'
-import { ConfigError, parseConfig } from '../core/config'
-import { serveOptions } from './cli-options'
+import { parseConfig } from '../core/config'
+import { APP_VERSION } from '../core/version'
+import { SERVE_COMMAND } from './cli-options'
+import { settingsOrExit } from './command-line'
 
 const uiDir = fileURLToPath(new URL('../../renderer/dist', import.meta.url))
 
 async function main(): Promise<void> {
-  let config
-  try {
-    config = parseConfig({ ...serveOptions(process.argv.slice(2), process.env), uiDir })
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`linkdesk: ${error.message}\n`)
-      process.exit(2)
-    }
-    throw error
-  }
+  const config = settingsOrExit(SERVE_COMMAND, APP_VERSION, (input) => parseConfig({ ...input, uiDir }))
   const core = await createCore(config)
   process.stdout.write(`Linkdesk is running.\napi: ${core.apiBase}\nui-login: ${core.createLoginUrl()}\n`)
 
