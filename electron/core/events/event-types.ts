@@ -5,6 +5,7 @@ export const EVENT_NAMES = [
   'message.received',
   'message.sent',
   'message.status',
+  'instance.updated',
   'instance.logged_out',
   'instance.destroyed',
   'webhook.test',

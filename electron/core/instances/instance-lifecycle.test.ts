@@ -94,6 +94,20 @@ describe('linking', () => {
     assert.ok(qrEvent.data.expires_at > Date.now() / 1000)
   })
 
+  test("the account's name, which arrives after the connection opened, is shown, announced by instance.updated and answered by reconnect", async () => {
+    const id = await createInstance()
+    await link(id, '15550100003', 'Reception')
+    const named = await waitForStatus(core, id, (s) => s.account?.name === 'Reception', 'the name')
+    assert.equal(named.state, 'connected')
+    const { instance } = await ok(api, 'instance', { instance_id: id })
+    assert.equal(instance.account.name, 'Reception')
+    const [updated, ...more] = await eventsOf(id, 'instance.updated')
+    assert.deepEqual(updated?.data, { changed: ['account'] })
+    assert.equal(more.length, 0, 'announced once')
+    const reconnect = await ok(api, 'reconnect', { instance_id: id })
+    assert.equal(reconnect.data.name, 'Reception')
+  })
+
   test('each 409: already_linked for a linked instance, not_linked for an unlinked one', async () => {
     const linkedId = await createInstance()
     await link(linkedId, '15550100002')

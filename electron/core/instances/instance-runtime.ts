@@ -80,6 +80,7 @@ export class InstanceRuntime {
       qr: (text) => this.onQr(text),
       paired: () => this.onPaired(),
       open: (account) => this.onOpen(account),
+      account: (account) => this.onAccount(account),
       close: (verdict, detail) => this.onClose(verdict, detail),
     })
     this.current = {
@@ -346,6 +347,17 @@ export class InstanceRuntime {
       },
       () => undefined,
     )
+  }
+
+  /** Keeps the listed account current (its name often arrives after the connection opened). */
+  private onAccount(account: WaAccount): void {
+    const shown = this.current.account
+    // Before the scan completes there is no account to show; paired() and open() show it.
+    if (this.stopped || !this.current.linked || !shown) return
+    if (shown.id === account.id && shown.name === account.name && shown.lid === account.lid) return
+    this.current.account = this.withAvatar(account, shown.avatar)
+    this.notify()
+    this.emit('instance.updated', { changed: ['account'] })
   }
 
   private onClose(verdict: CloseVerdict, detail: string): void {

@@ -69,6 +69,11 @@ export interface WaSessionEvents {
   paired(): void
   /** Logged in and open: the instance can send. */
   open(account: WaAccount): void
+  /**
+   * The stored account changed (its display name arrives after the connection opened: from the phone's
+   * first messages or the app-state sync).
+   */
+  account(account: WaAccount): void
   /** The socket closed by itself (never for closes this session asked for). */
   close(verdict: CloseVerdict, detail: string): void
 }
@@ -257,10 +262,12 @@ export class WaSession {
 
     socket.ev.on(
       'creds.update',
-      guard('creds.update', () => {
+      guard('creds.update', (update) => {
         auth
           .saveCreds()
           .catch((error: unknown) => this.log.error({ err: error }, 'saving credentials failed'))
+        const account = update.me ? accountOf(auth.state.creds.me) : undefined
+        if (account) events.account(account)
       }),
     )
     socket.ev.on(
