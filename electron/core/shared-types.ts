@@ -57,6 +57,7 @@ export type EventNameView =
   | 'message.received'
   | 'message.sent'
   | 'message.status'
+  | 'instance.updated'
   | 'instance.logged_out'
   | 'instance.destroyed'
   | 'webhook.test'

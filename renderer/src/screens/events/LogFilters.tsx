@@ -7,6 +7,7 @@ const EVENT_NAMES = [
   'message.received',
   'message.sent',
   'message.status',
+  'instance.updated',
   'instance.logged_out',
   'instance.destroyed',
   'webhook.test',
