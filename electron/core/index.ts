@@ -109,8 +109,6 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     events,
     logger,
     connection: (instanceId) => instances.connection(instanceId),
-    account: (instanceId) =>
-      registry.find(instanceId) ? (instances.account(instanceId) ?? undefined) : undefined,
     apiBase: () => apiBase,
     ackTimeoutMs: config.timings.operationWaitMs,
   })

@@ -89,11 +89,6 @@ export class InstanceManager {
     return this.runtime(instanceId).status
   }
 
-  /** The instance's linked account, or null. */
-  account(instanceId: string): InstanceStatus['account'] {
-    return this.runtime(instanceId).account
-  }
-
   generateQr(instanceId: string): Promise<QrCode> {
     return this.runtime(instanceId).startScan()
   }

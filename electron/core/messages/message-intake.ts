@@ -1,8 +1,7 @@
 import type { EventName, EventSink } from '../events/event-types'
 import type { Logger } from '../logger'
-import type { WaAccount, WaInboundMessage, WaMessageHooks, WaStatusUpdate } from '../wa/wa-types'
+import type { WaInboundMessage, WaMessageHooks, WaStatusUpdate } from '../wa/wa-types'
 import type { AckTracker } from './ack-tracker'
-import { deliveryStatusOf, toLinkdeskMessage } from './inbound-message'
 import type { MessageStore } from './message-store'
 import type { LinkdeskMessage, StatusUpdate } from './message-types'
 
@@ -11,8 +10,6 @@ export interface MessageIntakeDeps {
   events: EventSink
   acks: AckTracker
   logger: Logger
-  /** The linked account of an instance, to name this account as the sender of its own messages. */
-  account(instanceId: string): WaAccount | undefined
   /** The local URL where a message's media can be downloaded. */
   downloadUrl(instanceId: string, messageId: string): string
 }
@@ -36,39 +33,28 @@ export class MessageIntake implements WaMessageHooks {
   }
 
   onMessages(instanceId: string, messages: WaInboundMessage[], context: { live: boolean }): void {
-    const account = this.deps.account(instanceId)
     for (const inbound of messages) {
-      let stored: Promise<boolean>
-      let message: LinkdeskMessage
-      try {
-        message = toLinkdeskMessage(inbound, account, (id) => this.deps.downloadUrl(instanceId, id))
-        // Claimed at once (a second copy is a duplicate even before the write commits); writes of a burst
-        // overlap and commit together, while announcements keep the arrival order.
-        stored = this.deps.store
-          .addIfNew(instanceId, {
-            direction: inbound.key.fromMe ? 'out' : 'in',
-            message,
-            content: inbound.content,
-            networkKey: inbound.key,
-          })
-          .catch((error: unknown) => {
-            this.log.error(
-              { err: error, instanceId, messageId: inbound.key.id },
-              'storing an incoming message failed',
-            )
-            return false
-          })
-      } catch (error) {
-        this.log.error(
-          { err: error, instanceId, messageId: inbound.key.id },
-          'reading an incoming message failed',
-        )
-        continue
-      }
+      const message = this.withDownloadUrl(instanceId, inbound.message)
+      // Claimed at once (a second copy is a duplicate even before the write commits); writes of a burst
+      // overlap and commit together, while announcements keep the arrival order.
+      const stored = this.deps.store
+        .addIfNew(instanceId, {
+          direction: message.from_me ? 'out' : 'in',
+          message,
+          content: inbound.content,
+          networkKey: inbound.networkKey,
+        })
+        .catch((error: unknown) => {
+          this.log.error(
+            { err: error, instanceId, messageId: message.id },
+            'storing an incoming message failed',
+          )
+          return false
+        })
       this.enqueue(instanceId, async () => {
         if (!(await stored)) return
-        const event: EventName = inbound.key.fromMe ? 'message.sent' : 'message.received'
-        const data = inbound.key.fromMe ? { ...message, source: 'phone' } : { ...message, live: context.live }
+        const event: EventName = message.from_me ? 'message.sent' : 'message.received'
+        const data = message.from_me ? { ...message, source: 'phone' } : { ...message, live: context.live }
         this.deps.events.emit(instanceId, event, data)
       })
     }
@@ -76,7 +62,6 @@ export class MessageIntake implements WaMessageHooks {
 
   onStatuses(instanceId: string, updates: WaStatusUpdate[]): void {
     for (const update of updates) {
-      if (update.status === 'pending') continue
       const outcome =
         update.status === 'failed'
           ? { ok: false as const, errorCode: update.errorCode }
@@ -126,10 +111,18 @@ export class MessageIntake implements WaMessageHooks {
     })
   }
 
+  /** The message with the local address where its media can be downloaded. */
+  private withDownloadUrl(instanceId: string, message: LinkdeskMessage): LinkdeskMessage {
+    if (!message.media) return message
+    return {
+      ...message,
+      media: { ...message.media, download_url: this.deps.downloadUrl(instanceId, message.id) },
+    }
+  }
+
   private async applyStatuses(instanceId: string, updates: WaStatusUpdate[]): Promise<void> {
     for (const update of updates) {
-      const status = deliveryStatusOf(update.status)
-      if (!status) continue
+      const { status } = update
       const stored = this.deps.store.get(instanceId, update.id)
       if (!stored) continue
       // Group receipts come per member: each is news. A 1:1 status is news only if it moves forward.

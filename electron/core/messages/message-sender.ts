@@ -3,7 +3,7 @@ import type { Limits } from '../config'
 import { AppError } from '../errors'
 import type { EventSink } from '../events/event-types'
 import type { Logger } from '../logger'
-import type { WaAccount, WaConnection, WaOutgoingContent, WaSentMessage } from '../wa/wa-types'
+import type { SentAnswer, WaAccount, WaConnection, WaOutgoingContent, WaSentMessage } from '../wa/wa-types'
 import type { AckTracker } from './ack-tracker'
 import type { IdempotencyLedger } from './idempotency-ledger'
 import { fetchMedia } from './media-fetcher'
@@ -12,7 +12,6 @@ import type { LinkdeskMessage } from './message-types'
 import { parseRecipient, type Recipient } from './recipient'
 import type { RecipientDirectory } from './recipient-directory'
 import { SendQueue } from './send-queue'
-import { sentAnswer, type SentAnswer } from './sent-answer'
 
 /** One send_message request, already read from the API parameters. */
 export interface SendRequest {
@@ -143,12 +142,11 @@ export class MessageSender {
       const connection = await this.deps.connection(instanceId)
       return { content, sent: await connection.send(jid, content), account: connection.account }
     })
-    const answer = sentAnswer(sent, content)
     await this.record(instanceId, sent, content, jid, account)
-    await commit(answer)
-    await this.deps.acks.wait(instanceId, sent.key.id, this.ackTimeoutMs)
-    this.deps.onAcknowledged?.(instanceId, sent.key.id, jid)
-    return answer
+    await commit(sent.answer)
+    await this.deps.acks.wait(instanceId, sent.id, this.ackTimeoutMs)
+    this.deps.onAcknowledged?.(instanceId, sent.id, jid)
+    return sent.answer
   }
 
   private async content(request: SendRequest): Promise<WaOutgoingContent> {
@@ -178,7 +176,7 @@ export class MessageSender {
     account: WaAccount,
   ) {
     const message: LinkdeskMessage = {
-      id: sent.key.id,
+      id: sent.id,
       chat: jid,
       is_group: jid.endsWith('@g.us'),
       from_me: true,
@@ -204,13 +202,13 @@ export class MessageSender {
               download_url: null,
             },
       quoted: null,
-      timestamp: sent.messageTimestamp,
+      timestamp: sent.timestamp,
     }
     try {
       await this.deps.store.addSent(instanceId, { message, content: sent.content })
     } catch (error) {
       // The message is out; failing the request now would invite a duplicate. Retries of it may fail.
-      this.log.error({ err: error, instanceId, messageId: sent.key.id }, 'storing a sent message failed')
+      this.log.error({ err: error, instanceId, messageId: sent.id }, 'storing a sent message failed')
     }
     this.deps.events.emit(instanceId, 'message.sent', { ...message, source: 'api' })
   }

@@ -4,7 +4,7 @@ import type { EventSink } from '../events/event-types'
 import type { MetricsProvider } from '../events/metrics'
 import type { Logger } from '../logger'
 import type { RootDatabase } from '../store/database'
-import type { WaAccount, WaConnection, WaMessageHooks } from '../wa/wa-types'
+import type { SentAnswer, WaConnection, WaMessageHooks } from '../wa/wa-types'
 import { AckTracker } from './ack-tracker'
 import { IdempotencyLedger } from './idempotency-ledger'
 import { MessageIntake } from './message-intake'
@@ -12,7 +12,6 @@ import { countingSink, type MessageCounters, messageMetricsProvider } from './me
 import { MessageSender, type SendRequest } from './message-sender'
 import { MessageStore } from './message-store'
 import { RecipientDirectory } from './recipient-directory'
-import type { SentAnswer } from './sent-answer'
 
 export interface MessageServiceDeps {
   db: RootDatabase
@@ -22,8 +21,6 @@ export interface MessageServiceDeps {
   logger: Logger
   /** The messaging operations, once connected; rejects with not_connected when it cannot connect. */
   connection(instanceId: string): Promise<WaConnection>
-  /** The linked account of an instance, while known (to name it as the sender of its own messages). */
-  account(instanceId: string): WaAccount | undefined
   /** The API's base URL (`http://127.0.0.1:<port>/api/v1`), known once the server listens. */
   apiBase(): string
   ackTimeoutMs?: number
@@ -68,7 +65,6 @@ export class MessageService {
       events,
       acks: this.acks,
       logger: deps.logger,
-      account: deps.account,
       downloadUrl: (instanceId, messageId) => `${deps.apiBase()}${mediaDownloadPath(instanceId, messageId)}`,
     })
     this.hooks = intake

@@ -1,6 +1,159 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { quotedOf } from './message-mapping'
+import { proto, type WAMessage } from '@whiskeysockets/baileys'
+import { silentLogger } from '../logger'
+import {
+  mapInboundMessages,
+  mapSentMessage,
+  mapStatusUpdates,
+  quotedOf,
+  toProtocolContent,
+} from './message-mapping'
+import type { WaAccount } from './wa-types'
+
+const me: WaAccount = {
+  id: '15550000001:3@s.whatsapp.net',
+  number: '15550000001',
+  name: 'Me',
+  lid: '99900000001:3@lid',
+}
+
+/** A received protocol message: a text from 15550000002 unless the patch says otherwise. */
+function received(patch: { key?: Partial<WAMessage['key']>; message?: proto.IMessage } = {}): WAMessage {
+  return {
+    key: { id: 'M1', remoteJid: '15550000002@s.whatsapp.net', fromMe: false, ...patch.key },
+    message: patch.message ?? { conversation: 'hi' },
+    messageTimestamp: 1795248324,
+    pushName: 'Alice',
+  }
+}
+
+function mapOne(message: WAMessage) {
+  const [mapped] = mapInboundMessages([message], me, silentLogger())
+  assert.ok(mapped, 'the message is mapped')
+  return mapped
+}
+
+test('a LID-addressed 1:1 message shows the phone number as chat and sender, with the LID beside it', () => {
+  const { message } = mapOne(
+    received({ key: { remoteJid: '88800000002@lid', remoteJidAlt: '15550000002@s.whatsapp.net' } }),
+  )
+  assert.equal(message.chat, '15550000002@s.whatsapp.net')
+  assert.equal(message.sender, '15550000002@s.whatsapp.net')
+  assert.equal(message.sender_phone, '15550000002')
+  assert.equal(message.sender_lid, '88800000002@lid')
+  assert.equal(message.push_name, 'Alice')
+  assert.equal(message.text, 'hi')
+  assert.equal(message.timestamp, '1795248324')
+})
+
+test('a LID-only sender stays a LID, with no phone number invented', () => {
+  const { message } = mapOne(received({ key: { remoteJid: '88800000002@lid' } }))
+  assert.equal(message.chat, '88800000002@lid')
+  assert.equal(message.sender_phone, null)
+  assert.equal(message.sender_lid, '88800000002@lid')
+})
+
+test('a group message names the group as chat and the member (device suffix dropped) as sender', () => {
+  const { message } = mapOne(
+    received({
+      key: {
+        remoteJid: '120363000000000001@g.us',
+        participant: '88800000003:2@lid',
+        participantAlt: '15550000003@s.whatsapp.net',
+      },
+    }),
+  )
+  assert.equal(message.is_group, true)
+  assert.equal(message.chat, '120363000000000001@g.us')
+  assert.equal(message.sender, '15550000003@s.whatsapp.net')
+  assert.equal(message.sender_lid, '88800000003@lid')
+})
+
+test('own messages name this account; media gets facts without keys; replies carry the quoted message', () => {
+  const sha256 = Buffer.from('ab', 'hex')
+  const mapped = mapOne(
+    received({
+      key: { fromMe: true },
+      message: {
+        documentMessage: {
+          url: 'https://mmg.example/x',
+          mediaKey: Buffer.from('secret'),
+          mimetype: 'application/pdf',
+          fileName: 'a.pdf',
+          fileLength: 10,
+          fileSha256: sha256,
+          caption: 'see attached',
+          contextInfo: {
+            stanzaId: 'Q1',
+            participant: '15550000002:1@s.whatsapp.net',
+            quotedMessage: { conversation: 'send it' },
+          },
+        },
+      },
+    }),
+  )
+  const { message } = mapped
+  assert.equal(message.from_me, true)
+  assert.equal(message.sender, '15550000001@s.whatsapp.net')
+  assert.equal(message.sender_lid, '99900000001@lid')
+  assert.equal(message.type, 'document')
+  assert.equal(message.text, null)
+  assert.equal(message.caption, 'see attached')
+  assert.deepEqual(message.media, {
+    mimetype: 'application/pdf',
+    size: 10,
+    filename: 'a.pdf',
+    sha256: 'ab',
+    seconds: null,
+    voice_note: false,
+    download_url: null,
+  })
+  assert.deepEqual(message.quoted, {
+    id: 'Q1',
+    sender: '15550000002@s.whatsapp.net',
+    type: 'text',
+    text: 'send it',
+  })
+  assert.deepEqual(mapped.networkKey, {
+    id: 'M1',
+    chat: '15550000002@s.whatsapp.net',
+    chatAlt: null,
+    fromMe: true,
+    participant: null,
+    participantAlt: null,
+  })
+  assert.equal(proto.Message.decode(mapped.content).documentMessage?.fileName, 'a.pdf', 'content kept whole')
+})
+
+test('a voice note is audio with its length and the voice-note flag', () => {
+  const { message } = mapOne(
+    received({ message: { audioMessage: { mimetype: 'audio/ogg; codecs=opus', seconds: 7, ptt: true } } }),
+  )
+  assert.equal(message.type, 'audio')
+  assert.equal(message.media?.seconds, 7)
+  assert.equal(message.media?.voice_note, true)
+})
+
+test('kinds without a text form are named from the protocol, else unknown', () => {
+  const typeOf = (message: proto.IMessage) => mapOne(received({ message })).message.type
+  assert.equal(typeOf({ locationMessage: { degreesLatitude: 1, degreesLongitude: 2 } }), 'location')
+  assert.equal(typeOf({ pollCreationMessageV3: { name: 'lunch?' } }), 'poll')
+  assert.equal(typeOf({ contactMessage: { displayName: 'Bob' } }), 'contact')
+  assert.equal(typeOf({ groupInviteMessage: { groupJid: '1@g.us' } }), 'unknown')
+})
+
+test('protocol messages and messages without content are left out', () => {
+  const mapped = mapInboundMessages(
+    [
+      received({ message: { protocolMessage: { type: 0 } } }),
+      { key: { id: 'M2', remoteJid: '15550000002@s.whatsapp.net' } },
+    ],
+    me,
+    silentLogger(),
+  )
+  assert.deepEqual(mapped, [])
+})
 
 test('a reply carries the quoted message id, author, type and text', () => {
   const quoted = quotedOf({
@@ -15,7 +168,7 @@ test('a reply carries the quoted message id, author, type and text', () => {
   })
   assert.deepEqual(quoted, {
     id: 'Q1',
-    participant: '15550000002@s.whatsapp.net',
+    sender: '15550000002@s.whatsapp.net',
     type: 'image',
     text: 'this one?',
   })
@@ -24,4 +177,90 @@ test('a reply carries the quoted message id, author, type and text', () => {
 test('a message that replies to nothing has no quoted message', () => {
   assert.equal(quotedOf({ conversation: 'hello' }), null)
   assert.equal(quotedOf({ extendedTextMessage: { text: 'hi', contextInfo: {} } }), null)
+})
+
+test('statuses are Linkdesk delivery statuses; pending is no news', () => {
+  const key = { id: 'S1', remoteJid: '15550000002@s.whatsapp.net', fromMe: true }
+  const mapped = mapStatusUpdates([
+    { key, update: { status: proto.WebMessageInfo.Status.PENDING } },
+    { key, update: { status: proto.WebMessageInfo.Status.READ, messageTimestamp: 5 } },
+  ])
+  assert.deepEqual(mapped, [
+    {
+      id: 'S1',
+      chat: '15550000002@s.whatsapp.net',
+      status: 'read',
+      participant: null,
+      timestamp: '5',
+      errorCode: null,
+    },
+  ])
+})
+
+test('each kind Linkdesk sends is written as its protocol content', () => {
+  const file = Buffer.from('x')
+  assert.deepEqual(toProtocolContent({ kind: 'text', text: 'hi' }), { text: 'hi' })
+  assert.deepEqual(toProtocolContent({ kind: 'image', media: file, mimetype: 'image/png', caption: 'c' }), {
+    image: file,
+    caption: 'c',
+    mimetype: 'image/png',
+  })
+  assert.deepEqual(toProtocolContent({ kind: 'document', media: file, fileName: 'a.bin' }), {
+    document: file,
+    mimetype: 'application/octet-stream',
+    fileName: 'a.bin',
+    caption: undefined,
+  })
+})
+
+test('the send answer keeps the seed shape; media shows safe fields only, a captioned document unwrapped', () => {
+  const key = { remoteJid: '1@s.whatsapp.net', fromMe: true, id: 'X' }
+  const text = mapSentMessage(
+    { key, message: { extendedTextMessage: { text: 'hi', contextInfo: {} } }, messageTimestamp: 1 },
+    '1@s.whatsapp.net',
+    { kind: 'text', text: 'hi' },
+  )
+  assert.equal(
+    JSON.stringify(text.answer),
+    '{"key":{"remoteJid":"1@s.whatsapp.net","fromMe":true,"id":"X"},' +
+      '"message":{"extendedTextMessage":{"text":"hi"}},"messageTimestamp":"1"}',
+  )
+  assert.equal(text.id, 'X')
+  assert.equal(text.timestamp, '1')
+  const document = mapSentMessage(
+    {
+      key,
+      message: {
+        documentWithCaptionMessage: {
+          message: {
+            documentMessage: {
+              url: 'https://mmg/x',
+              mediaKey: Buffer.from('k'),
+              directPath: '/p',
+              mimetype: 'application/pdf',
+              fileName: 'a.pdf',
+              caption: 'c',
+              fileLength: 10,
+            },
+          },
+        },
+      },
+      messageTimestamp: 1,
+    },
+    '1@s.whatsapp.net',
+    {
+      kind: 'document',
+      media: Buffer.alloc(1),
+      mimetype: 'application/pdf',
+      fileName: 'a.pdf',
+      caption: 'c',
+    },
+  )
+  assert.deepEqual(document.answer.message, {
+    documentMessage: { mimetype: 'application/pdf', fileName: 'a.pdf', caption: 'c', fileLength: '10' },
+  })
+  assert.equal(
+    proto.Message.decode(document.content).documentWithCaptionMessage?.message?.documentMessage?.fileName,
+    'a.pdf',
+  )
 })

@@ -1,70 +1,422 @@
 import {
+  type AnyMessageContent,
   type BinaryNode,
   getContentType,
+  isRealMessage,
+  type MessageUserReceiptUpdate,
   normalizeMessageContent,
-  type proto,
-  type WASocket,
+  proto,
+  toNumber,
+  type WAMessage,
+  type WAMessageKey,
+  type WAMessageUpdate,
 } from '@whiskeysockets/baileys'
-import type { WaContentType, WaQuotedMessage, WaStatusUpdate } from './wa-types'
+import type { Logger } from '../logger'
+import type {
+  DeliveryStatus,
+  LinkdeskMessage,
+  MediaInfo,
+  MessageType,
+  QuotedMessage,
+} from '../messages/message-types'
+import type {
+  SentAnswer,
+  WaAccount,
+  WaInboundMessage,
+  WaMessageKey,
+  WaOutgoingContent,
+  WaSentMessage,
+  WaStatusUpdate,
+} from './wa-types'
 
-/** Linkdesk's kind of a message from the name of its content field. */
-export function contentTypeOf(name: string | undefined): WaContentType {
-  switch (name) {
-    case 'conversation':
-    case 'extendedTextMessage':
-      return 'text'
-    case 'imageMessage':
-      return 'image'
-    case 'videoMessage':
-      return 'video'
-    case 'audioMessage':
-      return 'audio'
-    case 'documentMessage':
-      return 'document'
-    case 'stickerMessage':
-      return 'sticker'
-    default:
-      return 'other'
+/*
+ * The one place where protocol messages become Linkdesk's messages and back. A new message kind is one entry
+ * in CONTENT_KINDS (how it reads) and, when it can be sent, one in OUTGOING_KINDS (how it is written).
+ */
+
+/** What a content field of a protocol message holds, as Linkdesk reads it. */
+interface ContentReading {
+  text?: string | null
+  caption?: string | null
+  media?: MediaInfo
+}
+
+/** How Linkdesk names and reads one kind of protocol content (`imageMessage`, `locationMessage`, …). */
+interface ContentKind<Inner> {
+  type: MessageType
+  read?(inner: Inner): ContentReading
+}
+
+type ContentKinds = {
+  [Field in keyof proto.IMessage]?: ContentKind<NonNullable<proto.IMessage[Field]>>
+}
+
+/** Facts about a media attachment, never its keys or URLs; the API adds `download_url`. */
+function mediaFacts(
+  media: {
+    mimetype?: string | null
+    fileLength?: Parameters<typeof toNumber>[0]
+    fileSha256?: Uint8Array | null
+  },
+  extra: { fileName?: string | null; seconds?: number | null; voiceNote?: boolean | null } = {},
+): MediaInfo {
+  return {
+    mimetype: media.mimetype ?? null,
+    size: media.fileLength === null || media.fileLength === undefined ? null : toNumber(media.fileLength),
+    filename: extra.fileName ?? null,
+    sha256: media.fileSha256 ? Buffer.from(media.fileSha256).toString('hex') : null,
+    seconds: extra.seconds ?? null,
+    voice_note: Boolean(extra.voiceNote),
+    download_url: null,
+  }
+}
+
+/** Every protocol content Linkdesk names; anything else is `unknown`. */
+const CONTENT_KINDS: ContentKinds = {
+  conversation: { type: 'text', read: (text) => ({ text }) },
+  extendedTextMessage: { type: 'text', read: ({ text }) => ({ text }) },
+  imageMessage: { type: 'image', read: (image) => ({ caption: image.caption, media: mediaFacts(image) }) },
+  videoMessage: {
+    type: 'video',
+    read: (video) => ({ caption: video.caption, media: mediaFacts(video, { seconds: video.seconds }) }),
+  },
+  audioMessage: {
+    type: 'audio',
+    read: (audio) => ({ media: mediaFacts(audio, { seconds: audio.seconds, voiceNote: audio.ptt }) }),
+  },
+  documentMessage: {
+    type: 'document',
+    read: (document) => ({
+      caption: document.caption,
+      media: mediaFacts(document, { fileName: document.fileName }),
+    }),
+  },
+  stickerMessage: { type: 'sticker', read: (sticker) => ({ media: mediaFacts(sticker) }) },
+  locationMessage: { type: 'location' },
+  liveLocationMessage: { type: 'location' },
+  contactMessage: { type: 'contact' },
+  contactsArrayMessage: { type: 'contact' },
+  reactionMessage: { type: 'reaction' },
+  pollCreationMessage: { type: 'poll' },
+  pollCreationMessageV2: { type: 'poll' },
+  pollCreationMessageV3: { type: 'poll' },
+}
+
+/** The kind of a content and what it holds. */
+function readContent(content: proto.IMessage | undefined): {
+  type: MessageType
+  text: string | null
+  caption: string | null
+  media: MediaInfo | null
+} {
+  const field = getContentType(content)
+  const kind = field ? (CONTENT_KINDS[field] as ContentKind<unknown> | undefined) : undefined
+  if (!content || !field || !kind) return { type: 'unknown', text: null, caption: null, media: null }
+  const reading = kind.read?.(content[field]) ?? {}
+  return {
+    type: kind.type,
+    text: reading.text ?? null,
+    caption: reading.caption ?? null,
+    media: reading.media ?? null,
+  }
+}
+
+const PHONE_SUFFIX = '@s.whatsapp.net'
+const LID_SUFFIX = '@lid'
+
+/** `<digits>:<device>@s.whatsapp.net` → `<digits>@s.whatsapp.net`; other ids unchanged. */
+function bareJid(jid: string): string {
+  const at = jid.indexOf('@')
+  if (at < 0) return jid
+  return `${jid.slice(0, at).replace(/:\d+$/, '')}${jid.slice(at)}`
+}
+
+/** The phone-number form and the LID form among two addresses of one person, where given. */
+function addresses(primary: string, alternate: string | null): { phone: string | null; lid: string | null } {
+  const all = [primary, alternate].filter((jid): jid is string => Boolean(jid)).map(bareJid)
+  return {
+    phone: all.find((jid) => jid.endsWith(PHONE_SUFFIX)) ?? null,
+    lid: all.find((jid) => jid.endsWith(LID_SUFFIX)) ?? null,
+  }
+}
+
+function timestampOf(value: unknown): string | null {
+  if (value === null || value === undefined) return null
+  const seconds = toNumber(value as number)
+  return Number.isFinite(seconds) && seconds > 0 ? String(seconds) : null
+}
+
+function keyOf(key: WAMessageKey): WaMessageKey {
+  return {
+    id: key.id ?? '',
+    chat: key.remoteJid ?? '',
+    chatAlt: key.remoteJidAlt ?? null,
+    fromMe: Boolean(key.fromMe),
+    participant: key.participant ?? null,
+    participantAlt: key.participantAlt ?? null,
   }
 }
 
 /** The message a reply quotes (from the content's contextInfo), or null when it is not a reply. */
-export function quotedOf(content: proto.IMessage): WaQuotedMessage | null {
-  const name = getContentType(content)
-  const inner = name ? (content[name] as { contextInfo?: proto.IContextInfo | null } | undefined) : undefined
+export function quotedOf(content: proto.IMessage): QuotedMessage | null {
+  const field = getContentType(content)
+  const inner = field
+    ? (content[field] as { contextInfo?: proto.IContextInfo | null } | undefined)
+    : undefined
   const context = inner && typeof inner === 'object' ? inner.contextInfo : undefined
   if (!context?.stanzaId) return null
-  const quoted = normalizeMessageContent(context.quotedMessage ?? undefined)
+  const quoted = readContent(normalizeMessageContent(context.quotedMessage ?? undefined))
   return {
     id: context.stanzaId,
-    participant: context.participant ?? null,
-    type: quoted ? contentTypeOf(getContentType(quoted)) : 'other',
-    text:
-      quoted?.conversation ??
-      quoted?.extendedTextMessage?.text ??
-      quoted?.imageMessage?.caption ??
-      quoted?.videoMessage?.caption ??
-      quoted?.documentMessage?.caption ??
-      null,
+    sender: context.participant ? bareJid(context.participant) : null,
+    type: quoted.type,
+    text: quoted.text ?? quoted.caption,
   }
 }
 
 /**
- * Reports the server's acknowledgement of each message this socket sent as status `sent`. Baileys acts only
- * on error acks (status `failed` through messages.update); a success ack is the moment a send is known to
- * have reached the network, which `sendMessage` (resolving once the frame is written) does not tell.
+ * A message from the network as Linkdesk shows it: the chat and the sender by phone number where known
+ * (with the LID beside it), the text or caption, media facts, the quoted message.
  */
-export function listenForServerAcks(socket: WASocket, report: (update: WaStatusUpdate) => void): void {
-  socket.ws.on('CB:ack,class:message', (node: BinaryNode) => {
-    const { id, from, error, t, participant } = node.attrs
-    if (!id || error) return
-    report({
-      id,
-      chat: from ?? '',
-      status: 'sent',
-      participant: participant ?? null,
-      timestamp: t ?? null,
+export function toLinkdeskMessage(
+  message: WAMessage,
+  content: proto.IMessage,
+  own: WaAccount | undefined,
+): LinkdeskMessage {
+  const key = keyOf(message.key)
+  const chat = addresses(key.chat, key.chatAlt)
+  const isGroup = key.chat.endsWith('@g.us')
+  let sender: { phone: string | null; lid: string | null }
+  if (key.fromMe) {
+    sender = {
+      phone: own ? `${own.number}${PHONE_SUFFIX}` : null,
+      lid: own?.lid ? bareJid(own.lid) : null,
+    }
+  } else if (isGroup) {
+    sender = key.participant ? addresses(key.participant, key.participantAlt) : { phone: null, lid: null }
+  } else {
+    sender = chat
+  }
+  const { type, text, caption, media } = readContent(content)
+  return {
+    id: key.id,
+    chat: isGroup ? key.chat : (chat.phone ?? chat.lid ?? key.chat),
+    is_group: isGroup,
+    from_me: key.fromMe,
+    sender: sender.phone ?? sender.lid ?? (key.participant ? bareJid(key.participant) : bareJid(key.chat)),
+    sender_phone: sender.phone ? sender.phone.slice(0, -PHONE_SUFFIX.length) : null,
+    sender_lid: sender.lid,
+    push_name: message.pushName ?? null,
+    type,
+    text,
+    caption,
+    media,
+    quoted: quotedOf(content),
+    timestamp: timestampOf(message.messageTimestamp) ?? String(Math.floor(Date.now() / 1000)),
+  }
+}
+
+/**
+ * Baileys' upserted messages as Linkdesk messages, each with its network key and encoded content; protocol
+ * messages, reactions to nothing and stubs are left out, and one that cannot be read is logged and skipped.
+ */
+export function mapInboundMessages(
+  messages: readonly WAMessage[],
+  own: WaAccount | undefined,
+  log: Logger,
+): WaInboundMessage[] {
+  const mapped: WaInboundMessage[] = []
+  for (const message of messages) {
+    if (!message.message || !message.key.id || !isRealMessage(message)) continue
+    const content = normalizeMessageContent(message.message)
+    if (!content) continue
+    try {
+      mapped.push({
+        message: toLinkdeskMessage(message, content, own),
+        networkKey: keyOf(message.key),
+        content: proto.Message.encode(message.message).finish(),
+      })
+    } catch (error) {
+      log.error({ err: error, messageId: message.key.id }, 'reading an incoming message failed')
+    }
+  }
+  return mapped
+}
+
+/** The network's numeric statuses; `pending` (1, not yet acknowledged) is no news for Linkdesk. */
+const STATUS_NAMES: Record<number, DeliveryStatus> = {
+  0: 'failed',
+  2: 'sent',
+  3: 'delivered',
+  4: 'read',
+  5: 'played',
+}
+
+/** Status changes of 1:1 messages (`messages.update`). */
+export function mapStatusUpdates(updates: readonly WAMessageUpdate[]): WaStatusUpdate[] {
+  const mapped: WaStatusUpdate[] = []
+  for (const { key, update } of updates) {
+    const status = typeof update.status === 'number' ? STATUS_NAMES[update.status] : undefined
+    if (!status || !key.id) continue
+    mapped.push({
+      id: key.id,
+      chat: key.remoteJid ?? '',
+      status,
+      participant: key.participant ?? null,
+      timestamp: timestampOf(update.messageTimestamp),
+      errorCode: status === 'failed' ? (update.messageStubParameters?.[0] ?? null) : null,
+    })
+  }
+  return mapped
+}
+
+/** Per-member receipts of group messages (`message-receipt.update`). */
+export function mapReceipts(receipts: readonly MessageUserReceiptUpdate[]): WaStatusUpdate[] {
+  const mapped: WaStatusUpdate[] = []
+  for (const { key, receipt } of receipts) {
+    if (!key.id) continue
+    const status: DeliveryStatus | undefined = receipt.playedTimestamp
+      ? 'played'
+      : receipt.readTimestamp
+        ? 'read'
+        : receipt.receiptTimestamp
+          ? 'delivered'
+          : undefined
+    if (!status) continue
+    mapped.push({
+      id: key.id,
+      chat: key.remoteJid ?? '',
+      status,
+      participant: receipt.userJid ?? null,
+      timestamp: timestampOf(receipt.playedTimestamp ?? receipt.readTimestamp ?? receipt.receiptTimestamp),
       errorCode: null,
     })
-  })
+  }
+  return mapped
+}
+
+/** The server's acknowledgement of a message this socket sent, as status `sent`; an error ack is no news. */
+export function mapServerAck(node: BinaryNode): WaStatusUpdate | undefined {
+  const { id, from, error, t, participant } = node.attrs
+  if (!id || error) return undefined
+  return {
+    id,
+    chat: from ?? '',
+    status: 'sent',
+    participant: participant ?? null,
+    timestamp: t ?? null,
+    errorCode: null,
+  }
+}
+
+type OutgoingKinds = {
+  [Kind in WaOutgoingContent['kind']]: (
+    content: Extract<WaOutgoingContent, { kind: Kind }>,
+  ) => AnyMessageContent
+}
+
+/** How each kind Linkdesk sends is written for Baileys. */
+const OUTGOING_KINDS: OutgoingKinds = {
+  text: ({ text }) => ({ text }),
+  image: ({ media, caption, mimetype }) => ({ image: media, caption, mimetype }),
+  video: ({ media, caption, mimetype }) => ({ video: media, caption, mimetype }),
+  audio: ({ media, mimetype }) => ({ audio: media, mimetype }),
+  document: ({ media, mimetype, fileName, caption }) => ({
+    document: media,
+    mimetype: mimetype ?? 'application/octet-stream',
+    fileName,
+    caption,
+  }),
+}
+
+/** What to send, as Baileys' content. */
+export function toProtocolContent(content: WaOutgoingContent): AnyMessageContent {
+  const write = OUTGOING_KINDS[content.kind] as (content: WaOutgoingContent) => AnyMessageContent
+  return write(content)
+}
+
+const SENT_MEDIA_FIELDS = ['imageMessage', 'videoMessage', 'audioMessage', 'documentMessage'] as const
+
+/**
+ * Media fields that are safe to show: what the file is, never how to fetch or decrypt it (url, directPath,
+ * mediaKey, fileEncSha256) nor the thumbnail bytes.
+ */
+const SAFE_MEDIA_FIELDS = [
+  'mimetype',
+  'caption',
+  'fileName',
+  'title',
+  'fileLength',
+  'fileSha256',
+  'seconds',
+  'ptt',
+  'width',
+  'height',
+  'pageCount',
+] as const
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return value && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined
+}
+
+/** The media message inside the sent content (as JSON), unwrapping a captioned document. */
+function sentMedia(message: Record<string, unknown>): [string, Record<string, unknown>] | undefined {
+  const wrapped = record(record(message.documentWithCaptionMessage)?.message)
+  for (const source of [message, wrapped]) {
+    if (!source) continue
+    for (const field of SENT_MEDIA_FIELDS) {
+      const media = record(source[field])
+      if (media) return [field, media]
+    }
+  }
+  return undefined
+}
+
+/**
+ * The seed's answer for a sent message: its key, text as `extendedTextMessage`, media with its safe fields
+ * only (in the protocol's JSON form: longs and bytes as strings), and the timestamp.
+ */
+export function sentAnswer(
+  key: SentAnswer['key'],
+  message: Record<string, unknown>,
+  messageTimestamp: string,
+  content: WaOutgoingContent,
+): SentAnswer {
+  if (content.kind === 'text') {
+    return { key, message: { extendedTextMessage: { text: content.text } }, messageTimestamp }
+  }
+  const found = sentMedia(message)
+  const safe: Record<string, unknown> = {}
+  if (found) {
+    for (const field of SAFE_MEDIA_FIELDS) if (found[1][field] !== undefined) safe[field] = found[1][field]
+  } else {
+    safe.mimetype = content.mimetype
+    if (content.fileName) safe.fileName = content.fileName
+    if (content.caption) safe.caption = content.caption
+  }
+  return { key, message: { [found?.[0] ?? `${content.kind}Message`]: safe }, messageTimestamp }
+}
+
+/** A message Baileys sent, as the adapter reports it: its id and time, the seed's answer, and its content. */
+export function mapSentMessage(
+  sent: WAMessage & { message: proto.IMessage },
+  to: string,
+  content: WaOutgoingContent,
+): WaSentMessage {
+  const id = sent.key.id ?? ''
+  const timestamp = timestampOf(sent.messageTimestamp) ?? String(Math.floor(Date.now() / 1000))
+  const json = proto.Message.toObject(proto.Message.fromObject(sent.message), {
+    longs: String,
+    bytes: String,
+    defaults: false,
+  }) as Record<string, unknown>
+  const key = { remoteJid: sent.key.remoteJid ?? to, fromMe: true as const, id }
+  return {
+    id,
+    timestamp,
+    answer: sentAnswer(key, json, timestamp, content),
+    content: proto.Message.encode(sent.message).finish(),
+  }
 }

@@ -1,5 +1,6 @@
 import makeWASocket, {
   type AuthenticationState,
+  type BinaryNode,
   Browsers,
   type CacheStore,
   type GroupMetadata,
@@ -19,9 +20,9 @@ import { baileysLogger } from './baileys-logger'
 import { type CloseVerdict, classifyClose } from './disconnect-reason'
 import type { SocketNetworkConfig } from './network-endpoint'
 import { isLinked, loadWaAuthState, type WaAuthState } from './wa-auth-state'
-import { createWaConnection, mapInboundMessages, mapReceipts, mapStatusUpdates } from './wa-messages'
-import { listenForServerAcks } from './message-mapping'
-import type { WaAccount, WaConnection, WaMessageHooks, WaStatusUpdate } from './wa-types'
+import { createWaConnection } from './wa-connection'
+import { mapInboundMessages, mapReceipts, mapServerAck, mapStatusUpdates } from './message-mapping'
+import type { WaAccount, WaConnection, WaMessageHooks } from './wa-types'
 
 /** Everything a socket of one instance is built from. */
 export interface SocketConfigInput {
@@ -294,7 +295,7 @@ export class WaSession {
     socket.ev.on(
       'messages.upsert',
       guard('messages.upsert', ({ messages, type }) => {
-        const mapped = mapInboundMessages(messages)
+        const mapped = mapInboundMessages(messages, accountOf(auth.state.creds.me), this.log)
         if (mapped.length > 0) hooks.onMessages(instanceId, mapped, { live: type === 'notify' })
       }),
     )
@@ -312,9 +313,14 @@ export class WaSession {
         if (mapped.length > 0) hooks.onStatuses(instanceId, mapped)
       }),
     )
-    listenForServerAcks(
-      socket,
-      guard('ack', (update: WaStatusUpdate) => hooks.onStatuses(instanceId, [update])),
+    // Baileys acts only on error acks (status `failed` through messages.update); a success ack is the moment
+    // a send is known to have reached the network, which `sendMessage` (resolving once written) does not tell.
+    socket.ws.on(
+      'CB:ack,class:message',
+      guard('ack', (node: BinaryNode) => {
+        const update = mapServerAck(node)
+        if (update) hooks.onStatuses(instanceId, [update])
+      }),
     )
     const forgetGroup = (jid: string | undefined) => jid && this.groups.delete(jid)
     socket.ev.on('groups.update', (updates) => updates.forEach((update) => forgetGroup(update.id)))

@@ -1,3 +1,5 @@
+import type { DeliveryStatus, LinkdeskMessage } from '../messages/message-types'
+
 /**
  * Linkdesk's own words for what the WhatsApp adapter produces and accepts. Nothing here is a Baileys type:
  * the rest of the app (instances, messages, events) depends on these only.
@@ -15,7 +17,10 @@ export interface WaAccount {
   lid: string | null
 }
 
-/** Identifies a message: the chat it is in, who sent it (groups), and its id. */
+/**
+ * The network's key of a message, kept with its encoded content so the adapter can download its media
+ * later; opaque outside the adapter (and stored as is).
+ */
 export interface WaMessageKey {
   id: string
   /** The chat id as the network gave it: `<number>@s.whatsapp.net`, `<lid>@lid` or `<id>@g.us`. */
@@ -28,54 +33,20 @@ export interface WaMessageKey {
   participantAlt: string | null
 }
 
-export type WaContentType = 'text' | 'image' | 'video' | 'audio' | 'document' | 'sticker' | 'other'
-
-/** Facts about a media attachment, without its bytes. */
-export interface WaMediaInfo {
-  mimetype: string | null
-  fileName: string | null
-  size: number | null
-  seconds: number | null
-  /** A voice note rather than an audio file. */
-  ptt: boolean
-  /** Hex SHA-256 of the plaintext file. */
-  sha256: string | null
-}
-
-/** The message a reply refers to, as far as the reply carries it. */
-export interface WaQuotedMessage {
-  id: string
-  /** Who wrote the quoted message (groups, and replies to this account's messages). */
-  participant: string | null
-  type: WaContentType
-  text: string | null
-}
-
 /** A message that reached this account: received, or sent from the phone or another linked device. */
 export interface WaInboundMessage {
-  key: WaMessageKey
-  /** Unix seconds, as a string. */
-  timestamp: string
-  pushName: string | null
-  type: WaContentType
-  /** The protocol's name for the content (e.g. `locationMessage`), for types Linkdesk does not map. */
-  contentName: string | null
-  text: string | null
-  caption: string | null
-  media: WaMediaInfo | null
-  /** The message this one replies to, when it is a reply. */
-  quoted: WaQuotedMessage | null
+  /** The message in Linkdesk's words; `media.download_url` is left for the API to fill in. */
+  message: LinkdeskMessage
+  networkKey: WaMessageKey
   /** The message content, protobuf-encoded: store it to answer `getMessage` and to download its media later. */
   content: Uint8Array
 }
-
-export type WaStatus = 'failed' | 'pending' | 'sent' | 'delivered' | 'read' | 'played'
 
 /** A status change of a message this account sent. Match it by `id`: `chat` may be a LID. */
 export interface WaStatusUpdate {
   id: string
   chat: string
-  status: WaStatus
+  status: DeliveryStatus
   /** In groups, the member whose receipt this is. */
   participant: string | null
   /** Unix seconds, as a string, when known. */
@@ -84,26 +55,40 @@ export interface WaStatusUpdate {
   errorCode: string | null
 }
 
-/** What to send. Media comes from a URL the adapter may fetch (http(s), data:, or a local file path) or bytes. */
+/** A file to send as one kind of media. */
+interface WaOutgoingMedia<Kind extends string> {
+  kind: Kind
+  media: Buffer
+  mimetype?: string
+  fileName?: string
+  caption?: string
+}
+
+/** What to send; each kind is written for the network in message-mapping.ts. */
 export type WaOutgoingContent =
   | { kind: 'text'; text: string }
-  | {
-      kind: 'image' | 'video' | 'audio' | 'document'
-      media: { url: string } | Buffer
-      mimetype?: string
-      fileName?: string
-      caption?: string
-      /** Audio only: send as a voice note (must be OGG/Opus). */
-      ptt?: boolean
-    }
+  | WaOutgoingMedia<'image'>
+  | WaOutgoingMedia<'video'>
+  | WaOutgoingMedia<'audio'>
+  | WaOutgoingMedia<'document'>
 
-/** The result of a send: what the v1 API answers, plus the encoded content to store for `getMessage`. */
-export interface WaSentMessage {
-  key: { remoteJid: string; fromMe: true; id: string; participant?: string }
-  /** The content as plain JSON, e.g. `{ extendedTextMessage: { text } }`. */
+/**
+ * The seed's sent-message result, the `message` field of a successful send_message answer. Its protocol-shaped
+ * names are the public contract; only the adapter builds it.
+ */
+export interface SentAnswer {
+  key: { remoteJid: string; fromMe: true; id: string }
   message: Record<string, unknown>
   /** Unix seconds, as a string. */
   messageTimestamp: string
+}
+
+/** The result of a send: its id and time, the seed's answer, and the encoded content to store for `getMessage`. */
+export interface WaSentMessage {
+  id: string
+  /** Unix seconds, as a string. */
+  timestamp: string
+  answer: SentAnswer
   content: Uint8Array
 }
 

@@ -1,0 +1,121 @@
+import { downloadMediaMessage, proto, type WAMessage, type WASocket } from '@whiskeysockets/baileys'
+import { AppError } from '../errors'
+import type { Logger } from '../logger'
+import { mapSentMessage, toProtocolContent } from './message-mapping'
+import type { SocketNetworkConfig } from './network-endpoint'
+import type { WaAccount, WaConnection, WaNumberLookup } from './wa-types'
+
+const DEFAULT_SEND_TIMEOUT_MS = 60_000
+
+async function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new AppError('upstream_timeout', `The network did not take the ${what} in time.`)),
+      ms,
+    )
+  })
+  try {
+    return await Promise.race([work, timeout])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** Reads a Baileys failure of a socket method as an AppError (never leaking Boom). */
+function upstreamError(error: unknown, what: string): AppError {
+  if (error instanceof AppError) return error
+  const code = (error as { output?: { statusCode?: number } })?.output?.statusCode
+  if (code === 428)
+    return new AppError('not_connected', `The connection closed during the ${what}.`, { cause: error })
+  if (code === 408)
+    return new AppError('upstream_timeout', `The network did not answer the ${what} in time.`, {
+      cause: error,
+    })
+  return new AppError('upstream_failed', `The network refused the ${what}.`, { cause: error })
+}
+
+/**
+ * Reads a failed send. The network answers 404 (item-not-found) for a chat that is not there for this
+ * account, such as a group that does not exist or that it is not in (WhatsApp hides those): the caller's
+ * mistake, not a refusal by the network.
+ */
+function sendError(error: unknown, to: string): AppError {
+  if ((error as { data?: unknown })?.data === 404) {
+    return new AppError(
+      'recipient_not_found',
+      `${to} is not a chat of this account: a group must exist and have the account as a member.`,
+      { cause: error, details: { parameter: 'number' } },
+    )
+  }
+  return upstreamError(error, 'message')
+}
+
+/** The messaging operations over one open socket. */
+export function createWaConnection(
+  socket: WASocket,
+  account: WaAccount,
+  network: SocketNetworkConfig,
+  logger: Logger,
+): WaConnection {
+  return {
+    account,
+    async send(to, content, options = {}) {
+      let sent: WAMessage | undefined
+      try {
+        sent = await withTimeout(
+          socket.sendMessage(to, toProtocolContent(content)),
+          options.timeoutMs ?? DEFAULT_SEND_TIMEOUT_MS,
+          'message',
+        )
+      } catch (error) {
+        throw sendError(error, to)
+      }
+      if (!sent?.message || !sent.key.id)
+        throw new AppError('upstream_failed', 'The network did not take the message.')
+      return mapSentMessage({ ...sent, message: sent.message }, to, content)
+    },
+    async lookup(numbers) {
+      const digits = numbers.map((n) => n.replace(/\D/g, ''))
+      let found: Array<{ jid: string; exists: boolean }> | undefined
+      try {
+        found = await socket.onWhatsApp(...digits)
+      } catch (error) {
+        throw upstreamError(error, 'number lookup')
+      }
+      return digits.map((number): WaNumberLookup => {
+        const hit = found?.find((entry) => entry.exists && entry.jid.startsWith(`${number}@`))
+        return { number, exists: Boolean(hit), jid: hit?.jid ?? null }
+      })
+    },
+    async downloadMedia(key, content) {
+      const message: WAMessage = {
+        key: {
+          id: key.id,
+          remoteJid: key.chat,
+          fromMe: key.fromMe,
+          participant: key.participant ?? undefined,
+        },
+        message: proto.Message.decode(content),
+      }
+      const download = (target: WAMessage) =>
+        downloadMediaMessage(
+          target,
+          'buffer',
+          { options: network.options },
+          { logger, reuploadRequest: socket.updateMediaMessage },
+        )
+      try {
+        return await download(message)
+      } catch (error) {
+        const status = (error as { output?: { statusCode?: number } })?.output?.statusCode
+        if (status !== 404 && status !== 410) throw upstreamError(error, 'media download')
+        try {
+          return await download(await socket.updateMediaMessage(message))
+        } catch (retryError) {
+          throw upstreamError(retryError, 'media download')
+        }
+      }
+    },
+  }
+}
