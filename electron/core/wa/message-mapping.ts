@@ -178,7 +178,7 @@ export function quotedOf(content: proto.IMessage): QuotedMessage | null {
  * A message from the network as Linkdesk shows it: the chat and the sender by phone number where known
  * (with the LID beside it), the text or caption, media facts, the quoted message.
  */
-export function toLinkdeskMessage(
+function toLinkdeskMessage(
   message: WAMessage,
   content: proto.IMessage,
   own: WaAccount | undefined,
@@ -378,7 +378,7 @@ function sentMedia(message: Record<string, unknown>): [string, Record<string, un
  * The seed's answer for a sent message: its key, text as `extendedTextMessage`, media with its safe fields
  * only (in the protocol's JSON form: longs and bytes as strings), and the timestamp.
  */
-export function sentAnswer(
+function sentAnswer(
   key: SentAnswer['key'],
   message: Record<string, unknown>,
   messageTimestamp: string,
