@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url'
 import { createCore } from '../core'
 import { parseConfig } from '../core/config'
+import { logUnhandledRejections } from '../core/process-guard'
 import { APP_VERSION } from '../core/version'
 import { SERVE_COMMAND } from './cli-options'
 import { settingsOrExit } from './command-line'
@@ -10,6 +11,7 @@ const uiDir = fileURLToPath(new URL('../../renderer/dist', import.meta.url))
 async function main(): Promise<void> {
   const config = settingsOrExit(SERVE_COMMAND, APP_VERSION, (input) => parseConfig({ ...input, uiDir }))
   const core = await createCore(config)
+  logUnhandledRejections(core.logger)
   process.stdout.write(`Linkdesk is running.\napi: ${core.apiBase}\nui-login: ${core.createLoginUrl()}\n`)
 
   const stop = (signal: string) => {

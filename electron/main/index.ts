@@ -20,6 +20,7 @@ import { type InstanceNotice, watchInstances } from './instance-tracker'
 import { LinkdeskTray, trayIconPath } from './tray'
 import { denyPermissions, enforceCsp, guardWebContents, secureWebPreferences } from './window-security'
 import { MIN_WINDOW_SIZE, restoreWindowState } from './window-state'
+import { logUnhandledRejections } from '../core/process-guard'
 
 const here = fileURLToPath(new URL('.', import.meta.url))
 /** Built by electron-vite beside this file: out/main, out/preload, out/renderer. */
@@ -65,6 +66,7 @@ async function runDesktopApp(): Promise<void> {
     app.exit(1)
     return
   }
+  logUnhandledRejections(core.logger)
 
   const uiUrl = DEV_RENDERER_URL ?? `${core.url}/`
   const appOrigin = new URL(uiUrl).origin

@@ -1,4 +1,5 @@
 import type { Database, RootDatabase } from 'lmdb'
+import type { WriteBatch } from '../store/write-batch'
 import type { EventName } from './event-types'
 import { collectPage, idRange, type Page, type PageQuery } from './log-range'
 
@@ -50,11 +51,11 @@ export class DeliveryLog {
     })
   }
 
-  /** Records an attempt (asynchronous writes, committed together with the others of this event-loop turn). */
-  record(attempt: DeliveryAttempt, owner: string | null): void {
-    void this.attempts.put(attempt.delivery_id, { attempt, owner })
-    void this.index.put(['i', attempt.instance_id, attempt.delivery_id], null)
-    void this.index.put(['e', attempt.event_id, attempt.delivery_id], null)
+  /** Stages an attempt and its index entries in the caller's batch. */
+  record(_batch: WriteBatch, attempt: DeliveryAttempt, owner: string | null): void {
+    this.attempts.put(attempt.delivery_id, { attempt, owner })
+    this.index.put(['i', attempt.instance_id, attempt.delivery_id], null)
+    this.index.put(['e', attempt.event_id, attempt.delivery_id], null)
   }
 
   /** The newest attempt id, if any. */

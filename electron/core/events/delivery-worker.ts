@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici'
 import type { Logger } from '../logger'
+import type { WriteBatch } from '../store/write-batch'
 import type { AttemptOutcome, DeliveryAttempt, DeliveryLog } from './delivery-log'
 import type { EventLog, StoredEvent } from './event-log'
 import type { WebhookSettings } from './event-settings'
@@ -12,6 +13,8 @@ export interface WorkerDeps {
   events: EventLog
   deliveries: DeliveryLog
   settings: WebhookSettings
+  /** Commits the staged writes as one batch; a failure is reported there (the entry then stays queued). */
+  write(what: string, stage: (batch: WriteBatch) => void): void
   /** While the write of this queue id (or, without one, any write) is not committed, a promise of its commit. */
   uncommitted(queueId?: string): Promise<void> | undefined
   /** The instance's webhook now (its record), the fallback if the record is gone, undefined while off. */
@@ -181,9 +184,14 @@ export class InstanceDeliveryWorker {
     const stored = head.stored ?? this.deps.events.get(entry.eventId)
     const target = this.deps.target(this.instanceId, entry.fallback)
     if (!stored || !target) {
-      if (stored) void this.deps.events.setDelivery(entry.eventId, { ...stored.delivery, status: 'skipped' })
+      this.deps.write('skipping a delivery', (batch) => {
+        if (stored)
+          this.deps.events.setDelivery(batch, entry.eventId, { ...stored.delivery, status: 'skipped' })
+        this.deps.outbox.remove(batch, this.instanceId, head.queueId)
+      })
       this.deps.onOutcome('skipped')
-      return this.finish(head)
+      this.current = undefined
+      return
     }
     const attempt = entry.attempts + 1
     const attemptedAt = new Date(this.deps.now()).toISOString()
@@ -213,27 +221,33 @@ export class InstanceDeliveryWorker {
       outcome,
       error,
     }
-    this.deps.deliveries.record(record, stored.owner)
-    void this.deps.events.setDelivery(entry.eventId, {
-      status: outcome === 'retrying' ? 'pending' : outcome,
-      attempts: attempt,
-      last_attempt_at: attemptedAt,
-      last_status_code: statusCode,
-      last_error: error,
-    })
-    this.deps.onOutcome(outcome, record, stored.owner)
-    if (outcome === 'retrying') {
+    const retrying = outcome === 'retrying'
+    if (retrying) {
       entry.attempts = attempt
       const backoff = retryDelayMs(attempt, this.deps.settings, this.deps.random)
       const retryAfter = result.kind === 'retry' ? (result.retryAfterMs ?? 0) : 0
       entry.nextAttemptAt = this.deps.now() + Math.max(backoff, retryAfter)
-      void this.deps.outbox.save(this.instanceId, head.queueId, entry)
-      return
     }
+    // The attempt, the event's summary and the entry's fate commit together: a failed commit leaves the entry
+    // queued as it was, so the event is delivered again after a restart rather than lost.
+    this.deps.write('recording a delivery attempt', (batch) => {
+      this.deps.deliveries.record(batch, record, stored.owner)
+      this.deps.events.setDelivery(batch, entry.eventId, {
+        status: retrying ? 'pending' : outcome,
+        attempts: attempt,
+        last_attempt_at: attemptedAt,
+        last_status_code: statusCode,
+        last_error: error,
+      })
+      if (retrying) this.deps.outbox.save(batch, this.instanceId, head.queueId, entry)
+      else this.deps.outbox.remove(batch, this.instanceId, head.queueId)
+    })
+    this.deps.onOutcome(outcome, record, stored.owner)
+    if (retrying) return
     if (outcome === 'failed') {
       this.log.warn({ eventId: entry.eventId, statusCode, attempts: attempt }, 'webhook delivery failed')
     }
-    return this.finish(head)
+    this.current = undefined
   }
 
   private outcomeOf(
@@ -245,10 +259,5 @@ export class InstanceDeliveryWorker {
     if (result.kind === 'reject') return 'failed'
     const tooOld = this.deps.now() - entry.enqueuedAt >= this.deps.settings.maxAgeMs
     return attempt >= this.deps.settings.maxAttempts || tooOld ? 'failed' : 'retrying'
-  }
-
-  private finish(head: Head): void {
-    this.current = undefined
-    void this.deps.outbox.remove(this.instanceId, head.queueId)
   }
 }

@@ -24,6 +24,8 @@ export class EventJournal {
   private readonly files: [JournalFile, JournalFile]
   private active: 0 | 1 = 0
   private draining = false
+  /** A commit failed: nothing is emptied any more, so the next start writes every record to LMDB. */
+  private kept = false
 
   /**
    * Opens the journal empty: read what the previous run left first (EventJournal.read). Beyond `rotateBytes`
@@ -51,7 +53,16 @@ export class EventJournal {
 
   /** Everything appended so far is committed to LMDB: both files are emptied. */
   clear(): void {
+    if (this.kept) return
     for (const file of this.files) truncate(file)
+  }
+
+  /**
+   * A commit to LMDB failed: from now on the files are never emptied in this run, so whatever did not commit
+   * is still here for the next start to write (it writes only what LMDB lacks).
+   */
+  keep(): void {
+    this.kept = true
   }
 
   /**
@@ -64,7 +75,7 @@ export class EventJournal {
     this.draining = true
     this.active = this.active === 0 ? 1 : 0
     void committed.finally(() => {
-      truncate(full)
+      if (!this.kept) truncate(full)
       this.draining = false
     })
   }

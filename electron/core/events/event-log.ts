@@ -1,4 +1,5 @@
 import type { Database, RootDatabase } from 'lmdb'
+import type { WriteBatch } from '../store/write-batch'
 import type { EventName, LinkdeskEvent } from './event-types'
 import { collectPage, idRange, type Page, type PageQuery } from './log-range'
 
@@ -62,12 +63,12 @@ export class EventLog {
     })
   }
 
-  /** Stores a new event (asynchronous writes, in order with every other write of the app's database). */
-  append(stored: StoredEvent): Promise<boolean> {
+  /** Stages a new event, its delivery summary and its index entry in the caller's batch. */
+  append(_batch: WriteBatch, stored: StoredEvent): void {
     const { event_id: id, instance_id: instanceId, event } = stored.envelope
-    void this.events.put(id, { envelope: stored.envelope, owner: stored.owner })
-    void this.deliveries.put(id, stored.delivery)
-    return this.byInstance.put([instanceId, id], event)
+    this.events.put(id, { envelope: stored.envelope, owner: stored.owner })
+    this.deliveries.put(id, stored.delivery)
+    this.byInstance.put([instanceId, id], event)
   }
 
   /** Stores an event inside a synchronous transaction (journal recovery at start). */
@@ -84,9 +85,9 @@ export class EventLog {
     return logged && delivery ? { ...logged, delivery } : undefined
   }
 
-  /** Replaces an event's delivery summary (asynchronous write; a crash may lose the last update, never the event). */
-  setDelivery(id: string, delivery: EventDeliveryState): Promise<boolean> {
-    return this.deliveries.put(id, delivery)
+  /** Stages a new delivery summary of an event in the caller's batch (a crash may lose it, never the event). */
+  setDelivery(_batch: WriteBatch, id: string, delivery: EventDeliveryState): void {
+    this.deliveries.put(id, delivery)
   }
 
   /** The newest event id, if any. */

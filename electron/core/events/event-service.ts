@@ -4,6 +4,7 @@ import { AppError } from '../errors'
 import type { Logger } from '../logger'
 import type { RootDatabase } from '../store/database'
 import type { InstanceRecord } from '../store/settings-store'
+import { writeBatch } from '../store/write-batch'
 import { DeliveryLog } from './delivery-log'
 import { InstanceDeliveryWorker } from './delivery-worker'
 import { createIdFactory, idFloorAt } from './event-id'
@@ -133,8 +134,13 @@ export class EventService implements EventSink {
     }
     const outbox = target ? outboxEntry(id, now, target) : undefined
     this.journal.append({ stored, outbox })
-    this.track(this.events.append(stored), id)
-    if (outbox) this.track(this.outbox.add(instanceId, id, outbox), id)
+    this.track(
+      writeBatch(this.deps.db, (batch) => {
+        this.events.append(batch, stored)
+        if (outbox) this.outbox.add(batch, instanceId, id, outbox)
+      }),
+      id,
+    )
     this.journal.rotate(this.lastWrite)
     this.latestId = id
     this.counters.countEvent(event)
@@ -251,8 +257,10 @@ export class EventService implements EventSink {
     this.lastWrite = write.then(
       () => this.written(id),
       (error: unknown) => {
+        // The journal still holds what did not commit: it is kept from now on, and the next start writes it.
+        this.journal.keep()
         this.written(id)
-        this.log.error({ err: error }, 'event log write failed')
+        this.log.error({ err: error }, 'event log write failed; the events stay in the journal')
       },
     )
   }
@@ -273,17 +281,27 @@ export class EventService implements EventSink {
         'The webhook of this instance is off: turn it on with set_webhook first.',
       )
     }
-    const queued = events.map((stored) => {
-      const queueId = this.newId()
-      const eventId = stored.envelope.event_id
-      this.track(this.events.setDelivery(eventId, { ...stored.delivery, status: 'pending', attempts: 0 }))
-      this.track(this.outbox.add(instanceId, queueId, outboxEntry(eventId, this.now(), target)), queueId)
-      return queueId
+    const queued = events.map((stored) => ({ stored, queueId: this.newId() }))
+    const write = writeBatch(this.deps.db, (batch) => {
+      for (const { stored, queueId } of queued) {
+        const eventId = stored.envelope.event_id
+        this.events.setDelivery(batch, eventId, { ...stored.delivery, status: 'pending', attempts: 0 })
+        this.outbox.add(batch, instanceId, queueId, outboxEntry(eventId, this.now(), target))
+      }
     })
+    this.track(write, queued.at(-1)?.queueId)
+    try {
+      await write
+    } catch {
+      throw new AppError(
+        'unavailable',
+        'The data folder refused the write, so nothing was queued; it has been logged.',
+      )
+    }
     await this.settled()
     if (this.stop.signal.aborted) return
     const worker = this.worker(instanceId)
-    for (const queueId of queued) worker.enqueue(queueId)
+    for (const { queueId } of queued) worker.enqueue(queueId)
   }
 
   private worker(instanceId: string): InstanceDeliveryWorker {
@@ -294,6 +312,11 @@ export class EventService implements EventSink {
         events: this.events,
         deliveries: this.deliveries,
         settings: this.deps.settings.webhook,
+        write: (what, stage) => {
+          writeBatch(this.deps.db, stage).catch((error: unknown) =>
+            this.log.error({ err: error, instanceId }, `${what} failed`),
+          )
+        },
         target: (id, fallback) => {
           const record = this.deps.instances.find(id)
           return record ? activeWebhook(record) : fallback

@@ -1,4 +1,5 @@
 import type { Database, RootDatabase } from 'lmdb'
+import type { WriteBatch } from '../store/write-batch'
 import { ID_MAX } from './event-id'
 
 /** Where to deliver when the instance's record is gone (destroyed): the webhook as it was at emit time. */
@@ -44,10 +45,10 @@ export class WebhookOutbox {
     return this.count
   }
 
-  /** Queues an entry (asynchronous write, in order with the event it belongs to). */
-  add(instanceId: string, queueId: string, entry: OutboxEntry): Promise<boolean> {
+  /** Stages a new entry in the caller's batch (with the event it belongs to). */
+  add(_batch: WriteBatch, instanceId: string, queueId: string, entry: OutboxEntry): void {
     this.count += 1
-    return this.entries.put([instanceId, queueId], entry)
+    this.entries.put([instanceId, queueId], entry)
   }
 
   /** Queues an entry inside a synchronous transaction (journal recovery at start). */
@@ -60,15 +61,15 @@ export class WebhookOutbox {
     return this.entries.get([instanceId, queueId])
   }
 
-  /** Saves an entry's retry state (asynchronous write). */
-  save(instanceId: string, queueId: string, entry: OutboxEntry): Promise<boolean> {
-    return this.entries.put([instanceId, queueId], entry)
+  /** Stages an entry's retry state in the caller's batch. */
+  save(_batch: WriteBatch, instanceId: string, queueId: string, entry: OutboxEntry): void {
+    this.entries.put([instanceId, queueId], entry)
   }
 
-  /** Removes a finished entry (asynchronous write: after a crash it may be delivered again, never lost). */
-  remove(instanceId: string, queueId: string): Promise<boolean> {
+  /** Stages the removal of a finished entry (after a crash before the commit it is delivered again, never lost). */
+  remove(_batch: WriteBatch, instanceId: string, queueId: string): void {
     this.count = Math.max(0, this.count - 1)
-    return this.entries.remove([instanceId, queueId])
+    this.entries.remove([instanceId, queueId])
   }
 
   /** Up to `limit` entries of one instance queued after `afterQueueId`, in order. */

@@ -1,5 +1,6 @@
 import { AppError } from '../errors'
 import type { Database, RootDatabase } from '../store/database'
+import { writeBatch } from '../store/write-batch'
 
 interface LedgerEntry {
   fingerprint: string
@@ -69,8 +70,9 @@ export class IdempotencyLedger {
   /** Forgets keys older than the TTL. */
   async sweep(): Promise<void> {
     const cutoff = this.now() - this.ttlMs
-    for (const { key, value } of this.db.getRange()) if (value.at < cutoff) void this.db.remove(key)
-    await this.db.flushed
+    await writeBatch(this.db, () => {
+      for (const { key, value } of this.db.getRange()) if (value.at < cutoff) this.db.remove(key)
+    })
   }
 
   private assertSameRequest(first: string, again: string): void {

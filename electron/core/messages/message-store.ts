@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Database, RootDatabase } from '../store/database'
+import { writeBatch } from '../store/write-batch'
 import type { WaMessageKey } from '../wa/wa-types'
 import type { DeliveryStatus, LinkdeskMessage } from './message-types'
 
@@ -116,24 +117,25 @@ export class MessageStore {
   async sweep(): Promise<number> {
     const cutoff = this.now() - this.retentionMs
     let removed = 0
-    for (const { key, value } of this.db.getRange()) {
-      if (value.storedAt >= cutoff) continue
-      rmSync(this.mediaPath(key[0], key[1]), { force: true })
-      void this.db.remove(key)
-      removed++
-    }
-    await this.db.flushed
+    await writeBatch(this.db, () => {
+      for (const { key, value } of this.db.getRange()) {
+        if (value.storedAt >= cutoff) continue
+        rmSync(this.mediaPath(key[0], key[1]), { force: true })
+        this.db.remove(key)
+        removed++
+      }
+    })
     return removed
   }
 
   /** Forgets everything of an instance (destroyed). */
   async dropInstance(instanceId: string): Promise<void> {
     for (const key of this.pending.keys()) if (key.startsWith(`${instanceId}\u0000`)) this.pending.delete(key)
-    for (const key of this.db.getKeys({ start: [instanceId], end: [instanceId, '\uffff'] })) {
-      void this.db.remove(key)
-    }
+    await writeBatch(this.db, () => {
+      for (const key of this.db.getKeys({ start: [instanceId], end: [instanceId, '\uffff'] }))
+        this.db.remove(key)
+    })
     rmSync(join(this.mediaDir, instanceId), { recursive: true, force: true })
-    await this.db.flushed
   }
 
   private mediaPath(instanceId: string, id: string): string {

@@ -288,7 +288,7 @@ export class AuthStore {
 
   private async deleteEntries(instanceId: string): Promise<void> {
     await this.db.transaction(() => {
-      for (const key of Array.from(this.db.getKeys(rangeOf(instanceId)))) void this.db.remove(key)
+      for (const key of Array.from(this.db.getKeys(rangeOf(instanceId)))) this.db.removeSync(key)
     })
   }
 

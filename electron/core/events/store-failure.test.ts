@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Writable } from 'node:stream'
+import { test } from 'node:test'
+import { createLogger } from '../logger'
+import { openDatabase, type RootDatabase } from '../store/database'
+import type { InstanceRecord } from '../store/settings-store'
+import { EventService } from './event-service'
+import { FAST_EVENT_SETTINGS } from './testing/event-fixture'
+import { WebhookReceiver, waitFor } from './testing/webhook-receiver'
+
+/**
+ * The app's real database, whose commits fail while `failing` is set: LMDB reports a failed commit (a full
+ * disk, an I/O error) by rejecting the batch's promise, with none of its writes applied, as this does.
+ */
+function faultyDatabase(db: RootDatabase): { db: RootDatabase; failing: { on: boolean } } {
+  const failing = { on: false }
+  const wrapped = new Proxy(db, {
+    get(target, property) {
+      if (property === 'batch' && failing.on) {
+        return () => Promise.reject(new Error('MDB_MAP_FULL: Environment mapsize limit reached'))
+      }
+      const value: unknown = Reflect.get(target, property, target)
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  })
+  return { db: wrapped, failing }
+}
+
+function capturedLogs() {
+  const lines: Array<{ level: number; msg: string }> = []
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line) lines.push(JSON.parse(line))
+      done()
+    },
+  })
+  return { logger: createLogger('info', stream), errors: () => lines.filter((line) => line.level >= 50) }
+}
+
+function record(id: string, url: string | null): InstanceRecord {
+  return {
+    id,
+    ownerTokenId: 'token-1',
+    createdAt: Date.now(),
+    linked: true,
+    webhook: { url, enable: url !== null, secret: `whsec_test_${id}` },
+  }
+}
+
+test('a failed commit is logged, the process stays up, and every event emitted is there after a restart', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'linkdesk-store-failure-'))
+  const receiver = await WebhookReceiver.start()
+  const unhandled: unknown[] = []
+  const onUnhandled = (reason: unknown) => unhandled.push(reason)
+  process.on('unhandledRejection', onUnhandled)
+  t.after(async () => {
+    process.off('unhandledRejection', onUnhandled)
+    await receiver.close()
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+  const instances = new Map([
+    ['A', record('A', receiver.url)],
+    ['B', record('B', null)],
+  ])
+  const open = (db: RootDatabase, logger = capturedLogs().logger) => {
+    const service = new EventService({
+      db,
+      dataDir,
+      instances: { find: (id) => instances.get(id) },
+      settings: FAST_EVENT_SETTINGS,
+      logger,
+    })
+    service.start()
+    return service
+  }
+
+  const real = openDatabase(dataDir)
+  const { db, failing } = faultyDatabase(real)
+  const logs = capturedLogs()
+  const service = open(db, logs.logger)
+  const before = service.emit('B', 'message.received', { n: 1 })
+  await service.settled()
+  assert.ok(service.events.get(before.event_id), 'committed before the failure')
+
+  failing.on = true
+  const during = service.emit('B', 'message.received', { n: 2 })
+  const delivered = service.emit('A', 'message.sent', { n: 3 })
+  await service.settled()
+  await receiver.until(() => receiver.accepted().length === 1)
+  await waitFor(() => logs.errors().length >= 3)
+  const messages = logs.errors().map((line) => line.msg)
+  assert.equal(messages.filter((msg) => /^event log write failed/.test(msg)).length, 2)
+  assert.ok(messages.includes('recording a delivery attempt failed'), messages.join('; '))
+  assert.equal(service.events.get(during.event_id), undefined, 'the failed commit wrote nothing')
+  assert.ok(service.events.get(before.event_id), 'what was committed is still there')
+
+  // The store works again: new events commit, and the process carried on all along.
+  failing.on = false
+  const after = service.emit('B', 'message.received', { n: 4 })
+  await service.settled()
+  assert.ok(service.events.get(after.event_id))
+  assert.deepEqual(unhandled, [])
+  await service.close()
+  await real.close()
+
+  // The next start writes what the failed commits lacked, from the journal, and delivers the queued event.
+  const reopened = openDatabase(dataDir)
+  const restarted = open(reopened)
+  t.after(async () => {
+    await restarted.close()
+    await reopened.close()
+  })
+  for (const event of [before, during, delivered, after]) {
+    assert.ok(restarted.events.get(event.event_id), `${event.event_id} is in the log after the restart`)
+  }
+  await waitFor(() => restarted.events.get(delivered.event_id)?.delivery.status === 'delivered')
+  assert.deepEqual(
+    receiver.accepted().map((delivery) => delivery.event.event_id),
+    [delivered.event_id, delivered.event_id],
+    'delivered again, since its delivery was never recorded',
+  )
+  assert.deepEqual(unhandled, [])
+})
