@@ -8,9 +8,12 @@ import {
 } from './events/event-settings'
 import type { LogLevel } from './logger'
 
-/** Where instances connect: WhatsApp itself, a sandbox inside this process, or an outside sandbox's control API. */
+/**
+ * Where instances connect: WhatsApp itself, a sandbox inside this process (its state kept in the data
+ * directory; `reset` starts it fresh), or an outside sandbox's control API.
+ */
 export type NetworkMode =
-  { kind: 'whatsapp' } | { kind: 'sandbox' } | { kind: 'sandbox-url'; controlUrl: string }
+  { kind: 'whatsapp' } | { kind: 'sandbox'; reset: boolean } | { kind: 'sandbox-url'; controlUrl: string }
 
 export interface Limits {
   /** Largest accepted request body, bytes. */
@@ -115,6 +118,8 @@ export interface ConfigInput {
   port?: number | string
   dataDir?: string
   sandbox?: boolean
+  /** With `sandbox`: delete the in-process sandbox's kept state at start. */
+  sandboxReset?: boolean
   sandboxUrl?: string
   accessToken?: string
   logLevel?: string
@@ -147,8 +152,12 @@ function parseHost(value: string | undefined): string {
   return host
 }
 
-function parseNetwork(sandbox: boolean | undefined, sandboxUrl: string | undefined): NetworkMode {
+function parseNetwork(input: ConfigInput): NetworkMode {
+  const { sandbox, sandboxUrl, sandboxReset } = input
   if (sandbox && sandboxUrl) throw new ConfigError('Use either --sandbox or --sandbox-url, not both.')
+  if (sandboxReset && !sandbox) {
+    throw new ConfigError('--sandbox-reset starts the in-process sandbox fresh: use it with --sandbox.')
+  }
   if (sandboxUrl !== undefined) {
     let url: URL
     try {
@@ -161,7 +170,7 @@ function parseNetwork(sandbox: boolean | undefined, sandboxUrl: string | undefin
     if (url.protocol !== 'http:') throw new ConfigError('sandbox-url must be an http:// URL on this machine.')
     return { kind: 'sandbox-url', controlUrl: url.toString().replace(/\/$/, '') }
   }
-  return sandbox ? { kind: 'sandbox' } : { kind: 'whatsapp' }
+  return sandbox ? { kind: 'sandbox', reset: sandboxReset ?? false } : { kind: 'whatsapp' }
 }
 
 function parseLimits(input: ConfigInput['limits'] = {}): Limits {
@@ -226,7 +235,7 @@ export function parseConfig(input: ConfigInput, env: NodeJS.ProcessEnv = process
     host: parseHost(input.host),
     port: parsePort(input.port),
     dataDir: isAbsolute(dataDir) ? dataDir : resolve(dataDir),
-    network: parseNetwork(input.sandbox, input.sandboxUrl),
+    network: parseNetwork(input),
     accessToken,
     logLevel,
     limits: parseLimits(input.limits),

@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { Authenticator, UiCredential } from './api/auth'
 import { API_PREFIX, buildApi } from './api/build-api'
@@ -72,7 +73,14 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
   const registry = new InstanceRegistry(settings)
   const ui = new UiCredential()
   installLibsignalConsoleFilter(logger)
-  const sandbox = config.network.kind === 'sandbox' ? await createSandbox({ logger }) : undefined
+  const sandbox =
+    config.network.kind === 'sandbox'
+      ? await createSandbox({
+          logger,
+          stateDir: join(config.dataDir, 'sandbox'),
+          reset: config.network.reset,
+        })
+      : undefined
   const endpoint: NetworkEndpoint = sandbox
     ? { kind: 'sandbox', ...sandbox.endpoint }
     : config.network.kind === 'sandbox-url'

@@ -93,15 +93,34 @@ test('flags read their variable as true/false or 1/0; the option given wins over
   assert.equal(serveOptions([], { LINKDESK_PORT: '9100' }).port, '9100')
 })
 
-test('npm run sandbox checks its port and log level', () => {
+test('npm run sandbox checks its port, log level and data dir', () => {
   const run = (argv: string[], env: NodeJS.ProcessEnv = {}) =>
     readCommandLine(SANDBOX_COMMAND, argv, env, '1.2.3')
-  assert.deepEqual(run([]), { kind: 'run', settings: { port: 7000, logLevel: 'info' } })
+  const inMemory = { dataDir: undefined, reset: false }
+  assert.deepEqual(run([]), { kind: 'run', settings: { port: 7000, logLevel: 'info', ...inMemory } })
   assert.deepEqual(run(['--port', '0'], { LINKDESK_SANDBOX_LOG_LEVEL: 'silent' }), {
     kind: 'run',
-    settings: { port: 0, logLevel: 'silent' },
+    settings: { port: 0, logLevel: 'silent', ...inMemory },
   })
+  assert.deepEqual(run(['--data-dir', 'state', '--reset']), {
+    kind: 'run',
+    settings: { port: 7000, logLevel: 'info', dataDir: 'state', reset: true },
+  })
+  assert.throws(() => run(['--data-dir', ' ']), /--data-dir must not be empty/)
   assert.throws(() => run(['--port', '70000']), /--port must be a port number/)
   assert.throws(() => run(['--log-level', 'loud']), /--log-level must be one of/)
   assert.deepEqual(run(['--version']), { kind: 'print', text: 'linkdesk sandbox 1.2.3\n' })
+})
+
+test('--sandbox keeps the in-process sandbox in the data dir; --sandbox-reset starts it fresh, only with --sandbox', () => {
+  assert.deepEqual(parseConfig(serveOptions(['--sandbox'], {})).network, { kind: 'sandbox', reset: false })
+  assert.deepEqual(parseConfig(serveOptions(['--sandbox', '--sandbox-reset'], {})).network, {
+    kind: 'sandbox',
+    reset: true,
+  })
+  assert.throws(
+    () => parseConfig(serveOptions(['--sandbox-reset'], {})),
+    (error: unknown) =>
+      error instanceof ConfigError && /--sandbox-reset .* with --sandbox/.test(error.message),
+  )
 })

@@ -63,9 +63,20 @@ export const SERVE_COMMAND: CommandSpec<ConfigInput> = {
       name: 'sandbox',
       env: 'LINKDESK_SANDBOX',
       default: 'off',
-      description: 'run the simulated network in-process and point every instance at it',
+      description:
+        'run the simulated network in-process and point every instance at it; its state is kept in <data dir>/sandbox',
       apply: (input, value) => {
         input.sandbox = value
+      },
+    },
+    {
+      kind: 'flag',
+      name: 'sandbox-reset',
+      env: 'LINKDESK_SANDBOX_RESET',
+      default: 'off',
+      description: "with --sandbox: delete the sandbox's kept state at start, for a fresh network",
+      apply: (input, value) => {
+        input.sandboxReset = value
       },
     },
     {
@@ -131,6 +142,9 @@ export const SERVE_COMMAND: CommandSpec<ConfigInput> = {
 interface SandboxSettings {
   port: number
   logLevel: LogLevel
+  /** Where the network's state is kept; none keeps it in memory. */
+  dataDir: string | undefined
+  reset: boolean
 }
 
 const SANDBOX_DEFAULT_PORT = 7000
@@ -167,6 +181,34 @@ export const SANDBOX_COMMAND: CommandSpec<SandboxSettings> = {
         settings.logLevel = value as LogLevel
       },
     },
+    {
+      kind: 'value',
+      name: 'data-dir',
+      placeholder: 'DIR',
+      env: 'LINKDESK_SANDBOX_DATA_DIR',
+      default: 'none (in memory)',
+      description:
+        'keep the network (accounts, devices, keys, groups, media, inboxes) in DIR/sandbox across restarts',
+      apply: (settings, value) => {
+        if (value.trim() === '') throw new ConfigError('--data-dir must not be empty.')
+        settings.dataDir = value
+      },
+    },
+    {
+      kind: 'flag',
+      name: 'reset',
+      env: 'LINKDESK_SANDBOX_RESET',
+      default: 'off',
+      description: 'with --data-dir: delete the kept state at start, for a fresh network',
+      apply: (settings, value) => {
+        settings.reset = value
+      },
+    },
   ],
-  initial: () => ({ port: SANDBOX_DEFAULT_PORT, logLevel: DEFAULT_LOG_LEVEL }),
+  initial: () => ({
+    port: SANDBOX_DEFAULT_PORT,
+    logLevel: DEFAULT_LOG_LEVEL,
+    dataDir: undefined,
+    reset: false,
+  }),
 }

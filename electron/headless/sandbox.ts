@@ -1,4 +1,6 @@
 import type { AddressInfo } from 'node:net'
+import { join, resolve } from 'node:path'
+import { ConfigError } from '../core/config'
 import { createHttpApp } from '../core/api/http-app'
 import { createLogger } from '../core/logger'
 import { createSandbox, registerSandboxRoutes } from '../core/sandbox'
@@ -12,9 +14,15 @@ const CONTROL_BODY_LIMIT = 100 * 1024 * 1024
 
 /** `npm run sandbox` (see --help): the simulated network alone, with its control API, on loopback. */
 async function main(): Promise<void> {
-  const options = settingsOrExit(SANDBOX_COMMAND, APP_VERSION)
+  const options = settingsOrExit(SANDBOX_COMMAND, APP_VERSION, (settings) => {
+    if (settings.reset && settings.dataDir === undefined)
+      throw new ConfigError('--reset deletes the state kept in --data-dir: give --data-dir too.')
+    return settings
+  })
   const logger = createLogger(options.logLevel)
-  const sandbox = await createSandbox({ logger, host: HOST })
+  // With a data dir the network outlives a restart (the same layout as `npm run serve -- --sandbox`).
+  const stateDir = options.dataDir === undefined ? undefined : join(resolve(options.dataDir), 'sandbox')
+  const sandbox = await createSandbox({ logger, host: HOST, stateDir, reset: options.reset })
   const app = createHttpApp({ logger, bodyLimit: CONTROL_BODY_LIMIT })
   await app.register(async (scoped) => registerSandboxRoutes(scoped, sandbox.control), { prefix: '/sandbox' })
   try {

@@ -6,6 +6,7 @@ import { SandboxEvents } from './events'
 import { GroupRegistry } from './groups/group-registry'
 import { MediaStore } from './media/media-store'
 import { RecentSends } from './messages/recent-sends'
+import type { SandboxState } from './state/sandbox-state'
 import type { ClientConnection } from './transport/client-connection'
 
 /** How the simulated network paces itself. */
@@ -24,11 +25,15 @@ export interface LinkedSession {
   device: LinkedDevice
 }
 
-/** The shared state of the simulated network that every part reads and changes. */
+/**
+ * The shared state of the simulated network that every part reads and changes. What outlives a restart is
+ * kept in `state`: each part declares its tables (`defineTable`) and writes every change it makes, and is
+ * rebuilt from them here, in dependency order.
+ */
 export class SandboxNetwork {
-  readonly directory = new AccountDirectory()
-  readonly groups = new GroupRegistry()
-  readonly media = new MediaStore()
+  readonly directory: AccountDirectory
+  readonly groups: GroupRegistry
+  readonly media: MediaStore
   readonly events = new SandboxEvents()
   readonly recentSends = new RecentSends()
   /** Logged-in linked devices, by their connection. */
@@ -44,7 +49,12 @@ export class SandboxNetwork {
   constructor(
     readonly log: Logger,
     readonly timings: NetworkTimings,
-  ) {}
+    readonly state: SandboxState,
+  ) {
+    this.directory = new AccountDirectory(state)
+    this.groups = new GroupRegistry(state, this.directory)
+    this.media = new MediaStore(state)
+  }
 
   /** Runs work after a delay, unless the network closes first. Errors are logged. */
   later(delayMs: number, work: () => void | Promise<void>): void {
@@ -71,6 +81,5 @@ export class SandboxNetwork {
     this.closed = true
     for (const timer of this.timers) clearTimeout(timer)
     this.timers.clear()
-    this.media.clear()
   }
 }

@@ -4,6 +4,8 @@ import type { BinaryNode } from '@whiskeysockets/baileys'
 import type { Sandbox } from './index'
 import { DeviceMailbox, MAILBOX_LIMIT } from './accounts/device-mailbox'
 import { node } from './stanzas/binary-node'
+import { memoryState } from './state/sandbox-state'
+import { StoredList } from './state/stored-list'
 import { linkedClient, startTestSandbox } from './testing/sandbox-fixture'
 import type { SandboxClient } from './testing/sandbox-client'
 
@@ -58,7 +60,7 @@ test('a message the device never receipted is written again, marked offline, at 
 })
 
 test('a mailbox keeps messages until receipted, other stanzas only while unsent, and at most its limit', () => {
-  const mailbox = new DeviceMailbox()
+  const mailbox = new DeviceMailbox(new StoredList(memoryState(), 'mailbox'))
   const message = (id: string): BinaryNode => node('message', { id })
   mailbox.hold(message('a'), true)
   mailbox.hold(node('receipt', { id: 'r' }), true)

@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto'
 import { jidDecode } from '@whiskeysockets/baileys'
-import { Account, LID_SERVER, PN_SERVER, type Addressing } from './account'
+import type { SandboxState } from '../state/sandbox-state'
+import { Account, ACCOUNTS, LID_SERVER, PN_SERVER, type Addressing } from './account'
 
 export interface ResolvedDevice {
   account: Account
@@ -12,6 +13,15 @@ export interface ResolvedDevice {
 export class AccountDirectory {
   private readonly byPhone = new Map<string, Account>()
   private readonly byLid = new Map<string, Account>()
+
+  /** The accounts kept in the state, with their devices, keys and inboxes. */
+  constructor(private readonly state: SandboxState) {
+    const records = state
+      .open(ACCOUNTS)
+      .entries()
+      .map(([, record]) => record)
+    for (const record of records.sort((a, b) => a.addedAt - b.addedAt)) this.add(new Account(state, record))
+  }
 
   get(phone: string): Account | undefined {
     return this.byPhone.get(phone)
@@ -25,14 +35,26 @@ export class AccountDirectory {
   ensure(phone: string, name?: string, autoReply?: 'echo'): Account {
     const existing = this.byPhone.get(phone)
     if (existing) {
-      if (name) existing.name = name
-      if (autoReply) existing.autoReply = autoReply
+      existing.update(name, autoReply)
       return existing
     }
-    const account = new Account(phone, this.newLid(), name ?? `+${phone}`, autoReply)
-    this.byPhone.set(phone, account)
-    this.byLid.set(account.lid, account)
+    const record = {
+      phone,
+      lid: this.newLid(),
+      name: name ?? `+${phone}`,
+      autoReply: autoReply ?? null,
+      nextDeviceId: 1,
+      addedAt: Date.now(),
+    }
+    const account = new Account(this.state, record)
+    account.save()
+    this.add(account)
     return account
+  }
+
+  private add(account: Account): void {
+    this.byPhone.set(account.phone, account)
+    this.byLid.set(account.lid, account)
   }
 
   /** The account and device a user JID (phone-number or LID form, with or without device) points at. */

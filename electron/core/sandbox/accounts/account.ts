@@ -1,6 +1,8 @@
 import { SimDevice } from '../signal/sim-device'
 import type { InboxEntry } from '../messages/inbox'
-import { LinkedDevice, type DeviceRegistration } from './linked-device'
+import { defineTable, type SandboxState, type StateTable } from '../state/sandbox-state'
+import { StoredList } from '../state/stored-list'
+import { LINKED_DEVICES, LinkedDevice, type DeviceRegistration } from './linked-device'
 
 export const PN_SERVER = 's.whatsapp.net'
 export const LID_SERVER = 'lid'
@@ -10,20 +12,67 @@ export type Addressing = 'pn' | 'lid'
 /** Inbox entries kept per account; the oldest are dropped past this. */
 const INBOX_LIMIT = 10_000
 
+/** What the network keeps of an account itself; its devices and inbox are kept beside it. */
+export interface AccountRecord {
+  phone: string
+  lid: string
+  name: string
+  autoReply: 'echo' | null
+  nextDeviceId: number
+  /** Unix ms when the account joined the network; listings keep that order across restarts. */
+  addedAt: number
+}
+
+/** Accounts, by phone number. */
+export const ACCOUNTS = defineTable<AccountRecord>({ name: 'accounts' })
+
 /** An account on the simulated network: a phone number, a LID, a primary phone (device 0) and its linked devices. */
 export class Account {
-  readonly phoneDevice = new SimDevice()
+  readonly phone: string
+  readonly lid: string
+  readonly phoneDevice: SimDevice
   readonly linkedDevices = new Map<number, LinkedDevice>()
-  readonly inbox: InboxEntry[] = []
-  private readonly inboxIds = new Set<string>()
-  private nextDeviceId = 1
+  /** What the account's phone received, by message id, oldest first. */
+  readonly inbox: StoredList<InboxEntry>
+  private displayName: string
+  private reply: 'echo' | undefined
+  private nextDeviceId: number
+  private readonly addedAt: number
+  private readonly table: StateTable<AccountRecord>
 
+  /** The account as kept in the state, with its devices and inbox. */
   constructor(
-    readonly phone: string,
-    readonly lid: string,
-    public name: string,
-    public autoReply: 'echo' | undefined,
-  ) {}
+    private readonly state: SandboxState,
+    record: AccountRecord,
+  ) {
+    this.phone = record.phone
+    this.lid = record.lid
+    this.displayName = record.name
+    this.reply = record.autoReply ?? undefined
+    this.nextDeviceId = record.nextDeviceId
+    this.addedAt = record.addedAt
+    this.table = state.open(ACCOUNTS)
+    this.phoneDevice = new SimDevice(state, record.phone)
+    for (const [, device] of state.open(LINKED_DEVICES).entries(`${record.phone}/`)) {
+      this.linkedDevices.set(device.id, new LinkedDevice(state, record.phone, device))
+    }
+    this.inbox = new StoredList(state, `inbox/${record.phone}`)
+  }
+
+  get name(): string {
+    return this.displayName
+  }
+
+  get autoReply(): 'echo' | undefined {
+    return this.reply
+  }
+
+  /** Changes what is given of the account's name and auto-reply. */
+  update(name: string | undefined, autoReply: 'echo' | undefined): void {
+    if (name) this.displayName = name
+    if (autoReply) this.reply = autoReply
+    if (name || autoReply) this.save()
+  }
 
   get pnJid(): string {
     return `${this.phone}@${PN_SERVER}`
@@ -45,21 +94,41 @@ export class Account {
   }
 
   addLinkedDevice(registration: DeviceRegistration): LinkedDevice {
-    const device = new LinkedDevice(this.nextDeviceId++, 1, registration)
+    const device = new LinkedDevice(this.state, this.phone, {
+      id: this.nextDeviceId++,
+      keyIndex: 1,
+      registration,
+    })
     this.linkedDevices.set(device.id, device)
+    this.save()
+    device.save()
     return device
   }
 
+  /** A link that did not complete: the device never existed. */
+  forgetLinkedDevice(id: number): void {
+    this.linkedDevices.delete(id)
+    this.state.open(LINKED_DEVICES).remove(`${this.phone}/${id}`)
+  }
+
   hasReceived(id: string): boolean {
-    return this.inboxIds.has(id)
+    return this.inbox.has(id)
   }
 
   record(entry: InboxEntry): void {
-    this.inbox.push(entry)
-    this.inboxIds.add(entry.id)
-    if (this.inbox.length > INBOX_LIMIT) {
-      const dropped = this.inbox.shift()
-      if (dropped) this.inboxIds.delete(dropped.id)
-    }
+    this.inbox.set(entry.id, entry)
+    if (this.inbox.size > INBOX_LIMIT) this.inbox.delete(this.inbox.firstKey() ?? '')
+  }
+
+  /** Writes the account's record; every change to it goes through here. */
+  save(): void {
+    this.table.put(this.phone, {
+      phone: this.phone,
+      lid: this.lid,
+      name: this.displayName,
+      autoReply: this.reply ?? null,
+      nextDeviceId: this.nextDeviceId,
+      addedAt: this.addedAt,
+    })
   }
 }

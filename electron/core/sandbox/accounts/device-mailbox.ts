@@ -1,4 +1,5 @@
 import type { BinaryNode } from '../stanzas/binary-node'
+import type { StoredList } from '../state/stored-list'
 
 /** Stanzas kept per device; past this many the oldest is dropped, as a server bounds a mailbox. */
 export const MAILBOX_LIMIT = 1000
@@ -7,11 +8,10 @@ export const MAILBOX_LIMIT = 1000
  * What the server still owes one linked device, as the real server keeps it: every message stanza until the
  * device's delivery receipt (a retry receipt does not count; a device that decrypted the message may still
  * crash before it keeps it), and other stanzas while the device is away. At each login everything held is
- * written again, oldest first.
+ * written again, oldest first. It is kept in the sandbox's state, so a restart owes the device the same.
  */
 export class DeviceMailbox {
-  private readonly entries = new Map<string, BinaryNode>()
-  private sequence = 0
+  constructor(private readonly entries: StoredList<BinaryNode>) {}
 
   get size(): number {
     return this.entries.size
@@ -25,9 +25,9 @@ export class DeviceMailbox {
   hold(stanza: BinaryNode, written: boolean): void {
     const messageId = stanza.tag === 'message' ? stanza.attrs.id : undefined
     if (messageId === undefined && written) return
-    const key = messageId === undefined ? `#${++this.sequence}` : messageId
-    this.entries.set(key, stanza)
-    if (this.entries.size > MAILBOX_LIMIT) this.entries.delete(this.entries.keys().next().value as string)
+    if (messageId === undefined) this.entries.push(stanza)
+    else this.entries.set(messageId, stanza)
+    if (this.entries.size > MAILBOX_LIMIT) this.entries.delete(this.entries.firstKey() ?? '')
   }
 
   /** The device receipted these message ids (a delivery, sender, inactive, peer or read receipt). */

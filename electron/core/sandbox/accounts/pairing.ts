@@ -153,7 +153,7 @@ export class PairingRegistry {
       )
       if (!deviceSignatureValid) throw new Error('the device signature does not verify')
     } catch (error) {
-      account.linkedDevices.delete(device.id)
+      account.forgetLinkedDevice(device.id)
       connection.terminate()
       throw new AppError('upstream_failed', 'The device did not complete the link.', { cause: error })
     }

@@ -52,11 +52,13 @@ export function createSandboxControl(
       if (!qr) throw new AppError('missing_parameter', 'qr is required.')
       const account = network.directory.ensure(assertPhone(phone), name)
       const { jid, lid } = await pairing.scan(qr, account)
+      await network.state.flushed()
       return { jid, lid }
     },
 
     async addAccount({ phone, name, autoReply }) {
       const account = network.directory.ensure(assertPhone(phone), name, autoReply)
+      await network.state.flushed()
       return { phone: account.phone, jid: account.pnJid, lid: account.lidJid }
     },
 
@@ -72,7 +74,7 @@ export function createSandboxControl(
     },
 
     inbox(phone) {
-      return [...accountOf(network, phone).inbox]
+      return [...accountOf(network, phone).inbox.values()]
     },
 
     async send(phone, input: SandboxSendInput) {
@@ -81,6 +83,7 @@ export function createSandboxControl(
       const target = targetOf(network, sender, input.to)
       const content = contentOf(network, sender, input)
       const record = await sendFromPhone(network, sender, target, content, input.addressing ?? 'pn')
+      await network.state.flushed()
       return { id: record.id }
     },
 
@@ -93,11 +96,13 @@ export function createSandboxControl(
       const [creator, ...others] = members as [Account, ...Account[]]
       const group = network.groups.create(subject, creator, others)
       announceGroupCreated(group)
+      await network.state.flushed()
       return { groupId: group.jid }
     },
 
     async unlink(phone) {
       unlinkDevices(accountOf(network, phone))
+      await network.state.flushed()
     },
 
     async drop(phone, mode: DropMode) {

@@ -25,7 +25,7 @@ function assertCoordinate(field: string, value: unknown, limit: number): number 
 
 /** The quote of an earlier message the account received or sent itself, as its phone would show it. */
 function quoteOf(network: SandboxNetwork, sender: Account, id: string): MessageContext['quoted'] {
-  const received = sender.inbox.find((entry) => entry.id === id)
+  const received = sender.inbox.get(id)
   if (received) {
     const text = received.type === 'text' ? received.text : null
     return {

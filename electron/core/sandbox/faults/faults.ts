@@ -21,7 +21,7 @@ export function dropConnections(account: Account, mode: DropMode): number {
 export function unlinkDevices(account: Account): number {
   const devices = account.activeDevices()
   for (const device of devices) {
-    device.removed = true
+    device.markRemoved()
     const connection = device.connection
     if (!connection?.isOpen) continue
     connection.send(node('stream:error', { code: '401' }, [node('conflict', { type: 'device_removed' })]))

@@ -70,8 +70,7 @@ function answerSubject(
   if (!group || !session || !group.has(session.account))
     return connection.send(iqError(iq, 404, 'item-not-found'))
   const text = subject?.content
-  if (typeof text === 'string' || text instanceof Uint8Array)
-    group.subject = Buffer.from(text).toString('utf8')
+  if (typeof text === 'string' || text instanceof Uint8Array) group.rename(Buffer.from(text).toString('utf8'))
   connection.send(iqResult(iq))
 }
 

@@ -19,6 +19,8 @@ export interface MediaHost {
 
 export interface MediaHostOptions {
   host: string
+  /** 0 picks a free port. */
+  port: number
   certificate: MediaCertificate
   store: MediaStore
   auth: string
@@ -75,7 +77,7 @@ export async function startMediaHost(options: MediaHostOptions): Promise<MediaHo
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
-    server.listen(0, options.host, () => resolve())
+    server.listen(options.port, options.host, () => resolve())
   })
   const { port } = server.address() as AddressInfo
   const hostname = `${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`

@@ -10,7 +10,7 @@ import { encNode, encryptForDevice, newMessageId } from './device-crypto'
  */
 export async function sendHistoryBootstrap(network: SandboxNetwork, session: LinkedSession): Promise<void> {
   const { account, device } = session
-  device.historySent = true
+  device.markHistorySent()
   const syncType = proto.HistorySync.HistorySyncType.INITIAL_BOOTSTRAP
   const history = proto.HistorySync.encode({ syncType, conversations: [], progress: 100 }).finish()
   const message: proto.IMessage = {

@@ -1,6 +1,7 @@
-import type { SessionRecord, SignalStorage } from 'libsignal'
+import { SessionRecord, type SignalStorage } from 'libsignal'
 import type { SenderKeyName } from '@whiskeysockets/baileys/lib/Signal/Group/sender-key-name.js'
 import { SenderKeyRecord } from '@whiskeysockets/baileys/lib/Signal/Group/index.js'
+import { defineTable, type SandboxState, type StateTable } from '../state/sandbox-state'
 
 /** A libsignal key pair: the public half carries the 0x05 type byte (33 bytes). */
 export interface SignalKeyPair {
@@ -15,27 +16,52 @@ export interface SignalKeys {
   takePreKey(id: number): SignalKeyPair | undefined
 }
 
-/** In-memory storage for one simulated device: sessions by peer address and sender keys by group and sender. */
-export class MemorySignalStore implements SignalStorage {
-  private readonly sessions = new Map<string, SessionRecord>()
-  private readonly senderKeys = new Map<string, SenderKeyRecord>()
+/** Simulated devices' sessions, by `<owner>/<peer address>`. */
+const SESSIONS = defineTable<SessionRecord>({
+  name: 'signal-sessions',
+  // libsignal's typings call the serialized form bytes; it is a plain object, which the state keeps as is.
+  encode: (record) => record.serialize(),
+  decode: (stored) => SessionRecord.deserialize(stored as Uint8Array),
+})
 
-  constructor(private readonly keys: SignalKeys) {}
+/** Sender keys simulated devices hold, by `<owner>/<group>::<sender>::<device>`. */
+const SENDER_KEYS = defineTable<SenderKeyRecord>({
+  name: 'sender-keys',
+  encode: (record) => record.serialize(),
+  decode: (stored) => new SenderKeyRecord(stored as ConstructorParameters<typeof SenderKeyRecord>[0]),
+})
+
+/**
+ * Storage for one simulated device, `owner`: sessions by peer address and sender keys by group and sender,
+ * kept in the sandbox's state.
+ */
+export class SignalStore implements SignalStorage {
+  private readonly sessions: StateTable<SessionRecord>
+  private readonly senderKeys: StateTable<SenderKeyRecord>
+
+  constructor(
+    state: SandboxState,
+    private readonly owner: string,
+    private readonly keys: SignalKeys,
+  ) {
+    this.sessions = state.open(SESSIONS)
+    this.senderKeys = state.open(SENDER_KEYS)
+  }
 
   async loadSession(id: string): Promise<SessionRecord | undefined> {
-    return this.sessions.get(id)
+    return this.sessions.get(this.key(id))
   }
 
   async storeSession(id: string, session: SessionRecord): Promise<void> {
-    this.sessions.set(id, session)
+    this.sessions.put(this.key(id), session)
   }
 
   deleteSession(id: string): void {
-    this.sessions.delete(id)
+    this.sessions.remove(this.key(id))
   }
 
   hasOpenSession(id: string): boolean {
-    return this.sessions.get(id)?.haveOpenSession() ?? false
+    return this.sessions.get(this.key(id))?.haveOpenSession() ?? false
   }
 
   // Simulated users trust on first use, as WhatsApp Web does.
@@ -64,10 +90,14 @@ export class MemorySignalStore implements SignalStorage {
   }
 
   async loadSenderKey(name: SenderKeyName): Promise<SenderKeyRecord> {
-    return this.senderKeys.get(name.toString()) ?? new SenderKeyRecord()
+    return this.senderKeys.get(this.key(name.toString())) ?? new SenderKeyRecord()
   }
 
   async storeSenderKey(name: SenderKeyName, record: SenderKeyRecord): Promise<void> {
-    this.senderKeys.set(name.toString(), record)
+    this.senderKeys.put(this.key(name.toString()), record)
+  }
+
+  private key(id: string): string {
+    return `${this.owner}/${id}`
   }
 }

@@ -7,7 +7,8 @@ import {
   SenderKeyName,
 } from '@whiskeysockets/baileys/lib/Signal/Group/index.js'
 import { ProtocolAddress, SessionBuilder, SessionCipher } from 'libsignal'
-import { MemorySignalStore, type SignalKeyPair, type SignalKeys } from './signal-store'
+import { defineTable, type SandboxState, type StateTable } from '../state/sandbox-state'
+import { SignalStore, type SignalKeyPair, type SignalKeys } from './signal-store'
 import { addPadding, removePadding } from './padding'
 
 const KEY_TYPE = Buffer.from([5])
@@ -32,6 +33,30 @@ function signalKeyPair(): SignalKeyPair {
   return { pubKey: Buffer.concat([KEY_TYPE, pair.public]), privKey: Buffer.from(pair.private) }
 }
 
+/** What a simulated device keeps besides its sessions: its identity, signed prekey and prekey counter. */
+interface SimDeviceKeys {
+  identity: SignalKeyPair
+  registrationId: number
+  signedPreKey: SignalKeys['signedPreKey']
+  nextPreKeyId: number
+}
+
+/** Simulated devices' keys, by owner. */
+const SIM_DEVICE_KEYS = defineTable<SimDeviceKeys>({ name: 'sim-device-keys' })
+/** One-time prekeys simulated devices handed out and not yet saw used, by `<owner>/<key id>`. */
+const SIM_PREKEYS = defineTable<SignalKeyPair>({ name: 'sim-prekeys' })
+
+function newKeys(): SimDeviceKeys {
+  const identity = signalKeyPair()
+  const keyPair = signalKeyPair()
+  return {
+    identity,
+    registrationId: randomInt(1, 16_380),
+    signedPreKey: { keyId: 1, keyPair, signature: Buffer.from(Curve.sign(identity.privKey, keyPair.pubKey)) },
+    nextPreKeyId: 1,
+  }
+}
+
 function address(peer: string): ProtocolAddress {
   return new ProtocolAddress(peer, 0)
 }
@@ -42,21 +67,35 @@ function address(peer: string): ProtocolAddress {
  * one at a time, since libsignal's session records are read, changed and written back.
  */
 export class SimDevice implements SignalKeys {
-  readonly identity = signalKeyPair()
-  readonly registrationId = randomInt(1, 16_380)
-  readonly signedPreKey: SignalKeys['signedPreKey']
-  private readonly preKeys = new Map<number, SignalKeyPair>()
-  private nextPreKeyId = 1
-  private readonly store = new MemorySignalStore(this)
+  private readonly keys: SimDeviceKeys
+  private readonly keyTable: StateTable<SimDeviceKeys>
+  private readonly preKeys: StateTable<SignalKeyPair>
+  private readonly store: SignalStore
   private lock: Promise<unknown> = Promise.resolve()
 
-  constructor() {
-    const keyPair = signalKeyPair()
-    this.signedPreKey = {
-      keyId: 1,
-      keyPair,
-      signature: Buffer.from(Curve.sign(this.identity.privKey, keyPair.pubKey)),
-    }
+  /** The device `owner` (an account's phone number) as kept in the state, made with fresh keys the first time. */
+  constructor(
+    state: SandboxState,
+    private readonly owner: string,
+  ) {
+    this.keyTable = state.open(SIM_DEVICE_KEYS)
+    this.preKeys = state.open(SIM_PREKEYS)
+    const kept = this.keyTable.get(owner)
+    this.keys = kept ?? newKeys()
+    if (!kept) this.keyTable.put(owner, this.keys)
+    this.store = new SignalStore(state, owner, this)
+  }
+
+  get identity(): SignalKeyPair {
+    return this.keys.identity
+  }
+
+  get registrationId(): number {
+    return this.keys.registrationId
+  }
+
+  get signedPreKey(): SignalKeys['signedPreKey'] {
+    return this.keys.signedPreKey
   }
 
   /** The identity public key without its type byte, as the wire and ADV signatures carry it. */
@@ -65,16 +104,17 @@ export class SimDevice implements SignalKeys {
   }
 
   takePreKey(id: number): SignalKeyPair | undefined {
-    const key = this.preKeys.get(id)
-    this.preKeys.delete(id)
+    const key = this.preKeys.get(`${this.owner}/${id}`)
+    if (key) this.preKeys.remove(`${this.owner}/${id}`)
     return key
   }
 
   /** A bundle with a fresh one-time prekey, as the server hands out on a key fetch. */
   publishBundle(): PreKeyBundle {
-    const keyId = this.nextPreKeyId++
+    const keyId = this.keys.nextPreKeyId++
+    this.keyTable.put(this.owner, this.keys)
     const preKey = signalKeyPair()
-    this.preKeys.set(keyId, preKey)
+    this.preKeys.put(`${this.owner}/${keyId}`, preKey)
     return {
       registrationId: this.registrationId,
       identityKey: this.identity.pubKey,

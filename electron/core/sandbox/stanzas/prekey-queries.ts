@@ -50,10 +50,11 @@ export function parseSignedPreKey(skey: BinaryNode | undefined): SignedPreKey | 
 function storeUpload(ctx: StanzaContext, iq: BinaryNode): void {
   const device = ctx.session?.device
   if (!device) return
-  for (const key of children(child(iq, 'list'), 'key')) {
-    device.preKeys.set(readUint(child(key, 'id')), bytesOf(child(key, 'value')))
-  }
-  device.signedPreKey = parseSignedPreKey(child(iq, 'skey')) ?? device.signedPreKey
+  const preKeys = children(child(iq, 'list'), 'key').map((key): [number, Buffer] => [
+    readUint(child(key, 'id')),
+    bytesOf(child(key, 'value')),
+  ])
+  device.storeKeys(preKeys, parseSignedPreKey(child(iq, 'skey')))
 }
 
 /** A key fetch: bundles for simulated phones and for linked devices, from the keys they uploaded. */
@@ -65,7 +66,7 @@ function answerKeyFetch(ctx: StanzaContext, iq: BinaryNode, keyNode: BinaryNode 
     const linked = resolved?.account.linkedDevices.get(resolved.device)
     if (linked && !linked.removed) {
       const bundle = linked.takeBundle()
-      if (linked.preKeys.size < 5) notifyPreKeysLow(linked.preKeys.size, linked)
+      if (linked.preKeyCount < 5) notifyPreKeysLow(linked.preKeyCount, linked)
       return bundleNode(jid, bundle)
     }
     return node('user', { jid }, [node('error', { code: '404', text: 'item-not-found' })])
@@ -85,7 +86,7 @@ function notifyPreKeysLow(count: number, device: { deliver(stanza: BinaryNode): 
 export function registerPreKeyQueries(router: StanzaRouter): void {
   router
     .iq('encrypt', 'get', 'count', ({ connection, session }, iq) =>
-      connection.send(iqResult(iq, [node('count', { value: String(session?.device.preKeys.size ?? 0) })])),
+      connection.send(iqResult(iq, [node('count', { value: String(session?.device.preKeyCount ?? 0) })])),
     )
     .iq('encrypt', 'set', 'registration', (ctx, iq) => {
       if (!ctx.session) return ctx.connection.send(iqError(iq, 401, 'not-authorized'))
@@ -94,7 +95,7 @@ export function registerPreKeyQueries(router: StanzaRouter): void {
     })
     .iq('encrypt', 'set', 'rotate', (ctx, iq, rotate) => {
       const signed = parseSignedPreKey(child(rotate, 'skey'))
-      if (ctx.session && signed) ctx.session.device.signedPreKey = signed
+      if (ctx.session && signed) ctx.session.device.storeKeys([], signed)
       ctx.connection.send(iqResult(iq))
     })
     .iq('encrypt', 'get', 'digest', async (ctx, iq) => {

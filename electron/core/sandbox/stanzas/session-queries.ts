@@ -62,7 +62,7 @@ export function registerSessionQueries(router: StanzaRouter): void {
     )
     .iq('md', 'set', 'remove-companion-device', ({ connection, session }, iq, remove) => {
       // The device logs itself out (sock.logout()).
-      if (session && remove?.attrs.jid) session.device.removed = true
+      if (session && remove?.attrs.jid) session.device.markRemoved()
       connection.send(iqResult(iq))
     })
     .iq('w:m', 'set', 'media_conn', ({ connection, network }, iq) =>

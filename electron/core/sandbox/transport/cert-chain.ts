@@ -1,4 +1,5 @@
 import { Curve, proto, type KeyPair } from '@whiskeysockets/baileys'
+import { defineTable, type SandboxState } from '../state/sandbox-state'
 
 /** The sandbox's Noise identity: a root key clients trust, a static key, and the chain linking them. */
 export interface ServerIdentity {
@@ -20,12 +21,21 @@ function details(serial: number, issuerSerial: number, key: Uint8Array, lifetime
   }).finish()
 }
 
+/** The root key clients trust; kept, so that clients linked before a restart still trust the server. */
+const ROOT_KEY = defineTable<KeyPair>({ name: 'root-key' })
+
 /**
- * Makes a fresh root key and the two-level chain Baileys verifies: the root signs an intermediate
- * (issuer serial 0, as `WA_CERT_DETAILS.SERIAL`), the intermediate signs a leaf for the static key.
+ * The sandbox's root key (made once, then kept in its state) and the two-level chain Baileys verifies, made
+ * fresh at each start: the root signs an intermediate (issuer serial 0, as `WA_CERT_DETAILS.SERIAL`), the
+ * intermediate signs a leaf for the static key.
  */
-export function createServerIdentity(): ServerIdentity {
-  const rootKey = Curve.generateKeyPair()
+export function createServerIdentity(state: SandboxState): ServerIdentity {
+  const stored = state.open(ROOT_KEY)
+  let rootKey = stored.get('root')
+  if (!rootKey) {
+    rootKey = Curve.generateKeyPair()
+    stored.put('root', rootKey)
+  }
   const staticKey = Curve.generateKeyPair()
   const intermediateKey = Curve.generateKeyPair()
   const intermediateDetails = details(1, 0, intermediateKey.public, 365)

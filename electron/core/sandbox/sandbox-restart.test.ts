@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict'
+import { existsSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { after, test } from 'node:test'
+import type { Core } from '../index'
+import { call, startCore, tempDataDir, waitForStatus } from '../instances/testing/instance-harness'
+import {
+  eventually,
+  linkedInstance,
+  recordEvents,
+  sha256,
+  TOKEN,
+} from '../messages/testing/messaging-harness'
+
+const ME = '15550700001'
+const ALICE = '15550700002'
+const BOB = '15550700003'
+const PDF = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(2000, 0x20), Buffer.from('\n%%EOF\n')])
+
+const dataDir = tempDataDir()
+let core: Core | undefined
+
+after(async () => {
+  await core?.close()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+function start(input: { sandboxReset?: boolean } = {}): Promise<Core> {
+  return startCore({ dataDir, sandbox: true, limits: { sendIntervalMs: 0, sendJitterMs: 0 }, ...input })
+}
+
+async function sendText(instanceId: string, number: string, message: string): Promise<string> {
+  const { status, body } = await call(core!.apiBase, 'send_message', {
+    instance_id: instanceId,
+    number,
+    type: 'text',
+    message,
+  })
+  assert.equal(status, 200, JSON.stringify(body))
+  return body.message.key.id
+}
+
+async function inInbox(phone: string, id: string): Promise<void> {
+  await eventually(
+    () => core!.sandbox!.control.inbox(phone).filter((entry) => entry.id === id),
+    (found) => found.length === 1,
+    `message ${id} in ${phone}'s inbox`,
+  )
+}
+
+async function received(events: ReturnType<typeof recordEvents>, id: string): Promise<Record<string, any>> {
+  const event = await events.waitFor(
+    (e) => e.event === 'message.received' && e.data.id === id,
+    `received ${id}`,
+  )
+  return event.data
+}
+
+test('a restart on the same data dir restores the linked instance, its contacts, groups, media and inboxes', async () => {
+  core = await start()
+  let events = recordEvents(core)
+  const control = () => core!.sandbox!.control
+  await control().addAccount({ phone: ALICE, name: 'Alice', autoReply: 'echo' })
+  await control().addAccount({ phone: BOB, name: 'Bob' })
+  const instanceId = await linkedInstance(core, ME)
+  const accountsBefore = control().accounts()
+  const { groupId } = await control().createGroup({ subject: 'Crew', participants: [ALICE, ME, BOB] })
+
+  await inInbox(ALICE, await sendText(instanceId, ALICE, 'before the restart'))
+  await received(events, (await control().send(ALICE, { to: ME, text: 'hello before' })).id)
+  await inInbox(BOB, await sendText(instanceId, groupId, 'group before'))
+  await received(events, (await control().send(BOB, { to: groupId, text: 'group reply before' })).id)
+  const pdf = await control().send(BOB, {
+    to: ME,
+    media: { data: PDF, mimetype: 'application/pdf', filename: 'a.pdf' },
+  })
+  const downloadPath = new URL(String((await received(events, pdf.id)).media.download_url)).pathname
+  const rootKey = control().endpoint.rootPublicKey.toString('hex')
+  const inboxBefore = control().inbox(ALICE)
+
+  await core.close()
+  assert.ok(existsSync(join(dataDir, 'sandbox')), 'the sandbox keeps its state in the data dir')
+  core = await start()
+  events = recordEvents(core)
+
+  assert.equal(control().endpoint.rootPublicKey.toString('hex'), rootKey, 'the same root key')
+  assert.deepEqual(control().accounts(), accountsBefore, 'accounts, LIDs and linked devices are back')
+  assert.deepEqual(control().inbox(ALICE), inboxBefore, 'inboxes are back')
+  const restored = await waitForStatus(
+    core,
+    instanceId,
+    (s) => s.state === 'connected' || s.state === 'logged_out',
+    'restore',
+  )
+  assert.equal(restored.state, 'connected')
+
+  // Both ways, 1:1 and in the group, over the sessions and sender keys kept from before.
+  const after1 = await sendText(instanceId, ALICE, 'after the restart')
+  await inInbox(ALICE, after1)
+  const echo = await events.waitFor(
+    (e) => e.event === 'message.received' && e.data.text === 'echo: after the restart',
+    'the auto-reply',
+  )
+  assert.equal(echo.data.sender_phone, ALICE)
+  await received(events, (await control().send(ALICE, { to: ME, text: 'hello after' })).id)
+  await inInbox(BOB, await sendText(instanceId, groupId, 'group after'))
+  const groupReply = await received(
+    events,
+    (await control().send(BOB, { to: groupId, text: 'group reply after' })).id,
+  )
+  assert.equal(groupReply.chat, groupId)
+  assert.equal(groupReply.text, 'group reply after')
+
+  // Media uploaded before the restart is still served, on the same media host.
+  const download = await fetch(`${core.url}${downloadPath}`, {
+    headers: { authorization: `Bearer ${TOKEN}` },
+  })
+  assert.equal(download.status, 200)
+  assert.equal(sha256(Buffer.from(await download.arrayBuffer())), sha256(PDF))
+})
+
+test('--sandbox-reset starts a fresh network: the device is unknown and the instance is logged out', async () => {
+  const before = core!.sandbox!.control.endpoint.rootPublicKey.toString('hex')
+  const [instance] = core!.registry.all()
+  assert.ok(instance)
+  await core!.close()
+  core = await start({ sandboxReset: true })
+  const status = await waitForStatus(core, instance.id, (s) => s.state === 'logged_out', 'logged out')
+  assert.equal(status.state, 'logged_out')
+  assert.deepEqual(core.sandbox!.control.accounts(), [], 'no accounts')
+  assert.notEqual(core.sandbox!.control.endpoint.rootPublicKey.toString('hex'), before, 'a new root key')
+  // The fresh network links anew, numbering devices from the start.
+  await linkedInstance(core, ME)
+  assert.deepEqual(core.sandbox!.control.accounts().find((a) => a.phone === ME)?.linkedDevices, [1])
+})
