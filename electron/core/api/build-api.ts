@@ -39,6 +39,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const app = createHttpApp({
     logger: options.logger,
     bodyLimit: options.limits.bodyBytes,
+    fileLimit: options.limits.mediaBytes,
     configuredHost: options.configuredHost,
     knownPaths: () => knownPaths,
   })

@@ -11,11 +11,14 @@ import formBody from '@fastify/formbody'
 import { AppError, isAppError, toEnvelope } from '../errors'
 import type { Logger } from '../logger'
 import { isAllowedHost, isAllowedOrigin } from './local-origin'
+import { acceptMultipart } from './multipart-body'
 
 export interface HttpAppOptions {
   logger: Logger
-  /** Largest accepted request body, bytes. */
+  /** Largest accepted request body, bytes (for multipart bodies: the largest plain field). */
   bodyLimit?: number
+  /** Largest file part of a multipart/form-data body, bytes; the body limit unless given. */
+  fileLimit?: number
   /** The host the server was configured to bind, accepted in Host headers besides loopback names. */
   configuredHost?: string
   /** Paths (without query) that exist, so that a wrong verb answers 405 instead of 404. */
@@ -24,14 +27,15 @@ export interface HttpAppOptions {
 
 /**
  * A Fastify instance with the app's HTTP rules installed, not listening: the error envelope on every path
- * (framework errors included), JSON and form bodies, and the loopback Host and Origin checks.
+ * (framework errors included), JSON, form and multipart bodies, and the loopback Host and Origin checks.
  */
 export function createHttpApp(options: HttpAppOptions): FastifyInstance {
   const log = options.logger.child({ module: 'http' })
+  const bodyLimit = options.bodyLimit ?? 1024 * 1024
   const app: FastifyInstance = Fastify({
     loggerInstance: log as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
-    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    bodyLimit,
     // Fastify's own 503 while closing has a bare body: the onRequest hook below answers with the envelope.
     return503OnClosing: false,
     forceCloseConnections: 'idle',
@@ -45,7 +49,9 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     if (text.trim() === '') return done(null, {})
     try {
       const parsed: unknown = JSON.parse(text)
-      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      // Clients encode "no body parameters" as null, {} or, like PHP's HTTP clients for an empty array, [].
+      if (parsed === null || (Array.isArray(parsed) && parsed.length === 0)) return done(null, {})
+      if (typeof parsed !== 'object' || Array.isArray(parsed)) {
         return done(new AppError('invalid_body', 'The JSON body must be an object of named parameters.'))
       }
       done(null, parsed)
@@ -54,6 +60,7 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     }
   })
   app.register(formBody)
+  acceptMultipart(app, { fieldBytes: bodyLimit, fileBytes: options.fileLimit ?? bodyLimit })
 
   // Requests that still arrive while the server closes (on an open keep-alive connection) are refused.
   let closing = false
@@ -123,7 +130,10 @@ export function toAppError(error: unknown): AppError {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('payload_too_large', 'The request body is larger than the allowed limit.')
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new AppError('unsupported_media_type', 'Send the body as application/json or form data.')
+      return new AppError(
+        'unsupported_media_type',
+        'Send the body as JSON, a URL-encoded form or multipart/form-data.',
+      )
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':

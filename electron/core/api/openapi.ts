@@ -4,7 +4,8 @@ import type { Operation } from './operation'
 import type { FieldSpec } from './params'
 
 function fieldSchema(spec: FieldSpec): Record<string, unknown> {
-  const schema: Record<string, unknown> = { type: spec.type, description: spec.description }
+  const type = spec.type === 'file' ? { type: 'string', format: 'binary' } : { type: spec.type }
+  const schema: Record<string, unknown> = { ...type, description: spec.description }
   if (spec.maxLength !== undefined) schema.maxLength = spec.maxLength
   if (spec.enum) schema.enum = spec.enum
   if (spec.example !== undefined) schema.example = spec.example
@@ -31,7 +32,9 @@ export function openApiDocument(
   const paths: Record<string, unknown> = {}
   for (const operation of operations) {
     const secured = operation.auth !== 'none'
-    const fields = Object.entries(operation.fields)
+    const allFields = Object.entries(operation.fields)
+    // A file can only be a multipart part: it is in neither the query string nor a JSON or plain form body.
+    const fields = allFields.filter(([, spec]) => spec.type !== 'file')
     const properties = Object.fromEntries(fields.map(([name, spec]) => [name, fieldSchema(spec)]))
     const required = fields.filter(([, spec]) => spec.required).map(([name]) => name)
     const parameters = fields.map(([name, spec]) => ({
@@ -73,8 +76,10 @@ export function openApiDocument(
       security: secured ? [{ accessToken: [] }, { bearer: [] }] : [],
       responses,
     }
-    const bodySchema = objectSchema(
-      secured ? { access_token: { type: 'string' }, ...properties } : properties,
+    const token = secured ? { access_token: { type: 'string' } } : {}
+    const bodySchema = objectSchema({ ...token, ...properties }, required)
+    const multipartSchema = objectSchema(
+      { ...token, ...Object.fromEntries(allFields.map(([name, spec]) => [name, fieldSchema(spec)])) },
       required,
     )
     for (const name of [operation.name, ...(operation.aliases ?? [])]) {
@@ -87,6 +92,7 @@ export function openApiDocument(
             content: {
               'application/json': { schema: bodySchema },
               'application/x-www-form-urlencoded': { schema: bodySchema },
+              'multipart/form-data': { schema: multipartSchema },
             },
           },
         },
@@ -100,7 +106,7 @@ export function openApiDocument(
       title: 'Linkdesk instance API',
       version: options.version,
       description: [
-        'Every operation answers GET and POST; parameters come from the query string, a JSON body or a form body (the body wins).',
+        'Every operation answers GET and POST; parameters come from the query string, a JSON body, a URL-encoded form or a multipart/form-data body (the body wins). A JSON body of null, {} or [] means no body parameters.',
         'Errors use one envelope: {"status":"error","code","message"}.',
         `Limits: body ${limits.bodyBytes} bytes, text ${limits.textChars} characters, media ${limits.mediaBytes} bytes, ` +
           `media fetch ${limits.mediaFetchMs} ms, ${limits.requestsPerMinute} requests per minute per token, ` +

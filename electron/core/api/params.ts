@@ -1,9 +1,21 @@
 import { AppError } from '../errors'
 import { unhandledCase } from '../exhaustive'
 
+/** A file part of a multipart/form-data body, read into memory within the media limit. */
+export class UploadedFile {
+  constructor(
+    readonly data: Buffer,
+    /** The part's filename, as the client sent it ('' when none). */
+    readonly fileName: string,
+    /** The part's declared Content-Type, if any. */
+    readonly contentType: string | undefined,
+  ) {}
+}
+
 /** How one named parameter is read: its type and constraints, also used for the OpenAPI document. */
 export interface FieldSpec {
-  type: 'string' | 'boolean' | 'integer'
+  /** `file` is a multipart/form-data file part; it cannot come from the query string, JSON or a plain form. */
+  type: 'string' | 'boolean' | 'integer' | 'file'
   required?: boolean
   description: string
   maxLength?: number
@@ -21,7 +33,9 @@ type ValueOf<F extends FieldSpec> = F['type'] extends 'boolean'
   ? boolean
   : F['type'] extends 'integer'
     ? number
-    : string
+    : F['type'] extends 'file'
+      ? UploadedFile
+      : string
 
 /** The typed parameters of an operation: required fields are present, optional ones may be undefined. */
 export type ParamsOf<F extends Fields> = {
@@ -39,11 +53,24 @@ export function mergeRawParams(query: unknown, body: unknown): Record<string, un
   return merged
 }
 
-function readOne(name: string, spec: FieldSpec, raw: unknown): string | boolean | number | undefined {
+function readOne(
+  name: string,
+  spec: FieldSpec,
+  raw: unknown,
+): string | boolean | number | UploadedFile | undefined {
   if (raw === undefined || raw === null || raw === '') return undefined
   if (Array.isArray(raw))
     throw new AppError('invalid_parameter', `${name} was given more than once; give it once.`)
+  if (raw instanceof UploadedFile && spec.type !== 'file') {
+    throw new AppError('invalid_parameter', `${name} must be a plain form field, not a file.`)
+  }
   switch (spec.type) {
+    case 'file': {
+      if (!(raw instanceof UploadedFile)) {
+        throw new AppError('invalid_parameter', `${name} must be a file part of a multipart/form-data body.`)
+      }
+      return raw
+    }
     case 'string': {
       if (typeof raw !== 'string') throw new AppError('invalid_parameter', `${name} must be a string.`)
       if (spec.maxLength !== undefined && raw.length > spec.maxLength) {

@@ -33,19 +33,22 @@ export interface MediaFetchOptions {
 
 const MAX_REDIRECTS = 5
 
-function unavailable(reason: string, cause?: unknown): AppError {
-  return new AppError('media_unavailable', `media_url ${reason}`, {
-    details: { parameter: 'media_url' },
+/** The parameter the media came from: fetched from media_url, or uploaded as the file part. */
+type MediaSource = 'media_url' | 'file'
+
+function unavailable(reason: string, cause?: unknown, source: MediaSource = 'media_url'): AppError {
+  return new AppError('media_unavailable', `${source} ${reason}`, {
+    details: { parameter: source },
     cause,
   })
 }
 
-function tooLarge(maxBytes: number): AppError {
+function tooLarge(maxBytes: number, source: MediaSource = 'media_url'): AppError {
   return new AppError(
     'payload_too_large',
-    `media_url is larger than the ${formatBytes(maxBytes)} media limit.`,
+    `${source} is larger than the ${formatBytes(maxBytes)} media limit.`,
     {
-      details: { parameter: 'media_url', limit_bytes: maxBytes },
+      details: { parameter: source, limit_bytes: maxBytes },
     },
   )
 }
@@ -99,6 +102,7 @@ export function classifyMedia(
   data: Uint8Array,
   contentType: string | undefined,
   fileName: string | undefined,
+  source: MediaSource = 'media_url',
 ): SniffedType {
   const sniffed = sniffMediaType(data)
   if (fileName !== undefined) {
@@ -112,11 +116,17 @@ export function classifyMedia(
   if (text) return text
   if (essence(contentType) === 'text/html') {
     throw unavailable(
-      'returned a web page, not a file: check the URL, or give filename to send it as a document.',
+      source === 'media_url'
+        ? 'returned a web page, not a file: check the URL, or give filename to send it as a document.'
+        : 'is a web page: give filename to send it as a document.',
+      undefined,
+      source,
     )
   }
   throw unavailable(
     'is not a supported file (images, videos, audio, PDF and office documents are; give filename to send any file as a document).',
+    undefined,
+    source,
   )
 }
 
@@ -127,6 +137,11 @@ function documentName(url: URL, extension: string): string {
   } catch {
     last = ''
   }
+  return safeDocumentName(last, extension)
+}
+
+/** A name the recipient's system can store: no path or reserved characters, with an extension. */
+function safeDocumentName(last: string, extension: string): string {
   const safe = [...last]
     .filter((char) => char >= ' ' && !'\\/:*?"<>|'.includes(char))
     .join('')
@@ -208,5 +223,39 @@ export async function fetchMedia(mediaUrl: string, options: MediaFetchOptions): 
     const code = failureCode(error)
     log.debug({ code }, 'media fetch failed')
     throw unavailable(describeFailure(code), error)
+  }
+}
+
+/** A file uploaded as the multipart `file` part, as the sender sent it. */
+export interface UploadedMedia {
+  data: Buffer
+  /** The part's filename ('' when none). */
+  fileName: string
+  contentType?: string
+}
+
+/**
+ * Types an uploaded file exactly as a fetched one (same limit, same content sniffing); a document is named
+ * by `filename`, else by the part's own filename.
+ */
+export function uploadedMedia(
+  upload: UploadedMedia,
+  options: { maxBytes: number; fileName?: string },
+): FetchedMedia {
+  const { data } = upload
+  if (data.length > options.maxBytes) throw tooLarge(options.maxBytes, 'file')
+  if (data.length === 0) throw unavailable('is an empty file.', undefined, 'file')
+  const type = classifyMedia(data, upload.contentType, options.fileName, 'file')
+  const fileName =
+    type.kind === 'document'
+      ? (options.fileName ??
+        safeDocumentName(posix.basename(upload.fileName.replace(/\\/g, '/')), type.extension))
+      : undefined
+  return {
+    data,
+    kind: type.kind,
+    mimetype: type.mimetype,
+    fileName,
+    sha256: createHash('sha256').update(data).digest('hex'),
   }
 }

@@ -6,7 +6,7 @@ import type { Logger } from '../logger'
 import type { SentAnswer, WaAccount, WaConnection, WaOutgoingContent, WaSentMessage } from '../wa/wa-types'
 import type { AckTracker } from './ack-tracker'
 import type { IdempotencyLedger } from './idempotency-ledger'
-import { fetchMedia } from './media-fetcher'
+import { fetchMedia, type UploadedMedia, uploadedMedia } from './media-fetcher'
 import type { MessageStore } from './message-store'
 import type { LinkdeskMessage } from './message-types'
 import { parseRecipient, type Recipient } from './recipient'
@@ -20,6 +20,8 @@ export interface SendRequest {
   /** The text, or the caption of media. */
   message?: string
   mediaUrl?: string
+  /** The file itself, uploaded instead of a media_url. */
+  upload?: UploadedMedia
   fileName?: string
   idempotencyKey?: string
 }
@@ -61,23 +63,32 @@ function validate(request: SendRequest, limits: Limits): void {
       { details: { parameter: 'message', limit_chars: limits.textChars } },
     )
   }
-  if (request.type === 'media' && !request.mediaUrl) {
-    throw new AppError('missing_parameter', 'Missing required parameter: media_url (type is media).', {
-      details: { parameters: ['media_url'] },
+  if (request.type === 'media' && !request.mediaUrl && !request.upload) {
+    throw new AppError(
+      'missing_parameter',
+      'Missing required parameter: media_url, or the file as a multipart file part (type is media).',
+      { details: { parameters: ['media_url'] } },
+    )
+  }
+  if (request.mediaUrl && request.upload) {
+    throw new AppError('invalid_parameter', 'Give media_url or a file part, not both.', {
+      details: { parameter: 'file' },
     })
   }
-  if (request.type === 'text' && (request.mediaUrl || request.fileName)) {
-    throw new AppError('invalid_parameter', 'media_url and filename are only for type media.', {
-      details: { parameter: request.mediaUrl ? 'media_url' : 'filename' },
+  if (request.type === 'text' && (request.mediaUrl || request.upload || request.fileName)) {
+    const parameter = request.mediaUrl ? 'media_url' : request.upload ? 'file' : 'filename'
+    throw new AppError('invalid_parameter', 'media_url, file and filename are only for type media.', {
+      details: { parameter },
     })
   }
 }
 
 function fingerprint(request: SendRequest, jid: string): string {
-  const { type, message, mediaUrl, fileName } = request
-  return createHash('sha256')
-    .update(JSON.stringify([jid, type, message ?? null, mediaUrl ?? null, fileName ?? null]))
-    .digest('hex')
+  const { type, message, mediaUrl, fileName, upload } = request
+  const file = upload ? createHash('sha256').update(upload.data).digest('hex') : null
+  // Without an upload the list keeps its earlier shape, so keys recorded before still match.
+  const fields = [jid, type, message ?? null, mediaUrl ?? null, fileName ?? null, ...(file ? [file] : [])]
+  return createHash('sha256').update(JSON.stringify(fields)).digest('hex')
 }
 
 /**
@@ -152,12 +163,15 @@ export class MessageSender {
   private async content(request: SendRequest): Promise<WaOutgoingContent> {
     const text = textOf(request)
     if (request.type === 'text') return { kind: 'text', text: text as string }
-    const media = await fetchMedia(request.mediaUrl as string, {
-      maxBytes: this.deps.limits.mediaBytes,
-      timeoutMs: this.deps.limits.mediaFetchMs,
-      fileName: request.fileName,
-      log: this.log,
-    })
+    const { mediaBytes: maxBytes, mediaFetchMs: timeoutMs } = this.deps.limits
+    const media = request.upload
+      ? uploadedMedia(request.upload, { maxBytes, fileName: request.fileName })
+      : await fetchMedia(request.mediaUrl as string, {
+          maxBytes,
+          timeoutMs,
+          fileName: request.fileName,
+          log: this.log,
+        })
     return {
       kind: media.kind,
       media: media.data,

@@ -21,7 +21,8 @@ const SEND_DESCRIPTION = [
   'code; `+`, spaces, dashes and parentheses are ignored) or a chat id (`<number>@s.whatsapp.net`,',
   '`<id>@g.us` for groups, `<lid>@lid`). Numbers are checked on the network first (422 recipient_not_found,',
   'as for a group that does not exist or that the account is not in).',
-  'Media is fetched by Linkdesk (http/https, size and time limits) and typed from its content: images,',
+  'Media is fetched by Linkdesk (http/https, size and time limits), or uploaded as the `file` part of a',
+  'multipart/form-data body instead, and typed from its content: images,',
   'videos and audio are sent as such, anything else as a document. The answer comes once the network',
   'acknowledged the message (504 upstream_timeout otherwise; it may still arrive). Sends of one instance',
   'are paced (see limits); when too many wait, 429 rate_limited with Retry-After. With `idempotency_key`',
@@ -68,6 +69,11 @@ export function messageOperations({ messages }: MessageRoutesDeps): Operation[] 
           description: 'For `media`: the http(s) URL of the file.',
           example: 'https://example.com/photo.jpg',
         },
+        file: {
+          type: 'file',
+          description:
+            'For `media`, instead of `media_url`: the file itself, as the file part of a multipart/form-data body (same size limit and typing).',
+        },
         filename: {
           type: 'string',
           maxLength: 255,
@@ -103,6 +109,7 @@ export function messageOperations({ messages }: MessageRoutesDeps): Operation[] 
           type: params.type as 'text' | 'media',
           message: params.message,
           mediaUrl: params.media_url,
+          upload: params.file,
           fileName: params.filename,
           idempotencyKey,
         })
