@@ -1,6 +1,7 @@
 import { resolve } from 'node:path'
 import react from '@vitejs/plugin-react'
 import { defineConfig } from 'electron-vite'
+import { RENDERER_DEFINES } from './renderer/build-defines'
 
 const root = import.meta.dirname
 
@@ -28,6 +29,7 @@ export default defineConfig({
     root: resolve(root, 'renderer'),
     base: './',
     plugins: [react()],
+    define: RENDERER_DEFINES,
     build: {
       outDir: resolve(root, 'out/renderer'),
       minify: true,

@@ -30,6 +30,8 @@ export default tseslint.config(
   },
   {
     files: ['renderer/**/*.{ts,tsx}'],
+    // The build configuration runs in Node and reads the core's catalogue to put it into the bundle.
+    ignores: ['renderer/vite.config.ts', 'renderer/build-defines.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url'
 import react from '@vitejs/plugin-react'
 import { defineConfig } from 'vite'
+import { RENDERER_DEFINES } from './build-defines'
 
 const root = fileURLToPath(new URL('.', import.meta.url))
 
@@ -9,6 +10,7 @@ export default defineConfig({
   root,
   base: './',
   plugins: [react()],
+  define: RENDERER_DEFINES,
   build: {
     outDir: fileURLToPath(new URL('dist', import.meta.url)),
     emptyOutDir: true,

@@ -138,7 +138,7 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     auth,
     access,
     operations: [
-      ...foundationOperations({ registry, tokens, ui, version: APP_VERSION }),
+      ...foundationOperations({ instances, tokens, ui, version: APP_VERSION }),
       ...instanceOperations({ registry, instances }),
       ...messageOperations({ messages }),
       ...eventOperations({ ...eventDeps, access }),

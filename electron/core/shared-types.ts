@@ -3,8 +3,11 @@
  * import this file (and nothing else) from the core, and the core may use these shapes for its answers.
  */
 
+import type { EventName } from './events/event-catalogue'
+import type { InstanceState } from './instances/instance-status'
+
 /** The instance states of design §5. */
-export type InstanceStateName = 'idle' | 'qr' | 'connecting' | 'connected' | 'disconnected' | 'logged_out'
+export type InstanceStateName = InstanceState
 
 /** The linked account of an instance. */
 export interface InstanceAccountView {
@@ -50,17 +53,8 @@ export interface TokenInfoView {
   source: 'env' | 'ui'
 }
 
-/** The event names of design §6. */
-export type EventNameView =
-  | 'connection.update'
-  | 'qr.update'
-  | 'message.received'
-  | 'message.sent'
-  | 'message.status'
-  | 'instance.updated'
-  | 'instance.logged_out'
-  | 'instance.destroyed'
-  | 'webhook.test'
+/** The event names of the event catalogue. */
+export type EventNameView = EventName
 
 /** The one envelope every event has, on webhooks, on the live stream and in the event log. */
 export interface EventEnvelopeView {

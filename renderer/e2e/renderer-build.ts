@@ -14,7 +14,12 @@ function newestChange(path: string): number {
 
 /** Builds renderer/dist (what the server serves at `/`) when it is missing or older than the UI's sources. */
 export async function ensureRendererBuilt(): Promise<void> {
-  const sources = ['src', 'public', 'index.html', 'vite.config.ts'].map((name) => join(RENDERER, name))
+  const sources = [
+    ...['src', 'public', 'index.html', 'vite.config.ts', 'build-defines.ts'].map((name) =>
+      join(RENDERER, name),
+    ),
+    join(REPO_ROOT, 'electron', 'core', 'events', 'event-catalogue.ts'),
+  ]
   if (existsSync(BUILT_INDEX) && statSync(BUILT_INDEX).mtimeMs >= Math.max(...sources.map(newestChange)))
     return
   await build({ configFile: join(RENDERER, 'vite.config.ts'), logLevel: 'warn' })

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
 import { after, before, describe, test } from 'node:test'
+import { promisify } from 'node:util'
 import type { Page } from 'playwright-core'
 import { seriousViolations } from './axe'
 import { chromiumMissing, launchBrowser, type TestBrowser } from './browser'
@@ -8,6 +10,7 @@ import { ensureRendererBuilt } from './renderer-build'
 import { screenshot } from './screenshots'
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver'
 
+const execFileAsync = promisify(execFile)
 const SCREENS = ['Instances', 'Composer', 'Events', 'Webhooks', 'Sandbox', 'Tokens', 'Settings'] as const
 const INSTANCE_PHONE = '15550001111'
 const CONTACT_PHONE = '15550002222'
@@ -88,6 +91,10 @@ describe(
       await scan.getByRole('button', { name: 'Scan with a sandbox phone' }).click()
       await page.getByRole('heading', { level: 1, name: new RegExp(`\\+${INSTANCE_PHONE}`) }).waitFor()
       await page.locator('.badge', { hasText: 'Connected' }).waitFor()
+      const lastError = page
+        .locator('.facts dt', { hasText: 'Last connection error' })
+        .locator('xpath=following-sibling::dd[1]')
+      assert.equal(await lastError.innerText(), 'None', 'the routine restart after a scan is no error')
       await page.getByRole('link', { name: '← All instances' }).click()
       const card = page.getByRole('list', { name: 'Instances' }).getByRole('listitem').first()
       await card.getByText(`+${INSTANCE_PHONE}`).first().waitFor()
@@ -133,7 +140,13 @@ describe(
       const inbox = page.getByRole('list', { name: `Inbox of Bob (+${CONTACT_PHONE})` })
       await inbox.getByText('Hello from the window').waitFor()
       await inbox.getByText(/\[document notes\.txt \(22 bytes\)\]: The notes/).waitFor()
-      assert.match(await page.getByRole('figure', { name: 'Answer' }).count().then(String), /0|1/)
+      assert.equal(await inbox.getByRole('listitem').count(), 2, 'the text and the file, nothing else')
+      await page.getByRole('heading', { name: 'Inbox (2)' }).waitFor()
+      assert.equal(
+        await page.getByRole('figure', { name: 'Answer' }).count(),
+        0,
+        'the composer’s answer stays on its screen',
+      )
       await screenshot(page, 'sandbox')
     })
 
@@ -255,6 +268,30 @@ describe(
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click()
       await page.getByText('Limits, pacing and retention').waitFor()
       await screenshot(page, 'settings')
+    })
+
+    test('an instance a script creates with curl appears in the open window at once', async () => {
+      await openScreen(page, 'Instances')
+      const cards = page.getByRole('list', { name: 'Instances' }).getByRole('listitem')
+      await cards
+        .filter({ hasText: `+${INSTANCE_PHONE}` })
+        .first()
+        .waitFor()
+      const shown = await cards.count()
+      const created = await fetch(`${server.apiBase}/admin/tokens/create`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${await uiToken()}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ label: 'curl script' }),
+      })
+      const { token } = await created.json()
+      const { stdout } = await execFileAsync('curl', [
+        '--silent',
+        '--fail-with-body',
+        `${server.apiBase}/create_instance?access_token=${token}`,
+      ])
+      const { instance_id: instanceId } = JSON.parse(stdout)
+      await cards.filter({ hasText: instanceId }).waitFor()
+      assert.equal(await cards.count(), shown + 1)
     })
 
     test('destroying an instance asks first, naming the consequence, then replaces its id', async () => {

@@ -1,5 +1,6 @@
 import { ERROR_CODES } from '../errors'
 import type { Limits } from '../config'
+import { eventComponents } from './openapi-events'
 import type { Operation } from './operation'
 import type { FieldSpec } from './params'
 
@@ -116,6 +117,7 @@ export function openApiDocument(
     servers: [{ url: options.prefix }],
     paths,
     components: {
+      schemas: eventComponents(),
       securitySchemes: {
         accessToken: { type: 'apiKey', in: 'query', name: 'access_token' },
         bearer: { type: 'http', scheme: 'bearer' },

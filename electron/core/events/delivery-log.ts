@@ -1,6 +1,6 @@
 import type { Database, RootDatabase } from 'lmdb'
 import type { WriteBatch } from '../store/write-batch'
-import type { EventName } from './event-types'
+import type { EventName } from './event-catalogue'
 import { collectPage, idRange, type Page, type PageQuery } from './log-range'
 
 /** What one attempt led to: delivered, another attempt later, or given up (not retried, or out of attempts). */

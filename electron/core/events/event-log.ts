@@ -1,6 +1,7 @@
 import type { Database, RootDatabase } from 'lmdb'
 import type { WriteBatch } from '../store/write-batch'
-import type { EventName, LinkdeskEvent } from './event-types'
+import type { EventName } from './event-catalogue'
+import type { LinkdeskEvent } from './event-types'
 import { collectPage, idRange, type Page, type PageQuery } from './log-range'
 
 /** Where an event stands with its webhook: waiting or retrying, delivered, given up, or not sent (webhook off). */

@@ -1,5 +1,5 @@
 import { ATTEMPT_OUTCOMES, type AttemptOutcome } from './delivery-log'
-import { EVENT_NAMES, type EventName } from './event-types'
+import { EVENT_NAMES, type EventName } from './event-catalogue'
 import type { MetricsProvider } from './metrics'
 
 /** The counters the event service keeps for GET /metrics. */

@@ -12,14 +12,16 @@ import { EventJournal } from './event-journal'
 import { EventLog, type StoredEvent } from './event-log'
 import { EventCounters, eventMetricsProvider } from './event-metrics'
 import type { EventSettings, RetentionSettings } from './event-settings'
-import type { EventName, EventSink, LinkdeskEvent } from './event-types'
+import { contractViolations, type EventName } from './event-catalogue'
+import type { EventSink, LinkdeskEvent } from './event-types'
 import { LiveStream } from './live-stream'
 import type { MetricsProvider } from './metrics'
 import { WebhookOutbox, type OutboxEntry, type WebhookTarget } from './webhook-outbox'
 
-/** Where the service reads an instance's webhook settings and owner (the instance registry). */
+/** Where the service reads and changes an instance's webhook settings and owner (the instance registry). */
 export interface InstanceDirectory {
   find(instanceId: string): InstanceRecord | undefined
+  update(instanceId: string, change: (record: InstanceRecord) => InstanceRecord): InstanceRecord
 }
 
 export interface EventServiceDeps {
@@ -110,6 +112,10 @@ export class EventService implements EventSink {
   emit(instanceId: string, event: EventName, data: Record<string, unknown>): LinkdeskEvent {
     if (this.closed)
       throw new AppError('unavailable', 'The event service has stopped; the event was not recorded.')
+    const violations = contractViolations(event, data)
+    // A producer out of step with the catalogue is a bug to report, not a reason to lose the event.
+    if (violations.length > 0)
+      this.log.warn({ instanceId, event, violations }, 'event data departs from the event catalogue')
     const record = this.deps.instances.find(instanceId)
     const target = record ? activeWebhook(record) : undefined
     const now = this.now()
@@ -191,6 +197,20 @@ export class EventService implements EventSink {
       .filter((stored) => stored !== undefined)
     if (failed.length > 0) await this.requeue(instanceId, failed)
     return failed.length
+  }
+
+  /** Changes the instance's webhook settings and announces it (`instance.updated`). */
+  changeWebhook(
+    instanceId: string,
+    change: (webhook: InstanceRecord['webhook']) => InstanceRecord['webhook'],
+  ) {
+    const record = this.deps.instances.update(instanceId, (current) => ({
+      ...current,
+      webhook: change(current.webhook),
+    }))
+    this.emit(instanceId, 'instance.updated', { changed: ['webhook'] })
+    this.webhookChanged(instanceId)
+    return record.webhook
   }
 
   /** The instance's webhook settings changed: a delivery waiting for its next retry is tried (or skipped) now. */

@@ -1,17 +1,4 @@
-/** The events an instance produces, sent to its webhook and on the live stream. */
-export const EVENT_NAMES = [
-  'connection.update',
-  'qr.update',
-  'message.received',
-  'message.sent',
-  'message.status',
-  'instance.updated',
-  'instance.logged_out',
-  'instance.destroyed',
-  'webhook.test',
-] as const
-
-export type EventName = (typeof EVENT_NAMES)[number]
+import type { EventData, EventName } from './event-catalogue'
 
 /** The one envelope every event has (design §6). */
 export interface LinkdeskEvent {
@@ -25,5 +12,5 @@ export interface LinkdeskEvent {
 
 /** Where producers (instances, messages) hand events; the events part stores and delivers them. */
 export interface EventSink {
-  emit(instanceId: string, event: EventName, data: Record<string, unknown>): LinkdeskEvent
+  emit<E extends EventName>(instanceId: string, event: E, data: EventData<E>): LinkdeskEvent
 }

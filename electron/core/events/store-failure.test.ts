@@ -69,7 +69,10 @@ test('a failed commit is logged, the process stays up, and every event emitted i
     const service = new EventService({
       db,
       dataDir,
-      instances: { find: (id) => instances.get(id) },
+      instances: {
+        find: (id) => instances.get(id),
+        update: () => assert.fail('this test changes no webhook'),
+      },
       settings: FAST_EVENT_SETTINGS,
       logger,
     })

@@ -65,6 +65,7 @@ describe('linking', () => {
     const { instance } = await ok(api, 'instance', { instance_id: id })
     assert.equal(instance.state, 'connected')
     assert.equal(instance.cause, 'logged_in')
+    assert.equal(instance.last_error, null, 'the routine 515 restart after a scan is not an error')
     assert.equal(instance.account.id, linked.jid)
     assert.equal(instance.account.number, '15550100001')
     assert.equal(core.registry.find(id)?.linked, true)
@@ -259,6 +260,30 @@ describe('logout and reset', () => {
     assert.equal(fresh.instance.state, 'idle')
     const aliasAnswer = await ok(api, 'reset_instance', { instance_id: answer.instance_id })
     assert.notEqual(aliasAnswer.instance_id, answer.instance_id)
+  })
+})
+
+describe('instance events', () => {
+  test('create_instance and destroy announce instance.created; webhook changes announce instance.updated', async () => {
+    const id = await createInstance()
+    const [created] = await eventsOf(id, 'instance.created')
+    assert.equal(created.data.replaces, null)
+    assert.equal(
+      created.data.created_at,
+      (await ok(api, 'instance', { instance_id: id })).instance.created_at,
+    )
+
+    await ok(api, 'set_webhook', { instance_id: id, webhook_url: 'http://127.0.0.1:9/hook', enable: 'false' })
+    await ok(api, 'rotate_webhook_secret', { instance_id: id })
+    const updates = await eventsOf(id, 'instance.updated')
+    assert.deepEqual(
+      updates.map((e) => e.data),
+      [{ changed: ['webhook'] }, { changed: ['webhook'] }],
+    )
+
+    const { instance_id: newId } = await ok(api, 'destroy', { instance_id: id })
+    const [replacement] = await eventsOf(newId, 'instance.created')
+    assert.equal(replacement.data.replaces, id)
   })
 })
 

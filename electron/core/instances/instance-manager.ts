@@ -1,8 +1,10 @@
+import type { Principal } from '../api/auth'
 import type { Timings } from '../config'
 import { AppError } from '../errors'
 import type { EventSink } from '../events/event-types'
 import type { Logger } from '../logger'
 import type { AuthStore } from '../store/auth-store'
+import type { InstanceRecord } from '../store/settings-store'
 import type { SocketNetworkConfig } from '../wa/network-endpoint'
 import { WaSession } from '../wa/wa-session'
 import type { WaConnection, WaMessageHooks } from '../wa/wa-types'
@@ -84,6 +86,13 @@ export class InstanceManager {
     if (linked.length > 0) this.log.info({ count: linked.length }, 'restoring linked instances')
   }
 
+  /** A new instance owned by the caller, announced by `instance.created`. */
+  create(owner: Principal): InstanceRecord {
+    const record = this.options.registry.create(owner)
+    this.announceCreated(record, null)
+    return record
+  }
+
   /** The live status of an existing instance. */
   status(instanceId: string): InstanceStatus {
     return this.runtime(instanceId).status
@@ -126,8 +135,20 @@ export class InstanceManager {
     await this.options.authStore.remove(instanceId)
     const record = this.options.registry.replace(instanceId)
     this.log.info({ instanceId, newInstanceId: record.id }, 'instance destroyed')
+    this.announceCreated(record, instanceId)
     for (const listener of this.destroyedListeners) listener(instanceId, record.id)
     return record.id
+  }
+
+  private announceCreated(record: InstanceRecord, replaces: string | null): void {
+    try {
+      this.events.emit(record.id, 'instance.created', {
+        created_at: Math.floor(record.createdAt / 1000),
+        replaces,
+      })
+    } catch (error) {
+      this.log.error({ err: error, instanceId: record.id }, 'emitting instance.created failed')
+    }
   }
 
   /** Calls `listener` after every status change of any instance. */

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { DEFAULT_TIMINGS } from '../config'
-import type { EventName, EventSink } from '../events/event-types'
+import type { EventName } from '../events/event-catalogue'
+import type { EventSink } from '../events/event-types'
 import { AppError } from '../errors'
 import { silentLogger } from '../logger'
 import type { CloseVerdict } from '../wa/disconnect-reason'
@@ -131,6 +132,7 @@ test('515 reconnects at once; logout verdicts wipe and emit instance.logged_out;
   session.events.close({ action: 'restart', code: 515, cause: 'restart_required' }, 'restart required')
   assert.equal(session.connects, 2)
   assert.equal(runtime.status.cause, 'restart_required')
+  assert.equal(runtime.status.lastError, null, 'a routine restart is not an error')
 
   session.events.close({ action: 'stop', code: 405, cause: 'client_outdated' }, 'Connection Failure')
   assert.equal(runtime.status.state, 'disconnected')

@@ -1,6 +1,7 @@
 import type { Timings } from '../config'
 import { AppError } from '../errors'
-import type { EventName, EventSink } from '../events/event-types'
+import type { EventData, EventName } from '../events/event-catalogue'
+import type { EventSink } from '../events/event-types'
 import type { Logger } from '../logger'
 import type { CloseVerdict } from '../wa/disconnect-reason'
 import type { WaSessionEvents } from '../wa/wa-session'
@@ -364,11 +365,15 @@ export class InstanceRuntime {
     if (this.stopped) return
     this.qrGeneration += 1
     clearTimeout(this.stableTimer)
-    this.current.lastError = {
-      code: verdict.code ?? null,
-      cause: verdict.cause,
-      message: detail,
-      at: this.now(),
+    // The 515 restart is a routine step (right after every scan, now and then later): it goes to the log and
+    // the cause of `connecting`, never to the last error, which is for closes that need attention.
+    if (verdict.action !== 'restart') {
+      this.current.lastError = {
+        code: verdict.code ?? null,
+        cause: verdict.cause,
+        message: detail,
+        at: this.now(),
+      }
     }
     this.log.info({ code: verdict.code, cause: verdict.cause, action: verdict.action }, 'connection closed')
     switch (verdict.action) {
@@ -470,7 +475,7 @@ export class InstanceRuntime {
     }
   }
 
-  private emit(event: EventName, data: Record<string, unknown>): void {
+  private emit<E extends EventName>(event: E, data: EventData<E>): void {
     try {
       this.options.events.emit(this.options.instanceId, event, data)
     } catch (error) {

@@ -1,4 +1,4 @@
-import type { EventName, EventSink } from '../events/event-types'
+import type { EventSink } from '../events/event-types'
 import type { Logger } from '../logger'
 import type { WaInboundMessage, WaMessageHooks, WaStatusUpdate } from '../wa/wa-types'
 import type { AckTracker } from './ack-tracker'
@@ -53,9 +53,9 @@ export class MessageIntake implements WaMessageHooks {
         })
       this.enqueue(instanceId, async () => {
         if (!(await stored)) return
-        const event: EventName = message.from_me ? 'message.sent' : 'message.received'
-        const data = message.from_me ? { ...message, source: 'phone' } : { ...message, live: context.live }
-        this.deps.events.emit(instanceId, event, data)
+        if (message.from_me)
+          this.deps.events.emit(instanceId, 'message.sent', { ...message, source: 'phone' })
+        else this.deps.events.emit(instanceId, 'message.received', { ...message, live: context.live })
       })
     }
   }

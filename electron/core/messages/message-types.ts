@@ -1,82 +1,87 @@
+import { Type } from '@sinclair/typebox'
+import { Nullable, OneOf, type Static } from '../schema'
+
 /** What a message holds, as Linkdesk names it. */
-export type MessageType =
-  | 'text'
-  | 'image'
-  | 'video'
-  | 'audio'
-  | 'document'
-  | 'sticker'
-  | 'location'
-  | 'contact'
-  | 'reaction'
-  | 'poll'
-  | 'unknown'
+export const MESSAGE_TYPES = [
+  'text',
+  'image',
+  'video',
+  'audio',
+  'document',
+  'sticker',
+  'location',
+  'contact',
+  'reaction',
+  'poll',
+  'unknown',
+] as const
+export type MessageType = (typeof MESSAGE_TYPES)[number]
 
 /** Where a message stands on its way to the recipient (message.status events). */
-export type DeliveryStatus = 'sent' | 'delivered' | 'read' | 'played' | 'failed'
+export const DELIVERY_STATUSES = ['sent', 'delivered', 'read', 'played', 'failed'] as const
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
 
 /** A media attachment; the bytes are fetched through `download_url` with the same access token. */
-export interface MediaInfo {
-  mimetype: string | null
-  /** Bytes. */
-  size: number | null
-  /** Documents only. */
-  filename: string | null
-  /** Hex SHA-256 of the plain content, as the network states it. */
-  sha256: string | null
-  /** Audio and video length in seconds. */
-  seconds: number | null
-  /** A voice note rather than an audio file. */
-  voice_note: boolean
-  /** Where to download the file (GET, same access token as the API). */
-  download_url: string | null
-}
+export const MediaInfoSchema = Type.Object({
+  mimetype: Nullable(Type.String()),
+  size: Nullable(Type.Integer({ description: 'Bytes.' })),
+  filename: Nullable(Type.String({ description: 'Documents only.' })),
+  sha256: Nullable(
+    Type.String({ description: 'Hex SHA-256 of the plain content, as the network states it.' }),
+  ),
+  seconds: Nullable(Type.Number({ description: 'Audio and video length in seconds.' })),
+  voice_note: Type.Boolean({ description: 'A voice note rather than an audio file.' }),
+  download_url: Nullable(
+    Type.String({ description: 'Where to download the file (GET, same access token as the API).' }),
+  ),
+})
+export type MediaInfo = Static<typeof MediaInfoSchema>
 
 /** The message a reply refers to. */
-export interface QuotedMessage {
-  id: string
-  /** Who wrote the quoted message, when known. */
-  sender: string | null
-  type: MessageType
-  text: string | null
-}
+export const QuotedMessageSchema = Type.Object({
+  id: Type.String(),
+  sender: Nullable(Type.String({ description: 'Who wrote the quoted message, when known.' })),
+  type: OneOf(MESSAGE_TYPES),
+  text: Nullable(Type.String()),
+})
+export type QuotedMessage = Static<typeof QuotedMessageSchema>
 
 /**
  * A message as Linkdesk shows it in events and answers: who, where, what; never Baileys' own shapes and
  * never media keys.
  */
-export interface LinkdeskMessage {
-  id: string
-  /** The chat: a contact (`<phone>@s.whatsapp.net` or `<lid>@lid`) or a group (`<id>@g.us`). */
-  chat: string
-  is_group: boolean
-  from_me: boolean
-  /** Who wrote it: the contact, the group member, or this account. */
-  sender: string
-  /** The sender's phone number (digits) when known. */
-  sender_phone: string | null
-  /** The sender's LID (`<digits>@lid`) when known. */
-  sender_lid: string | null
-  /** The name the sender set for themselves, when the network passed it on. */
-  push_name: string | null
-  type: MessageType
-  /** The text of a text message (or a reaction's emoji, a contact card's name). */
-  text: string | null
-  /** The caption of an image, video or document. */
-  caption: string | null
-  media: MediaInfo | null
-  quoted: QuotedMessage | null
-  /** Unix seconds, as a string. */
-  timestamp: string
-}
+export const LinkdeskMessageSchema = Type.Object({
+  id: Type.String(),
+  chat: Type.String({
+    description: 'The chat: a contact (`<phone>@s.whatsapp.net` or `<lid>@lid`) or a group (`<id>@g.us`).',
+  }),
+  is_group: Type.Boolean(),
+  from_me: Type.Boolean(),
+  sender: Type.String({ description: 'Who wrote it: the contact, the group member, or this account.' }),
+  sender_phone: Nullable(Type.String({ description: "The sender's phone number (digits) when known." })),
+  sender_lid: Nullable(Type.String({ description: "The sender's LID (`<digits>@lid`) when known." })),
+  push_name: Nullable(
+    Type.String({ description: 'The name the sender set for themselves, when the network passed it on.' }),
+  ),
+  type: OneOf(MESSAGE_TYPES),
+  text: Nullable(
+    Type.String({
+      description: "The text of a text message (or a reaction's emoji, a contact card's name).",
+    }),
+  ),
+  caption: Nullable(Type.String({ description: 'The caption of an image, video or document.' })),
+  media: Nullable(MediaInfoSchema),
+  quoted: Nullable(QuotedMessageSchema),
+  timestamp: Type.String({ description: 'Unix seconds, as a string.' }),
+})
+export type LinkdeskMessage = Static<typeof LinkdeskMessageSchema>
 
 /** A status change of a message this account sent. */
-export interface StatusUpdate {
-  id: string
-  chat: string
-  status: DeliveryStatus
-  /** In groups, the member whose receipt this is. */
-  recipient: string | null
-  /** The network's error code when status is failed. */
-  error_code: string | null
-}
+export const StatusUpdateSchema = Type.Object({
+  id: Type.String(),
+  chat: Type.String(),
+  status: OneOf(DELIVERY_STATUSES),
+  recipient: Nullable(Type.String({ description: 'In groups, the member whose receipt this is.' })),
+  error_code: Nullable(Type.String({ description: "The network's error code when status is failed." })),
+})
+export type StatusUpdate = Static<typeof StatusUpdateSchema>

@@ -170,7 +170,15 @@ describe('webhook and event operations over real HTTP', () => {
     const inRange = await t.call(
       `/events?access_token=${TEST_TOKEN}&instance_id=${id}&since=${second0}&until=${Number(emitted[4]!.timestamp)}`,
     )
-    assert.equal(inRange.body.events.length, 5)
+    // Besides the test's events, the instance's own: instance.created and instance.updated (the webhook).
+    assert.deepEqual(
+      inRange.body.events.filter((e: any) => e.event.startsWith('message.')).map((e: any) => e.event_id),
+      emitted.map((e) => e.event_id).reverse(),
+    )
+    assert.deepEqual(
+      inRange.body.events.filter((e: any) => e.event.startsWith('instance.')).map((e: any) => e.event),
+      ['instance.updated', 'instance.created'],
+    )
     const before = await t.call(`/events?access_token=${TEST_TOKEN}&instance_id=${id}&until=${second0 - 1}`)
     assert.deepEqual(before.body.events, [])
     const attempts = await t.call(`/deliveries?access_token=${TEST_TOKEN}&event_id=${emitted[0]!.event_id}`)
@@ -223,10 +231,18 @@ describe('webhook and event operations over real HTTP', () => {
     await picky.until(() => picky.accepted().length === 1)
     assert.equal(picky.accepted()[0]?.event.event_id, a.event_id)
 
+    // The failed ones: b, and the instance.updated that announced the new webhook to it.
     const all = await t.call(`/redeliver_failed?access_token=${TEST_TOKEN}&instance_id=${id}`)
-    assert.equal(all.body.count, 1)
-    await picky.until(() => picky.accepted().length === 2)
-    assert.equal(picky.accepted()[1]?.event.event_id, b.event_id)
+    assert.equal(all.body.count, 2)
+    await picky.until(() => picky.accepted().length === 3)
+    assert.deepEqual(
+      picky
+        .accepted()
+        .slice(1)
+        .map((delivery) => delivery.event.event),
+      ['instance.updated', 'message.received'],
+    )
+    assert.equal(picky.accepted()[2]?.event.event_id, b.event_id)
 
     assertError(
       await t.call(`/redeliver?access_token=${otherToken}&instance_id=${id}&event_id=${a.event_id}`),
@@ -303,7 +319,11 @@ test('closing the core ends open live streams instead of waiting for them', asyn
   const stream = new SseReader(response)
   const id = await (await t.call(`/create_instance?access_token=${TEST_TOKEN}`)).body.instance_id
   t.core.events.emit(id, 'connection.update', { state: 'connecting' })
-  await stream.until(1)
+  const frames = await stream.until(2)
+  assert.deepEqual(
+    frames.map((frame) => JSON.parse(frame.data).event),
+    ['instance.created', 'connection.update'],
+  )
   await t.stop()
-  await assert.rejects(stream.until(2, 5_000), /stream ended/)
+  await assert.rejects(stream.until(3, 5_000), /stream ended/)
 })

@@ -4,7 +4,7 @@ import { ATTEMPT_OUTCOMES, type AttemptOutcome } from '../../events/delivery-log
 import { isEventId } from '../../events/event-id'
 import { eventView } from '../../events/event-log'
 import type { StreamSettings } from '../../events/event-settings'
-import { EVENT_NAMES, type EventName } from '../../events/event-types'
+import { EVENT_NAMES, type EventName } from '../../events/event-catalogue'
 import { EventStreamClient } from '../../events/live-stream'
 import type { MetricsRegistry } from '../../events/metrics'
 import { type InstanceRegistry, newWebhookSecret } from '../../instances/instance-registry'
@@ -104,11 +104,11 @@ export function eventOperations(deps: EventRoutesDeps & { access: InstanceAccess
       },
       example: { status: 'success', message: 'Webhook saved and enabled' },
       handle: ({ params, instance }) => {
-        registry.update(instance.id, (record) => ({
-          ...record,
-          webhook: { ...record.webhook, url: params.webhook_url, enable: params.enable },
+        events.changeWebhook(instance.id, (webhook) => ({
+          ...webhook,
+          url: params.webhook_url,
+          enable: params.enable,
         }))
-        events.webhookChanged(instance.id)
         return { status: 'success', message: `Webhook saved and ${params.enable ? 'enabled' : 'disabled'}` }
       },
     }),
@@ -144,10 +144,9 @@ export function eventOperations(deps: EventRoutesDeps & { access: InstanceAccess
         secret: 'whsec_…',
       },
       handle: ({ instance }) => {
-        const secret = newWebhookSecret()
-        registry.update(instance.id, (record) => ({
-          ...record,
-          webhook: { ...record.webhook, secret },
+        const { secret } = events.changeWebhook(instance.id, (webhook) => ({
+          ...webhook,
+          secret: newWebhookSecret(),
         }))
         return { status: 'success', message: 'Webhook secret replaced: update your receiver', secret }
       },

@@ -1,10 +1,10 @@
-import type { InstanceRegistry } from '../../instances/instance-registry'
+import type { InstanceManager } from '../../instances/instance-manager'
 import type { TokenService } from '../../tokens/token-service'
 import type { UiCredential } from '../auth'
 import { defineOperation, type Operation } from '../operation'
 
 export interface FoundationDeps {
-  registry: InstanceRegistry
+  instances: InstanceManager
   tokens: TokenService
   ui: UiCredential
   version: string
@@ -37,7 +37,7 @@ export function foundationOperations(deps: FoundationDeps): Operation[] {
       fields: {},
       example: { status: 'success', message: 'Instance created', instance_id: '609ACF283XXXX6F2E1B0A4C5' },
       handle: ({ principal }) => {
-        const record = deps.registry.create(principal)
+        const record = deps.instances.create(principal)
         return { status: 'success', message: 'Instance created', instance_id: record.id }
       },
     }),

@@ -36,7 +36,16 @@ export function eventFixture(
   const service = new EventService({
     db,
     dataDir: dir,
-    instances: { find: (id) => instances.get(id) },
+    instances: {
+      find: (id) => instances.get(id),
+      update: (id, change) => {
+        const record = instances.get(id)
+        if (!record) throw new Error(`no instance ${id}`)
+        const changed = change(record)
+        instances.set(id, changed)
+        return changed
+      },
+    },
     settings,
     logger: silentLogger(),
     ...deps,

@@ -1,17 +1,6 @@
+import { EVENT_NAMES } from '../../api/event-catalogue'
 import { InstanceSelect } from '../../components/InstanceSelect'
 import type { LogFilter } from './event-filter'
-
-const EVENT_NAMES = [
-  'connection.update',
-  'qr.update',
-  'message.received',
-  'message.sent',
-  'message.status',
-  'instance.updated',
-  'instance.logged_out',
-  'instance.destroyed',
-  'webhook.test',
-] as const
 
 const OUTCOMES = {
   events: ['pending', 'delivered', 'failed', 'skipped'],

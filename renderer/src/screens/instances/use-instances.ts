@@ -1,20 +1,16 @@
 import { useCallback, useEffect, useRef, useState } from 'react'
-import type { EventEnvelopeView, InstanceAnswer, InstanceList, InstanceSummary } from '../../api/types'
+import type { InstanceAnswer, InstanceList, InstanceSummary } from '../../api/types'
+import { changesInstance } from '../../api/event-catalogue'
 import { useApi } from '../../app/api-context'
 import { useLiveEvents } from '../../app/feed-context'
 import type { OperationState } from '../../app/use-operation'
-
-/** Events after which an instance's view (state, account, id) has changed. */
-function changesInstances(event: EventEnvelopeView): boolean {
-  return event.event === 'connection.update' || event.event.startsWith('instance.')
-}
 
 /** Calls `reload` after live events that change instances, at most once per burst. */
 function useReloadOnChange(reload: () => Promise<void>, instanceId?: string): void {
   const timer = useRef<ReturnType<typeof setTimeout>>(undefined)
   useEffect(() => () => clearTimeout(timer.current), [])
   useLiveEvents((event) => {
-    if (!changesInstances(event) || (instanceId && event.instance_id !== instanceId)) return
+    if (!changesInstance(event.event) || (instanceId && event.instance_id !== instanceId)) return
     clearTimeout(timer.current)
     timer.current = setTimeout(() => void reload(), 100)
   })

@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict'
+import { rmSync } from 'node:fs'
+import { test } from 'node:test'
+import { ok, startCore, tempDataDir } from '../instances/testing/instance-harness'
+import { linkedInstance, recordEvents } from '../messages/testing/messaging-harness'
+import { contractViolations, EVENT_CATALOGUE, EVENT_NAMES } from './event-catalogue'
+
+test('every sample payload of the catalogue has its event’s shape', () => {
+  for (const name of EVENT_NAMES)
+    assert.deepEqual(contractViolations(name, EVENT_CATALOGUE[name].example), [], name)
+})
+
+test('a payload that departs from the catalogue is named with the field at fault', () => {
+  assert.deepEqual(contractViolations('instance.created', { created_at: 1795253914, replaces: null }), [])
+  const violations = contractViolations('connection.update', {
+    state: 'linked',
+    previous_state: 'qr',
+    reason: null,
+  })
+  assert.ok(violations.length > 0)
+  assert.ok(violations.every((violation) => violation.startsWith('/state')))
+  assert.ok(contractViolations('instance.updated', { changed: [] }).length > 0, 'something changed')
+})
+
+test('the events a real instance produces (link, receive, send, status, destroy) all have their catalogue shape', async (t) => {
+  const dataDir = tempDataDir()
+  const core = await startCore({ dataDir, sandbox: true, limits: { sendIntervalMs: 0, sendJitterMs: 0 } })
+  t.after(async () => {
+    await core.close()
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+  const events = recordEvents(core)
+  await core.sandbox!.control.addAccount({ phone: '15550400002', name: 'Alice' })
+  const id = await linkedInstance(core, '15550400001')
+  await core.sandbox!.control.send('15550400002', { to: '15550400001', text: 'Hi' })
+  await events.waitFor((event) => event.event === 'message.received', 'message.received')
+  await ok(core.apiBase, 'send_message', {
+    instance_id: id,
+    number: '15550400002',
+    type: 'text',
+    message: 'Hello',
+  })
+  await events.waitFor((event) => event.event === 'message.status', 'message.status')
+  await ok(core.apiBase, 'set_webhook', {
+    instance_id: id,
+    webhook_url: 'http://127.0.0.1:9/',
+    enable: 'false',
+  })
+  await ok(core.apiBase, 'destroy', { instance_id: id })
+
+  const seen = new Set(events.seen.map((event) => event.event))
+  for (const name of EVENT_NAMES.filter((name) => name !== 'webhook.test' && name !== 'instance.logged_out'))
+    assert.ok(seen.has(name), `${name} was produced`)
+  for (const event of events.seen)
+    assert.deepEqual(
+      contractViolations(event.event, event.data),
+      [],
+      `${event.event} ${JSON.stringify(event.data)}`,
+    )
+})

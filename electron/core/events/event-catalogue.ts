@@ -1,0 +1,151 @@
+import { Type } from '@sinclair/typebox'
+import { TypeCompiler } from '@sinclair/typebox/compiler'
+import { INSTANCE_STATES } from '../instances/instance-status'
+import { LinkdeskMessageSchema, StatusUpdateSchema } from '../messages/message-types'
+import { Nullable, OneOf, type Static, type TSchema } from '../schema'
+
+/** The fields of an instance whose change is an `instance.updated` event. */
+export const INSTANCE_FIELDS = ['account', 'webhook'] as const
+
+const SAMPLE_MESSAGE = {
+  id: '3EB0C4F1A2B3C4D5E6F7',
+  chat: '15550002222@s.whatsapp.net',
+  is_group: false,
+  from_me: false,
+  sender: '15550002222@s.whatsapp.net',
+  sender_phone: '15550002222',
+  sender_lid: '123456789012345@lid',
+  push_name: 'Bob',
+  type: 'text',
+  text: 'Hello',
+  caption: null,
+  media: null,
+  quoted: null,
+  timestamp: '1795253914',
+} as const
+
+interface EventSpec {
+  /** What happened, for the README, the OpenAPI document and the window. */
+  description: string
+  /** After it, an instance's listed view (`instances`, `instance`) may read differently. */
+  changesInstance: boolean
+  data: TSchema
+  example: Record<string, unknown>
+}
+
+/**
+ * Every event Linkdesk sends, with the shape of its `data`: the one place an event is declared. The
+ * EventSink's types, the runtime check of each emitted event, the OpenAPI schemas and the window's event
+ * filter all come from here.
+ */
+export const EVENT_CATALOGUE = {
+  'connection.update': {
+    description: 'The instance changed state (design §5); `reason` is the new state’s cause.',
+    changesInstance: true,
+    data: Type.Object({
+      state: OneOf(INSTANCE_STATES),
+      previous_state: OneOf(INSTANCE_STATES),
+      reason: Nullable(Type.String()),
+    }),
+    example: { state: 'connected', previous_state: 'connecting', reason: 'logged_in' },
+  },
+  'qr.update': {
+    description: 'A new QR code to scan; it replaces the previous one.',
+    changesInstance: false,
+    data: Type.Object({
+      qr: Type.String({ description: '`data:image/png;base64,...`' }),
+      qr_text: Type.String({ description: 'The text the QR image encodes (what a phone reads).' }),
+      expires_at: Type.Integer({ description: 'Unix seconds.' }),
+      count: Type.Integer({ minimum: 1 }),
+    }),
+    example: { qr: 'data:image/png;base64,iVBORw0KGgo…', qr_text: '2@…', expires_at: 1795253974, count: 1 },
+  },
+  'message.received': {
+    description: 'A message came in, live or queued while offline (once per message id).',
+    changesInstance: false,
+    data: Type.Composite([
+      LinkdeskMessageSchema,
+      Type.Object({ live: Type.Boolean({ description: 'false for messages queued while offline.' }) }),
+    ]),
+    example: { ...SAMPLE_MESSAGE, live: true },
+  },
+  'message.sent': {
+    description: 'This account sent a message, through the API or from the phone.',
+    changesInstance: false,
+    data: Type.Composite([LinkdeskMessageSchema, Type.Object({ source: OneOf(['api', 'phone'] as const) })]),
+    example: {
+      ...SAMPLE_MESSAGE,
+      from_me: true,
+      sender: '15550001111@s.whatsapp.net',
+      sender_phone: '15550001111',
+      sender_lid: null,
+      push_name: null,
+      source: 'api',
+    },
+  },
+  'message.status': {
+    description: 'A message this account sent moved on: delivered, read, played or failed.',
+    changesInstance: false,
+    data: StatusUpdateSchema,
+    example: {
+      id: '3EB0C4F1A2B3C4D5E6F7',
+      chat: '15550002222@s.whatsapp.net',
+      status: 'delivered',
+      recipient: null,
+      error_code: null,
+    },
+  },
+  'instance.created': {
+    description:
+      'An instance came to exist: by create_instance, or as the new id that destroy answers (`replaces` is the old id).',
+    changesInstance: true,
+    data: Type.Object({
+      created_at: Type.Integer({ description: 'Unix seconds.' }),
+      replaces: Nullable(Type.String({ description: 'The destroyed instance this one replaces.' })),
+    }),
+    example: { created_at: 1795253914, replaces: null },
+  },
+  'instance.updated': {
+    description:
+      'Listed fields of the instance changed other than its state: its account (name, avatar) or its webhook ' +
+      '(URL, switch, secret). Read the new values with `instance` or `get_webhook`.',
+    changesInstance: true,
+    data: Type.Object({ changed: Type.Array(OneOf(INSTANCE_FIELDS), { minItems: 1 }) }),
+    example: { changed: ['webhook'] },
+  },
+  'instance.logged_out': {
+    description: 'The link is gone and its credentials wiped: a new scan is needed.',
+    changesInstance: true,
+    data: Type.Object({ reason: Type.String() }),
+    example: { reason: 'device_removed' },
+  },
+  'instance.destroyed': {
+    description: 'The instance was destroyed; sent to the old id’s webhook before the id is replaced.',
+    changesInstance: true,
+    data: Type.Object({ reason: OneOf(['destroyed'] as const) }),
+    example: { reason: 'destroyed' },
+  },
+  'webhook.test': {
+    description: 'Sent by send_test_event to check a webhook receiver.',
+    changesInstance: false,
+    data: Type.Object({ message: Type.String() }),
+    example: { message: 'Test event from Linkdesk' },
+  },
+} as const satisfies Record<string, EventSpec>
+
+export type EventName = keyof typeof EVENT_CATALOGUE
+export const EVENT_NAMES = Object.keys(EVENT_CATALOGUE) as EventName[]
+
+/** The `data` of one event. */
+export type EventData<E extends EventName> = Static<(typeof EVENT_CATALOGUE)[E]['data']>
+
+const checkers = new Map(
+  EVENT_NAMES.map((name) => [name, TypeCompiler.Compile(EVENT_CATALOGUE[name].data as TSchema)]),
+)
+
+/** Where `data` departs from the catalogue's shape for `event`, in words; empty when it conforms. */
+export function contractViolations(event: EventName, data: unknown): string[] {
+  const checker = checkers.get(event)
+  if (!checker) return [`${event} is not in the event catalogue`]
+  return [...checker.Errors(data)].map((error) => `${error.path || '/'}: ${error.message}`)
+}
