@@ -23,6 +23,8 @@ export interface SandboxClientOptions {
   keepAliveIntervalMs?: number
   /** Log lines at warn or above that Baileys writes (to prove nothing timed out). */
   onBaileysWarning?: (line: string) => void
+  /** Credentials and keys of an earlier client: this one is the same device, started again. */
+  auth?: MemoryAuth
 }
 
 /** Codes after which the app would not reconnect: the link is gone. */
@@ -34,7 +36,7 @@ const FINAL_CODES = new Set([401, 403, 419])
  * for uploads and an undici dispatcher for downloads, never process-wide.
  */
 export class SandboxClient {
-  readonly auth: MemoryAuth = createMemoryAuth()
+  readonly auth: MemoryAuth
   readonly qrs: string[] = []
   readonly closes: ClientClose[] = []
   readonly upserts: Array<{ message: WAMessage; type: string }> = []
@@ -51,6 +53,7 @@ export class SandboxClient {
   private readonly logger: pino.Logger
 
   constructor(private readonly options: SandboxClientOptions) {
+    this.auth = options.auth ?? createMemoryAuth()
     this.uploadAgent = new HttpsAgent({ ca: options.endpoint.mediaCaPem })
     this.downloadDispatcher = new UndiciAgent({ connect: { ca: options.endpoint.mediaCaPem } })
     this.changed.setMaxListeners(100)

@@ -7,13 +7,17 @@ import { SandboxClient, type SandboxClientOptions } from './sandbox-client'
 
 /**
  * Starts a sandbox for a test file and makes this process's Baileys trust its root key, as the app does
- * in sandbox mode. One sandbox per process: the root key is a process-wide Baileys setting.
+ * in sandbox mode. One sandbox per process at a time: the root key is a process-wide Baileys setting.
+ * With a `stateDir`, the sandbox keeps its state there, and a later one started on it continues it.
  */
-export async function startTestSandbox(timings?: SandboxOptions['timings']): Promise<Sandbox> {
+export async function startTestSandbox(
+  timings?: SandboxOptions['timings'],
+  stateDir?: string,
+): Promise<Sandbox> {
   quietLibsignal()
   releaseLongTimers()
   const logger = pino({ level: process.env.SANDBOX_LOG ?? 'silent' })
-  const sandbox = await createSandbox({ logger, timings: { receiptDelayMs: 50, ...timings } })
+  const sandbox = await createSandbox({ logger, stateDir, timings: { receiptDelayMs: 50, ...timings } })
   WA_CERT_DETAILS.PUBLIC_KEY = Buffer.from(sandbox.endpoint.rootPublicKey)
   return sandbox
 }
