@@ -68,7 +68,17 @@ export function validLike(type: string): fc.Arbitrary<unknown> {
 /** How the access token is given: as a parameter, a bearer header, not at all, wrong, or the window's. */
 export const credential = fc.constantFrom('query', 'body', 'bearer', 'none', 'wrong', 'operator')
 export const verb = fc.constantFrom('GET', 'POST', 'POST', 'POST', 'PUT', 'DELETE', 'PATCH')
-export const encoding = fc.constantFrom('json', 'form', 'query', 'garbage-json', 'text-plain', 'empty-json')
+export const encoding = fc.constantFrom(
+  'json',
+  'form',
+  'multipart',
+  'multipart-with-file',
+  'query',
+  'garbage-json',
+  'text-plain',
+  'empty-json',
+  'empty-array-json',
+)
 
 export interface RequestHow {
   verb: string
@@ -118,6 +128,20 @@ export function buildRequest(
     case 'empty-json':
       headers['content-type'] = 'application/json'
       return { url: url.toString(), init: { method: how.verb, headers, body: '' } }
+    case 'empty-array-json':
+      // Everything in the query string, as PHP's HTTP clients send it.
+      for (const [key, value] of new URLSearchParams(encodeForm(all))) url.searchParams.append(key, value)
+      headers['content-type'] = 'application/json'
+      return { url: url.toString(), init: { method: how.verb, headers, body: '[]' } }
+    case 'multipart':
+    case 'multipart-with-file': {
+      const form = new FormData()
+      for (const [key, value] of new URLSearchParams(encodeForm(all))) form.append(key, value)
+      if (how.encoding === 'multipart-with-file') {
+        form.append('file', new Blob([Buffer.from('%PDF-1.4\n%%EOF\n')]), 'a.pdf')
+      }
+      return { url: url.toString(), init: { method: how.verb, headers, body: form } }
+    }
     default:
       headers['content-type'] = 'application/json'
       return { url: url.toString(), init: { method: how.verb, headers, body: JSON.stringify(all) } }
