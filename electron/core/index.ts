@@ -101,16 +101,11 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
   metrics.register(events.metricsProvider())
   const eventDeps = { registry, events, metrics }
   const access: InstanceAccess = (id, principal) => registry.accessible(id, principal)
-  const instances = new InstanceManager({
-    logger,
-    timings: config.timings,
-    events,
-    registry,
-    authStore,
-    network,
-  })
   let apiBase = ''
-  const messages = new MessageService({
+  // Messages and instances need each other only at run time: the messages part sends through an instance's
+  // connection, and each instance reports incoming traffic to the messages part. So the messages part is
+  // built first, reaching connections through the instance manager built right after it.
+  const messages: MessageService = new MessageService({
     db,
     dataDir: config.dataDir,
     limits: config.limits,
@@ -120,7 +115,16 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     apiBase: () => apiBase,
     ackTimeoutMs: config.timings.operationWaitMs,
   })
-  instances.useMessageHooks(messages.hooks)
+  const instances: InstanceManager = new InstanceManager({
+    logger,
+    timings: config.timings,
+    events,
+    registry,
+    authStore,
+    network,
+    hooks: messages.hooks,
+    forgetMessages: (instanceId) => messages.forget(instanceId),
+  })
   metrics.register(messages.metricsProvider())
   metrics.register(
     instanceMetricsProvider(
@@ -128,7 +132,6 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
       (id) => instances.status(id).state,
     ),
   )
-  instances.onDestroyed((oldId) => void messages.forget(oldId))
 
   const http = await buildApi({
     logger,

@@ -15,30 +15,15 @@ import type { InstanceStatus, QrCode } from './instance-status'
 export interface InstanceManagerOptions {
   logger: Logger
   timings: Timings
-  /** Where state events go; until the events part is wired, they are dropped. */
-  events?: EventSink
+  /** Where state changes and instance.destroyed go. */
+  events: EventSink
   registry: InstanceRegistry
   authStore: AuthStore
   network: SocketNetworkConfig
-  hooks?: WaMessageHooks
-}
-
-/** Hooks used until the messages part supplies its own: nothing stored, nothing delivered. */
-const NO_MESSAGE_HOOKS: WaMessageHooks = {
-  getMessage: () => undefined,
-  onMessages: () => undefined,
-  onStatuses: () => undefined,
-}
-
-/** A sink that drops events, for a core without the events part. */
-const DROPPED_EVENTS: EventSink = {
-  emit: (instanceId, event, data) => ({
-    event,
-    event_id: '',
-    instance_id: instanceId,
-    timestamp: String(Math.floor(Date.now() / 1000)),
-    data,
-  }),
+  /** The messages part: stored content for retries, incoming messages, statuses. */
+  hooks: WaMessageHooks
+  /** Drops what the messages part keeps for a destroyed instance (its messages, media and queued sends). */
+  forgetMessages(instanceId: string): Promise<void>
 }
 
 type StatusListener = (instanceId: string, status: InstanceStatus) => void
@@ -54,20 +39,13 @@ export class InstanceManager {
   private readonly statusListeners = new Set<StatusListener>()
   private readonly destroyedListeners = new Set<DestroyedListener>()
   private readonly restoreTimers = new Set<NodeJS.Timeout>()
-  private hooks: WaMessageHooks
   private readonly events: EventSink
   private closed = false
   private readonly log: Logger
 
   constructor(private readonly options: InstanceManagerOptions) {
-    this.hooks = options.hooks ?? NO_MESSAGE_HOOKS
-    this.events = options.events ?? DROPPED_EVENTS
+    this.events = options.events
     this.log = options.logger.child({ module: 'instances' })
-  }
-
-  /** Installs the messages part's hooks (stored content for retries, incoming messages, statuses). */
-  useMessageHooks(hooks: WaMessageHooks): void {
-    this.hooks = hooks
   }
 
   /** Restarts every linked instance, one every `restoreStaggerMs`, so many accounts do not connect at once. */
@@ -133,6 +111,9 @@ export class InstanceManager {
     }
     this.runtimes.delete(instanceId)
     await this.options.authStore.remove(instanceId)
+    await this.options
+      .forgetMessages(instanceId)
+      .catch((error: unknown) => this.log.error({ err: error, instanceId }, 'dropping the messages failed'))
     const record = this.options.registry.replace(instanceId)
     this.log.info({ instanceId, newInstanceId: record.id }, 'instance destroyed')
     this.announceCreated(record, instanceId)
@@ -194,11 +175,7 @@ export class InstanceManager {
             timings,
             network,
             openAuth: () => authStore.forInstance(instanceId),
-            hooks: {
-              getMessage: (id, messageId) => this.hooks.getMessage(id, messageId),
-              onMessages: (id, messages, context) => this.hooks.onMessages(id, messages, context),
-              onStatuses: (id, updates) => this.hooks.onStatuses(id, updates),
-            },
+            hooks: this.options.hooks,
             events: sessionEvents,
           }),
         wipeCredentials: () => authStore.wipe(instanceId),

@@ -106,12 +106,6 @@ export class InstanceRuntime {
     return structuredClone(this.current)
   }
 
-  /** The linked account (a copy), without cloning the whole status: read for every message. */
-  get account(): InstanceStatus['account'] {
-    const { account } = this.current
-    return account ? { ...account } : null
-  }
-
   /** Calls `listener` after every status change; returns the unsubscribe function. */
   onChange(listener: (status: InstanceStatus) => void): () => void {
     this.listeners.add(listener)
