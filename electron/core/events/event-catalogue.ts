@@ -20,6 +20,11 @@ const SAMPLE_MESSAGE = {
   text: 'Hello',
   caption: null,
   media: null,
+  view_once: false,
+  location: null,
+  contacts: null,
+  mentions: [],
+  link_preview: null,
   quoted: null,
   timestamp: '1795253914',
 } as const

@@ -33,6 +33,11 @@ function message(id: string): LinkdeskMessage {
     text: 'hi',
     caption: null,
     media: null,
+    view_once: false,
+    location: null,
+    contacts: null,
+    mentions: [],
+    link_preview: null,
     quoted: null,
     timestamp: '1795248324',
   }

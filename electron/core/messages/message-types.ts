@@ -31,11 +31,37 @@ export const MediaInfoSchema = Type.Object({
   ),
   seconds: Nullable(Type.Number({ description: 'Audio and video length in seconds.' })),
   voice_note: Type.Boolean({ description: 'A voice note rather than an audio file.' }),
+  video_note: Type.Boolean({ description: 'A round video note rather than a video.' }),
   download_url: Nullable(
     Type.String({ description: 'Where to download the file (GET, same access token as the API).' }),
   ),
 })
 export type MediaInfo = Static<typeof MediaInfoSchema>
+
+/** A shared place. */
+export const LocationInfoSchema = Type.Object({
+  latitude: Type.Number({ description: 'Degrees.' }),
+  longitude: Type.Number({ description: 'Degrees.' }),
+  name: Nullable(Type.String()),
+  address: Nullable(Type.String()),
+})
+export type LocationInfo = Static<typeof LocationInfoSchema>
+
+/** A shared contact card: the name and numbers read from its vCard, and the vCard itself. */
+export const ContactCardInfoSchema = Type.Object({
+  name: Type.String(),
+  phones: Type.Array(Type.String(), { description: 'Digits with country code.' }),
+  vcard: Type.String(),
+})
+export type ContactCardInfo = Static<typeof ContactCardInfoSchema>
+
+/** The preview a text shows for a link in it. */
+export const LinkPreviewInfoSchema = Type.Object({
+  url: Type.String(),
+  title: Nullable(Type.String()),
+  description: Nullable(Type.String()),
+})
+export type LinkPreviewInfo = Static<typeof LinkPreviewInfoSchema>
 
 /** The message a reply refers to. */
 export const QuotedMessageSchema = Type.Object({
@@ -71,6 +97,15 @@ export const LinkdeskMessageSchema = Type.Object({
   ),
   caption: Nullable(Type.String({ description: 'The caption of an image, video or document.' })),
   media: Nullable(MediaInfoSchema),
+  view_once: Type.Boolean({ description: 'Media that can be opened once.' }),
+  location: Nullable(LocationInfoSchema),
+  contacts: Nullable(
+    Type.Array(ContactCardInfoSchema, { description: 'One card or several (type `contact`).' }),
+  ),
+  mentions: Type.Array(Type.String(), {
+    description: 'Chat ids (`<number>@s.whatsapp.net` or `<lid>@lid`) of the accounts the message mentions.',
+  }),
+  link_preview: Nullable(LinkPreviewInfoSchema),
   quoted: Nullable(QuotedMessageSchema),
   timestamp: Type.String({ description: 'Unix seconds, as a string.' }),
 })

@@ -107,6 +107,7 @@ test('own messages name this account; media gets facts without keys; replies car
     sha256: 'ab',
     seconds: null,
     voice_note: false,
+    video_note: false,
     download_url: null,
   })
   assert.deepEqual(message.quoted, {
@@ -141,6 +142,78 @@ test('kinds without a text form are named from the protocol, else unknown', () =
   assert.equal(typeOf({ pollCreationMessageV3: { name: 'lunch?' } }), 'poll')
   assert.equal(typeOf({ contactMessage: { displayName: 'Bob' } }), 'contact')
   assert.equal(typeOf({ groupInviteMessage: { groupJid: '1@g.us' } }), 'unknown')
+})
+
+test('a location reads as its coordinates, name and address', () => {
+  const { message } = mapOne(
+    received({
+      message: {
+        locationMessage: {
+          degreesLatitude: 52.52,
+          degreesLongitude: 13.405,
+          name: 'Alex',
+          address: 'Berlin',
+        },
+      },
+    }),
+  )
+  assert.equal(message.type, 'location')
+  assert.deepEqual(message.location, { latitude: 52.52, longitude: 13.405, name: 'Alex', address: 'Berlin' })
+  assert.equal(mapOne(received()).message.location, null)
+})
+
+test('contact cards read as names and numbers from their vCards', () => {
+  const vcard = 'BEGIN:VCARD\nVERSION:3.0\nFN:Bob Q\nTEL;waid=15550000009:+1 555 000 0009\nEND:VCARD'
+  const one = mapOne(received({ message: { contactMessage: { displayName: 'Bob', vcard } } })).message
+  assert.deepEqual(one.contacts, [{ name: 'Bob Q', phones: ['15550000009'], vcard }])
+  const list = mapOne(
+    received({
+      message: {
+        contactsArrayMessage: {
+          contacts: [
+            { displayName: 'Bob', vcard },
+            { displayName: 'No card', vcard: 'not a vcard' },
+          ],
+        },
+      },
+    }),
+  ).message
+  assert.equal(list.type, 'contact')
+  assert.deepEqual(
+    list.contacts?.map((card) => [card.name, card.phones]),
+    [
+      ['Bob Q', ['15550000009']],
+      ['No card', []],
+    ],
+  )
+})
+
+test('mentions, a link preview and view-once media are read; a video note is a video', () => {
+  const text = mapOne(
+    received({
+      message: {
+        extendedTextMessage: {
+          text: '@15550000009 see https://example.org',
+          matchedText: 'https://example.org',
+          title: 'Example',
+          contextInfo: { mentionedJid: ['15550000009@s.whatsapp.net', '77700000001:2@lid'] },
+        },
+      },
+    }),
+  ).message
+  assert.deepEqual(text.mentions, ['15550000009@s.whatsapp.net', '77700000001@lid'])
+  assert.deepEqual(text.link_preview, { url: 'https://example.org', title: 'Example', description: null })
+  const plain = mapOne(received()).message
+  assert.deepEqual([plain.mentions, plain.link_preview, plain.view_once], [[], null, false])
+  const once = mapOne(
+    received({ message: { viewOnceMessageV2: { message: { imageMessage: { mimetype: 'image/jpeg' } } } } }),
+  ).message
+  assert.equal(once.type, 'image')
+  assert.equal(once.view_once, true)
+  const note = mapOne(received({ message: { ptvMessage: { mimetype: 'video/mp4', seconds: 9 } } })).message
+  assert.equal(note.type, 'video')
+  assert.equal(note.media?.video_note, true)
+  assert.equal(note.media?.seconds, 9)
 })
 
 test('protocol messages and messages without content are left out', () => {

@@ -12,9 +12,13 @@ import {
   type WAMessageUpdate,
 } from '@whiskeysockets/baileys'
 import type { Logger } from '../logger'
+import { parseContactCard } from '../messages/contact-card'
 import type {
+  ContactCardInfo,
   DeliveryStatus,
   LinkdeskMessage,
+  LinkPreviewInfo,
+  LocationInfo,
   MediaInfo,
   MessageType,
   QuotedMessage,
@@ -39,6 +43,9 @@ interface ContentReading {
   text?: string | null
   caption?: string | null
   media?: MediaInfo
+  location?: LocationInfo
+  contacts?: ContactCardInfo[]
+  linkPreview?: LinkPreviewInfo
 }
 
 /** How Linkdesk names and reads one kind of protocol content (`imageMessage`, `locationMessage`, …). */
@@ -58,7 +65,12 @@ function mediaFacts(
     fileLength?: Parameters<typeof toNumber>[0]
     fileSha256?: Uint8Array | null
   },
-  extra: { fileName?: string | null; seconds?: number | null; voiceNote?: boolean | null } = {},
+  extra: {
+    fileName?: string | null
+    seconds?: number | null
+    voiceNote?: boolean | null
+    videoNote?: boolean
+  } = {},
 ): MediaInfo {
   return {
     mimetype: media.mimetype ?? null,
@@ -67,18 +79,49 @@ function mediaFacts(
     sha256: media.fileSha256 ? Buffer.from(media.fileSha256).toString('hex') : null,
     seconds: extra.seconds ?? null,
     voice_note: Boolean(extra.voiceNote),
+    video_note: Boolean(extra.videoNote),
     download_url: null,
   }
+}
+
+function locationOf(
+  location: proto.Message.ILocationMessage | proto.Message.ILiveLocationMessage,
+): LocationInfo {
+  return {
+    latitude: location.degreesLatitude ?? 0,
+    longitude: location.degreesLongitude ?? 0,
+    name: 'name' in location ? (location.name ?? null) : null,
+    address: 'address' in location ? (location.address ?? null) : null,
+  }
+}
+
+function contactCardOf(contact: proto.Message.IContactMessage): ContactCardInfo {
+  const vcard = contact.vcard ?? ''
+  const card = parseContactCard(vcard, contact.displayName ?? '')
+  return { name: card?.name ?? contact.displayName ?? '', phones: card?.phones ?? [], vcard }
+}
+
+/** A text's link preview: the link as matched in the text, with the title or description the sender attached. */
+function linkPreviewOf(text: proto.Message.IExtendedTextMessage): LinkPreviewInfo | undefined {
+  if (!text.matchedText || (!text.title && !text.description)) return undefined
+  return { url: text.matchedText, title: text.title ?? null, description: text.description ?? null }
 }
 
 /** Every protocol content Linkdesk names; anything else is `unknown`. */
 const CONTENT_KINDS: ContentKinds = {
   conversation: { type: 'text', read: (text) => ({ text }) },
-  extendedTextMessage: { type: 'text', read: ({ text }) => ({ text }) },
+  extendedTextMessage: {
+    type: 'text',
+    read: (extended) => ({ text: extended.text, linkPreview: linkPreviewOf(extended) }),
+  },
   imageMessage: { type: 'image', read: (image) => ({ caption: image.caption, media: mediaFacts(image) }) },
   videoMessage: {
     type: 'video',
     read: (video) => ({ caption: video.caption, media: mediaFacts(video, { seconds: video.seconds }) }),
+  },
+  ptvMessage: {
+    type: 'video',
+    read: (video) => ({ media: mediaFacts(video, { seconds: video.seconds, videoNote: true }) }),
   },
   audioMessage: {
     type: 'audio',
@@ -92,10 +135,13 @@ const CONTENT_KINDS: ContentKinds = {
     }),
   },
   stickerMessage: { type: 'sticker', read: (sticker) => ({ media: mediaFacts(sticker) }) },
-  locationMessage: { type: 'location' },
-  liveLocationMessage: { type: 'location' },
-  contactMessage: { type: 'contact' },
-  contactsArrayMessage: { type: 'contact' },
+  locationMessage: { type: 'location', read: (location) => ({ location: locationOf(location) }) },
+  liveLocationMessage: { type: 'location', read: (location) => ({ location: locationOf(location) }) },
+  contactMessage: { type: 'contact', read: (contact) => ({ contacts: [contactCardOf(contact)] }) },
+  contactsArrayMessage: {
+    type: 'contact',
+    read: (list) => ({ contacts: (list.contacts ?? []).map(contactCardOf) }),
+  },
   reactionMessage: { type: 'reaction' },
   pollCreationMessage: { type: 'poll' },
   pollCreationMessageV2: { type: 'poll' },
@@ -103,22 +149,42 @@ const CONTENT_KINDS: ContentKinds = {
 }
 
 /** The kind of a content and what it holds. */
-function readContent(content: proto.IMessage | undefined): {
-  type: MessageType
-  text: string | null
-  caption: string | null
-  media: MediaInfo | null
+function readContent(
+  content: proto.IMessage | undefined,
+): Pick<LinkdeskMessage, 'type' | 'text' | 'caption' | 'media' | 'location' | 'contacts'> & {
+  linkPreview: LinkPreviewInfo | null
 } {
   const field = getContentType(content)
   const kind = field ? (CONTENT_KINDS[field] as ContentKind<unknown> | undefined) : undefined
-  if (!content || !field || !kind) return { type: 'unknown', text: null, caption: null, media: null }
-  const reading = kind.read?.(content[field]) ?? {}
+  const reading = content && field && kind ? (kind.read?.(content[field]) ?? {}) : {}
   return {
-    type: kind.type,
+    type: kind?.type ?? 'unknown',
     text: reading.text ?? null,
     caption: reading.caption ?? null,
     media: reading.media ?? null,
+    location: reading.location ?? null,
+    contacts: reading.contacts ?? null,
+    linkPreview: reading.linkPreview ?? null,
   }
+}
+
+/** The contextInfo of a content's one field: where replies and mentions are. */
+function contextOf(content: proto.IMessage): proto.IContextInfo | undefined {
+  const field = getContentType(content)
+  const inner = field
+    ? (content[field] as { contextInfo?: proto.IContextInfo | null } | undefined)
+    : undefined
+  return (inner && typeof inner === 'object' ? inner.contextInfo : undefined) ?? undefined
+}
+
+/** View-once media travels wrapped (maybe inside a disappearing message), or flagged on the media itself. */
+function isViewOnce(message: proto.IMessage, content: proto.IMessage): boolean {
+  for (const outer of [message, message.ephemeralMessage?.message]) {
+    if (outer?.viewOnceMessage || outer?.viewOnceMessageV2 || outer?.viewOnceMessageV2Extension) return true
+  }
+  const field = getContentType(content)
+  const inner = field ? (content[field] as { viewOnce?: boolean | null } | undefined) : undefined
+  return Boolean(inner && typeof inner === 'object' && inner.viewOnce)
 }
 
 const PHONE_SUFFIX = '@s.whatsapp.net'
@@ -159,11 +225,7 @@ function keyOf(key: WAMessageKey): WaMessageKey {
 
 /** The message a reply quotes (from the content's contextInfo), or null when it is not a reply. */
 export function quotedOf(content: proto.IMessage): QuotedMessage | null {
-  const field = getContentType(content)
-  const inner = field
-    ? (content[field] as { contextInfo?: proto.IContextInfo | null } | undefined)
-    : undefined
-  const context = inner && typeof inner === 'object' ? inner.contextInfo : undefined
+  const context = contextOf(content)
   if (!context?.stanzaId) return null
   const quoted = readContent(normalizeMessageContent(context.quotedMessage ?? undefined))
   return {
@@ -197,7 +259,8 @@ function toLinkdeskMessage(
   } else {
     sender = chat
   }
-  const { type, text, caption, media } = readContent(content)
+  const { linkPreview, ...read } = readContent(content)
+  const context = contextOf(content)
   return {
     id: key.id,
     chat: isGroup ? key.chat : (chat.phone ?? chat.lid ?? key.chat),
@@ -207,10 +270,10 @@ function toLinkdeskMessage(
     sender_phone: sender.phone ? sender.phone.slice(0, -PHONE_SUFFIX.length) : null,
     sender_lid: sender.lid,
     push_name: message.pushName ?? null,
-    type,
-    text,
-    caption,
-    media,
+    ...read,
+    view_once: isViewOnce(message.message ?? {}, content),
+    mentions: (context?.mentionedJid ?? []).map(bareJid),
+    link_preview: linkPreview,
     quoted: quotedOf(content),
     timestamp: timestampOf(message.messageTimestamp) ?? String(Math.floor(Date.now() / 1000)),
   }
