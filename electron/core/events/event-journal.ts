@@ -2,10 +2,11 @@ import { closeSync, existsSync, ftruncateSync, openSync, readFileSync, writeSync
 import type { StoredEvent } from './event-log'
 import type { OutboxEntry } from './webhook-outbox'
 
-/** What emit writes down: the event and, if its webhook is on, its outbox entry. */
+/** What emit writes down: the event, its outbox entry if its webhook is on, and the network message it announces. */
 export interface JournalRecord {
   stored: StoredEvent
   outbox?: OutboxEntry
+  messageId?: string
 }
 
 interface JournalFile {

@@ -15,6 +15,7 @@ import type { EventSettings, RetentionSettings } from './event-settings'
 import { contractViolations, type EventName } from './event-catalogue'
 import type { EventSink, LinkdeskEvent } from './event-types'
 import { LiveStream } from './live-stream'
+import { MessageEventIndex } from './message-event-index'
 import type { MetricsProvider } from './metrics'
 import { WebhookOutbox, type OutboxEntry, type WebhookTarget } from './webhook-outbox'
 
@@ -58,6 +59,7 @@ export class EventService implements EventSink {
   readonly deliveries: DeliveryLog
   readonly outbox: WebhookOutbox
   readonly live = new LiveStream()
+  private readonly messages: MessageEventIndex
   private readonly journal: EventJournal
   private readonly workers = new Map<string, InstanceDeliveryWorker>()
   private readonly stop = new AbortController()
@@ -82,6 +84,7 @@ export class EventService implements EventSink {
     this.events = new EventLog(deps.db)
     this.deliveries = new DeliveryLog(deps.db)
     this.outbox = new WebhookOutbox(deps.db)
+    this.messages = new MessageEventIndex(deps.db)
     this.dispatcher = deps.dispatcher ?? new Agent({ keepAliveTimeout: 30_000 })
     const journalPath = join(deps.dataDir, 'events.journal')
     this.recover(EventJournal.read(journalPath))
@@ -110,6 +113,29 @@ export class EventService implements EventSink {
    * be written or the service was closed.
    */
   emit(instanceId: string, event: EventName, data: Record<string, unknown>): LinkdeskEvent {
+    return this.record(instanceId, event, data)
+  }
+
+  /**
+   * Emits as `emit` does, unless this network message was already announced (then returns undefined). The
+   * message id is journaled with the event, so the answer stays the same after a kill -9.
+   */
+  emitForMessage(
+    instanceId: string,
+    messageId: string,
+    event: EventName,
+    data: Record<string, unknown>,
+  ): LinkdeskEvent | undefined {
+    if (this.messages.eventOf(instanceId, messageId) !== undefined) return undefined
+    return this.record(instanceId, event, data, messageId)
+  }
+
+  private record(
+    instanceId: string,
+    event: EventName,
+    data: Record<string, unknown>,
+    messageId?: string,
+  ): LinkdeskEvent {
     if (this.closed)
       throw new AppError('unavailable', 'The event service has stopped; the event was not recorded.')
     const violations = contractViolations(event, data)
@@ -139,14 +165,20 @@ export class EventService implements EventSink {
       },
     }
     const outbox = target ? outboxEntry(id, now, target) : undefined
-    this.journal.append({ stored, outbox })
-    this.track(
-      writeBatch(this.deps.db, (batch) => {
-        this.events.append(batch, stored)
-        if (outbox) this.outbox.add(batch, instanceId, id, outbox)
-      }),
-      id,
-    )
+    this.journal.append({ stored, outbox, messageId })
+    const written = writeBatch(this.deps.db, (batch) => {
+      this.events.append(batch, stored)
+      if (outbox) this.outbox.add(batch, instanceId, id, outbox)
+      if (messageId !== undefined) this.messages.add(batch, instanceId, messageId, id)
+    })
+    this.track(written, id)
+    if (messageId !== undefined) {
+      // A failed commit keeps the entry: the journal still holds the event for the next start.
+      written.then(
+        () => this.messages.committed(instanceId, messageId, id),
+        () => undefined,
+      )
+    }
     this.journal.rotate(this.lastWrite)
     this.latestId = id
     this.counters.countEvent(event)
@@ -226,6 +258,7 @@ export class EventService implements EventSink {
       await this.settled()
       const events = await this.events.sweep(before, retention.maxEvents)
       const deliveries = await this.deliveries.sweep(before, retention.maxDeliveries)
+      await this.messages.sweep(before)
       if (events + deliveries > 0)
         this.log.info({ events, deliveries }, 'retention sweep removed old entries')
       return { events, deliveries }
@@ -264,9 +297,11 @@ export class EventService implements EventSink {
     const missing = records.filter(({ stored }) => !this.events.get(stored.envelope.event_id))
     if (missing.length === 0) return
     this.deps.db.transactionSync(() => {
-      for (const { stored, outbox } of missing) {
+      for (const { stored, outbox, messageId } of missing) {
+        const { instance_id: instanceId, event_id: eventId } = stored.envelope
         this.events.appendSync(stored)
-        if (outbox) this.outbox.addSync(stored.envelope.instance_id, stored.envelope.event_id, outbox)
+        if (outbox) this.outbox.addSync(instanceId, eventId, outbox)
+        if (messageId !== undefined) this.messages.addSync(instanceId, messageId, eventId)
       }
     })
     this.log.info({ events: missing.length }, 'recovered journaled events')

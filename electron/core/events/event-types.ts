@@ -13,4 +13,15 @@ export interface LinkdeskEvent {
 /** Where producers (instances, messages) hand events; the events part stores and delivers them. */
 export interface EventSink {
   emit<E extends EventName>(instanceId: string, event: E, data: EventData<E>): LinkdeskEvent
+  /**
+   * Emits the event that announces a network message, unless one already did (the network delivers a
+   * message again when its receipt was lost): each message id gets exactly one event id, across restarts.
+   * Returns undefined for a message already announced.
+   */
+  emitForMessage<E extends 'message.received' | 'message.sent'>(
+    instanceId: string,
+    messageId: string,
+    event: E,
+    data: EventData<E>,
+  ): LinkdeskEvent | undefined
 }

@@ -89,3 +89,39 @@ test('events are kept when the process is killed right after emit returned, befo
     500,
   )
 })
+
+test('a network message keeps its one event id across a kill before any commit', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'linkdesk-crash-'))
+  const receiver = await WebhookReceiver.start()
+  t.after(async () => {
+    await receiver.close()
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', CHILD, dataDir, receiver.url, '50', 'die', 'messages'],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  )
+  let output = ''
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  await new Promise((resolve) => child.once('exit', resolve))
+  const emitted = JSON.parse(output) as string[]
+  assert.equal(emitted.length, 50)
+
+  const restarted = eventFixture(undefined, dataDir)
+  t.after(() => restarted.close())
+  restarted.addInstance('CRASH', receiver.url)
+  for (let n = 0; n < 50; n++) {
+    const again = restarted.service.emitForMessage('CRASH', `M${n}`, 'message.received', { n })
+    assert.equal(again, undefined, `M${n} was announced before the kill`)
+  }
+  const fresh = restarted.service.emitForMessage('CRASH', 'M50', 'message.received', { n: 50 })
+  assert.ok(fresh)
+  assert.equal(restarted.service.emitForMessage('CRASH', 'M50', 'message.received', { n: 50 }), undefined)
+  assert.ok(restarted.service.emitForMessage('OTHER', 'M50', 'message.received', { n: 50 }), 'per instance')
+  await restarted.service.settled()
+  assert.equal(restarted.service.emitForMessage('CRASH', 'M50', 'message.received', {}), undefined)
+  const unique = () => [...new Set(receiver.accepted().map((delivery) => delivery.event.event_id))]
+  await receiver.until(() => unique().length === 51, 30_000)
+  assert.deepEqual(unique(), [...emitted, fresh.event_id])
+})

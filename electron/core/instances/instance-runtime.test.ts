@@ -59,6 +59,7 @@ function setup(timings = {}) {
       emitted.push({ event, data })
       return { event, event_id: String(emitted.length), instance_id: instanceId, timestamp: '0', data }
     },
+    emitForMessage: () => assert.fail('an instance announces no messages'),
   }
   let linked = true
   const runtime = new InstanceRuntime(

@@ -15,9 +15,10 @@ export interface MessageIntakeDeps {
 }
 
 /**
- * What the adapter reports about messages, turned into stored Linkdesk messages and events: each message
- * once (live and offline copies, and the echo of this app's own sends, share an id), statuses moving only
- * forward, and the acks that sends wait for.
+ * What the adapter reports about messages, turned into Linkdesk events and stored messages: each message
+ * announced once (live and offline copies, copies delivered again, and the echo of this app's own sends
+ * share an id) and journaled before the network hears it was delivered, statuses moving only forward, and
+ * the acks that sends wait for.
  */
 export class MessageIntake implements WaMessageHooks {
   private readonly log: Logger
@@ -32,32 +33,49 @@ export class MessageIntake implements WaMessageHooks {
     return this.deps.store.content(instanceId, messageId)
   }
 
+  /** Journals the message's event before returning: the network's receipt goes out after this. */
+  onDecrypted(instanceId: string, inbound: WaInboundMessage, context: { live: boolean }): void {
+    this.take(instanceId, inbound, context.live)
+  }
+
   onMessages(instanceId: string, messages: WaInboundMessage[], context: { live: boolean }): void {
     for (const inbound of messages) {
-      const message = this.withDownloadUrl(instanceId, inbound.message)
-      // Claimed at once (a second copy is a duplicate even before the write commits); writes of a burst
-      // overlap and commit together, while announcements keep the arrival order.
-      const stored = this.deps.store
-        .addIfNew(instanceId, {
-          direction: message.from_me ? 'out' : 'in',
-          message,
-          content: inbound.content,
-          networkKey: inbound.networkKey,
-        })
-        .catch((error: unknown) => {
-          this.log.error(
-            { err: error, instanceId, messageId: message.id },
-            'storing an incoming message failed',
-          )
-          return false
-        })
-      this.enqueue(instanceId, async () => {
-        if (!(await stored)) return
-        if (message.from_me)
-          this.deps.events.emit(instanceId, 'message.sent', { ...message, source: 'phone' })
-        else this.deps.events.emit(instanceId, 'message.received', { ...message, live: context.live })
-      })
+      try {
+        this.take(instanceId, inbound, context.live)
+      } catch (error) {
+        this.log.error(
+          { err: error, instanceId, messageId: inbound.message.id },
+          'recording an incoming message failed',
+        )
+      }
     }
+  }
+
+  /**
+   * Announces a message once per network id (a copy delivered again after a lost receipt, or the echo of
+   * this app's own send, gets no second event): the event is in the journal when this returns, the stored
+   * copy follows asynchronously. Throws only if the event cannot be journaled.
+   */
+  private take(instanceId: string, inbound: WaInboundMessage, live: boolean): void {
+    const message = this.withDownloadUrl(instanceId, inbound.message)
+    if (message.from_me)
+      this.deps.events.emitForMessage(instanceId, message.id, 'message.sent', { ...message, source: 'phone' })
+    else this.deps.events.emitForMessage(instanceId, message.id, 'message.received', { ...message, live })
+    // A copy delivered again stores what a kill may have lost; the store ignores one it has.
+    const stored = this.deps.store.addIfNew(instanceId, {
+      direction: message.from_me ? 'out' : 'in',
+      message,
+      content: inbound.content,
+      networkKey: inbound.networkKey,
+    })
+    this.enqueue(instanceId, async () => {
+      await stored.catch((error: unknown) => {
+        this.log.error(
+          { err: error, instanceId, messageId: message.id },
+          'storing an incoming message failed',
+        )
+      })
+    })
   }
 
   onStatuses(instanceId: string, updates: WaStatusUpdate[]): void {

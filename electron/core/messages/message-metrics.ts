@@ -1,3 +1,4 @@
+import type { EventName } from '../events/event-catalogue'
 import type { EventSink } from '../events/event-types'
 import type { MetricsProvider } from '../events/metrics'
 
@@ -9,11 +10,19 @@ export interface MessageCounters {
 
 /** Wraps the event sink so every message.received and message.sent is also counted. */
 export function countingSink(sink: EventSink, counters: MessageCounters): EventSink {
+  const count = (event: EventName): void => {
+    if (event === 'message.received') counters.received += 1
+    else if (event === 'message.sent') counters.sent += 1
+  }
   return {
     emit(instanceId, event, data) {
-      if (event === 'message.received') counters.received += 1
-      else if (event === 'message.sent') counters.sent += 1
+      count(event)
       return sink.emit(instanceId, event, data)
+    },
+    emitForMessage(instanceId, messageId, event, data) {
+      const emitted = sink.emitForMessage(instanceId, messageId, event, data)
+      if (emitted) count(event)
+      return emitted
     },
   }
 }

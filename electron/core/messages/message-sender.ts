@@ -230,7 +230,7 @@ export class MessageSender {
       // The message is out; failing the request now would invite a duplicate. Retries of it may fail.
       this.log.error({ err: error, instanceId, messageId: sent.id }, 'storing a sent message failed')
     }
-    this.deps.events.emit(instanceId, 'message.sent', { ...message, source: 'api' })
+    this.deps.events.emitForMessage(instanceId, sent.id, 'message.sent', { ...message, source: 'api' })
   }
 
   /** Refuses the waiting sends and acks (core shutdown). */

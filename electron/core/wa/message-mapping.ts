@@ -1,6 +1,7 @@
 import {
   type AnyMessageContent,
   type BinaryNode,
+  cleanMessage,
   getContentType,
   isRealMessage,
   type MessageUserReceiptUpdate,
@@ -304,6 +305,22 @@ export function mapInboundMessages(
     }
   }
   return mapped
+}
+
+/**
+ * A message as Baileys hands it over before its receipt (onDecrypted), mapped as its upsert will be: its
+ * chat and sender ids normalised the way Baileys cleans them just before the upsert. Undefined when it is
+ * not a message Linkdesk announces.
+ */
+export function mapDecryptedMessage(
+  message: WAMessage,
+  me: { id: string; lid?: string },
+  own: WaAccount | undefined,
+  log: Logger,
+): WaInboundMessage | undefined {
+  const cleaned: WAMessage = { ...message, key: { ...message.key }, message: null }
+  cleanMessage(cleaned, me.id, me.lid ?? '')
+  return mapInboundMessages([{ ...message, key: cleaned.key }], own, log)[0]
 }
 
 /** The network's numeric statuses; `pending` (1, not yet acknowledged) is no news for Linkdesk. */

@@ -24,6 +24,7 @@ function configFor(network: ReturnType<typeof socketNetworkConfig>) {
     retryCounter: retryCounterCache(),
     getMessage: async () => undefined,
     groupMetadata: async () => undefined,
+    onDecrypted: () => undefined,
   })
 }
 

@@ -10,6 +10,7 @@ import makeWASocket, {
   jidNormalizedUser,
   proto,
   type UserFacingSocketConfig,
+  type WAMessage,
   type WASocket,
 } from '@whiskeysockets/baileys'
 import { boundedCache, CACHE_LIMITS } from '../bounded-cache'
@@ -21,7 +22,13 @@ import { type CloseVerdict, classifyClose } from './disconnect-reason'
 import type { SocketNetworkConfig } from './network-endpoint'
 import { isLinked, loadWaAuthState, type WaAuthState } from './wa-auth-state'
 import { createWaConnection } from './wa-connection'
-import { mapInboundMessages, mapReceipts, mapServerAck, mapStatusUpdates } from './message-mapping'
+import {
+  mapDecryptedMessage,
+  mapInboundMessages,
+  mapReceipts,
+  mapServerAck,
+  mapStatusUpdates,
+} from './message-mapping'
 import type { WaAccount, WaConnection, WaMessageHooks } from './wa-types'
 
 /** Everything a socket of one instance is built from. */
@@ -34,6 +41,8 @@ export interface SocketConfigInput {
   retryCounter: CacheStore
   getMessage(id: string | null | undefined): Promise<proto.IMessage | undefined>
   groupMetadata(jid: string): Promise<GroupMetadata | undefined>
+  /** A decrypted message, before its receipt (Linkdesk's patch of Baileys awaits this; see the README). */
+  onDecrypted(message: WAMessage, context: { offline: boolean }): void
 }
 
 /**
@@ -55,6 +64,7 @@ export function socketConfig(input: SocketConfigInput): UserFacingSocketConfig {
     msgRetryCounterCache: input.retryCounter,
     shouldIgnoreJid: (jid) => Boolean(isJidBroadcast(jid) || isJidNewsletter(jid)),
     getMessage: (key) => input.getMessage(key.id),
+    onDecrypted: input.onDecrypted,
     cachedGroupMetadata: (jid) => input.groupMetadata(jid),
     waWebSocketUrl: network.waWebSocketUrl,
     fetchAgent: network.fetchAgent,
@@ -122,6 +132,8 @@ export class WaSession {
   private isOpen = false
   private readonly retryCounter = retryCounterCache()
   private readonly groups = boundedCache<string, GroupMetadata>(CACHE_LIMITS.groupMetadata)
+  /** Ids of messages the app kept before their receipt, whose upsert is not reported again. */
+  private readonly kept = new Set<string>()
   private readonly log: Logger
 
   constructor(private readonly options: WaSessionOptions) {
@@ -158,9 +170,11 @@ export class WaSession {
         retryCounter: this.retryCounter,
         getMessage: (id) => this.storedMessage(id),
         groupMetadata: (jid) => this.groupMetadata(jid),
+        onDecrypted: (message, { offline }) => this.decrypted(socket, auth, message, offline),
       }),
     )
     this.socket = socket
+    this.kept.clear()
     this.qrSeen = false
     this.isOpen = false
     this.listen(socket, auth)
@@ -295,7 +309,9 @@ export class WaSession {
     socket.ev.on(
       'messages.upsert',
       guard('messages.upsert', ({ messages, type }) => {
-        const mapped = mapInboundMessages(messages, accountOf(auth.state.creds.me), this.log)
+        // Messages the app kept before their receipt were reported already.
+        const unreported = messages.filter((message) => !this.kept.delete(message.key.id ?? ''))
+        const mapped = mapInboundMessages(unreported, accountOf(auth.state.creds.me), this.log)
         if (mapped.length > 0) hooks.onMessages(instanceId, mapped, { live: type === 'notify' })
       }),
     )
@@ -325,6 +341,17 @@ export class WaSession {
     const forgetGroup = (jid: string | undefined) => jid && this.groups.delete(jid)
     socket.ev.on('groups.update', (updates) => updates.forEach((update) => forgetGroup(update.id)))
     socket.ev.on('group-participants.update', (update) => forgetGroup(update.id))
+  }
+
+  /** Hands a decrypted message to the app before Baileys receipts it (WaMessageHooks.onDecrypted). */
+  private decrypted(socket: WASocket, auth: WaAuthState, message: WAMessage, offline: boolean): void {
+    // A socket being replaced withholds its receipt: the network then delivers the message to the next one.
+    if (this.socket !== socket) throw new Error('the socket was replaced before the message was kept')
+    const me = auth.state.creds.me
+    const inbound = me ? mapDecryptedMessage(message, me, accountOf(me), this.log) : undefined
+    if (!inbound) return
+    this.options.hooks.onDecrypted(this.options.instanceId, inbound, { live: !offline })
+    this.kept.add(inbound.message.id)
   }
 
   private async storedMessage(id: string | null | undefined): Promise<proto.IMessage | undefined> {

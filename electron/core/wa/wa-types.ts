@@ -107,7 +107,16 @@ export interface WaNumberLookup {
 export interface WaMessageHooks {
   /** The stored `content` of a message by its id, or undefined when unknown (never a placeholder). */
   getMessage(instanceId: string, messageId: string): Promise<Uint8Array | undefined> | Uint8Array | undefined
-  /** `live` is false for messages that arrived while offline and for the echo of this app's own sends. */
+  /**
+   * A message the network delivered, before the adapter tells the network so (its delivery receipt): keep
+   * it durably before returning, since the network forgets a receipted message and the session cannot
+   * decrypt it again. Throwing withholds the receipt, so the network delivers the message again later.
+   */
+  onDecrypted(instanceId: string, message: WaInboundMessage, context: { live: boolean }): void
+  /**
+   * Messages reported otherwise (this app's own sends, the phone's history); `live` is false for messages
+   * that arrived while offline and for the echo of this app's own sends.
+   */
   onMessages(instanceId: string, messages: WaInboundMessage[], context: { live: boolean }): void
   onStatuses(instanceId: string, updates: WaStatusUpdate[]): void
 }

@@ -1,17 +1,23 @@
-// A child process for the crash tests: emits events for one instance whose webhook is the given URL and
-// prints their ids on one line; then either keeps delivering until it is killed ("hang") or kills itself
-// with SIGKILL at once, before LMDB has committed anything ("die").
+// A child process for the crash tests: emits events for one instance whose webhook is the given URL (with
+// "messages", each announcing network message M<n>) and prints their ids on one line; then either keeps
+// delivering until it is killed ("hang") or kills itself with SIGKILL at once, before LMDB has committed
+// anything ("die").
 import { FAST_EVENT_SETTINGS, eventFixture } from './event-fixture'
 
-const [dataDir, url, count, mode] = process.argv.slice(2)
+const [dataDir, url, count, mode, kind] = process.argv.slice(2)
 if (!dataDir || !url || !count)
-  throw new Error('usage: emit-and-hang <dataDir> <webhookUrl> <count> [hang|die]')
+  throw new Error('usage: emit-and-hang <dataDir> <webhookUrl> <count> [hang|die] [messages]')
 
 const fixture = eventFixture(FAST_EVENT_SETTINGS, dataDir)
 fixture.addInstance('CRASH', url)
 const ids: string[] = []
-for (let n = 0; n < Number(count); n++)
-  ids.push(fixture.service.emit('CRASH', 'message.received', { n }).event_id)
+for (let n = 0; n < Number(count); n++) {
+  const event =
+    kind === 'messages'
+      ? fixture.service.emitForMessage('CRASH', `M${n}`, 'message.received', { n })
+      : fixture.service.emit('CRASH', 'message.received', { n })
+  if (event) ids.push(event.event_id)
+}
 process.stdout.write(`${JSON.stringify(ids)}\n`)
 if (mode === 'die') process.kill(process.pid, 'SIGKILL')
 setInterval(() => {}, 60_000)

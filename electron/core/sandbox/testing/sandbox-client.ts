@@ -25,6 +25,8 @@ export interface SandboxClientOptions {
   onBaileysWarning?: (line: string) => void
   /** Credentials and keys of an earlier client: this one is the same device, started again. */
   auth?: MemoryAuth
+  /** Awaited with each decrypted message before its receipt (Linkdesk's patch of Baileys). */
+  onDecrypted?: (message: WAMessage) => Promise<void> | void
 }
 
 /** Codes after which the app would not reconnect: the link is gone. */
@@ -153,6 +155,7 @@ export class SandboxClient {
       defaultQueryTimeoutMs: 5000,
       fetchAgent: this.uploadAgent,
       markOnlineOnConnect: false,
+      onDecrypted: this.options.onDecrypted,
     })
     this.sock = sock
     const changed = (): void => void this.changed.emit('change')
