@@ -1,4 +1,5 @@
 import { type Static, type TLiteral, type TSchema, type TUnion, Type } from '@sinclair/typebox'
+import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler'
 
 /**
  * The contract's shapes are TypeBox schemas: each is at once a JSON Schema (published in the OpenAPI
@@ -20,4 +21,16 @@ export function OneOf<const T extends readonly string[]>(
     values.map((value) => Type.Literal(value)),
     options,
   )
+}
+
+const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>()
+
+/** Where `value` departs from `schema`, one line per field at fault (`/path: message`); empty when it conforms. */
+export function schemaViolations(schema: TSchema, value: unknown): string[] {
+  let check = compiled.get(schema)
+  if (!check) {
+    check = TypeCompiler.Compile(schema)
+    compiled.set(schema, check)
+  }
+  return [...check.Errors(value)].map((error) => `${error.path || '/'}: ${error.message}`)
 }

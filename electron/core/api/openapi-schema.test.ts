@@ -29,3 +29,16 @@ test('unions of constants become enums and "or null" becomes nullable, at any de
     },
   })
 })
+
+test('a schema with an $id becomes a component, referred to wherever it appears', () => {
+  const Account = Type.Object({ name: Type.String() }, { $id: 'Account' })
+  const components: Record<string, Record<string, unknown>> = {}
+  const schema = openApiSchema(Type.Object({ owner: Account, previous: Nullable(Account) }), components)
+  assert.deepEqual(schema.properties, {
+    owner: { $ref: '#/components/schemas/Account' },
+    previous: { allOf: [{ $ref: '#/components/schemas/Account' }], nullable: true },
+  })
+  assert.deepEqual(components, {
+    Account: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
+  })
+})

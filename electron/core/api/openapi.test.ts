@@ -6,7 +6,11 @@ import { after, before, describe, test } from 'node:test'
 import SwaggerParser from '@apidevtools/swagger-parser'
 import openapiTS, { astToString } from 'openapi-typescript'
 import ts from 'typescript'
+import { EVENT_CATALOGUE, EVENT_NAMES } from '../events/event-catalogue'
+import { INSTANCE_STATES } from '../instances/instance-status'
+import { InstanceViewSchema } from '../instances/instance-view'
 import { startTestCore, type TestCore } from '../testing/test-core'
+import { eventSchemaName } from './openapi-schema'
 
 /** Type errors of `files` compiled together under strict settings, as readable lines. */
 function typeErrors(files: string[]): string[] {
@@ -40,6 +44,22 @@ describe('the served OpenAPI document', () => {
     await SwaggerParser.validate(structuredClone(document))
   })
 
+  test('describes the instance view and every event of the catalogue, from their contract schemas', () => {
+    const { schemas } = document.components
+    assert.deepEqual(Object.keys(schemas.Instance.properties), Object.keys(InstanceViewSchema.properties))
+    assert.deepEqual(schemas.Instance.properties.state.enum, [...INSTANCE_STATES])
+    const listed = document.paths['/instances'].get.responses['200'].content['application/json'].schema
+    assert.deepEqual(listed.properties.instances.items, { $ref: '#/components/schemas/Instance' })
+    const one = document.paths['/instance'].get.responses['200'].content['application/json'].schema
+    assert.deepEqual(one.properties.instance, { $ref: '#/components/schemas/Instance' })
+    assert.equal(schemas.Event.oneOf.length, EVENT_NAMES.length)
+    for (const name of EVENT_NAMES) {
+      const schema = schemas[eventSchemaName(name)]
+      assert.deepEqual(schema.properties.event.enum, [name])
+      assert.deepEqual(schema.example.data, EVENT_CATALOGUE[name].example)
+    }
+  })
+
   test('generates client types that compile and describe the operations', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'linkdesk-openapi-'))
     try {
@@ -54,6 +74,10 @@ describe('the served OpenAPI document', () => {
           "export const query: SendQuery = { instance_id: 'I', number: '1', type: 'media' }",
           "type Created = paths['/create_instance']['get']['responses']['200']['content']['application/json']",
           "export const created: Created = { status: 'success' }",
+          "type Listed = paths['/instances']['get']['responses']['200']['content']['application/json']",
+          "export const states: NonNullable<Listed['instances']>[number]['state'][] = ['qr', 'connected']",
+          '// @ts-expect-error state is one of the instance states',
+          "export const badState: NonNullable<Listed['instances']>[number]['state'] = 'linked'",
           '// @ts-expect-error type is one of text or media',
           "export const wrong: SendBody = { instance_id: 'I', number: '1', type: 'fax' }",
         ].join('\n'),

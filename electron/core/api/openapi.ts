@@ -1,6 +1,7 @@
 import { ERROR_CODES } from '../errors'
 import type { Limits } from '../config'
 import { eventComponents } from './openapi-events'
+import { openApiSchema } from './openapi-schema'
 import type { Operation } from './operation'
 import type { FieldSpec } from './params'
 
@@ -31,7 +32,12 @@ export function openApiDocument(
   options: { version: string; limits: Limits; prefix: string },
 ): Record<string, unknown> {
   const paths: Record<string, unknown> = {}
+  const schemas: Record<string, Record<string, unknown>> = {}
   for (const operation of operations) {
+    const answer = Object.entries(operation.answer ?? {}).map(([name, schema]) => [
+      name,
+      openApiSchema(schema, schemas),
+    ])
     const secured = operation.auth !== 'none'
     const allFields = Object.entries(operation.fields)
     // A file can only be a multipart part: it is in neither the query string nor a JSON or plain form body.
@@ -57,7 +63,14 @@ export function openApiDocument(
         description: 'Success',
         content: {
           'application/json': {
-            schema: { type: 'object', properties: { status: { type: 'string', enum: ['success'] } } },
+            schema: {
+              type: 'object',
+              properties: {
+                status: { type: 'string', enum: ['success'] },
+                ...(answer.length > 0 ? { message: { type: 'string' } } : {}),
+                ...Object.fromEntries(answer),
+              },
+            },
             ...(operation.example ? { example: operation.example } : {}),
           },
         },
@@ -117,7 +130,7 @@ export function openApiDocument(
     servers: [{ url: options.prefix }],
     paths,
     components: {
-      schemas: eventComponents(),
+      schemas: { ...schemas, ...eventComponents() },
       securitySchemes: {
         accessToken: { type: 'apiKey', in: 'query', name: 'access_token' },
         bearer: { type: 'http', scheme: 'bearer' },

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError } from '../errors'
 import type { InstanceRecord } from '../store/settings-store'
+import type { TSchema } from '../schema'
 import { type Authenticator, type Principal, presentedToken } from './auth'
 import { type FieldSpec, type Fields, type ParamsOf, mergeRawParams, readParams } from './params'
 
@@ -48,6 +49,8 @@ export interface Operation<F extends Fields = Fields, I extends boolean = boolea
   instance?: I
   /** An example success body, shown in the docs. */
   example?: Record<string, unknown>
+  /** The success body's fields beside `status` and `message`, as the contract's schemas declare them. */
+  answer?: Record<string, TSchema>
   handle(context: OperationContext<ParamsOf<F>, I>): Promise<unknown> | unknown
 }
 

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict'
 import { rmSync } from 'node:fs'
 import { test } from 'node:test'
 import { ok, startCore, tempDataDir } from '../instances/testing/instance-harness'
+import { InstanceViewSchema } from '../instances/instance-view'
 import { linkedInstance, recordEvents } from '../messages/testing/messaging-harness'
+import { schemaViolations } from '../schema'
 import { contractViolations, EVENT_CATALOGUE, EVENT_NAMES } from './event-catalogue'
 
 test('every sample payload of the catalogue has its event’s shape', () => {
@@ -22,7 +24,7 @@ test('a payload that departs from the catalogue is named with the field at fault
   assert.ok(contractViolations('instance.updated', { changed: [] }).length > 0, 'something changed')
 })
 
-test('the events a real instance produces (link, receive, send, status, destroy) all have their catalogue shape', async (t) => {
+test('a real instance’s events (link, receive, send, status, destroy) and its view have their contract shape', async (t) => {
   const dataDir = tempDataDir()
   const core = await startCore({ dataDir, sandbox: true, limits: { sendIntervalMs: 0, sendJitterMs: 0 } })
   t.after(async () => {
@@ -32,6 +34,10 @@ test('the events a real instance produces (link, receive, send, status, destroy)
   const events = recordEvents(core)
   await core.sandbox!.control.addAccount({ phone: '15550400002', name: 'Alice' })
   const id = await linkedInstance(core, '15550400001')
+  const { instances } = await ok(core.apiBase, 'instances')
+  const { instance } = await ok(core.apiBase, 'instance', { instance_id: id })
+  for (const view of [...instances, instance])
+    assert.deepEqual(schemaViolations(InstanceViewSchema, view), [])
   await core.sandbox!.control.send('15550400002', { to: '15550400001', text: 'Hi' })
   await events.waitFor((event) => event.event === 'message.received', 'message.received')
   await ok(core.apiBase, 'send_message', {

@@ -1,8 +1,7 @@
 import { Type } from '@sinclair/typebox'
-import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { INSTANCE_STATES } from '../instances/instance-status'
 import { LinkdeskMessageSchema, StatusUpdateSchema } from '../messages/message-types'
-import { Nullable, OneOf, type Static, type TSchema } from '../schema'
+import { Nullable, OneOf, schemaViolations, type Static, type TSchema } from '../schema'
 
 /** The fields of an instance whose change is an `instance.updated` event. */
 export const INSTANCE_FIELDS = ['account', 'webhook'] as const
@@ -144,13 +143,9 @@ export const EVENT_NAMES = Object.keys(EVENT_CATALOGUE) as EventName[]
 /** The `data` of one event. */
 export type EventData<E extends EventName> = Static<(typeof EVENT_CATALOGUE)[E]['data']>
 
-const checkers = new Map(
-  EVENT_NAMES.map((name) => [name, TypeCompiler.Compile(EVENT_CATALOGUE[name].data as TSchema)]),
-)
-
 /** Where `data` departs from the catalogue's shape for `event`, in words; empty when it conforms. */
 export function contractViolations(event: EventName, data: unknown): string[] {
-  const checker = checkers.get(event)
-  if (!checker) return [`${event} is not in the event catalogue`]
-  return [...checker.Errors(data)].map((error) => `${error.path || '/'}: ${error.message}`)
+  const spec = EVENT_CATALOGUE[event] as EventSpec | undefined
+  if (!spec) return [`${event} is not in the event catalogue`]
+  return schemaViolations(spec.data, data)
 }

@@ -1,7 +1,7 @@
+import { Type } from '@sinclair/typebox'
 import type { InstanceManager } from '../../instances/instance-manager'
 import type { InstanceRegistry } from '../../instances/instance-registry'
-import type { InstanceStatus } from '../../instances/instance-status'
-import type { InstanceRecord } from '../../store/settings-store'
+import { instanceView, InstanceViewSchema } from '../../instances/instance-view'
 import { defineOperation, type Operation } from '../operation'
 
 export interface InstanceRoutesDeps {
@@ -21,35 +21,6 @@ const phoneField = {
       ? undefined
       : 'must be 7 to 15 digits with country code.',
 } as const
-
-const seconds = (ms: number | null) => (ms === null ? null : Math.floor(ms / 1000))
-
-/** The public view of one instance: its record and its live state. */
-export function instanceView(record: InstanceRecord, status: InstanceStatus): Record<string, unknown> {
-  const { account, lastError } = status
-  return {
-    instance_id: record.id,
-    created_at: seconds(record.createdAt),
-    state: status.state,
-    cause: status.cause,
-    since: seconds(status.since),
-    linked: status.linked,
-    account: account && {
-      id: account.id,
-      number: account.number,
-      name: account.name,
-      avatar: account.avatar,
-    },
-    last_error: lastError && {
-      code: lastError.code,
-      cause: lastError.cause,
-      message: lastError.message,
-      at: seconds(lastError.at),
-    },
-    next_retry_at: seconds(status.nextRetryAt),
-    qr_expires_at: status.qr ? seconds(status.qr.expiresAt) : null,
-  }
-}
 
 /** The v1 instance operations (seed + design §4-§5): QR, pairing code, reconnect, reinitialize, destroy, state. */
 export function instanceOperations({ registry, instances }: InstanceRoutesDeps): Operation[] {
@@ -146,6 +117,7 @@ export function instanceOperations({ registry, instances }: InstanceRoutesDeps):
       summary: 'List your instances with their state, its cause and the linked account.',
       auth: 'token',
       fields: {},
+      answer: { instances: Type.Array(InstanceViewSchema) },
       handle: ({ principal }) => ({
         status: 'success',
         message: 'Instances',
@@ -161,6 +133,7 @@ export function instanceOperations({ registry, instances }: InstanceRoutesDeps):
       auth: 'token',
       instance: true,
       fields: {},
+      answer: { instance: InstanceViewSchema },
       handle: ({ instance }) => ({
         status: 'success',
         message: 'Instance',
