@@ -3,7 +3,8 @@ import { LRUCache } from 'lru-cache'
 /** How many entries a cache keeps (the least recently used go first) and how long one is trusted. */
 export interface CacheLimits {
   max: number
-  ttlMs: number
+  /** Without one, an entry stays until it is the least recently used of a full cache. */
+  ttlMs?: number
 }
 
 /**
@@ -24,6 +25,10 @@ export const CACHE_LIMITS = {
   missingRecipientTtlMs: 5 * 60_000,
   /** Network acknowledgements that came before their send started waiting for them. */
   earlyAcks: { max: 10_000, ttlMs: 60_000 },
+  /** Message ids whose write may not be committed yet: a copy arriving meanwhile is still a duplicate. */
+  messageIdsInFlight: { max: 20_000 },
+  /** One-time login codes of the headless server's login URLs, not yet exchanged. */
+  loginCodes: { max: 100, ttlMs: 10 * 60_000 },
 } as const
 
 /** A bounded LRU cache with a time to live; `now` replaces the clock in tests. */
@@ -33,7 +38,7 @@ export function boundedCache<K extends NonNullable<unknown>, V extends NonNullab
 ): LRUCache<K, V> {
   return new LRUCache<K, V>({
     max: limits.max,
-    ttl: limits.ttlMs,
+    ...(limits.ttlMs ? { ttl: limits.ttlMs } : {}),
     // lru-cache reads the clock at most once a millisecond by default; an injected clock is read every time,
     // and shifted by one because lru-cache takes an entry stored at time 0 for one without a time to live.
     ...(now ? { perf: { now: () => now() + 1 }, ttlResolution: 0 } : {}),

@@ -1,11 +1,10 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto'
+import { boundedCache, CACHE_LIMITS } from '../bounded-cache'
 import { AppError } from '../errors'
 import type { TokenService } from '../tokens/token-service'
 
 /** Who is calling: a script with an access token, the operator's window with the UI credential, or nobody known. */
 export type Principal = { kind: 'token'; tokenId: string } | { kind: 'operator' } | { kind: 'anonymous' }
-
-const LOGIN_CODE_TTL_MS = 10 * 60 * 1000
 
 function sameSecret(a: string, b: string): boolean {
   const left = Buffer.from(a)
@@ -19,9 +18,8 @@ function sameSecret(a: string, b: string): boolean {
  */
 export class UiCredential {
   readonly value = `ui_${randomBytes(24).toString('base64url')}`
-  private readonly codes = new Map<string, number>()
-
-  constructor(private readonly now: () => number = Date.now) {}
+  /** Codes handed out and not yet exchanged; one past its age is gone. */
+  private readonly codes = boundedCache<string, true>(CACHE_LIMITS.loginCodes)
 
   matches(candidate: string): boolean {
     return sameSecret(candidate, this.value)
@@ -30,14 +28,15 @@ export class UiCredential {
   /** A code that a browser exchanges once for the credential (the headless login URL carries it). */
   createLoginCode(): string {
     const code = randomBytes(18).toString('base64url')
-    this.codes.set(code, this.now() + LOGIN_CODE_TTL_MS)
+    this.codes.set(code, true)
     return code
   }
 
   exchange(code: string): string {
-    const expiresAt = this.codes.get(code)
+    // has() answers false for a code past its age; delete() alone would not tell the two apart.
+    const known = this.codes.has(code)
     this.codes.delete(code)
-    if (expiresAt === undefined || expiresAt < this.now()) {
+    if (!known) {
       throw new AppError(
         'unauthorized',
         'This login link was already used or has expired: restart the server for a new one.',

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
+import { boundedCache, CACHE_LIMITS } from '../bounded-cache'
 import type { Database, RootDatabase } from '../store/database'
 import { writeBatch } from '../store/write-batch'
 import type { WaMessageKey } from '../wa/wa-types'
@@ -47,7 +48,7 @@ export class MessageStore {
   private readonly retentionMs: number
   private readonly now: () => number
   /** Ids being written: an incoming message seen twice before its write commits is still one message. */
-  private readonly recent = new Map<string, number>()
+  private readonly recent = boundedCache<string, true>(CACHE_LIMITS.messageIdsInFlight)
 
   constructor(root: RootDatabase, dataDir: string, options: MessageStoreOptions = {}) {
     this.db = root.openDB<StoredMessage, Key>({ name: 'messages', encoding: 'msgpack' })
@@ -62,7 +63,7 @@ export class MessageStore {
     const recentKey = key.join('\u0000')
     // Claimed synchronously: a second copy arriving while the write is in flight is already a duplicate.
     if (this.recent.has(recentKey) || this.db.get(key) !== undefined) return false
-    this.remember(recentKey)
+    this.recent.set(recentKey, true)
     this.put(key, { ...entry, storedAt: this.now() })
     return true
   }
@@ -70,7 +71,7 @@ export class MessageStore {
   /** Stores a message this app sent (replacing nothing: ids are unique). */
   async addSent(instanceId: string, entry: Omit<StoredMessage, 'storedAt' | 'direction'>): Promise<void> {
     const key: Key = [instanceId, entry.message.id]
-    this.remember(key.join('\u0000'))
+    this.recent.set(key.join('\u0000'), true)
     this.put(key, { ...entry, direction: 'out', storedAt: this.now() })
   }
 
@@ -157,14 +158,5 @@ export class MessageStore {
         this.failure = error
       },
     )
-  }
-
-  private remember(key: string): void {
-    this.recent.delete(key)
-    this.recent.set(key, this.now())
-    if (this.recent.size > 20_000) {
-      const oldest = this.recent.keys().next().value
-      if (oldest !== undefined) this.recent.delete(oldest)
-    }
   }
 }
