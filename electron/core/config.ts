@@ -59,6 +59,8 @@ export interface Timings {
    * way to `connected` (connecting, restoring, retrying soon) before answering not_connected.
    */
   connectionWaitMs: number
+  /** How long the client version document may take to fetch before the last known version is used. */
+  versionFetchMs: number
 }
 export interface Config {
   host: string
@@ -74,6 +76,11 @@ export interface Config {
   events: EventSettings
   /** Folder of the built renderer served at `/`; none serves no UI. */
   uiDir?: string
+  /**
+   * Where the current WhatsApp Web client version is read: unset is the network's own document (WhatsApp's
+   * `sw.js`, or the sandbox's), empty never fetches and keeps the bundled version.
+   */
+  waVersionUrl?: string
 }
 
 export const DEFAULT_PORT = 8686
@@ -101,6 +108,7 @@ export const DEFAULT_TIMINGS: Timings = {
   restoreStaggerMs: 100,
   operationWaitMs: 45_000,
   connectionWaitMs: 15_000,
+  versionFetchMs: 5000,
 }
 
 export const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
@@ -127,6 +135,7 @@ export interface ConfigInput {
   timings?: Partial<Record<keyof Timings, number | string>>
   events?: EventSettingsInput
   uiDir?: string
+  waVersionUrl?: string
 }
 
 /** The OS's usual per-user folder for app data. */
@@ -196,6 +205,20 @@ function parseLimits(input: ConfigInput['limits'] = {}): Limits {
   return limits
 }
 
+function parseVersionUrl(value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return value
+  let url: URL | undefined
+  try {
+    url = new URL(value)
+  } catch {
+    url = undefined
+  }
+  if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
+    throw new ConfigError(`wa-version-url must be an http(s) URL, or empty to keep the bundled version.`)
+  }
+  return url.toString()
+}
+
 function parseTimings(input: ConfigInput['timings'] = {}): Timings {
   const timings = { ...DEFAULT_TIMINGS }
   for (const [name, raw] of Object.entries(input)) {
@@ -242,5 +265,6 @@ export function parseConfig(input: ConfigInput, env: NodeJS.ProcessEnv = process
     timings: parseTimings(input.timings),
     events: parseEvents(input.events),
     uiDir: input.uiDir,
+    waVersionUrl: parseVersionUrl(input.waVersionUrl),
   }
 }

@@ -26,7 +26,13 @@ import { SettingsStore } from './store/settings-store'
 import { TokenService } from './tokens/token-service'
 import { APP_VERSION } from './version'
 import { installLibsignalConsoleFilter } from './wa/libsignal-console-filter'
-import { fetchSandboxEndpoint, type NetworkEndpoint, socketNetworkConfig } from './wa/network-endpoint'
+import {
+  fetchSandboxEndpoint,
+  type NetworkEndpoint,
+  socketNetworkConfig,
+  versionUrlOf,
+} from './wa/network-endpoint'
+import { WaVersionSource } from './wa/wa-version'
 
 export interface CoreDeps {
   logger?: Logger
@@ -87,6 +93,11 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
       ? await fetchSandboxEndpoint(config.network.controlUrl)
       : { kind: 'whatsapp' }
   const network = socketNetworkConfig(endpoint)
+  const versions = new WaVersionSource({
+    url: versionUrlOf(endpoint, config.waVersionUrl),
+    timeoutMs: config.timings.versionFetchMs,
+    logger: logger.child({ module: 'wa-version' }),
+  })
   const authStore = new AuthStore(config.dataDir, deps.cipher)
   const auth = new Authenticator(tokens, ui, config.limits.requestsPerMinute)
   const db = openDatabase(config.dataDir)
@@ -122,6 +133,7 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     registry,
     authStore,
     network,
+    versions,
     hooks: messages.hooks,
     forgetMessages: (instanceId) => messages.forget(instanceId),
   })
@@ -141,7 +153,13 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     auth,
     access,
     operations: [
-      ...foundationOperations({ instances, tokens, ui, version: APP_VERSION }),
+      ...foundationOperations({
+        instances,
+        tokens,
+        ui,
+        version: APP_VERSION,
+        waVersion: () => versions.info(),
+      }),
       ...instanceOperations({ registry, instances }),
       ...messageOperations({ messages }),
       ...eventOperations({ ...eventDeps, access }),
@@ -179,7 +197,8 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
   apiBase = `${url}${API_PREFIX}`
   messages.start()
   logger.info({ url, dataDir: config.dataDir, network: config.network.kind }, 'core started')
-  instances.restoreAll()
+  // Linked instances log in with the current client version: restored once it is fetched (or the fetch gave up).
+  void versions.refresh().then(() => instances.restoreAll())
 
   let closing: Promise<void> | undefined
   return {

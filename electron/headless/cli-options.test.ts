@@ -124,3 +124,16 @@ test('--sandbox keeps the in-process sandbox in the data dir; --sandbox-reset st
       error instanceof ConfigError && /--sandbox-reset .* with --sandbox/.test(error.message),
   )
 })
+
+test('the client version document comes from --wa-version-url; empty keeps the bundled version; a non-URL is refused', () => {
+  assert.equal(parseConfig(serveOptions([], {})).waVersionUrl, undefined)
+  const given = parseConfig(serveOptions(['--wa-version-url', 'https://example.test/sw.js'], {}))
+  assert.equal(given.waVersionUrl, 'https://example.test/sw.js')
+  assert.equal(parseConfig(serveOptions(['--wa-version-url', ''], {})).waVersionUrl, '')
+  const fromEnv = parseConfig(serveOptions([], { LINKDESK_WA_VERSION_URL: 'http://127.0.0.1:1/sw.js' }))
+  assert.equal(fromEnv.waVersionUrl, 'http://127.0.0.1:1/sw.js')
+  assert.throws(
+    () => parseConfig(serveOptions(['--wa-version-url', 'ftp://x/sw.js'], {})),
+    (error: unknown) => error instanceof ConfigError && /wa-version-url/.test(error.message),
+  )
+})

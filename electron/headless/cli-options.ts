@@ -122,6 +122,18 @@ export const SERVE_COMMAND: CommandSpec<ConfigInput> = {
     },
     {
       kind: 'value',
+      name: 'wa-version-url',
+      placeholder: 'URL',
+      env: 'LINKDESK_WA_VERSION_URL',
+      default: "the network's own",
+      description:
+        'where the current WhatsApp Web version is read at start and after a 405 (WhatsApp: sw.js on web.whatsapp.com; a sandbox: its /sw.js); empty keeps the bundled version',
+      apply: (input, value) => {
+        input.waVersionUrl = value
+      },
+    },
+    {
+      kind: 'value',
       name: 'log-level',
       placeholder: 'L',
       env: 'LINKDESK_LOG_LEVEL',

@@ -11,7 +11,19 @@ test('npm run serve starts as a user would, answers HTTP, serves the UI and stop
   const dataDir = mkdtempSync(join(tmpdir(), 'linkdesk-serve-'))
   const child = spawn(
     'npm',
-    ['run', 'serve', '--', '--port', '0', '--data-dir', dataDir, '--log-level', 'info'],
+    [
+      'run',
+      'serve',
+      '--',
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--log-level',
+      'info',
+      '--wa-version-url',
+      '',
+    ],
     {
       env: { ...process.env, LINKDESK_ACCESS_TOKEN: TOKEN },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -39,7 +39,11 @@ describe('v1 foundation over real HTTP', () => {
     const { status, body } = await t.call('/health')
     assert.equal(status, 200)
     assert.equal(body.status, 'success')
-    assert.deepEqual(Object.keys(body).sort(), ['message', 'status', 'version'])
+    assert.deepEqual(Object.keys(body).sort(), ['message', 'status', 'version', 'wa_version'])
+    // This core never fetches (no version URL): the version Baileys was released with.
+    assert.deepEqual(Object.keys(body.wa_version).sort(), ['checked_at', 'source', 'version'])
+    assert.equal(body.wa_version.source, 'bundled')
+    assert.match(body.wa_version.version, /^2\.3000\.\d+$/)
   })
 
   test('create_instance answers the seed body for GET, JSON, form and Bearer shapes', async () => {

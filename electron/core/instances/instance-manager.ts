@@ -7,6 +7,7 @@ import type { AuthStore } from '../store/auth-store'
 import type { InstanceRecord } from '../store/settings-store'
 import type { SocketNetworkConfig } from '../wa/network-endpoint'
 import { WaSession } from '../wa/wa-session'
+import type { WaVersionSource } from '../wa/wa-version'
 import type { WaConnection, WaMessageHooks } from '../wa/wa-types'
 import type { InstanceRegistry } from './instance-registry'
 import { type ConnectionData, InstanceRuntime } from './instance-runtime'
@@ -20,6 +21,8 @@ export interface InstanceManagerOptions {
   registry: InstanceRegistry
   authStore: AuthStore
   network: SocketNetworkConfig
+  /** The client version every socket announces. */
+  versions: WaVersionSource
   /** The messages part: stored content for retries, incoming messages, statuses. */
   hooks: WaMessageHooks
   /** Drops what the messages part keeps for a destroyed instance (its messages, media and queued sends). */
@@ -160,7 +163,7 @@ export class InstanceManager {
     if (this.closed) throw new AppError('unavailable', 'Linkdesk is shutting down.')
     const record = this.options.registry.find(instanceId)
     if (!record) throw new AppError('instance_not_found')
-    const { logger, timings, authStore, network, registry } = this.options
+    const { logger, timings, authStore, network, registry, versions } = this.options
     const log = logger.child({ module: 'instance', instanceId })
     runtime = new InstanceRuntime(
       {
@@ -175,6 +178,7 @@ export class InstanceManager {
             timings,
             network,
             openAuth: () => authStore.forInstance(instanceId),
+            versions,
             hooks: this.options.hooks,
             events: sessionEvents,
           }),

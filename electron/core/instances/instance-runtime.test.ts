@@ -41,6 +41,11 @@ class FakeSession implements SessionPort {
   async requestPairingCode(): Promise<string> {
     return 'ABCDEFGH'
   }
+  /** What refreshVersion answers: whether the fetch found a version other than the last socket's. */
+  newVersion = false
+  async refreshVersion(): Promise<boolean> {
+    return this.newVersion
+  }
   async profile() {
     return { account: ACCOUNT, avatar: '' }
   }
@@ -136,7 +141,10 @@ test('515 reconnects at once; logout verdicts wipe and emit instance.logged_out;
   assert.equal(runtime.status.lastError, null, 'a routine restart is not an error')
 
   session.events.close({ action: 'stop', code: 405, cause: 'client_outdated' }, 'Connection Failure')
-  assert.equal(runtime.status.state, 'disconnected')
+  assert.equal(runtime.status.cause, 'updating_client_version', 'a 405 first fetches the version again')
+  await next((s) => s.state === 'disconnected')
+  assert.equal(runtime.status.cause, 'client_outdated', 'no newer version: stopped')
+  assert.equal(session.connects, 2)
   assert.equal(runtime.status.nextRetryAt, null)
   assert.equal(linked(), true)
 
@@ -210,5 +218,34 @@ test('connection() does not wait for a retry due after the bound, nor for an unl
   started = Date.now()
   await assert.rejects(runtime.connection(), notConnected)
   assert.ok(Date.now() - started < 50, 'answered at once')
+  await runtime.shutdown()
+})
+
+test('a 405 with a newer version to be had logs in once more with it; a second 405 stops', async () => {
+  const { session, runtime } = setup()
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 5))
+  await runtime.restore()
+  session.newVersion = true
+  const outdated: CloseVerdict = { action: 'stop', code: 405, cause: 'client_outdated' }
+  session.events.close(outdated, 'Connection Failure')
+  await settle()
+  assert.equal(session.connects, 2, 'logged in again')
+  assert.equal(runtime.status.state, 'connecting')
+  assert.equal(runtime.status.cause, 'updating_client_version')
+  session.events.close(outdated, 'Connection Failure')
+  assert.equal(runtime.status.state, 'disconnected')
+  assert.equal(runtime.status.cause, 'client_outdated')
+  assert.equal(session.connects, 2, 'tried once')
+
+  // An open (or a reconnect) allows one more try the next time the network moves on.
+  session.live = { account: ACCOUNT } as WaConnection
+  const reconnected = runtime.reconnect()
+  await settle()
+  assert.equal(session.connects, 3)
+  session.events.open(ACCOUNT)
+  await reconnected
+  session.events.close(outdated, 'Connection Failure')
+  await settle()
+  assert.equal(session.connects, 4)
   await runtime.shutdown()
 })

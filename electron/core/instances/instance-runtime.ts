@@ -21,6 +21,8 @@ export interface SessionPort {
   logout(): Promise<void>
   forgetCredentials(): void
   requestPairingCode(phone: string): Promise<string>
+  /** Fetches the current client version; true when it differs from the one the last socket announced. */
+  refreshVersion(): Promise<boolean>
   profile(): Promise<{ account: WaAccount; avatar: string }>
   connection(): WaConnection | undefined
 }
@@ -61,6 +63,8 @@ export class InstanceRuntime {
   private chain: Promise<unknown> = Promise.resolve()
   private readonly listeners = new Set<(status: InstanceStatus) => void>()
   private attempt = 0
+  /** Whether a 405 already led to a new version and one more login since the last open or reconnect. */
+  private versionRetried = false
   private retryTimer: NodeJS.Timeout | undefined
   private stableTimer: NodeJS.Timeout | undefined
   private qrCount = 0
@@ -183,6 +187,7 @@ export class InstanceRuntime {
       if (!this.session.linked) throw new AppError('not_linked')
       if (this.current.state === 'connected' || this.current.state === 'connecting') return
       this.clearRetry()
+      this.versionRetried = false
       this.startSocket('reconnect_requested')
     })
     await this.waitFor((status) => {
@@ -318,6 +323,7 @@ export class InstanceRuntime {
 
   private onOpen(account: WaAccount): void {
     if (this.stopped) return
+    this.versionRetried = false
     this.qrGeneration += 1
     this.clearRetry()
     clearTimeout(this.stableTimer)
@@ -375,6 +381,12 @@ export class InstanceRuntime {
         this.startSocket('restart_required')
         return
       case 'stop':
+        if (verdict.cause === 'client_outdated' && !this.versionRetried) {
+          this.versionRetried = true
+          this.setState('connecting', 'updating_client_version', { qr: null })
+          void this.serial(() => this.retryWithNewVersion())
+          return
+        }
         this.setState('disconnected', verdict.cause, { qr: null, nextRetryAt: null })
         return
       case 'logout':
@@ -390,6 +402,25 @@ export class InstanceRuntime {
       default:
         unhandledCase(verdict, 'close verdict')
     }
+  }
+
+  /**
+   * After a 405 (client version too old): fetch the current version and, if it is a new one, log in once
+   * more with it; otherwise stop as client_outdated. A second 405 stops (versionRetried) until an open or
+   * a reconnect.
+   */
+  private async retryWithNewVersion(): Promise<void> {
+    const changed = await this.session.refreshVersion()
+    if (
+      this.stopped ||
+      this.current.state !== 'connecting' ||
+      this.current.cause !== 'updating_client_version'
+    )
+      return
+    if (changed) this.startSocket('updating_client_version')
+    else if (this.session.linked)
+      this.setState('disconnected', 'client_outdated', { qr: null, nextRetryAt: null })
+    else await this.backToIdle('client_outdated')
   }
 
   private async afterRemoteLogout(cause: InstanceCause): Promise<void> {

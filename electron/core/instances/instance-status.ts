@@ -26,6 +26,7 @@ export type InstanceCause =
   | 'restart_required'
   | 'retrying'
   | 'reconnect_requested'
+  | 'updating_client_version'
   | 'logged_in'
   | 'reinitialized'
   | LostCause

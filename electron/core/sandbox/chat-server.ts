@@ -1,6 +1,8 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { WebSocketServer } from 'ws'
 import type { Logger } from '../logger'
+import { refuseOutdatedClient } from './accounts/client-version'
 import { logIn } from './accounts/login'
 import type { PairingRegistry } from './accounts/pairing'
 import { registerGroupQueries } from './groups/group-queries'
@@ -16,6 +18,8 @@ import { ClientConnection } from './transport/client-connection'
 
 export interface ChatServer {
   wsUrl: string
+  /** The client version document (`/sw.js`), on the same host as the chat endpoint, as on web.whatsapp.com. */
+  versionUrl: string
   close(): Promise<void>
 }
 
@@ -42,7 +46,8 @@ export async function startChatServer(options: ChatServerOptions): Promise<ChatS
   const { network, identity, pairing, logger } = options
   const router = createRouter()
   const connections = new Set<ClientConnection>()
-  const server = new WebSocketServer({ host: options.host, port: options.port, maxPayload: 32 * 1024 * 1024 })
+  const http = createServer((request, response) => serveVersionDocument(network, request, response))
+  const server = new WebSocketServer({ server: http, maxPayload: 32 * 1024 * 1024 })
 
   server.on('connection', (socket) => {
     const log = logger.child({ connection: connections.size })
@@ -51,6 +56,7 @@ export async function startChatServer(options: ChatServerOptions): Promise<ChatS
       identity,
       {
         onHandshake(conn, payload) {
+          if (refuseOutdatedClient(network.clientVersions, conn, payload, log)) return
           if (payload.devicePairingData) pairing.start(conn, payload.devicePairingData)
           else logIn(network, conn, payload, log)
         },
@@ -76,17 +82,34 @@ export async function startChatServer(options: ChatServerOptions): Promise<ChatS
   })
 
   await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve)
-    server.once('error', reject)
+    http.once('listening', resolve)
+    http.once('error', reject)
+    http.listen(options.port, options.host)
   })
-  const { port } = server.address() as AddressInfo
+  const { port } = http.address() as AddressInfo
   const host = options.host.includes(':') ? `[${options.host}]` : options.host
   return {
     wsUrl: `ws://${host}:${port}/ws/chat`,
+    versionUrl: `http://${host}:${port}/sw.js`,
     close: () =>
       new Promise<void>((resolve) => {
         for (const connection of connections) connection.terminate()
-        server.close(() => resolve())
+        server.close()
+        http.close(() => resolve())
+        http.closeAllConnections()
       }),
   }
+}
+
+/** Plain HTTP on the chat port: the client version document; nothing else. */
+function serveVersionDocument(
+  network: SandboxNetwork,
+  request: IncomingMessage,
+  response: ServerResponse,
+): void {
+  if (request.method !== 'GET' || request.url !== '/sw.js') {
+    response.writeHead(404).end()
+    return
+  }
+  response.writeHead(200, { 'content-type': 'text/javascript' }).end(network.clientVersions.document())
 }

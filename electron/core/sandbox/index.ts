@@ -134,6 +134,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       rootPublicKey: Buffer.from(identity.rootKey.public),
       mediaCaPem: certificate.certPem,
       mediaCaPath,
+      versionUrl: chat.versionUrl,
     }
     log.info(
       { wsUrl: endpoint.wsUrl, mediaHost: mediaHost.hostname, stateDir: options.stateDir ?? null },

@@ -1,6 +1,7 @@
 import type { Logger } from '../logger'
 import { AccountDirectory } from './accounts/account-directory'
 import type { Account } from './accounts/account'
+import { ClientVersionPolicy } from './accounts/client-version'
 import type { LinkedDevice } from './accounts/linked-device'
 import { SandboxEvents } from './events'
 import { GroupRegistry } from './groups/group-registry'
@@ -40,6 +41,8 @@ export class SandboxNetwork {
   readonly sessions = new Map<ClientConnection, LinkedSession>()
   /** Injected login failures: the next login of that phone's devices gets `<failure reason>`. */
   readonly loginFailures = new Map<string, number>()
+  /** The client versions the network accepts and announces. */
+  readonly clientVersions: ClientVersionPolicy
   mediaAuth = ''
   private readonly timers = new Set<NodeJS.Timeout>()
   /** Retry receipts simulated phones sent, per `phone:messageId`, so a broken message is not retried forever. */
@@ -54,6 +57,7 @@ export class SandboxNetwork {
     this.directory = new AccountDirectory(state)
     this.groups = new GroupRegistry(state, this.directory)
     this.media = new MediaStore(state)
+    this.clientVersions = new ClientVersionPolicy(state)
   }
 
   /** Runs work after a delay, unless the network closes first. Errors are logged. */

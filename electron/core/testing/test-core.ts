@@ -22,7 +22,16 @@ export interface TestCore {
 /** Starts a real core on port 0 in a fresh temp data folder, with TEST_TOKEN registered. */
 export async function startTestCore(input: ConfigInput = {}, deps: CoreDeps = {}): Promise<TestCore> {
   const dataDir = input.dataDir ?? mkdtempSync(join(tmpdir(), 'linkdesk-test-'))
-  const config = parseConfig({ port: 0, accessToken: TEST_TOKEN, logLevel: 'silent', ...input, dataDir })
+  // Tests never ask WhatsApp's site for its version; sandbox cores read the sandbox's document.
+  const offline = input.sandbox || input.sandboxUrl ? {} : { waVersionUrl: '' }
+  const config = parseConfig({
+    port: 0,
+    accessToken: TEST_TOKEN,
+    logLevel: 'silent',
+    ...offline,
+    ...input,
+    dataDir,
+  })
   const core = await createCore(config, { logger: silentLogger(), ...deps })
   const call: TestCore['call'] = async (path, init = {}) => {
     const { json, ...rest } = init

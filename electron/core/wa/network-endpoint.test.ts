@@ -25,6 +25,7 @@ function configFor(network: ReturnType<typeof socketNetworkConfig>) {
     getMessage: async () => undefined,
     groupMetadata: async () => undefined,
     onDecrypted: () => undefined,
+    version: [2, 3000, 1],
   })
 }
 
@@ -43,6 +44,7 @@ test('without sandbox mode the socket targets WhatsApp itself and the trust root
   assert.equal(config.shouldIgnoreJid?.('123@newsletter'), true)
   assert.equal(config.shouldIgnoreJid?.('15551234567@s.whatsapp.net'), false)
   assert.equal(config.logger?.level, 'warn', 'Baileys logs at warn even when the app logs at info')
+  assert.deepEqual(config.version, [2, 3000, 1], 'the version given, not one Baileys picks')
   await network.close()
 })
 
@@ -58,6 +60,7 @@ test('in sandbox mode the socket targets the sandbox, trusts its root key and it
     wsUrl: 'ws://127.0.0.1:1/ws/chat',
     rootPublicKey,
     mediaCaPem: pems.cert,
+    versionUrl: '',
   })
   try {
     const config = configFor(network)
@@ -75,7 +78,7 @@ test('in sandbox mode the socket targets the sandbox, trusts its root key and it
   }
 })
 
-test('--sandbox-url learns the websocket, root key and media CA from GET <control>/endpoint', async () => {
+test('--sandbox-url learns the websocket, root key, media CA and version document from GET <control>/endpoint', async () => {
   const control = createServer((req, res) => {
     res.setHeader('content-type', 'application/json')
     if (req.url !== '/sandbox/endpoint') return res.writeHead(404).end('{}')
@@ -85,6 +88,7 @@ test('--sandbox-url learns the websocket, root key and media CA from GET <contro
         websocket: 'ws://127.0.0.1:5/ws/chat',
         root_key: 'ab'.repeat(32),
         media_ca: 'PEM',
+        version_url: 'http://127.0.0.1:5/sw.js',
       }),
     )
   })
@@ -97,6 +101,7 @@ test('--sandbox-url learns the websocket, root key and media CA from GET <contro
       wsUrl: 'ws://127.0.0.1:5/ws/chat',
       rootPublicKey: Buffer.from('ab'.repeat(32), 'hex'),
       mediaCaPem: 'PEM',
+      versionUrl: 'http://127.0.0.1:5/sw.js',
     })
     await assert.rejects(fetchSandboxEndpoint(`${base}/missing`), { code: 'upstream_failed' })
   } finally {

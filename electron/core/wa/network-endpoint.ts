@@ -2,10 +2,19 @@ import { Agent as HttpsAgent } from 'node:https'
 import { DEFAULT_CONNECTION_CONFIG, WA_CERT_DETAILS } from '@whiskeysockets/baileys'
 import { Agent as UndiciAgent } from 'undici'
 import { AppError } from '../errors'
+import { WHATSAPP_VERSION_URL } from './wa-version'
 
 /** Where sockets connect: WhatsApp itself, or a sandbox with its own chat URL, root key and media CA. */
 export type NetworkEndpoint =
-  { kind: 'whatsapp' } | { kind: 'sandbox'; wsUrl: string; rootPublicKey: Uint8Array; mediaCaPem: string }
+  | { kind: 'whatsapp' }
+  | {
+      kind: 'sandbox'
+      wsUrl: string
+      rootPublicKey: Uint8Array
+      mediaCaPem: string
+      /** The sandbox's client version document; empty when it serves none. */
+      versionUrl: string
+    }
 
 /** The part of a socket's config that depends on the network: chat URL and media trust and timeouts. */
 export interface SocketNetworkConfig {
@@ -56,6 +65,7 @@ interface RemoteEndpoint {
   websocket?: unknown
   root_key?: unknown
   media_ca?: unknown
+  version_url?: unknown
 }
 
 /** Asks an outside sandbox (`--sandbox-url`) for its websocket URL, root key and media CA. */
@@ -78,7 +88,7 @@ export async function fetchSandboxEndpoint(
       },
     )
   }
-  const { websocket, root_key: rootKey, media_ca: mediaCa } = body
+  const { websocket, root_key: rootKey, media_ca: mediaCa, version_url: versionUrl } = body
   if (typeof websocket !== 'string' || typeof rootKey !== 'string' || typeof mediaCa !== 'string') {
     throw new AppError(
       'upstream_failed',
@@ -90,5 +100,12 @@ export async function fetchSandboxEndpoint(
     wsUrl: websocket,
     rootPublicKey: Buffer.from(rootKey, 'hex'),
     mediaCaPem: mediaCa,
+    versionUrl: typeof versionUrl === 'string' ? versionUrl : '',
   }
+}
+
+/** Where the current client version is read: the configured URL, else the network's own document. */
+export function versionUrlOf(endpoint: NetworkEndpoint, configured: string | undefined): string {
+  if (configured !== undefined) return configured
+  return endpoint.kind === 'sandbox' ? endpoint.versionUrl : WHATSAPP_VERSION_URL
 }

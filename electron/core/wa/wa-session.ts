@@ -30,6 +30,7 @@ import {
   mapStatusUpdates,
 } from './message-mapping'
 import type { WaAccount, WaConnection, WaMessageHooks } from './wa-types'
+import { formatVersion, type WaVersion, type WaVersionSource } from './wa-version'
 
 /** Everything a socket of one instance is built from. */
 export interface SocketConfigInput {
@@ -43,6 +44,8 @@ export interface SocketConfigInput {
   groupMetadata(jid: string): Promise<GroupMetadata | undefined>
   /** A decrypted message, before its receipt (Linkdesk's patch of Baileys awaits this; see the README). */
   onDecrypted(message: WAMessage, context: { offline: boolean }): void
+  /** The client version to announce (the network refuses versions that are too old with 405). */
+  version: WaVersion
 }
 
 /**
@@ -56,6 +59,7 @@ export function socketConfig(input: SocketConfigInput): UserFacingSocketConfig {
     auth: input.auth,
     logger: baileysLogger(input.logger, input.instanceId),
     browser: Browsers.macOS('Chrome'),
+    version: input.version,
     markOnlineOnConnect: false,
     syncFullHistory: false,
     keepAliveIntervalMs: timings.keepAliveIntervalMs,
@@ -96,6 +100,8 @@ export interface WaSessionOptions {
   network: SocketNetworkConfig
   /** Opens the instance's durable auth store (after a wipe, a fresh one). */
   openAuth(): InstanceAuthStore
+  /** The current client version, shared by all instances. */
+  versions: WaVersionSource
   hooks: WaMessageHooks
   events: WaSessionEvents
 }
@@ -129,6 +135,8 @@ export class WaSession {
   private socket: WASocket | undefined
   private auth: WaAuthState | undefined
   private qrSeen = false
+  /** The version the current (or last) socket announced. */
+  private announced: WaVersion | undefined
   private isOpen = false
   private readonly retryCounter = retryCounterCache()
   private readonly groups = boundedCache<string, GroupMetadata>(CACHE_LIMITS.groupMetadata)
@@ -160,6 +168,8 @@ export class WaSession {
     this.detach()
     const auth = this.loadAuth()
     const { timings, network, instanceId } = this.options
+    const version = this.options.versions.current
+    this.announced = version
     const socket = makeWASocket(
       socketConfig({
         instanceId,
@@ -171,6 +181,7 @@ export class WaSession {
         getMessage: (id) => this.storedMessage(id),
         groupMetadata: (jid) => this.groupMetadata(jid),
         onDecrypted: (message, { offline }) => this.decrypted(socket, auth, message, offline),
+        version,
       }),
     )
     this.socket = socket
@@ -216,6 +227,12 @@ export class WaSession {
   /** Whether the current socket has shown a QR, the moment a pairing code may be requested. */
   get awaitingScan(): boolean {
     return this.qrSeen && !this.open
+  }
+
+  /** Fetches the current client version; true when it is not the one the last socket announced. */
+  async refreshVersion(): Promise<boolean> {
+    const fresh = await this.options.versions.refresh()
+    return this.announced === undefined || formatVersion(fresh) !== formatVersion(this.announced)
   }
 
   /** Asks the network for an 8-character pairing code for `phone` (digits with country code). */

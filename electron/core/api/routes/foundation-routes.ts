@@ -1,5 +1,6 @@
 import type { InstanceManager } from '../../instances/instance-manager'
 import type { TokenService } from '../../tokens/token-service'
+import type { WaVersionInfo } from '../../wa/wa-version'
 import type { UiCredential } from '../auth'
 import { defineOperation, type Operation } from '../operation'
 
@@ -8,6 +9,8 @@ export interface FoundationDeps {
   tokens: TokenService
   ui: UiCredential
   version: string
+  /** The WhatsApp Web client version sockets announce, and where it came from. */
+  waVersion(): WaVersionInfo
 }
 
 const labelField = {
@@ -26,8 +29,18 @@ export function foundationOperations(deps: FoundationDeps): Operation[] {
       summary: 'Whether the server is ready (no token needed).',
       auth: 'none',
       fields: {},
-      example: { status: 'success', message: 'ready', version: '0.1.0' },
-      handle: () => ({ status: 'success', message: 'ready', version: deps.version }),
+      example: {
+        status: 'success',
+        message: 'ready',
+        version: '0.1.0',
+        wa_version: { version: '2.3000.1043857760', source: 'fetched', checked_at: 1795253914 },
+      },
+      handle: () => ({
+        status: 'success',
+        message: 'ready',
+        version: deps.version,
+        wa_version: deps.waVersion(),
+      }),
     }),
     defineOperation({
       name: 'create_instance',

@@ -25,7 +25,10 @@ export function tempDataDir(): string {
 
 /** A core on port 0 with the test token, silent logs and fast timings. */
 export function startCore(input: ConfigInput & { timings?: Partial<Timings> }): Promise<Core> {
+  // Tests never ask WhatsApp's site for its version; sandbox cores read the sandbox's document.
+  const offline = input.sandbox || input.sandboxUrl ? {} : { waVersionUrl: '' }
   const config = parseConfig({
+    ...offline,
     port: 0,
     accessToken: TOKEN,
     logLevel: process.env.LINKDESK_TEST_LOG ?? 'silent',

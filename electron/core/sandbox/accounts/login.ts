@@ -4,7 +4,8 @@ import type { SandboxNetwork } from '../network'
 import { node, SERVER_JID, unixNow } from '../stanzas/binary-node'
 import type { ClientConnection } from '../transport/client-connection'
 
-function refuse(connection: ClientConnection, reason: number): void {
+/** Ends a handshake with `<failure reason>`, as the server refuses a login. */
+export function refuse(connection: ClientConnection, reason: number): void {
   connection.send(node('failure', { reason: String(reason), location: 'sandbox' }))
   connection.close()
 }

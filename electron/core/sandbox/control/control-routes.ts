@@ -130,6 +130,7 @@ export function registerSandboxRoutes(app: FastifyInstance, control: SandboxCont
     websocket: control.endpoint.wsUrl,
     root_key: control.endpoint.rootPublicKey.toString('hex'),
     media_ca: control.endpoint.mediaCaPem,
+    version_url: control.endpoint.versionUrl,
   }))
 
   app.post('/link', async (request) => {
@@ -190,6 +191,15 @@ export function registerSandboxRoutes(app: FastifyInstance, control: SandboxCont
       participants: phoneList(body.participants, 'participants'),
     })
     return { status: 'success', group_id: groupId }
+  })
+
+  app.post('/client-version', async (request) => {
+    const body = bodyOf(request)
+    const minimum = body.minimum === null ? null : optionalString(body, 'minimum')
+    return {
+      status: 'success',
+      ...(await control.clientVersion({ current: optionalString(body, 'current'), minimum })),
+    }
   })
 
   app.post('/accounts/:phone/unlink', async (request) => {

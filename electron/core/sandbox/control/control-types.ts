@@ -18,6 +18,8 @@ export interface SandboxEndpoint {
   mediaCaPem: string
   /** The same PEM, written to a file that lives as long as the sandbox. */
   mediaCaPath: string
+  /** The client version document, WhatsApp Web's `sw.js` as the sandbox serves it. */
+  versionUrl: string
 }
 
 export interface SandboxAccountInfo {
@@ -61,6 +63,15 @@ export interface SandboxControl {
     autoReply?: 'echo'
   }): Promise<{ phone: string; jid: string; lid: string }>
   accounts(): SandboxAccountInfo[]
+  /**
+   * Moves the client versions as a web release does: `current` is announced in the version document,
+   * clients below `minimum` are refused with 405 at login (`null` accepts every version). Versions are
+   * "2.3000.N"; the answer is the policy now.
+   */
+  clientVersion(input: {
+    current?: string
+    minimum?: string | null
+  }): Promise<{ current: string; minimum: string | null }>
   /** What the account's phone received, decrypted, oldest first. */
   inbox(phone: string): SandboxInboxEntry[]
   /** The account's phone sends a message to a number or a group. Unknown reply_to: AppError('quoted_not_found'). */

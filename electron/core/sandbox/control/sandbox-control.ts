@@ -1,5 +1,6 @@
 import { AppError } from '../../errors'
 import type { Account } from '../accounts/account'
+import { parseClientVersion } from '../accounts/client-version'
 import type { PairingRegistry } from '../accounts/pairing'
 import { announceGroupCreated } from '../groups/group-notifications'
 import { dropConnections, failNextLogin, unlinkDevices, type DropMode } from '../faults/faults'
@@ -71,6 +72,20 @@ export function createSandboxControl(
         autoReply: account.autoReply ?? null,
         linkedDevices: account.activeDevices().map((device) => device.id),
       }))
+    },
+
+    async clientVersion({ current, minimum }) {
+      const policy = network.clientVersions
+      const next = current === undefined ? policy.current : parseClientVersion(current, 'current')
+      const floor =
+        minimum === undefined
+          ? policy.minimum
+          : minimum === null
+            ? undefined
+            : parseClientVersion(minimum, 'minimum')
+      policy.set(next, floor)
+      await network.state.flushed()
+      return { current: next.join('.'), minimum: floor?.join('.') ?? null }
     },
 
     inbox(phone) {

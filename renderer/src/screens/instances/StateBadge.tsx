@@ -22,7 +22,8 @@ const STATES: Record<string, { label: string; tone: Tone; next: string }> = {
 const CAUSE_NEXT: Record<string, string> = {
   qr_expired: 'Nobody scanned the QR code in time: link the account to show a new one.',
   temporarily_banned: 'WhatsApp refuses this account for now: wait, then reconnect.',
-  client_outdated: 'WhatsApp refuses this client version: update Linkdesk, then reconnect.',
+  client_outdated:
+    'WhatsApp refuses this client version and no newer one could be fetched: check the network, then reconnect; if it persists, update Linkdesk.',
   bad_user_agent: 'WhatsApp refused the connection: update Linkdesk, then reconnect.',
   connection_replaced:
     'Another client took over this session (the same link opened elsewhere). Linkdesk stopped so the two do not fight: close the other copy, then reconnect.',
