@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { after, test } from 'node:test'
 import { AppError } from '../errors'
 import { openDatabase } from '../store/database'
-import { IdempotencyLedger } from './idempotency-ledger'
+import { IdempotencyLedger, type LedgerSlot } from './idempotency-ledger'
 
 const dir = mkdtempSync(join(tmpdir(), 'linkdesk-idem-'))
 const root = openDatabase(dir)
@@ -17,7 +17,7 @@ after(async () => {
 test('a retried key answers the first answer without running the work again, also concurrently', async () => {
   const ledger = new IdempotencyLedger(root)
   let sends = 0
-  const work = async (commit: (answer: string) => Promise<void>) => {
+  const work = async ({ commit }: LedgerSlot<string>) => {
     sends++
     await new Promise((resolve) => setImmediate(resolve))
     await commit(`message ${sends}`)
@@ -38,7 +38,7 @@ test('a failure before the message left is not remembered; a different request u
     }),
     AppError,
   )
-  assert.equal(await ledger.run('i1', 'k2', 'f', async (commit) => (await commit('ok'), 'ok')), 'ok')
+  assert.equal(await ledger.run('i1', 'k2', 'f', async ({ commit }) => (await commit('ok'), 'ok')), 'ok')
   await assert.rejects(
     ledger.run('i1', 'k2', 'other', async () => 'never'),
     (error: unknown) => error instanceof AppError && error.code === 'conflict',
@@ -48,11 +48,36 @@ test('a failure before the message left is not remembered; a different request u
 test('a key that left but then failed (no ack) answers the committed answer on retry', async () => {
   const ledger = new IdempotencyLedger(root)
   await assert.rejects(
-    ledger.run('i1', 'k3', 'f', async (commit) => {
+    ledger.run('i1', 'k3', 'f', async ({ commit }) => {
       await commit('sent')
       throw new AppError('upstream_timeout')
     }),
     AppError,
   )
   assert.equal(await ledger.run('i1', 'k3', 'f', async () => 'second send'), 'sent')
+})
+
+test('a send that died after recording its message id goes out under that id again, never a new one', async () => {
+  const first = new IdempotencyLedger(root)
+  let recorded = ''
+  await assert.rejects(
+    first.run('i1', 'k4', 'f', async ({ messageId }) => {
+      recorded = await messageId(() => 'ID-1')
+      throw new Error('the app was killed while sending')
+    }),
+  )
+  assert.equal(recorded, 'ID-1')
+  // After a restart (a new ledger on the same files) the retry reuses the id, then answers from the ledger.
+  const restarted = new IdempotencyLedger(root)
+  const again = await restarted.run('i1', 'k4', 'f', async ({ messageId, commit }) => {
+    const id = await messageId(() => 'ID-2')
+    await commit(`sent ${id}`)
+    return `sent ${id}`
+  })
+  assert.equal(again, 'sent ID-1')
+  assert.equal(await restarted.run('i1', 'k4', 'f', async () => 'third send'), 'sent ID-1')
+  await assert.rejects(
+    restarted.run('i1', 'k4', 'other', async () => 'never'),
+    (error: unknown) => error instanceof AppError && error.code === 'conflict',
+  )
 })

@@ -5,7 +5,7 @@ import type { EventSink } from '../events/event-types'
 import type { Logger } from '../logger'
 import type { SentAnswer, WaAccount, WaConnection, WaOutgoingContent, WaSentMessage } from '../wa/wa-types'
 import type { AckTracker } from './ack-tracker'
-import type { IdempotencyLedger } from './idempotency-ledger'
+import type { IdempotencyLedger, LedgerSlot } from './idempotency-ledger'
 import { fetchMedia, type UploadedMedia, uploadedMedia } from './media-fetcher'
 import type { MessageStore } from './message-store'
 import type { LinkdeskMessage } from './message-types'
@@ -43,6 +43,12 @@ export interface MessageSenderDeps {
 }
 
 const DEFAULT_ACK_TIMEOUT_MS = 30_000
+
+/** A send without an idempotency key: the network adapter picks its id, nothing is recorded. */
+const UNKEYED: LedgerSlot<SentAnswer> = {
+  messageId: async (newId) => newId(),
+  commit: async () => undefined,
+}
 
 function textOf(request: SendRequest): string | undefined {
   return request.message === undefined || request.message === '' ? undefined : request.message
@@ -117,10 +123,10 @@ export class MessageSender {
     validate(request, this.deps.limits)
     const recipient = parseRecipient(request.number)
     const key = request.idempotencyKey
-    if (!key) return this.sendNew(instanceId, recipient, request, async () => undefined)
+    if (!key) return this.sendNew(instanceId, recipient, request, UNKEYED)
     // A key seen before answers from the ledger, even if the instance cannot send right now.
-    return this.deps.ledger.run(instanceId, key, fingerprint(request, recipient.jid), (commit) =>
-      this.sendNew(instanceId, recipient, request, commit),
+    return this.deps.ledger.run(instanceId, key, fingerprint(request, recipient.jid), (slot) =>
+      this.sendNew(instanceId, recipient, request, slot),
     )
   }
 
@@ -128,7 +134,7 @@ export class MessageSender {
     instanceId: string,
     recipient: Recipient,
     request: SendRequest,
-    commit: (answer: SentAnswer) => Promise<void>,
+    slot: LedgerSlot<SentAnswer>,
   ): Promise<SentAnswer> {
     const connection = await this.deps.connection(instanceId)
     this.queue.assertRoom(instanceId)
@@ -137,24 +143,31 @@ export class MessageSender {
         .lookup(phones)
         .then((found) => new Map(found.filter((f) => f.jid).map((f) => [f.number, f.jid as string]))),
     )
-    return this.deliver(instanceId, jid, request, commit)
+    return this.deliver(instanceId, jid, request, slot)
   }
 
   private async deliver(
     instanceId: string,
     jid: string,
     request: SendRequest,
-    commit: (answer: SentAnswer) => Promise<void>,
+    slot: LedgerSlot<SentAnswer>,
   ): Promise<SentAnswer> {
     // Media is fetched in the instance's turn: one file in memory per instance, and messages go out in
     // the order they were asked for.
     const { content, sent, account } = await this.queue.run(instanceId, async () => {
       const content = await this.content(request)
       const connection = await this.deps.connection(instanceId)
-      return { content, sent: await connection.send(jid, content), account: connection.account }
+      // With a key, the id is recorded before the message leaves: a retry after a crash sends it again under
+      // the same id, which the recipient takes as the same message.
+      const messageId = await slot.messageId(() => connection.newMessageId())
+      return {
+        content,
+        sent: await connection.send(jid, content, { messageId }),
+        account: connection.account,
+      }
     })
     await this.record(instanceId, sent, content, jid, account)
-    await commit(sent.answer)
+    await slot.commit(sent.answer)
     await this.deps.acks.wait(instanceId, sent.id, this.ackTimeoutMs)
     this.deps.onAcknowledged?.(instanceId, sent.id, jid)
     return sent.answer
@@ -224,13 +237,14 @@ export class MessageSender {
       quoted: null,
       timestamp: sent.timestamp,
     }
+    const stored = this.deps.store.addSent(instanceId, { message, content: sent.content })
+    this.deps.events.emitForMessage(instanceId, sent.id, 'message.sent', { ...message, source: 'api' })
     try {
-      await this.deps.store.addSent(instanceId, { message, content: sent.content })
+      await stored
     } catch (error) {
       // The message is out; failing the request now would invite a duplicate. Retries of it may fail.
       this.log.error({ err: error, instanceId, messageId: sent.id }, 'storing a sent message failed')
     }
-    this.deps.events.emitForMessage(instanceId, sent.id, 'message.sent', { ...message, source: 'api' })
   }
 
   /** Refuses the waiting sends and acks (core shutdown). */

@@ -68,11 +68,14 @@ export class MessageStore {
     return true
   }
 
-  /** Stores a message this app sent (replacing nothing: ids are unique). */
+  /**
+   * Stores a message this app sent (the same id sent again replaces it); resolves once committed, so a send
+   * answered as a success is in the store after any crash.
+   */
   async addSent(instanceId: string, entry: Omit<StoredMessage, 'storedAt' | 'direction'>): Promise<void> {
     const key: Key = [instanceId, entry.message.id]
     this.recent.set(key.join('\u0000'), true)
-    this.put(key, { ...entry, direction: 'out', storedAt: this.now() })
+    await this.put(key, { ...entry, direction: 'out', storedAt: this.now() })
   }
 
   get(instanceId: string, id: string): StoredMessage | undefined {
@@ -145,12 +148,14 @@ export class MessageStore {
   }
 
   /** Queues a write that later writes of the same key (status updates) are ordered after. */
-  private put(key: Key, value: StoredMessage): void {
+  /** Queues a write, visible to reads at once; the promise (already handled) settles with its commit. */
+  private put(key: Key, value: StoredMessage): Promise<boolean> {
     if (this.failure !== undefined)
       throw new Error('an earlier message write failed', { cause: this.failure })
     const joined = key.join('\u0000')
     this.pending.set(joined, value)
-    this.db.put(key, value).then(
+    const written = this.db.put(key, value)
+    written.then(
       () => {
         if (this.pending.get(joined) === value) this.pending.delete(joined)
       },
@@ -158,5 +163,6 @@ export class MessageStore {
         this.failure = error
       },
     )
+    return written
   }
 }

@@ -150,9 +150,10 @@ const CONTENT_KINDS: ContentKinds = {
 }
 
 /** The kind of a content and what it holds. */
-function readContent(
-  content: proto.IMessage | undefined,
-): Pick<LinkdeskMessage, 'type' | 'text' | 'caption' | 'media' | 'location' | 'contacts'> & {
+function readContent(content: proto.IMessage | undefined): Pick<
+  LinkdeskMessage,
+  'type' | 'text' | 'caption' | 'media' | 'location' | 'contacts'
+> & {
   linkPreview: LinkPreviewInfo | null
 } {
   const field = getContentType(content)

@@ -1,4 +1,10 @@
-import { downloadMediaMessage, proto, type WAMessage, type WASocket } from '@whiskeysockets/baileys'
+import {
+  downloadMediaMessage,
+  generateMessageIDV2,
+  proto,
+  type WAMessage,
+  type WASocket,
+} from '@whiskeysockets/baileys'
 import { AppError } from '../errors'
 import type { Logger } from '../logger'
 import { mapSentMessage, toProtocolContent } from './message-mapping'
@@ -60,11 +66,13 @@ export function createWaConnection(
 ): WaConnection {
   return {
     account,
+    newMessageId: () => generateMessageIDV2(socket.user?.id),
     async send(to, content, options = {}) {
       let sent: WAMessage | undefined
+      const { messageId } = options
       try {
         sent = await withTimeout(
-          socket.sendMessage(to, toProtocolContent(content)),
+          socket.sendMessage(to, toProtocolContent(content), messageId ? { messageId } : undefined),
           options.timeoutMs ?? DEFAULT_SEND_TIMEOUT_MS,
           'message',
         )

@@ -124,8 +124,17 @@ export interface WaMessageHooks {
 /** The messaging operations of one connected instance. */
 export interface WaConnection {
   readonly account: WaAccount
-  /** Sends to a chat id (`<number>@s.whatsapp.net`, `<id>@g.us`, `<lid>@lid`); resolves when written to the socket. */
-  send(to: string, content: WaOutgoingContent, options?: { timeoutMs?: number }): Promise<WaSentMessage>
+  /** A fresh message id in the network's format, to record before sending under it. */
+  newMessageId(): string
+  /**
+   * Sends to a chat id (`<number>@s.whatsapp.net`, `<id>@g.us`, `<lid>@lid`) under `messageId` if given
+   * (the same id sent again is one message to the recipient); resolves when written to the socket.
+   */
+  send(
+    to: string,
+    content: WaOutgoingContent,
+    options?: { timeoutMs?: number; messageId?: string },
+  ): Promise<WaSentMessage>
   /** Which numbers are on the network (digits with country code). */
   lookup(numbers: readonly string[]): Promise<WaNumberLookup[]>
   /** Downloads and decrypts the media of a message from its stored key and content. */
