@@ -1,0 +1,115 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { decodeQr } from '../../bench/harness/app'
+import { postOk } from '../../bench/harness/http'
+import { startNode, type Started } from '../../bench/harness/processes'
+import { startSandbox } from '../../bench/harness/sandbox'
+import { WebhookReceiver } from '../core/events/testing/webhook-receiver'
+
+// The app is killed with SIGKILL at random moments while a contact writes to its account at a steady rate;
+// each time it is started again on the same data folder. Afterwards every message must be at the webhook
+// receiver under exactly one event id (the same event may be posted twice: webhooks are at least once).
+// CI runs a modest storm; LINKDESK_CRASH_MESSAGES, LINKDESK_CRASH_KILLS and LINKDESK_CRASH_INTERVAL_MS scale it.
+const MESSAGES = Number(process.env.LINKDESK_CRASH_MESSAGES ?? 60)
+const KILLS = Number(process.env.LINKDESK_CRASH_KILLS ?? 4)
+const INTERVAL_MS = Number(process.env.LINKDESK_CRASH_INTERVAL_MS ?? 150)
+const TOKEN = 'crash-storm-token'
+const ME = '15550700001'
+const ALICE = '15550700002'
+
+function startServe(dataDir: string, controlUrl: string): Promise<Started> {
+  return startNode(
+    'serve',
+    [
+      'electron/headless/serve.ts',
+      ...['--sandbox-url', controlUrl, '--port', '0', '--data-dir', dataDir],
+      ...['--send-interval-ms', '0', '--log-level', 'warn'],
+    ],
+    { waitFor: ['api'], env: { LINKDESK_ACCESS_TOKEN: TOKEN }, timeoutMs: 60_000 },
+  )
+}
+
+async function killNow(app: Started): Promise<void> {
+  const exited = new Promise((resolve) => app.child.once('exit', resolve))
+  app.child.kill('SIGKILL')
+  await exited
+}
+
+test(
+  `kill -9 ${KILLS} times while ${MESSAGES} messages arrive: each reaches the webhook under one event id`,
+  { timeout: 120_000 + MESSAGES * INTERVAL_MS + KILLS * 10_000 },
+  async (t) => {
+    const sandbox = await startSandbox()
+    const receiver = await WebhookReceiver.start()
+    const dataDir = mkdtempSync(join(tmpdir(), 'linkdesk-storm-'))
+    let app = await startServe(dataDir, sandbox.controlUrl)
+    t.after(async () => {
+      await app.stop()
+      await sandbox.stop()
+      await receiver.close()
+      rmSync(dataDir, { recursive: true, force: true })
+    })
+    const call = <T>(name: string, params: Record<string, unknown> = {}) =>
+      postOk<T>(`${app.values.get('api')}/${name}`, { access_token: TOKEN, ...params })
+
+    await sandbox.addContact(ALICE, 'Alice')
+    const { instance_id: instanceId } = await call<{ instance_id: string }>('create_instance')
+    const { base64 } = await call<{ base64: string }>('generate_qrcode', { instance_id: instanceId })
+    await sandbox.link(decodeQr(base64), ME)
+    await call('set_webhook', { instance_id: instanceId, webhook_url: receiver.url, enable: true })
+    for (;;) {
+      const { instance } = await call<{ instance: { state: string } }>('instance', {
+        instance_id: instanceId,
+      })
+      if (instance.state === 'connected') break
+      await sleep(50)
+    }
+
+    const sent: string[] = []
+    const sending = (async () => {
+      for (let n = 0; n < MESSAGES; n++) {
+        sent.push(await sandbox.send(ALICE, ME, `storm ${n}`))
+        await sleep(INTERVAL_MS)
+      }
+    })()
+    const span = MESSAGES * INTERVAL_MS
+    for (let k = 0; k < KILLS; k++) {
+      // Random moments spread over the storm; the app is started again at once, as a supervisor would.
+      await sleep(Math.random() * ((2 * span) / KILLS))
+      await killNow(app)
+      app = await startServe(dataDir, sandbox.controlUrl)
+    }
+    await sending
+
+    const eventsOf = () => {
+      const byMessage = new Map<string, Set<string>>()
+      for (const { event } of receiver.accepted()) {
+        if (event.event !== 'message.received') continue
+        const id = String(event.data.id)
+        byMessage.set(id, (byMessage.get(id) ?? new Set()).add(event.event_id))
+      }
+      return byMessage
+    }
+    await receiver
+      .until(() => sent.every((id) => eventsOf().has(id)), 60_000)
+      .catch((error: unknown) => {
+        const missing = sent.filter((id) => !eventsOf().has(id))
+        throw new Error(`${missing.length} of ${sent.length} messages never reached the webhook`, {
+          cause: error,
+        })
+      })
+    const byMessage = eventsOf()
+    assert.deepEqual([...byMessage.keys()].sort(), [...sent].sort(), 'no message other than those sent')
+    for (const [id, eventIds] of byMessage) {
+      assert.equal(eventIds.size, 1, `message ${id} reached the webhook under ${eventIds.size} event ids`)
+    }
+    const posts = receiver.accepted().filter(({ event }) => event.event === 'message.received').length
+    t.diagnostic(
+      `${sent.length} messages, ${KILLS} kills: ${byMessage.size} event ids, ${posts - byMessage.size} re-posts`,
+    )
+  },
+)
