@@ -36,7 +36,7 @@ export class SandboxNetwork {
   readonly groups: GroupRegistry
   readonly media: MediaStore
   readonly events = new SandboxEvents()
-  readonly recentSends = new RecentSends()
+  readonly recentSends: RecentSends
   /** Logged-in linked devices, by their connection. */
   readonly sessions = new Map<ClientConnection, LinkedSession>()
   /** Injected login failures: the next login of that phone's devices gets `<failure reason>`. */
@@ -58,6 +58,7 @@ export class SandboxNetwork {
     this.groups = new GroupRegistry(state, this.directory)
     this.media = new MediaStore(state)
     this.clientVersions = new ClientVersionPolicy(state)
+    this.recentSends = new RecentSends(state, this.directory, this.groups)
   }
 
   /** Runs work after a delay, unless the network closes first. Errors are logged. */

@@ -55,4 +55,30 @@ test('what a device is owed while away survives a sandbox restart and arrives at
   const entry = await inboxEntry(sandbox, ALICE, reply!.key.id!)
   assert.equal(entry.text, 'back again')
   assert.equal(again.closes.length, 0, 'no logout, no refused login')
+  const gone = sandbox.control.events.waitFor('disconnect', (event) => event.phone === ME)
+  await again.stop()
+  await gone
+})
+
+test('a message sent before a restart is sent again after it, when the device asks with a retry receipt', async () => {
+  const device = clients.at(-1)!
+  const lidUser = sandbox!.control
+    .accounts()
+    .find((account) => account.phone === ALICE)!
+    .lid.split('@')[0]!
+  const { id } = await sandbox!.control.send(ALICE, { to: ME, text: 'sent before the restart' })
+  await sandbox!.close()
+  // The device lost its session with Alice: it cannot decrypt the held message and asks for it again.
+  assert.ok(device.auth.deleteSessions(lidUser) > 0)
+
+  sandbox = await startTestSandbox(undefined, stateDir)
+  const again = new SandboxClient({ endpoint: sandbox.endpoint, auth: device.auth }).start()
+  clients.push(again)
+  const retried = sandbox.control.events.waitFor('receipt', (r) => r.type === 'retry' && r.ids.includes(id))
+  const healed = await again.waitFor(
+    () => again.upserts.find((u) => u.message.key.id === id && u.message.message?.conversation)?.message,
+    'the message sent again',
+  )
+  await retried
+  assert.equal(healed.message?.conversation, 'sent before the restart')
 })

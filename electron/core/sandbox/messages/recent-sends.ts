@@ -1,5 +1,9 @@
+import { proto } from '@whiskeysockets/baileys'
 import type { Account, Addressing } from '../accounts/account'
-import type { Group } from '../groups/group-registry'
+import type { AccountDirectory } from '../accounts/account-directory'
+import type { Group, GroupRegistry } from '../groups/group-registry'
+import type { SandboxState } from '../state/sandbox-state'
+import { StoredList } from '../state/stored-list'
 import type { OutgoingContent } from './outgoing-content'
 
 /** A message a simulated phone sent, kept so it can be encrypted again when a device asks for a retry. */
@@ -15,21 +19,72 @@ export interface SentRecord {
   retries: number
 }
 
+/** A SentRecord as kept: accounts by phone number, the group by JID, the message in its wire encoding. */
+interface KeptSend {
+  sender: string
+  recipient: string | null
+  group: string | null
+  addressing: Addressing
+  timestamp: number
+  message: Buffer
+  stanzaType: OutgoingContent['stanzaType']
+  mediatype: string | null
+  retries: number
+}
+
 const LIMIT = 2000
 
-/** The most recent messages simulated phones sent, by id. */
+/** The most recent messages simulated phones sent, by id, oldest first; kept across restarts. */
 export class RecentSends {
-  private readonly records = new Map<string, SentRecord>()
+  private readonly kept: StoredList<KeptSend>
+
+  constructor(
+    state: SandboxState,
+    private readonly directory: AccountDirectory,
+    private readonly groups: GroupRegistry,
+  ) {
+    this.kept = new StoredList(state, 'recent-sends')
+  }
 
   add(record: SentRecord): void {
-    this.records.set(record.id, record)
-    if (this.records.size > LIMIT) {
-      const oldest = this.records.keys().next()
-      if (!oldest.done) this.records.delete(oldest.value)
-    }
+    const { content } = record
+    this.kept.set(record.id, {
+      sender: record.sender.phone,
+      recipient: record.recipient?.phone ?? null,
+      group: record.group?.jid ?? null,
+      addressing: record.addressing,
+      timestamp: record.timestamp,
+      message: Buffer.from(proto.Message.encode(content.message).finish()),
+      stanzaType: content.stanzaType,
+      mediatype: content.mediatype ?? null,
+      retries: record.retries,
+    })
+    if (this.kept.size > LIMIT) this.kept.delete(this.kept.firstKey() ?? '')
   }
 
   get(id: string | undefined): SentRecord | undefined {
-    return id ? this.records.get(id) : undefined
+    const kept = id === undefined ? undefined : this.kept.get(id)
+    const sender = kept && this.directory.get(kept.sender)
+    if (!id || !kept || !sender) return undefined
+    return {
+      id,
+      sender,
+      recipient: kept.recipient === null ? undefined : this.directory.get(kept.recipient),
+      group: this.groups.get(kept.group ?? undefined),
+      addressing: kept.addressing,
+      timestamp: kept.timestamp,
+      content: {
+        message: proto.Message.decode(kept.message),
+        stanzaType: kept.stanzaType,
+        ...(kept.mediatype === null ? {} : { mediatype: kept.mediatype }),
+      },
+      retries: kept.retries,
+    }
+  }
+
+  /** Counts one more retry of a message. */
+  countRetry(id: string): void {
+    const kept = this.kept.get(id)
+    if (kept) this.kept.set(id, { ...kept, retries: kept.retries + 1 })
   }
 }

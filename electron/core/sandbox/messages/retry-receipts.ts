@@ -79,7 +79,7 @@ async function resendAfterRetry(ctx: StanzaContext, receipt: BinaryNode): Promis
   const { network, session } = ctx
   const record = network.recentSends.get(receipt.attrs.id)
   if (!session || !record || record.retries >= MAX_RETRIES) return
-  record.retries++
+  network.recentSends.countRetry(record.id)
   const count = Number(child(receipt, 'retry')?.attrs.count ?? '1') || 1
   const { account: owner, device } = session
   const peer = deviceAddress(owner, device.id)
