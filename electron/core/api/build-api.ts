@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import type { Limits } from '../config'
 import type { Logger } from '../logger'
 import type { Authenticator } from './auth'
+import { installAuthentication } from './authentication'
 import { createHttpApp } from './http-app'
 import { UI_CSP } from './ui-csp'
 import { openApiDocument } from './openapi'
@@ -13,11 +14,11 @@ import { type InstanceAccess, type Operation, registerOperations } from './opera
 
 export const API_PREFIX = '/api/v1'
 
-/** Routes that are not flat operations (live stream, downloads, sandbox control), added under the API prefix. */
-export type RoutePlugin = (
-  app: FastifyInstance,
-  context: { auth: Authenticator; access: InstanceAccess; prefix: string },
-) => void
+/**
+ * Routes that are not flat operations (live stream, downloads, sandbox control), added under the API prefix.
+ * Each declares who may call it in `config.auth` and finds its caller on `request.principal`.
+ */
+export type RoutePlugin = (app: FastifyInstance, context: { access: InstanceAccess; prefix: string }) => void
 
 export interface ApiOptions {
   logger: Logger
@@ -44,9 +45,10 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     knownPaths: () => knownPaths,
   })
 
-  const { auth, access } = options
-  registerOperations(app, API_PREFIX, options.operations, auth, access, knownPaths)
-  for (const plugin of options.plugins ?? []) plugin(app, { auth, access, prefix: API_PREFIX })
+  installAuthentication(app, options.auth)
+  const { access } = options
+  registerOperations(app, API_PREFIX, options.operations, access, knownPaths)
+  for (const plugin of options.plugins ?? []) plugin(app, { access, prefix: API_PREFIX })
 
   const document = openApiDocument(options.operations, {
     version: options.version,

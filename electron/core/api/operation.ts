@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { AppError } from '../errors'
 import type { InstanceRecord } from '../store/settings-store'
 import type { TSchema } from '../schema'
-import { type Authenticator, type Principal, presentedToken } from './auth'
+import type { Principal } from './auth'
+import type { AuthRequirement } from './authentication'
 import { type FieldSpec, type Fields, type ParamsOf, mergeRawParams, readParams } from './params'
 
 /**
@@ -41,7 +41,7 @@ export interface Operation<F extends Fields = Fields, I extends boolean = boolea
   description?: string
   fields: F
   /** token: scripts and the window; operator: the window only; none: anyone on this machine. */
-  auth: 'token' | 'operator' | 'none'
+  auth: AuthRequirement
   /**
    * Acts on one instance: an `instance_id` parameter is declared for it, and the instance is resolved for
    * the caller (instance_not_found otherwise) before `handle` runs, which receives it as `instance`.
@@ -62,20 +62,21 @@ export function defineOperation<F extends Fields, const I extends boolean = fals
   return { ...operation, fields: { instance_id: INSTANCE_ID_FIELD, ...operation.fields } }
 }
 
-/** Registers each operation (and its aliases) for GET and POST under `prefix`. */
+/**
+ * Registers each operation (and its aliases) for GET and POST under `prefix`, behind the authentication hook
+ * (its `auth` is the route's), reading its parameters and resolving its instance before `handle`.
+ */
 export function registerOperations(
   app: FastifyInstance,
   prefix: string,
   operations: readonly Operation[],
-  auth: Authenticator,
   access: InstanceAccess,
   knownPaths: Set<string>,
 ): void {
   for (const operation of operations) {
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-      const raw = mergeRawParams(request.query, request.body)
-      const principal = principalFor(operation, auth, request, raw)
-      const params = readParams(operation.fields, raw)
+      const { principal } = request
+      const params = readParams(operation.fields, mergeRawParams(request.query, request.body))
       const instance = operation.instance ? access(String(params.instance_id), principal) : undefined
       const result = await operation.handle({ params, principal, instance, request, reply })
       if (reply.sent) return reply
@@ -84,21 +85,7 @@ export function registerOperations(
     for (const name of [operation.name, ...(operation.aliases ?? [])]) {
       const url = `${prefix}/${name}`
       knownPaths.add(url)
-      app.route({ method: ['GET', 'POST'], url, handler })
+      app.route({ method: ['GET', 'POST'], url, config: { auth: operation.auth }, handler })
     }
   }
-}
-
-function principalFor(
-  operation: Operation,
-  auth: Authenticator,
-  request: FastifyRequest,
-  raw: Record<string, unknown>,
-): Principal {
-  if (operation.auth === 'none') return { kind: 'anonymous' }
-  const principal = auth.authenticate(presentedToken(request.headers, raw))
-  if (operation.auth === 'operator' && principal.kind !== 'operator') {
-    throw new AppError('unauthorized', 'This operation is only for the Linkdesk window.')
-  }
-  return principal
 }

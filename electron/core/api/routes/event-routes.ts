@@ -9,7 +9,7 @@ import { EventStreamClient } from '../../events/live-stream'
 import type { MetricsRegistry } from '../../events/metrics'
 import { type InstanceRegistry, newWebhookSecret } from '../../instances/instance-registry'
 import type { Logger } from '../../logger'
-import { type Principal, presentedToken } from '../auth'
+import type { Principal } from '../auth'
 import type { RoutePlugin } from '../build-api'
 import { defineOperation, INSTANCE_ID_FIELD, type InstanceAccess, type Operation } from '../operation'
 import { checks, readParams, type FieldSpec } from '../params'
@@ -313,12 +313,11 @@ export function streamAndMetricsRoutes(
   deps: EventRoutesDeps & { settings: StreamSettings; logger: Logger },
 ): RoutePlugin {
   const log = deps.logger.child({ module: 'live-stream' })
-  return (app, { auth, access, prefix }) => {
+  return (app, { access, prefix }) => {
     const clients = new Set<EventStreamClient>()
-    app.get(`${prefix}/stream`, async (request, reply) => {
-      const query = (request.query ?? {}) as Record<string, unknown>
-      const principal = auth.authenticate(presentedToken(request.headers, query))
-      const params = readParams(streamFields, query)
+    app.get(`${prefix}/stream`, { config: { auth: 'token' } }, async (request, reply) => {
+      const { principal } = request
+      const params = readParams(streamFields, (request.query ?? {}) as Record<string, unknown>)
       const header = request.headers['last-event-id']
       const lastEventId = typeof header === 'string' && header !== '' ? header : params.last_event_id
       if (lastEventId !== undefined && !isEventId(lastEventId)) {
@@ -346,8 +345,7 @@ export function streamAndMetricsRoutes(
       reply.raw.on('close', () => clients.delete(client))
     })
     // Prometheus scrapes with GET and reads text, so this is a route rather than a JSON operation.
-    app.get(`${prefix}/metrics`, async (request, reply) => {
-      auth.authenticate(presentedToken(request.headers, (request.query ?? {}) as Record<string, unknown>))
+    app.get(`${prefix}/metrics`, { config: { auth: 'token' } }, async (_request, reply) => {
       reply.type('text/plain; version=0.0.4; charset=utf-8')
       return deps.metrics.render()
     })

@@ -1,9 +1,8 @@
 import { AppError } from '../../errors'
 import type { MessageService } from '../../messages/message-service'
-import { presentedToken } from '../auth'
 import type { RoutePlugin } from '../build-api'
 import { defineOperation, type Operation } from '../operation'
-import { checks, mergeRawParams } from '../params'
+import { checks } from '../params'
 
 export interface MessageRoutesDeps {
   messages: MessageService
@@ -127,14 +126,12 @@ function contentDisposition(fileName: string | null): string {
 
 /** GET {base}/media/{instance_id}/{message_id}: the file of a message, with the API's access token. */
 export function mediaDownloadRoutes({ messages }: MessageRoutesDeps): RoutePlugin {
-  return (app, { auth, access, prefix }) => {
+  return (app, { access, prefix }) => {
     app.get<{ Params: { instanceId: string; messageId: string } }>(
       `${prefix}/media/:instanceId/:messageId`,
+      { config: { auth: 'token' } },
       async (request, reply) => {
-        const principal = auth.authenticate(
-          presentedToken(request.headers, mergeRawParams(request.query, {})),
-        )
-        const record = access(request.params.instanceId, principal)
+        const record = access(request.params.instanceId, request.principal)
         const media = await messages.media(record.id, request.params.messageId)
         return reply
           .header('content-type', media.mimetype)

@@ -4,9 +4,7 @@ import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { AppError } from '../../errors'
 import type { UploadView } from '../../shared-types'
-import { presentedToken } from '../auth'
 import type { RoutePlugin } from '../build-api'
-import { mergeRawParams } from '../params'
 
 export interface UploadRoutesDeps {
   dataDir: string
@@ -30,15 +28,14 @@ const UPLOAD_ID = /^[A-Za-z0-9_-]{22}$/
 export function uploadRoutes(deps: UploadRoutesDeps): RoutePlugin {
   const folder = join(deps.dataDir, 'uploads')
   const ttlMs = deps.ttlMs ?? DEFAULT_TTL_MS
-  return (app, { auth, prefix }) => {
+  return (app, { prefix }) => {
     void app.register(
       async (scoped: FastifyInstance) => {
         scoped.removeAllContentTypeParsers()
         scoped.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: deps.maxBytes }, (_r, body, done) =>
           done(null, body),
         )
-        scoped.post('/', async (request) => {
-          auth.authenticate(presentedToken(request.headers, mergeRawParams(request.query, {})))
+        scoped.post('/', { config: { auth: 'token' } }, async (request) => {
           const data = request.body
           if (!Buffer.isBuffer(data) || data.length === 0) {
             throw new AppError('missing_parameter', 'Send the file as the request body.')

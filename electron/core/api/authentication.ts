@@ -1,0 +1,43 @@
+import type { FastifyInstance } from 'fastify'
+import { AppError } from '../errors'
+import { type Authenticator, type Principal, presentedToken } from './auth'
+import { mergeRawParams } from './params'
+
+/** Who may call a route: token (scripts and the window), operator (the window only) or none (anyone here). */
+export type AuthRequirement = 'token' | 'operator' | 'none'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Who may call this route; a route that does not say is open (the UI files, the API docs). */
+    auth?: AuthRequirement
+  }
+  interface FastifyRequest {
+    /** Who is calling, set by the authentication hook before any handler runs. */
+    principal: Principal
+  }
+}
+
+const ANONYMOUS: Principal = { kind: 'anonymous' }
+
+/**
+ * The API's one authentication step: a preHandler (the token may come in the body, parsed by then) that
+ * resolves the caller of every route from its declared `config.auth`, refusing unknown credentials (401),
+ * too many requests (429) and scripts on operator-only routes, and leaves the caller on `request.principal`.
+ */
+export function installAuthentication(app: FastifyInstance, auth: Authenticator): void {
+  app.decorateRequest('principal')
+  app.addHook('preHandler', async (request) => {
+    const required = request.routeOptions.config.auth ?? 'none'
+    if (required === 'none') {
+      request.principal = ANONYMOUS
+      return
+    }
+    const principal = auth.authenticate(
+      presentedToken(request.headers, mergeRawParams(request.query, request.body)),
+    )
+    if (required === 'operator' && principal.kind !== 'operator') {
+      throw new AppError('unauthorized', 'This operation is only for the Linkdesk window.')
+    }
+    request.principal = principal
+  })
+}
