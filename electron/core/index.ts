@@ -19,6 +19,7 @@ import { instanceMetricsProvider } from './instances/instance-metrics'
 import { InstanceRegistry } from './instances/instance-registry'
 import { createLogger, type Logger } from './logger'
 import { MessageService } from './messages/message-service'
+import { UploadStore } from './messages/upload-store'
 import { createSandbox, type Sandbox } from './sandbox'
 import { AuthStore, type AuthCipher } from './store/auth-store'
 import { openDatabase } from './store/database'
@@ -168,7 +169,11 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     plugins: [
       streamAndMetricsRoutes({ ...eventDeps, settings: config.events.stream, logger }),
       mediaDownloadRoutes({ messages }),
-      uploadRoutes({ dataDir: config.dataDir, maxBytes: config.limits.mediaBytes, apiBase: () => apiBase }),
+      uploadRoutes({
+        uploads: new UploadStore(config.dataDir),
+        maxBytes: config.limits.mediaBytes,
+        apiBase: () => apiBase,
+      }),
       ...(sandbox ? [sandboxRoutesPlugin(sandbox.control)] : []),
     ],
     uiDir: config.uiDir,

@@ -1,0 +1,69 @@
+import { randomBytes } from 'node:crypto'
+import { mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { AppError } from '../errors'
+
+/** A stored upload: its id (the capability to fetch it), size in bytes, and when it expires (ms). */
+export interface StoredUpload {
+  id: string
+  size: number
+  expiresAt: number
+}
+
+export interface UploadStoreOptions {
+  /** How long an upload can be fetched, milliseconds, counted from its file's modification time. */
+  ttlMs?: number
+}
+
+const DEFAULT_TTL_MS = 60 * 60_000
+const UPLOAD_ID = /^[A-Za-z0-9_-]{22}$/
+
+/**
+ * Local files waiting to be sent (`uploads/` in the data folder): each under a random 128-bit id with the
+ * type its uploader declared beside it, readable by the user only, fetchable until it expires, and swept
+ * when the next one arrives.
+ */
+export class UploadStore {
+  private readonly folder: string
+  private readonly ttlMs: number
+
+  constructor(dataDir: string, options: UploadStoreOptions = {}) {
+    this.folder = join(dataDir, 'uploads')
+    this.ttlMs = options.ttlMs ?? DEFAULT_TTL_MS
+  }
+
+  /** Stores a file and its declared content type (anything odd is kept as a plain file). */
+  async save(data: Buffer, contentType: string | undefined): Promise<StoredUpload> {
+    await mkdir(this.folder, { recursive: true, mode: 0o700 })
+    await this.sweepExpired()
+    const id = randomBytes(16).toString('base64url')
+    await writeFile(join(this.folder, id), data, { mode: 0o600 })
+    await writeFile(join(this.folder, `${id}.type`), declaredType(contentType), { mode: 0o600 })
+    return { id, size: data.length, expiresAt: Date.now() + this.ttlMs }
+  }
+
+  /** The file and its type while it has not expired; not_found for an unknown, malformed or expired id. */
+  async read(id: string): Promise<{ data: Buffer; type: string }> {
+    if (!UPLOAD_ID.test(id)) throw new AppError('not_found')
+    const path = join(this.folder, id)
+    const info = await stat(path).catch(() => undefined)
+    if (!info || info.mtimeMs + this.ttlMs < Date.now()) throw new AppError('not_found')
+    const type = await readFile(`${path}.type`, 'utf8').catch(() => 'application/octet-stream')
+    return { data: await readFile(path), type }
+  }
+
+  private async sweepExpired(): Promise<void> {
+    const cutoff = Date.now() - this.ttlMs
+    for (const name of await readdir(this.folder)) {
+      const path = join(this.folder, name)
+      const info = await stat(path).catch(() => undefined)
+      if (info && info.mtimeMs < cutoff) await rm(path, { force: true })
+    }
+  }
+}
+
+/** The type the uploader declared, served back so the media fetcher can use it; anything odd is a plain file. */
+function declaredType(header: string | undefined): string {
+  const type = (header ?? '').split(';')[0]!.trim().toLowerCase()
+  return /^[a-z0-9.+-]+\/[a-z0-9.+-]+$/.test(type) ? type : 'application/octet-stream'
+}
