@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import { Agent, type Dispatcher } from 'undici'
 import { AppError } from '../errors'
+import { newWebhookSecret } from '../instances/instance-registry'
 import type { Logger } from '../logger'
 import type { RootDatabase } from '../store/database'
 import type { InstanceRecord } from '../store/settings-store'
@@ -43,7 +44,7 @@ export interface EventServiceDeps {
 }
 
 /** The webhook of an instance record if it is on and has a URL. */
-export function activeWebhook(record: InstanceRecord): WebhookTarget | undefined {
+function activeWebhook(record: InstanceRecord): WebhookTarget | undefined {
   const { url, enable, secret } = record.webhook
   return enable && url ? { url, secret } : undefined
 }
@@ -243,6 +244,19 @@ export class EventService implements EventSink {
     this.emit(instanceId, 'instance.updated', { changed: ['webhook'] })
     this.webhookChanged(instanceId)
     return record.webhook
+  }
+
+  /** Replaces the instance's webhook secret; deliveries from now on, retries included, are signed with it. */
+  rotateWebhookSecret(instanceId: string): string {
+    return this.changeWebhook(instanceId, (webhook) => ({ ...webhook, secret: newWebhookSecret() })).secret
+  }
+
+  /** Emits a webhook.test event for the instance's webhook; 409 conflict while the webhook is off. */
+  sendTestEvent(record: InstanceRecord): LinkdeskEvent {
+    if (!activeWebhook(record)) {
+      throw new AppError('conflict', 'The webhook is off: set a webhook_url with enable=true first.')
+    }
+    return this.emit(record.id, 'webhook.test', { message: 'Test event from Linkdesk' })
   }
 
   /** The instance's webhook settings changed: a delivery waiting for its next retry is tried (or skipped) now. */

@@ -1,5 +1,5 @@
 import { AppError } from '../../errors'
-import { activeWebhook, type EventService } from '../../events/event-service'
+import type { EventService } from '../../events/event-service'
 import { ATTEMPT_OUTCOMES, type AttemptOutcome } from '../../events/delivery-log'
 import { isEventId } from '../../events/event-id'
 import { eventView } from '../../events/event-log'
@@ -7,7 +7,7 @@ import type { StreamSettings } from '../../events/event-settings'
 import { EVENT_NAMES, type EventName } from '../../events/event-catalogue'
 import { EventStreamClient } from '../../events/live-stream'
 import type { MetricsRegistry } from '../../events/metrics'
-import { type InstanceRegistry, newWebhookSecret } from '../../instances/instance-registry'
+import type { InstanceRegistry } from '../../instances/instance-registry'
 import type { Logger } from '../../logger'
 import type { Principal } from '../auth'
 import type { RoutePlugin } from '../build-api'
@@ -144,10 +144,7 @@ export function eventOperations(deps: EventRoutesDeps & { access: InstanceAccess
         secret: 'whsec_…',
       },
       handle: ({ instance }) => {
-        const { secret } = events.changeWebhook(instance.id, (webhook) => ({
-          ...webhook,
-          secret: newWebhookSecret(),
-        }))
+        const secret = events.rotateWebhookSecret(instance.id)
         return { status: 'success', message: 'Webhook secret replaced: update your receiver', secret }
       },
     }),
@@ -160,10 +157,7 @@ export function eventOperations(deps: EventRoutesDeps & { access: InstanceAccess
       fields: {},
       example: { status: 'success', message: 'Test event queued for delivery', event_id: '01JD…' },
       handle: ({ instance }) => {
-        if (!activeWebhook(instance)) {
-          throw new AppError('conflict', 'The webhook is off: set a webhook_url with enable=true first.')
-        }
-        const event = events.emit(instance.id, 'webhook.test', { message: 'Test event from Linkdesk' })
+        const event = events.sendTestEvent(instance)
         return { status: 'success', message: 'Test event queued for delivery', event_id: event.event_id }
       },
     }),
