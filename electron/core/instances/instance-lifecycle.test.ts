@@ -107,6 +107,25 @@ describe('linking', () => {
     assert.equal(more.length, 0, 'announced once')
     const reconnect = await ok(api, 'reconnect', { instance_id: id })
     assert.equal(reconnect.data.name, 'Reception')
+    assert.equal(reconnect.data.avatar, '')
+  })
+
+  test('a new profile picture set on the phone becomes the avatar at once, announced by instance.updated', async () => {
+    const id = await createInstance()
+    await link(id, '15550100004', 'Front office')
+    await waitForStatus(core, id, (s) => s.account?.name === 'Front office', 'the name')
+    const before = (await eventsOf(id, 'instance.updated')).length
+    const picture = Buffer.from('\xff\xd8\xff\xe0 a small JPEG', 'latin1')
+    const { url } = await ok(api, 'sandbox/accounts/15550100004/picture', {
+      media_base64: picture.toString('base64'),
+    })
+    assert.match(url, /^https:\/\//)
+    const shown = await waitForStatus(core, id, (s) => s.account?.avatar === url, 'the new avatar')
+    assert.equal(shown.account?.name, 'Front office')
+    const { instance } = await ok(api, 'instance', { instance_id: id })
+    assert.equal(instance.account.avatar, url)
+    assert.equal((await eventsOf(id, 'instance.updated')).length, before + 1)
+    assert.equal((await ok(api, 'reconnect', { instance_id: id })).data.avatar, url)
   })
 
   test('each 409: already_linked for a linked instance, not_linked for an unlinked one', async () => {

@@ -86,6 +86,7 @@ export class InstanceRuntime {
       paired: () => this.onPaired(),
       open: (account) => this.onOpen(account),
       account: (account) => this.onAccount(account),
+      avatarChanged: () => this.refreshAvatar(),
       close: (verdict, detail) => this.onClose(verdict, detail),
     })
     this.current = {
@@ -335,18 +336,20 @@ export class InstanceRuntime {
       qr: null,
       account: this.withAvatar(account, avatar),
     })
+    this.refreshAvatar()
+  }
+
+  /** Reads the account's avatar again (after an open, or when the phone changed the picture). */
+  private refreshAvatar(): void {
     this.session.profile().then(
       ({ avatar: fresh }) => {
-        if (
-          this.current.state !== 'connected' ||
-          !this.current.account ||
-          this.current.account.avatar === fresh
-        )
-          return
-        this.current.account.avatar = fresh
+        const shown = this.current.account
+        if (this.stopped || this.current.state !== 'connected' || !shown || shown.avatar === fresh) return
+        shown.avatar = fresh
         this.notify()
+        this.emit('instance.updated', { changed: ['account'] })
       },
-      () => undefined,
+      (error: unknown) => this.log.debug({ err: error }, 'reading the avatar failed'),
     )
   }
 

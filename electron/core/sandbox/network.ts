@@ -2,6 +2,7 @@ import type { Logger } from '../logger'
 import { AccountDirectory } from './accounts/account-directory'
 import type { Account } from './accounts/account'
 import { ClientVersionPolicy } from './accounts/client-version'
+import { ProfilePictures } from './accounts/profile-pictures'
 import type { LinkedDevice } from './accounts/linked-device'
 import { SandboxEvents } from './events'
 import { GroupRegistry } from './groups/group-registry'
@@ -35,6 +36,7 @@ export class SandboxNetwork {
   readonly directory: AccountDirectory
   readonly groups: GroupRegistry
   readonly media: MediaStore
+  readonly pictures: ProfilePictures
   readonly events = new SandboxEvents()
   readonly recentSends: RecentSends
   /** Logged-in linked devices, by their connection. */
@@ -57,6 +59,7 @@ export class SandboxNetwork {
     this.directory = new AccountDirectory(state)
     this.groups = new GroupRegistry(state, this.directory)
     this.media = new MediaStore(state)
+    this.pictures = new ProfilePictures(state, this.media)
     this.clientVersions = new ClientVersionPolicy(state)
     this.recentSends = new RecentSends(state, this.directory, this.groups)
   }

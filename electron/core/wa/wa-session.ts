@@ -89,6 +89,8 @@ export interface WaSessionEvents {
    * first messages or the app-state sync).
    */
   account(account: WaAccount): void
+  /** The phone changed or removed the account's profile picture. */
+  avatarChanged(): void
   /** The socket closed by itself (never for closes this session asked for). */
   close(verdict: CloseVerdict, detail: string): void
 }
@@ -355,6 +357,15 @@ export class WaSession {
         if (update) hooks.onStatuses(instanceId, [update])
       }),
     )
+    socket.ev.on(
+      'contacts.update',
+      guard('contacts.update', (updates) => {
+        const own = ownJids(auth.state.creds.me)
+        if (updates.some((update) => update.imgUrl !== undefined && own.has(update.id ?? ''))) {
+          events.avatarChanged()
+        }
+      }),
+    )
     const forgetGroup = (jid: string | undefined) => jid && this.groups.delete(jid)
     socket.ev.on('groups.update', (updates) => updates.forEach((update) => forgetGroup(update.id)))
     socket.ev.on('group-participants.update', (update) => forgetGroup(update.id))
@@ -391,6 +402,11 @@ export class WaSession {
     this.groups.set(jid, metadata)
     return metadata
   }
+}
+
+/** The account's own user JIDs (phone number and LID, without device), as notifications name it. */
+function ownJids(me: { id: string; lid?: string } | undefined): Set<string> {
+  return new Set([me?.id, me?.lid].filter((jid): jid is string => Boolean(jid)).map(jidNormalizedUser))
 }
 
 function accountOf(me: { id: string; name?: string; lid?: string } | undefined): WaAccount | undefined {

@@ -207,6 +207,14 @@ export function registerSandboxRoutes(app: FastifyInstance, control: SandboxCont
     return { status: 'success' }
   })
 
+  app.post('/accounts/:phone/picture', async (request) => {
+    const base64 = requiredString(bodyOf(request), 'media_base64')
+    if (!/^[A-Za-z0-9+/=\s_-]*$/.test(base64))
+      throw new AppError('invalid_parameter', 'media_base64 must be base64.')
+    const { url } = await control.setPicture(phoneParam(request), Buffer.from(base64, 'base64'))
+    return { status: 'success', url }
+  })
+
   app.post('/accounts/:phone/drop', async (request) => {
     const mode = requiredString(bodyOf(request), 'mode')
     if (mode !== 'close' && mode !== 'silent')

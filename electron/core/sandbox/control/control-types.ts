@@ -80,6 +80,8 @@ export interface SandboxControl {
   createGroup(input: { subject: string; participants: string[] }): Promise<{ groupId: string }>
   /** The phone removes all its linked devices: their sockets close with 401 and cannot log in again. */
   unlink(phone: string): Promise<void>
+  /** The account's phone sets a new profile picture (its linked devices are told); answers its URL. */
+  setPicture(phone: string, image: Buffer): Promise<{ url: string }>
   /** Cuts the network under the account's connected linked devices. */
   drop(phone: string, mode: DropMode): Promise<void>
   /** The next login of the account's linked devices fails with `<failure reason>`. */

@@ -120,6 +120,14 @@ export function createSandboxControl(
       await network.state.flushed()
     },
 
+    async setPicture(phone, image) {
+      const account = accountOf(network, phone)
+      if (image.length === 0) throw new AppError('invalid_parameter', 'media_base64 must not be empty.')
+      const { url } = network.pictures.set(account, image)
+      await network.state.flushed()
+      return { url }
+    },
+
     async drop(phone, mode: DropMode) {
       if (mode !== 'close' && mode !== 'silent')
         throw new AppError('invalid_parameter', 'mode must be "close" or "silent".')

@@ -1,4 +1,4 @@
-import { children, iqError, iqResult, node } from './binary-node'
+import { children, iqResult, node } from './binary-node'
 import type { StanzaRouter } from './stanza-router'
 
 const PRIVACY_CATEGORIES: Record<string, string> = {
@@ -57,8 +57,8 @@ export function registerSessionQueries(router: StanzaRouter): void {
         ]),
       ),
     )
-    .iq('w:profile:picture', 'get', 'picture', ({ connection }, iq) =>
-      connection.send(iqError(iq, 404, 'item-not-found')),
+    .iq('w:profile:picture', 'get', 'picture', ({ connection, network }, iq) =>
+      connection.send(network.pictures.answer(iq, network.directory.resolve(iq.attrs.target)?.account)),
     )
     .iq('md', 'set', 'remove-companion-device', ({ connection, session }, iq, remove) => {
       // The device logs itself out (sock.logout()).
