@@ -74,6 +74,11 @@ export interface Config {
   timings: Timings
   /** Webhook delivery, event log retention and live stream settings. */
   events: EventSettings
+  /**
+   * Each journal append is fsync'd before it counts as recorded: events then survive power loss and OS
+   * crashes too, not only a killed process, at the cost of one disk flush each.
+   */
+  fsync: boolean
   /** Folder of the built renderer served at `/`; none serves no UI. */
   uiDir?: string
   /**
@@ -134,6 +139,7 @@ export interface ConfigInput {
   limits?: Partial<Record<keyof Limits, number | string>>
   timings?: Partial<Record<keyof Timings, number | string>>
   events?: EventSettingsInput
+  fsync?: boolean
   uiDir?: string
   waVersionUrl?: string
 }
@@ -264,6 +270,7 @@ export function parseConfig(input: ConfigInput, env: NodeJS.ProcessEnv = process
     limits: parseLimits(input.limits),
     timings: parseTimings(input.timings),
     events: parseEvents(input.events),
+    fsync: input.fsync ?? false,
     uiDir: input.uiDir,
     waVersionUrl: parseVersionUrl(input.waVersionUrl),
   }

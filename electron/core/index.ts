@@ -107,6 +107,7 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     dataDir: config.dataDir,
     instances: registry,
     settings: config.events,
+    fsync: config.fsync,
     logger,
   })
   const metrics = new MetricsRegistry()

@@ -137,3 +137,9 @@ test('the client version document comes from --wa-version-url; empty keeps the b
     (error: unknown) => error instanceof ConfigError && /wa-version-url/.test(error.message),
   )
 })
+
+test('--fsync (or LINKDESK_FSYNC) makes journal appends fsync; off by default', () => {
+  assert.equal(parseConfig(serveOptions([], {})).fsync, false)
+  assert.equal(parseConfig(serveOptions(['--fsync'], {})).fsync, true)
+  assert.equal(parseConfig(serveOptions([], { LINKDESK_FSYNC: '1' })).fsync, true)
+})

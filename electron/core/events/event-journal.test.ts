@@ -26,7 +26,7 @@ test('the journal keeps records across both files until they are committed, then
   const dir = mkdtempSync(join(tmpdir(), 'linkdesk-journal-'))
   t.after(() => rmSync(dir, { recursive: true, force: true }))
   const path = join(dir, 'events.journal')
-  const journal = new EventJournal(path, 1_000)
+  const journal = new EventJournal(path, { rotateBytes: 1_000 })
   const newId = createIdFactory()
   const ids = Array.from({ length: 20 }, () => newId())
   let commit: () => void = () => {}
@@ -47,5 +47,20 @@ test('the journal keeps records across both files until they are committed, then
   assert.equal(EventJournal.read(path).length, 10)
   journal.clear()
   assert.equal(EventJournal.read(path).length, 0)
+  journal.close()
+})
+
+test('with fsync each append reaches the disk before it returns, and reads back the same', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'linkdesk-journal-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const path = join(dir, 'events.journal')
+  const journal = new EventJournal(path, { fsync: true })
+  const newId = createIdFactory()
+  const ids = Array.from({ length: 5 }, () => newId())
+  for (const id of ids) journal.append(record(id))
+  assert.deepEqual(
+    EventJournal.read(path).map((r) => r.stored.envelope.event_id),
+    ids,
+  )
   journal.close()
 })

@@ -1,4 +1,12 @@
-import { closeSync, existsSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs'
+import {
+  closeSync,
+  existsSync,
+  fdatasyncSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  writeSync,
+} from 'node:fs'
 import type { StoredEvent } from './event-log'
 import type { OutboxEntry } from './webhook-outbox'
 
@@ -32,10 +40,12 @@ export class EventJournal {
    * Opens the journal empty: read what the previous run left first (EventJournal.read). Beyond `rotateBytes`
    * a file is swapped for the other one, so that the journal stays small under steady load.
    */
-  constructor(
-    path: string,
-    private readonly rotateBytes = 4 * 1024 * 1024,
-  ) {
+  private readonly rotateBytes: number
+  private readonly fsync: boolean
+
+  constructor(path: string, options: { rotateBytes?: number; fsync?: boolean } = {}) {
+    this.rotateBytes = options.rotateBytes ?? 4 * 1024 * 1024
+    this.fsync = options.fsync ?? false
     this.files = [open(path), open(`${path}.1`)]
   }
 
@@ -46,10 +56,11 @@ export class EventJournal {
     )
   }
 
-  /** Appends one record; returns once the kernel has it. */
+  /** Appends one record; returns once the kernel has it (with fsync: once the disk has it). */
   append(record: JournalRecord): void {
     const file = this.files[this.active]
     file.bytes += writeSync(file.fd, `${JSON.stringify(record)}\n`)
+    if (this.fsync) fdatasyncSync(file.fd)
   }
 
   /** Everything appended so far is committed to LMDB: both files are emptied. */

@@ -30,6 +30,8 @@ export interface EventServiceDeps {
   db: RootDatabase
   /** Folder of the emit journal (the data folder). */
   dataDir: string
+  /** fsync each journal append (survives power loss, not only kill -9); off by default. */
+  fsync?: boolean
   instances: InstanceDirectory
   settings: EventSettings
   logger: Logger
@@ -89,7 +91,7 @@ export class EventService implements EventSink {
     this.dispatcher = deps.dispatcher ?? new Agent({ keepAliveTimeout: 30_000 })
     const journalPath = join(deps.dataDir, 'events.journal')
     this.recover(EventJournal.read(journalPath))
-    this.journal = new EventJournal(journalPath)
+    this.journal = new EventJournal(journalPath, { fsync: deps.fsync ?? false })
     this.latestId = this.events.lastId()
     const latest = [this.latestId, this.deliveries.lastId()].filter((id) => id !== undefined).sort()
     this.newId = createIdFactory(this.now, latest.at(-1))
