@@ -93,7 +93,7 @@ export function createWaConnection(
       }
       return digits.map((number): WaNumberLookup => {
         const hit = found?.find((entry) => entry.exists && entry.jid.startsWith(`${number}@`))
-        return { number, exists: Boolean(hit), jid: hit?.jid ?? null }
+        return { number, jid: hit?.jid ?? null }
       })
     },
     async downloadMedia(key, content) {

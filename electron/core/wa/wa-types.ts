@@ -95,8 +95,7 @@ export interface WaSentMessage {
 /** A number looked up on the network. */
 export interface WaNumberLookup {
   number: string
-  exists: boolean
-  /** The id to send to (the network may normalise the number). */
+  /** The id to send to (the network may normalise the number), or null when the number is not on it. */
   jid: string | null
 }
 
