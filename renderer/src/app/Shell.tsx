@@ -1,8 +1,8 @@
-import { useEffect, useMemo, useRef, useState } from 'react'
+import { type ReactNode, useEffect, useMemo, useRef } from 'react'
 import { ApiError } from '../api/api-error'
 import { type ApiClient, createApiClient } from '../api/client'
 import { EventFeed } from '../api/event-feed'
-import type { ServiceSettingsView, SettingsAnswer } from '../api/types'
+import type { SettingsAnswer } from '../api/types'
 import type { Session } from '../auth/session'
 import { ApiContext } from './api-context'
 import { FeedContext } from './feed-context'
@@ -10,6 +10,7 @@ import { ScreenFor } from './ScreenFor'
 import { ServiceContext } from './service-context'
 import { Sidebar } from './Sidebar'
 import { useHashLocation } from './use-hash-route'
+import { useOperation } from './use-operation'
 
 interface ShellProps {
   session: Session
@@ -48,17 +49,10 @@ export function Shell({ session, onSignedOut }: ShellProps) {
   const main = useRef<HTMLElement>(null)
   const api = useSignedApi(session, onSignedOut)
   const feed = useMemo(() => new EventFeed(api), [api])
-  const [service, setService] = useState<ServiceSettingsView | null>(null)
   useEffect(() => {
     void feed.start()
     return () => feed.stop()
   }, [feed])
-  useEffect(() => {
-    api.call<SettingsAnswer>('settings').then(
-      (answer) => setService(answer.settings),
-      () => setService(null),
-    )
-  }, [api])
   const first = useRef(true)
   useEffect(() => {
     // Screen readers and keyboard users land on the new screen's heading, not on the link they left.
@@ -72,22 +66,28 @@ export function Shell({ session, onSignedOut }: ShellProps) {
   return (
     <ApiContext.Provider value={api}>
       <FeedContext.Provider value={feed}>
-        <ServiceContext.Provider value={service}>
+        <ServiceProvider>
           <div className="layout">
             <button type="button" className="skip-link" onClick={() => main.current?.focus()}>
               Skip to content
             </button>
-            <Sidebar
-              route={route}
-              docsUrl={`${session.apiBase}/docs`}
-              sandbox={service?.sandbox_control ?? false}
-            />
+            <Sidebar route={route} docsUrl={`${session.apiBase}/docs`} />
             <main ref={main} tabIndex={-1} className="content">
               <ScreenFor route={route} subpath={subpath} session={session} />
             </main>
           </div>
-        </ServiceContext.Provider>
+        </ServiceProvider>
       </FeedContext.Provider>
     </ApiContext.Provider>
+  )
+}
+
+/** Reads the server's settings once and hands them to every screen (null until read, or if unreadable). */
+function ServiceProvider({ children }: { children: ReactNode }) {
+  const [settings] = useOperation((api) => api.call<SettingsAnswer>('settings'), 'settings')
+  return (
+    <ServiceContext.Provider value={settings.status === 'ready' ? settings.data.settings : null}>
+      {children}
+    </ServiceContext.Provider>
   )
 }

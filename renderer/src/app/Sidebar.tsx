@@ -1,8 +1,10 @@
+import { useSandbox } from './service-context'
 import { ThemeToggle } from './ThemeToggle'
 import { ROUTES, type RouteId, SANDBOX_ONLY, hrefFor } from './routes'
 
 /** The navigation: one link per screen, the API docs (opened outside the window) and the theme switch. */
-export function Sidebar({ route, docsUrl, sandbox }: { route: RouteId; docsUrl: string; sandbox: boolean }) {
+export function Sidebar({ route, docsUrl }: { route: RouteId; docsUrl: string }) {
+  const sandbox = useSandbox()
   return (
     <nav className="sidebar" aria-label="Main">
       <div className="brand">

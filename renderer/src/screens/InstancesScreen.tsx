@@ -1,8 +1,9 @@
-import { useState } from 'react'
 import { useApi } from '../app/api-context'
 import { hrefFor } from '../app/routes'
+import { useAction } from '../app/use-action'
 import { EmptyState } from '../components/EmptyState'
 import { ErrorNotice } from '../components/ErrorNotice'
+import { ScreenHeader } from '../components/ScreenHeader'
 import { InstanceCard } from './instances/InstanceCard'
 import { useInstances } from './instances/use-instances'
 
@@ -10,35 +11,25 @@ import { useInstances } from './instances/use-instances'
 export function InstancesScreen() {
   const api = useApi()
   const [list, reload] = useInstances()
-  const [creating, setCreating] = useState(false)
-  const [createError, setCreateError] = useState<unknown>(null)
+  const creation = useAction()
 
   const create = async () => {
-    setCreating(true)
-    setCreateError(null)
-    try {
-      const created = await api.call<{ instance_id: string }>('create_instance')
-      window.location.hash = hrefFor('instances', created.instance_id, 'link')
-    } catch (error) {
-      setCreateError(error)
-      setCreating(false)
-    }
+    const created = await creation.run(() => api.call<{ instance_id: string }>('create_instance'))
+    if (created) window.location.hash = hrefFor('instances', created.instance_id, 'link')
   }
 
   return (
     <section aria-labelledby="instances-title">
-      <div className="screen-header">
-        <h1 id="instances-title" tabIndex={-1}>
-          Instances
-        </h1>
-        <button type="button" className="primary" onClick={() => void create()} disabled={creating}>
-          {creating ? 'Creating…' : 'Create instance'}
+      <ScreenHeader
+        id="instances-title"
+        title="Instances"
+        lead="Each instance is one WhatsApp account linked to this computer as a linked device. States update live."
+      >
+        <button type="button" className="primary" onClick={() => void create()} disabled={!!creation.busy}>
+          {creation.busy ? 'Creating…' : 'Create instance'}
         </button>
-      </div>
-      <p className="lead">
-        Each instance is one WhatsApp account linked to this computer as a linked device. States update live.
-      </p>
-      {createError ? <ErrorNotice error={createError} context="Could not create an instance" /> : null}
+      </ScreenHeader>
+      {creation.error ? <ErrorNotice error={creation.error} context="Could not create an instance" /> : null}
       {list.status === 'loading' ? <p className="loading">Loading instances…</p> : null}
       {list.status === 'failed' ? (
         <ErrorNotice error={list.error} context="Could not load the instances" />

@@ -1,4 +1,5 @@
 import type { Session } from '../auth/session'
+import { ScreenHeader } from '../components/ScreenHeader'
 import { desktopBridge } from '../desktop-bridge'
 import { DesktopSettings } from './settings/DesktopSettings'
 import { ServiceSettings } from './settings/ServiceSettings'
@@ -8,9 +9,7 @@ export function SettingsScreen({ session }: { session: Session }) {
   const bridge = desktopBridge()
   return (
     <section aria-labelledby="settings-title">
-      <h1 id="settings-title" tabIndex={-1}>
-        Settings
-      </h1>
+      <ScreenHeader id="settings-title" title="Settings" />
       <dl className="facts">
         <dt>API base URL</dt>
         <dd>

@@ -3,25 +3,29 @@ import { useOperation } from '../app/use-operation'
 import type { CreatedToken, TokenList } from '../api/types'
 import { EmptyState } from '../components/EmptyState'
 import { ErrorNotice } from '../components/ErrorNotice'
+import { ScreenHeader } from '../components/ScreenHeader'
 import { CreateTokenForm } from './tokens/CreateTokenForm'
 import { RevealedToken } from './tokens/RevealedToken'
 import { TokenTable } from './tokens/TokenTable'
 
 /** Access tokens for scripts: create with a label, reveal once, rename, revoke. */
 export function TokensScreen({ apiBase }: { apiBase: string }) {
-  const [list, reload] = useOperation<TokenList>('admin/tokens')
+  const [list, reload] = useOperation((api) => api.call<TokenList>('admin/tokens'), 'admin/tokens')
   const [created, setCreated] = useState<CreatedToken | null>(null)
 
   return (
     <section aria-labelledby="tokens-title">
-      <h1 id="tokens-title" tabIndex={-1}>
-        Access tokens
-      </h1>
-      <p className="lead">
-        Scripts on this computer send a token as <code>access_token</code> (or{' '}
-        <code>Authorization: Bearer</code>) to <code>{apiBase}</code>. Each instance belongs to the token that
-        created it.
-      </p>
+      <ScreenHeader
+        id="tokens-title"
+        title="Access tokens"
+        lead={
+          <>
+            Scripts on this computer send a token as <code>access_token</code> (or{' '}
+            <code>Authorization: Bearer</code>) to <code>{apiBase}</code>. Each instance belongs to the token
+            that created it.
+          </>
+        }
+      />
       <CreateTokenForm
         onCreated={(token) => {
           setCreated(token)

@@ -1,9 +1,11 @@
 import { type FormEvent, useState } from 'react'
 import type { UploadAnswer } from '../../api/types'
 import { useApi } from '../../app/api-context'
+import { useAction } from '../../app/use-action'
 import { AnswerView } from '../../components/AnswerView'
 import { CopyButton } from '../../components/CopyButton'
 import { ErrorNotice } from '../../components/ErrorNotice'
+import { ScreenHeader } from '../../components/ScreenHeader'
 import { InstanceSelect } from '../../components/InstanceSelect'
 import { curlCommand, curlUpload } from './curl-command'
 import { MediaFields, type MediaChoice } from './MediaFields'
@@ -18,8 +20,7 @@ export function ComposerScreen({ apiBase }: { apiBase: string }) {
   const [media, setMedia] = useState<MediaChoice>({ source: 'url', url: '', file: null, filename: '' })
   const [uploadedUrl, setUploadedUrl] = useState<string | null>(null)
   const [answer, setAnswer] = useState<unknown>(null)
-  const [error, setError] = useState<unknown>(null)
-  const [busy, setBusy] = useState<string | null>(null)
+  const { busy, error, run, relabel } = useAction()
 
   const mediaUrl = media.source === 'url' ? media.url : (uploadedUrl ?? '$MEDIA_URL')
   const params: Record<string, unknown> =
@@ -36,24 +37,19 @@ export function ComposerScreen({ apiBase }: { apiBase: string }) {
 
   const send = async (event: FormEvent) => {
     event.preventDefault()
-    setError(null)
     setAnswer(null)
-    try {
+    await run(async () => {
       let sent = params
       if (kind === 'media' && media.source === 'file') {
         if (!media.file) throw new Error('Choose a file to send, or drop one on the file field.')
-        setBusy('Uploading…')
+        relabel('Uploading…')
         const upload = await api.request<UploadAnswer>('POST', 'uploads', { file: media.file })
         setUploadedUrl(upload.url)
         sent = { ...params, media_url: upload.url }
       }
-      setBusy('Sending…')
+      relabel('Sending…')
       setAnswer(await api.call('send_message', sent))
-    } catch (failure) {
-      setError(failure)
-    } finally {
-      setBusy(null)
-    }
+    }, 'Sending…')
   }
   const sendCommand = curlCommand(apiBase, 'send_message', params)
   const curl =
@@ -63,10 +59,11 @@ export function ComposerScreen({ apiBase }: { apiBase: string }) {
 
   return (
     <section aria-labelledby="composer-title">
-      <h1 id="composer-title" tabIndex={-1}>
-        Composer
-      </h1>
-      <p className="lead">Send a test message from a connected instance, exactly as a script would.</p>
+      <ScreenHeader
+        id="composer-title"
+        title="Composer"
+        lead="Send a test message from a connected instance, exactly as a script would."
+      />
       <form className="stack" onSubmit={(event) => void send(event)}>
         <InstanceSelect value={instanceId} onChange={setInstanceId} />
         <div className="field">

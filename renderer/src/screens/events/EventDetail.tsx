@@ -1,28 +1,28 @@
-import { useEffect, useMemo, useState } from 'react'
+import { useMemo, useState } from 'react'
 import type { DeliveryAttemptView, DeliveryPage, LoggedEventView } from '../../api/types'
 import { useApi } from '../../app/api-context'
 import { useFeedSnapshot } from '../../app/feed-context'
+import { useAction } from '../../app/use-action'
+import { useOperation } from '../../app/use-operation'
 import { CopyButton } from '../../components/CopyButton'
 import { ErrorNotice } from '../../components/ErrorNotice'
 import { AttemptList } from './AttemptList'
+
+const NO_ATTEMPTS: DeliveryAttemptView[] = []
 
 /** One event: its payload as the webhook receives it, every delivery attempt, and redelivery. */
 export function EventDetail({ event }: { event: LoggedEventView }) {
   const api = useApi()
   const { deliveries } = useFeedSnapshot()
-  const [logged, setLogged] = useState<DeliveryAttemptView[]>([])
   const [status, setStatus] = useState<string | null>(null)
-  const [error, setError] = useState<unknown>(null)
+  const { error, run } = useAction()
   const id = event.event_id
-
-  useEffect(() => {
-    setStatus(null)
-    setError(null)
-    api.call<DeliveryPage>('deliveries', { event_id: id, limit: 100 }).then(
-      (page) => setLogged(page.deliveries),
-      () => setLogged([]),
-    )
-  }, [api, id])
+  const [page] = useOperation(
+    (client) => client.call<DeliveryPage>('deliveries', { event_id: id, limit: 100 }),
+    id,
+  )
+  // Without the logged attempts (say, the read failed), the live ones still show.
+  const logged = page.status === 'ready' ? page.data.deliveries : NO_ATTEMPTS
   const attempts = useMemo(() => {
     const byId = new Map<string, DeliveryAttemptView>()
     for (const attempt of logged) byId.set(attempt.delivery_id, attempt)
@@ -31,16 +31,10 @@ export function EventDetail({ event }: { event: LoggedEventView }) {
   }, [logged, deliveries, id])
 
   const redeliver = async () => {
-    setError(null)
-    try {
-      const answer = await api.call<{ message: string }>('redeliver', {
-        instance_id: event.instance_id,
-        event_id: id,
-      })
-      setStatus(answer.message)
-    } catch (failure) {
-      setError(failure)
-    }
+    const answer = await run(() =>
+      api.call<{ message: string }>('redeliver', { instance_id: event.instance_id, event_id: id }),
+    )
+    if (answer) setStatus(answer.message)
   }
   const { delivery, ...envelope } = event
   const payload = JSON.stringify(envelope, null, 2)

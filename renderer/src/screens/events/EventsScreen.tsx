@@ -1,7 +1,9 @@
 import { useMemo, useState } from 'react'
 import { useFeed, useFeedSnapshot } from '../../app/feed-context'
+import { useAction } from '../../app/use-action'
 import { EmptyState } from '../../components/EmptyState'
 import { ErrorNotice } from '../../components/ErrorNotice'
+import { ScreenHeader } from '../../components/ScreenHeader'
 import { VirtualList } from '../../components/VirtualList'
 import { EventDetail } from './EventDetail'
 import { NO_FILTER, filterAttempts, filterEvents, type LogFilter } from './event-filter'
@@ -26,7 +28,7 @@ export function EventsScreen() {
   const [tab, setTab] = useState<'events' | 'deliveries'>('events')
   const [filter, setFilter] = useState<LogFilter>(NO_FILTER)
   const [selectedId, setSelectedId] = useState<string | null>(null)
-  const [olderError, setOlderError] = useState<unknown>(null)
+  const older = useAction()
   const events = useMemo(() => filterEvents(snapshot.events, filter), [snapshot.events, filter])
   const attempts = useMemo(() => filterAttempts(snapshot.deliveries, filter), [snapshot.deliveries, filter])
   const selectedIndex = selectedId === null ? -1 : events.findIndex((event) => event.event_id === selectedId)
@@ -34,15 +36,15 @@ export function EventsScreen() {
 
   return (
     <section aria-labelledby="events-title">
-      <div className="screen-header">
-        <h1 id="events-title" tabIndex={-1}>
-          Events
-        </h1>
+      <ScreenHeader
+        id="events-title"
+        title="Events"
+        lead="Every event of every instance as it happens, and each webhook delivery attempt."
+      >
         <span className={`badge badge-${snapshot.connection === 'live' ? 'ok' : 'wait'}`} role="status">
           {CONNECTION_WORDS[snapshot.connection]}
         </span>
-      </div>
-      <p className="lead">Every event of every instance as it happens, and each webhook delivery attempt.</p>
+      </ScreenHeader>
       {snapshot.problem ? <ErrorNotice error={new Error(snapshot.problem)} context="Event log" /> : null}
       <div className="tabs" role="group" aria-label="Log">
         <button type="button" aria-pressed={tab === 'events'} onClick={() => setTab('events')}>
@@ -89,17 +91,14 @@ export function EventsScreen() {
                 }}
               />
               {snapshot.hasOlder ? (
-                <button
-                  type="button"
-                  onClick={() => feed.loadOlder().then(() => setOlderError(null), setOlderError)}
-                >
+                <button type="button" onClick={() => void older.run(() => feed.loadOlder())}>
                   Load older events
                 </button>
               ) : null}
-              {olderError ? <ErrorNotice error={olderError} context="Older events" /> : null}
+              {older.error ? <ErrorNotice error={older.error} context="Older events" /> : null}
             </div>
             {selected ? (
-              <EventDetail event={selected} />
+              <EventDetail key={selected.event_id} event={selected} />
             ) : (
               <p className="hint event-detail">Choose an event to see its payload and delivery attempts.</p>
             )}

@@ -2,6 +2,7 @@ import { useState } from 'react'
 import type { InstanceSummary } from '../../api/types'
 import { useApi } from '../../app/api-context'
 import { hrefFor } from '../../app/routes'
+import { useAction } from '../../app/use-action'
 import { ConfirmDialog } from '../../components/ConfirmDialog'
 import { ErrorNotice } from '../../components/ErrorNotice'
 import { instanceLabel } from './instance-label'
@@ -20,23 +21,17 @@ interface InstanceActionsProps {
 export function InstanceActions({ instance, onChanged, inDetail }: InstanceActionsProps) {
   const api = useApi()
   const [pending, setPending] = useState<Pending>(null)
-  const [busy, setBusy] = useState<string | null>(null)
-  const [error, setError] = useState<unknown>(null)
+  const { busy, error, run: runAction } = useAction()
   const label = instanceLabel(instance)
   const id = instance.instance_id
 
   const run = async (operation: 'reconnect' | Exclude<Pending, null>) => {
     setPending(null)
-    setBusy(operation)
-    setError(null)
-    try {
-      const answer = await api.call<{ instance_id?: string }>(operation, { instance_id: id })
-      onChanged(operation === 'destroy' ? answer.instance_id : undefined)
-    } catch (failure) {
-      setError(failure)
-    } finally {
-      setBusy(null)
-    }
+    const answer = await runAction(
+      () => api.call<{ instance_id?: string }>(operation, { instance_id: id }),
+      operation,
+    )
+    if (answer) onChanged(operation === 'destroy' ? answer.instance_id : undefined)
   }
 
   const unlinked = instance.state === 'idle' || instance.state === 'logged_out'

@@ -1,5 +1,6 @@
 import { hrefFor } from '../../app/routes'
 import { ErrorNotice } from '../../components/ErrorNotice'
+import { ScreenHeader } from '../../components/ScreenHeader'
 import { AccountAvatar } from './AccountAvatar'
 import { InstanceActions } from './InstanceActions'
 import { instanceLabel } from './instance-label'
@@ -24,9 +25,7 @@ export function InstanceDetail({ instanceId, startLinking }: { instanceId: strin
     return (
       <section aria-labelledby="instance-title">
         {back}
-        <h1 id="instance-title" tabIndex={-1}>
-          Instance
-        </h1>
+        <ScreenHeader id="instance-title" title="Instance" />
         <ErrorNotice error={state.error} context="Could not load this instance" />
       </section>
     )
@@ -37,13 +36,13 @@ export function InstanceDetail({ instanceId, startLinking }: { instanceId: strin
   return (
     <section aria-labelledby="instance-title">
       {back}
-      <div className="screen-header">
-        <AccountAvatar account={account} />
-        <h1 id="instance-title" tabIndex={-1}>
-          {instanceLabel(instance)}
-        </h1>
+      <ScreenHeader
+        id="instance-title"
+        title={instanceLabel(instance)}
+        leading={<AccountAvatar account={account} />}
+      >
         <StateBadge state={instance.state} cause={instance.cause} />
-      </div>
+      </ScreenHeader>
       <p className="next-step" role="status">
         {nextStep(instance.state, instance.cause)}
       </p>

@@ -1,9 +1,8 @@
-import { useCallback, useEffect, useRef, useState } from 'react'
-import type { InstanceAnswer, InstanceList, InstanceSummary } from '../../api/types'
+import { useEffect, useRef } from 'react'
 import { changesInstance } from '../../api/event-catalogue'
-import { useApi } from '../../app/api-context'
+import type { InstanceAnswer, InstanceList, InstanceSummary } from '../../api/types'
 import { useLiveEvents } from '../../app/feed-context'
-import type { OperationState } from '../../app/use-operation'
+import { type OperationState, useOperation } from '../../app/use-operation'
 
 /** Calls `reload` after live events that change instances, at most once per burst. */
 function useReloadOnChange(reload: () => Promise<void>, instanceId?: string): void {
@@ -16,35 +15,22 @@ function useReloadOnChange(reload: () => Promise<void>, instanceId?: string): vo
   })
 }
 
-/** The instances with their live state: reloaded whenever a state change comes on the stream. */
+/** The instances with their live state: reloaded after every event that changes an instance. */
 export function useInstances(): [OperationState<InstanceSummary[]>, () => Promise<void>] {
-  const api = useApi()
-  const [state, setState] = useState<OperationState<InstanceSummary[]>>({ status: 'loading' })
-  const reload = useCallback(async () => {
-    try {
-      setState({ status: 'ready', data: (await api.call<InstanceList>('instances')).instances })
-    } catch (error) {
-      setState({ status: 'failed', error })
-    }
-  }, [api])
-  useEffect(() => void reload(), [reload])
+  const [state, reload] = useOperation(
+    async (api) => (await api.call<InstanceList>('instances')).instances,
+    'instances',
+  )
   useReloadOnChange(reload)
   return [state, reload]
 }
 
 /** One instance with its live state. */
 export function useInstance(instanceId: string): [OperationState<InstanceSummary>, () => Promise<void>] {
-  const api = useApi()
-  const [state, setState] = useState<OperationState<InstanceSummary>>({ status: 'loading' })
-  const reload = useCallback(async () => {
-    try {
-      const answer = await api.call<InstanceAnswer>('instance', { instance_id: instanceId })
-      setState({ status: 'ready', data: answer.instance })
-    } catch (error) {
-      setState({ status: 'failed', error })
-    }
-  }, [api, instanceId])
-  useEffect(() => void reload(), [reload])
+  const [state, reload] = useOperation(
+    async (api) => (await api.call<InstanceAnswer>('instance', { instance_id: instanceId })).instance,
+    instanceId,
+  )
   useReloadOnChange(reload, instanceId)
   return [state, reload]
 }

@@ -1,5 +1,6 @@
 import { type FormEvent, useState } from 'react'
 import { useApi } from '../../app/api-context'
+import { useAction } from '../../app/use-action'
 import { ErrorNotice } from '../../components/ErrorNotice'
 
 /** Registers a simulated account: a number that exists on the sandbox network. */
@@ -8,19 +9,15 @@ export function AddContactForm({ onAdded }: { onAdded(phone: string): void }) {
   const [phone, setPhone] = useState('')
   const [name, setName] = useState('')
   const [echo, setEcho] = useState(false)
-  const [error, setError] = useState<unknown>(null)
+  const { error, run } = useAction()
   const add = async (event: FormEvent) => {
     event.preventDefault()
-    setError(null)
-    try {
-      const json = { phone, ...(name ? { name } : {}), ...(echo ? { auto_reply: 'echo' } : {}) }
-      const added = await api.request<{ phone: string }>('POST', 'sandbox/accounts', { json })
-      setPhone('')
-      setName('')
-      onAdded(added.phone)
-    } catch (failure) {
-      setError(failure)
-    }
+    const json = { phone, ...(name ? { name } : {}), ...(echo ? { auto_reply: 'echo' } : {}) }
+    const added = await run(() => api.request<{ phone: string }>('POST', 'sandbox/accounts', { json }))
+    if (!added) return
+    setPhone('')
+    setName('')
+    onAdded(added.phone)
   }
   return (
     <form className="stack" onSubmit={(event) => void add(event)} aria-labelledby="add-contact-title">

@@ -1,27 +1,25 @@
-import { type FormEvent, useCallback, useEffect, useState } from 'react'
+import { type FormEvent, useEffect, useState } from 'react'
 import type { SandboxAccountView, SandboxInbox, SandboxInboxEntryView } from '../../api/types'
 import { useApi } from '../../app/api-context'
 import { useLiveEvents } from '../../app/feed-context'
+import { useAction } from '../../app/use-action'
+import { useOperation } from '../../app/use-operation'
 import { ErrorNotice } from '../../components/ErrorNotice'
 
 /** One contact: send a message as it, and read what it received. */
 export function ContactPanel({ contact, suggestedTo }: { contact: SandboxAccountView; suggestedTo: string }) {
   const api = useApi()
   const path = `sandbox/accounts/${encodeURIComponent(contact.phone)}/messages`
-  const [inbox, setInbox] = useState<SandboxInboxEntryView[]>([])
+  const [received, reload] = useOperation(
+    async (client) => (await client.request<SandboxInbox>('GET', path)).messages,
+    path,
+  )
+  const inbox = received.status === 'ready' ? received.data : []
   const [to, setTo] = useState(suggestedTo)
   const [text, setText] = useState('')
-  const [error, setError] = useState<unknown>(null)
+  const { error, run } = useAction()
   const [status, setStatus] = useState<string | null>(null)
 
-  const reload = useCallback(async () => {
-    try {
-      setInbox((await api.request<SandboxInbox>('GET', path)).messages)
-    } catch (failure) {
-      setError(failure)
-    }
-  }, [api, path])
-  useEffect(() => void reload(), [reload])
   useEffect(() => setTo((current) => current || suggestedTo), [suggestedTo])
   // What an instance sends shows up in the contact's inbox; its message.sent event is the cue to look.
   useLiveEvents((event) => {
@@ -30,15 +28,14 @@ export function ContactPanel({ contact, suggestedTo }: { contact: SandboxAccount
 
   const send = async (event: FormEvent) => {
     event.preventDefault()
-    setError(null)
     setStatus(null)
-    try {
+    const sent = await run(async () => {
       await api.request('POST', path, { json: { to, text } })
-      setText('')
-      setStatus(`Sent as +${contact.phone}.`)
-    } catch (failure) {
-      setError(failure)
-    }
+      return true
+    })
+    if (!sent) return
+    setText('')
+    setStatus(`Sent as +${contact.phone}.`)
   }
 
   const label = contact.name ? `${contact.name} (+${contact.phone})` : `+${contact.phone}`
@@ -68,6 +65,7 @@ export function ContactPanel({ contact, suggestedTo }: { contact: SandboxAccount
       </form>
       {status ? <p role="status">{status}</p> : null}
       {error ? <ErrorNotice error={error} context="Sandbox" /> : null}
+      {received.status === 'failed' ? <ErrorNotice error={received.error} context="Sandbox" /> : null}
       <div className="screen-header">
         <h3>Inbox ({inbox.length})</h3>
         <button type="button" onClick={() => void reload()}>

@@ -1,6 +1,7 @@
 import { useState } from 'react'
 import { EmptyState } from '../../components/EmptyState'
 import { ErrorNotice } from '../../components/ErrorNotice'
+import { ScreenHeader } from '../../components/ScreenHeader'
 import { useInstances } from '../instances/use-instances'
 import { AddContactForm } from './AddContactForm'
 import { ContactPanel } from './ContactPanel'
@@ -21,13 +22,11 @@ export function SandboxScreen() {
 
   return (
     <section aria-labelledby="sandbox-title">
-      <h1 id="sandbox-title" tabIndex={-1}>
-        Sandbox
-      </h1>
-      <p className="lead">
-        A simulated network inside Linkdesk: contacts are simulated accounts that receive, acknowledge and may
-        answer, with no phone and no real account.
-      </p>
+      <ScreenHeader
+        id="sandbox-title"
+        title="Sandbox"
+        lead="A simulated network inside Linkdesk: contacts are simulated accounts that receive, acknowledge and may answer, with no phone and no real account."
+      />
       {accounts.status === 'failed' ? (
         <ErrorNotice error={accounts.error} context="Sandbox accounts" />
       ) : null}

@@ -1,5 +1,6 @@
 import { type FormEvent, useEffect, useState } from 'react'
 import type { LinkdeskBridge } from '../../desktop-bridge'
+import { useAction } from '../../app/use-action'
 import { ErrorNotice } from '../../components/ErrorNotice'
 
 type StartOnLogin = Awaited<ReturnType<LinkdeskBridge['getStartOnLogin']>>
@@ -10,32 +11,25 @@ export function DesktopSettings({ bridge }: { bridge: LinkdeskBridge }) {
   const [startOnLogin, setStartOnLogin] = useState<StartOnLogin | null>(null)
   const [ports, setPorts] = useState<Ports | null>(null)
   const [port, setPort] = useState('')
-  const [error, setError] = useState<unknown>(null)
+  const { error, run } = useAction()
 
   useEffect(() => {
-    bridge.getStartOnLogin().then(setStartOnLogin, setError)
-    bridge.getPort().then((answer) => {
+    void run(async () => setStartOnLogin(await bridge.getStartOnLogin()))
+    void run(async () => {
+      const answer = await bridge.getPort()
       setPorts(answer)
       setPort(String(answer.saved))
-    }, setError)
-  }, [bridge])
+    })
+  }, [bridge, run])
 
   const savePort = async (event: FormEvent) => {
     event.preventDefault()
-    setError(null)
-    try {
-      setPorts(await bridge.setPort(Number(port)))
-    } catch (failure) {
-      setError(failure)
-    }
+    const saved = await run(() => bridge.setPort(Number(port)))
+    if (saved) setPorts(saved)
   }
   const toggleStartOnLogin = async (enabled: boolean) => {
-    setError(null)
-    try {
-      setStartOnLogin(await bridge.setStartOnLogin(enabled))
-    } catch (failure) {
-      setError(failure)
-    }
+    const changed = await run(() => bridge.setStartOnLogin(enabled))
+    if (changed) setStartOnLogin(changed)
   }
 
   return (
@@ -75,7 +69,7 @@ export function DesktopSettings({ bridge }: { bridge: LinkdeskBridge }) {
         </div>
       ) : null}
       <div>
-        <button type="button" onClick={() => void bridge.revealDataFolder().catch(setError)}>
+        <button type="button" onClick={() => void run(() => bridge.revealDataFolder())}>
           Show data folder
         </button>
       </div>

@@ -1,5 +1,6 @@
 import { type FormEvent, useState } from 'react'
 import { useApi } from '../../app/api-context'
+import { useAction } from '../../app/use-action'
 import type { CreatedToken } from '../../api/types'
 import { ErrorNotice } from '../../components/ErrorNotice'
 
@@ -9,22 +10,14 @@ const LABEL_MAX = 80
 export function CreateTokenForm({ onCreated }: { onCreated(created: CreatedToken): void }) {
   const api = useApi()
   const [label, setLabel] = useState('')
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<unknown>(null)
+  const { busy, error, run } = useAction()
 
   const submit = async (event: FormEvent) => {
     event.preventDefault()
-    setBusy(true)
-    setError(null)
-    try {
-      const created = await api.call<CreatedToken>('admin/tokens/create', { label: label.trim() })
-      setLabel('')
-      onCreated(created)
-    } catch (failure) {
-      setError(failure)
-    } finally {
-      setBusy(false)
-    }
+    const created = await run(() => api.call<CreatedToken>('admin/tokens/create', { label: label.trim() }))
+    if (!created) return
+    setLabel('')
+    onCreated(created)
   }
 
   return (
@@ -43,7 +36,7 @@ export function CreateTokenForm({ onCreated }: { onCreated(created: CreatedToken
         placeholder="e.g. order-bot on this laptop"
         aria-describedby="token-label-hint"
       />
-      <button type="submit" className="primary" disabled={busy || label.trim() === ''}>
+      <button type="submit" className="primary" disabled={busy !== null || label.trim() === ''}>
         {busy ? 'Creating…' : 'Create token'}
       </button>
       <p id="token-label-hint" className="hint">

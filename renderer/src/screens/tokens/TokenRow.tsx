@@ -1,5 +1,6 @@
 import { type FormEvent, useState } from 'react'
 import { useApi } from '../../app/api-context'
+import { useAction } from '../../app/use-action'
 import type { TokenInfo } from '../../api/types'
 import { ConfirmDialog } from '../../components/ConfirmDialog'
 import { ErrorNotice } from '../../components/ErrorNotice'
@@ -11,17 +12,16 @@ export function TokenRow({ token, onChanged }: { token: TokenInfo; onChanged(): 
   const api = useApi()
   const [mode, setMode] = useState<'view' | 'rename' | 'confirm-revoke'>('view')
   const [label, setLabel] = useState(token.label)
-  const [error, setError] = useState<unknown>(null)
+  const action = useAction()
 
   const run = async (operation: string, params: Record<string, unknown>) => {
-    setError(null)
-    try {
+    const done = await action.run(async () => {
       await api.call(operation, params)
-      setMode('view')
-      onChanged()
-    } catch (failure) {
-      setError(failure)
-    }
+      return true
+    })
+    if (!done) return
+    setMode('view')
+    onChanged()
   }
   const rename = (event: FormEvent) => {
     event.preventDefault()
@@ -54,7 +54,7 @@ export function TokenRow({ token, onChanged }: { token: TokenInfo; onChanged(): 
         ) : (
           token.label
         )}
-        {error ? <ErrorNotice error={error} /> : null}
+        {action.error ? <ErrorNotice error={action.error} /> : null}
       </td>
       <td>
         <code>{token.id}</code>

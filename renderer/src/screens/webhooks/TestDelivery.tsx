@@ -1,5 +1,6 @@
 import { useState } from 'react'
 import { useApi } from '../../app/api-context'
+import { useAction } from '../../app/use-action'
 import { useFeedSnapshot } from '../../app/feed-context'
 import { ErrorNotice } from '../../components/ErrorNotice'
 import { AttemptList } from '../events/AttemptList'
@@ -9,17 +10,13 @@ export function TestDelivery({ instanceId, enabled }: { instanceId: string; enab
   const api = useApi()
   const { deliveries } = useFeedSnapshot()
   const [eventId, setEventId] = useState<string | null>(null)
-  const [error, setError] = useState<unknown>(null)
+  const { error, run } = useAction()
   const send = async () => {
-    setError(null)
     setEventId(null)
-    try {
-      setEventId(
-        (await api.call<{ event_id: string }>('send_test_event', { instance_id: instanceId })).event_id,
-      )
-    } catch (failure) {
-      setError(failure)
-    }
+    const sent = await run(() =>
+      api.call<{ event_id: string }>('send_test_event', { instance_id: instanceId }),
+    )
+    if (sent) setEventId(sent.event_id)
   }
   const attempts = eventId ? deliveries.filter((attempt) => attempt.event_id === eventId) : []
   return (

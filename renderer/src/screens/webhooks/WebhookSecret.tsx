@@ -1,5 +1,6 @@
 import { useState } from 'react'
 import { useApi } from '../../app/api-context'
+import { useAction } from '../../app/use-action'
 import { ConfirmDialog } from '../../components/ConfirmDialog'
 import { CopyButton } from '../../components/CopyButton'
 import { ErrorNotice } from '../../components/ErrorNotice'
@@ -17,18 +18,15 @@ export function WebhookSecret({
   const api = useApi()
   const [revealed, setRevealed] = useState(false)
   const [confirming, setConfirming] = useState(false)
-  const [error, setError] = useState<unknown>(null)
+  const { error, run } = useAction()
   const rotate = async () => {
     setConfirming(false)
-    setError(null)
-    try {
-      onRotated(
-        (await api.call<{ secret: string }>('rotate_webhook_secret', { instance_id: instanceId })).secret,
-      )
-      setRevealed(true)
-    } catch (failure) {
-      setError(failure)
-    }
+    const rotated = await run(() =>
+      api.call<{ secret: string }>('rotate_webhook_secret', { instance_id: instanceId }),
+    )
+    if (!rotated) return
+    onRotated(rotated.secret)
+    setRevealed(true)
   }
   return (
     <div className="stack">

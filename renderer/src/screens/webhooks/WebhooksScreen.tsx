@@ -1,60 +1,65 @@
 import { type FormEvent, useEffect, useState } from 'react'
-import type { WebhookAnswer, WebhookView } from '../../api/types'
+import type { WebhookAnswer } from '../../api/types'
 import { useApi } from '../../app/api-context'
+import { useAction } from '../../app/use-action'
+import { useOperation } from '../../app/use-operation'
 import { ErrorNotice } from '../../components/ErrorNotice'
+import { ScreenHeader } from '../../components/ScreenHeader'
 import { InstanceSelect } from '../../components/InstanceSelect'
 import { TestDelivery } from './TestDelivery'
 import { WebhookSecret } from './WebhookSecret'
 
 /** An instance's webhook: URL, delivery on or off, the signing secret, and a test event. */
 export function WebhooksScreen() {
-  const api = useApi()
   const [instanceId, setInstanceId] = useState('')
-  const [saved, setSaved] = useState<WebhookView | null>(null)
+  return (
+    <section aria-labelledby="webhooks-title">
+      <ScreenHeader
+        id="webhooks-title"
+        title="Webhooks"
+        lead="Linkdesk POSTs every event of an instance to its webhook URL, signed with the instance's secret, and retries until the receiver answers 2xx."
+      />
+      <InstanceSelect value={instanceId} onChange={setInstanceId} />
+      <WebhookSettings key={instanceId} instanceId={instanceId} />
+    </section>
+  )
+}
+
+/** The chosen instance's webhook (none chosen yet: an empty form that cannot be saved). */
+function WebhookSettings({ instanceId }: { instanceId: string }) {
+  const api = useApi()
+  const [loaded, reload] = useOperation(
+    async (client) =>
+      instanceId
+        ? (await client.call<WebhookAnswer>('get_webhook', { instance_id: instanceId })).webhook
+        : null,
+    instanceId,
+  )
+  const saved = loaded.status === 'ready' ? loaded.data : null
   const [url, setUrl] = useState('')
   const [enable, setEnable] = useState(true)
   const [status, setStatus] = useState<string | null>(null)
-  const [error, setError] = useState<unknown>(null)
+  const { error, run } = useAction()
 
   useEffect(() => {
-    if (!instanceId) return
-    setSaved(null)
-    setStatus(null)
-    setError(null)
-    api.call<WebhookAnswer>('get_webhook', { instance_id: instanceId }).then(({ webhook }) => {
-      setSaved(webhook)
-      setUrl(webhook.url ?? '')
-      setEnable(webhook.url ? webhook.enable : true)
-    }, setError)
-  }, [api, instanceId])
+    if (!saved) return
+    setUrl(saved.url ?? '')
+    setEnable(saved.url ? saved.enable : true)
+  }, [saved])
 
   const save = async (event: FormEvent) => {
     event.preventDefault()
-    setError(null)
     setStatus(null)
-    try {
-      const answer = await api.call<{ message: string }>('set_webhook', {
-        instance_id: instanceId,
-        webhook_url: url,
-        enable,
-      })
-      setSaved((known) => known && { ...known, url, enable })
-      setStatus(answer.message)
-    } catch (failure) {
-      setError(failure)
-    }
+    const answer = await run(() =>
+      api.call<{ message: string }>('set_webhook', { instance_id: instanceId, webhook_url: url, enable }),
+    )
+    if (!answer) return
+    setStatus(answer.message)
+    void reload()
   }
 
   return (
-    <section aria-labelledby="webhooks-title">
-      <h1 id="webhooks-title" tabIndex={-1}>
-        Webhooks
-      </h1>
-      <p className="lead">
-        Linkdesk POSTs every event of an instance to its webhook URL, signed with the instance&apos;s secret,
-        and retries until the receiver answers 2xx.
-      </p>
-      <InstanceSelect value={instanceId} onChange={setInstanceId} />
+    <>
       <form className="stack" onSubmit={(event) => void save(event)}>
         <div className="field">
           <label htmlFor="webhook-url">Webhook URL</label>
@@ -89,16 +94,13 @@ export function WebhooksScreen() {
         </p>
       ) : null}
       {error ? <ErrorNotice error={error} context="Webhook" /> : null}
+      {loaded.status === 'failed' ? <ErrorNotice error={loaded.error} context="Webhook" /> : null}
       {saved ? (
         <>
-          <WebhookSecret
-            instanceId={instanceId}
-            secret={saved.secret}
-            onRotated={(secret) => setSaved({ ...saved, secret })}
-          />
+          <WebhookSecret instanceId={instanceId} secret={saved.secret} onRotated={() => void reload()} />
           <TestDelivery instanceId={instanceId} enabled={Boolean(saved.url && saved.enable)} />
         </>
       ) : null}
-    </section>
+    </>
   )
 }

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react'
 import type { InstanceSummary, QrUpdateData } from '../../../api/types'
 import { useApi } from '../../../app/api-context'
+import { useAction } from '../../../app/use-action'
 import { useFeed, useLiveEvents } from '../../../app/feed-context'
 import { useSandbox } from '../../../app/service-context'
 import { ErrorNotice } from '../../../components/ErrorNotice'
@@ -24,8 +25,7 @@ export function LinkPanel({ instance, startAtOnce }: LinkPanelProps) {
   const sandbox = useSandbox()
   const id = instance.instance_id
   const [qr, setQr] = useState<QrUpdateData | undefined>(() => feed.latestQr(id))
-  const [error, setError] = useState<unknown>(null)
-  const [starting, setStarting] = useState(false)
+  const { busy: starting, error, run } = useAction()
   const started = useRef(false)
 
   useLiveEvents((event) => {
@@ -33,19 +33,12 @@ export function LinkPanel({ instance, startAtOnce }: LinkPanelProps) {
   })
 
   const start = async () => {
-    setStarting(true)
-    setError(null)
-    try {
-      const answer = await api.call<{ base64: string }>('generate_qrcode', { instance_id: id })
-      // The stream brings the same code with its text and expiry; show the image meanwhile.
-      setQr(
-        (known) => known ?? feed.latestQr(id) ?? { qr: answer.base64, qr_text: '', expires_at: 0, count: 1 },
-      )
-    } catch (failure) {
-      setError(failure)
-    } finally {
-      setStarting(false)
-    }
+    const answer = await run(() => api.call<{ base64: string }>('generate_qrcode', { instance_id: id }))
+    if (!answer) return
+    // The stream brings the same code with its text and expiry; show the image meanwhile.
+    setQr(
+      (known) => known ?? feed.latestQr(id) ?? { qr: answer.base64, qr_text: '', expires_at: 0, count: 1 },
+    )
   }
 
   useEffect(() => {
@@ -73,7 +66,7 @@ export function LinkPanel({ instance, startAtOnce }: LinkPanelProps) {
                 current.expires_at === 0 ? { ...current, expires_at: instance.qr_expires_at ?? 0 } : current
               }
             />
-          ) : waiting || starting ? (
+          ) : waiting || starting !== null ? (
             <p className="loading" role="status">
               Waiting for the QR code…
             </p>

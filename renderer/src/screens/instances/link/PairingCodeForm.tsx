@@ -1,5 +1,6 @@
 import { type FormEvent, useState } from 'react'
 import { useApi } from '../../../app/api-context'
+import { useAction } from '../../../app/use-action'
 import { ErrorNotice } from '../../../components/ErrorNotice'
 
 /** Link by phone number instead of scanning: the phone shows where to type the code. */
@@ -7,21 +8,15 @@ export function PairingCodeForm({ instanceId }: { instanceId: string }) {
   const api = useApi()
   const [phone, setPhone] = useState('')
   const [code, setCode] = useState<string | null>(null)
-  const [error, setError] = useState<unknown>(null)
-  const [busy, setBusy] = useState(false)
+  const { busy, error, run } = useAction()
 
   const request = async (event: FormEvent) => {
     event.preventDefault()
-    setBusy(true)
-    setError(null)
     setCode(null)
-    try {
-      setCode((await api.call<{ code: string }>('pairing_code', { instance_id: instanceId, phone })).code)
-    } catch (failure) {
-      setError(failure)
-    } finally {
-      setBusy(false)
-    }
+    const answer = await run(() =>
+      api.call<{ code: string }>('pairing_code', { instance_id: instanceId, phone }),
+    )
+    if (answer) setCode(answer.code)
   }
 
   return (
@@ -44,7 +39,7 @@ export function PairingCodeForm({ instanceId }: { instanceId: string }) {
         </p>
       </div>
       <div className="actions">
-        <button type="submit" disabled={busy}>
+        <button type="submit" disabled={!!busy}>
           {busy ? 'Asking for a code…' : 'Get a pairing code'}
         </button>
       </div>

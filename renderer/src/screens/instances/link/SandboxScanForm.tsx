@@ -1,5 +1,6 @@
 import { type FormEvent, useState } from 'react'
 import { useApi } from '../../../app/api-context'
+import { useAction } from '../../../app/use-action'
 import { ErrorNotice } from '../../../components/ErrorNotice'
 
 /** A number for a new simulated phone, so a first scan needs no typing. */
@@ -12,21 +13,12 @@ export function SandboxScanForm({ qrText }: { qrText: string | undefined }) {
   const api = useApi()
   const [phone, setPhone] = useState(suggestedPhone)
   const [name, setName] = useState('Sandbox phone')
-  const [error, setError] = useState<unknown>(null)
-  const [busy, setBusy] = useState(false)
+  const { busy, error, run } = useAction()
 
   const scan = async (event: FormEvent) => {
     event.preventDefault()
     if (!qrText) return
-    setBusy(true)
-    setError(null)
-    try {
-      await api.request('POST', 'sandbox/link', { json: { qr: qrText, phone, name } })
-    } catch (failure) {
-      setError(failure)
-    } finally {
-      setBusy(false)
-    }
+    await run(() => api.request('POST', 'sandbox/link', { json: { qr: qrText, phone, name } }))
   }
 
   return (
@@ -51,7 +43,7 @@ export function SandboxScanForm({ qrText }: { qrText: string | undefined }) {
         <input id="sandbox-name" value={name} onChange={(event) => setName(event.target.value)} />
       </div>
       <div className="actions">
-        <button type="submit" className="primary" disabled={busy || !qrText}>
+        <button type="submit" className="primary" disabled={busy !== null || !qrText}>
           {busy ? 'Scanning…' : 'Scan with a sandbox phone'}
         </button>
       </div>
