@@ -1,9 +1,18 @@
 import assert from 'node:assert/strict'
+import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
+import { fileURLToPath } from 'node:url'
 import type { Core } from '../index'
-import { call, startCore, tempDataDir, waitForStatus } from '../instances/testing/instance-harness'
+import {
+  call,
+  decodeQr,
+  ok,
+  startCore,
+  tempDataDir,
+  waitForStatus,
+} from '../instances/testing/instance-harness'
 import {
   eventually,
   linkedInstance,
@@ -132,4 +141,109 @@ test('--sandbox-reset starts a fresh network: the device is unknown and the inst
   // The fresh network links anew, numbering devices from the start.
   await linkedInstance(core, ME)
   assert.deepEqual(core.sandbox!.control.accounts().find((a) => a.phone === ME)?.linkedDevices, [1])
+})
+
+const serveEntry = fileURLToPath(new URL('../../headless/serve.ts', import.meta.url))
+
+/** `npm run serve -- --sandbox` in its own process group; answers its API base once it prints it. */
+function serve(dir: string): Promise<{ child: ChildProcess; api: string }> {
+  const args = [
+    '--import',
+    'tsx',
+    serveEntry,
+    '--port',
+    '0',
+    '--data-dir',
+    dir,
+    '--sandbox',
+    '--log-level',
+    'warn',
+  ]
+  const child = spawn(process.execPath, [...args, '--send-interval-ms', '0'], {
+    env: { ...process.env, LINKDESK_ACCESS_TOKEN: TOKEN },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  return new Promise((resolve, reject) => {
+    let out = ''
+    let err = ''
+    child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()))
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString()
+      const match = /api: (\S+)/.exec(out)
+      if (match?.[1]) resolve({ child, api: match[1] })
+    })
+    child.once('exit', (code) => reject(new Error(`serve exited (${code}): ${err}`)))
+  })
+}
+
+/** Kills the whole process group with SIGKILL, as a crash would, and waits for it to be gone. */
+function kill(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    child.removeAllListeners('exit')
+    if (child.exitCode !== null || child.signalCode !== null) return resolve()
+    child.once('exit', () => resolve())
+    process.kill(-child.pid!, 'SIGKILL')
+  })
+}
+
+async function waitForState(api: string, instanceId: string, state: string): Promise<any> {
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    const { instance } = await ok(api, 'instance', { instance_id: instanceId })
+    if (instance.state === state) return instance
+    if (Date.now() > deadline) throw new Error(`${instanceId} still ${instance.state} (${instance.cause})`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+async function contactInbox(api: string, phone: string): Promise<Array<{ id: string; text: string }>> {
+  const response = await fetch(`${api}/sandbox/accounts/${phone}/messages`, {
+    headers: { authorization: `Bearer ${TOKEN}` },
+  })
+  return ((await response.json()) as { messages: Array<{ id: string; text: string }> }).messages
+}
+
+test('`npm run serve -- --sandbox` killed with SIGKILL and started again: the instance is connected and reaches its contact', async () => {
+  const dir = tempDataDir()
+  let server = await serve(dir)
+  try {
+    await ok(server.api, 'sandbox/accounts', { phone: ALICE, name: 'Alice' })
+    const { instance_id: id } = await ok(server.api, 'create_instance')
+    const { base64 } = await ok(server.api, 'generate_qrcode', { instance_id: id })
+    await ok(server.api, 'sandbox/link', { qr: decodeQr(base64), phone: ME })
+    await waitForState(server.api, id, 'connected')
+    const before = await ok(server.api, 'send_message', {
+      instance_id: id,
+      number: ALICE,
+      type: 'text',
+      message: 'one',
+    })
+    await kill(server.child)
+
+    server = await serve(dir)
+    await waitForState(server.api, id, 'connected')
+    const sent = await ok(server.api, 'send_message', {
+      instance_id: id,
+      number: ALICE,
+      type: 'text',
+      message: 'two',
+    })
+    const deadline = Date.now() + 20_000
+    let inbox = await contactInbox(server.api, ALICE)
+    while (!inbox.some((entry) => entry.id === sent.message.key.id) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      inbox = await contactInbox(server.api, ALICE)
+    }
+    assert.deepEqual(
+      inbox.map((entry) => [entry.id, entry.text]),
+      [
+        [before.message.key.id, 'one'],
+        [sent.message.key.id, 'two'],
+      ],
+    )
+  } finally {
+    await kill(server.child)
+    rmSync(dir, { recursive: true, force: true })
+  }
 })

@@ -116,12 +116,26 @@ function relayedAttrs(outgoing: Outgoing, owner: Account): Record<string, string
   return { ...base, from, notify: sender.name, ...otherForm }
 }
 
-/** Routes a message a linked device sent: to simulated phones (decrypted) and to other linked devices (relayed). */
+/**
+ * Routes a message a linked device sent: to simulated phones (decrypted) and to other linked devices (relayed);
+ * then acknowledges it.
+ */
 export async function handleClientMessage(ctx: StanzaContext, stanza: BinaryNode): Promise<void> {
-  const { network, session, connection } = ctx
+  const { network, connection } = ctx
   const id = stanza.attrs.id ?? ''
   const to = stanza.attrs.to ?? ''
-  connection.send(node('ack', { class: 'message', id, from: to, t: String(unixNow()) }))
+  try {
+    await route(ctx, stanza, id, to)
+  } finally {
+    // Acknowledged once the network has the message for good, as WhatsApp's server does: what a client saw
+    // acknowledged is still there after the sandbox restarts.
+    await network.state.flushed()
+    connection.send(node('ack', { class: 'message', id, from: to, t: String(unixNow()) }))
+  }
+}
+
+async function route(ctx: StanzaContext, stanza: BinaryNode, id: string, to: string): Promise<void> {
+  const { network, session } = ctx
   if (!session) return
   const group = to.endsWith('@g.us') ? network.groups.get(to) : undefined
   const outgoing: Outgoing = {
