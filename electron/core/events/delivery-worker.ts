@@ -3,6 +3,7 @@ import type { Logger } from '../logger'
 import type { WriteBatch } from '../store/write-batch'
 import type { AttemptOutcome, DeliveryAttempt, DeliveryLog } from './delivery-log'
 import type { EventLog, StoredEvent } from './event-log'
+import type { PostsInFlight } from './posts-in-flight'
 import type { WebhookSettings } from './event-settings'
 import { attemptDelivery, retryDelayMs, type AttemptResult } from './webhook-delivery'
 import type { OutboxEntry, QueuedEntry, WebhookOutbox, WebhookTarget } from './webhook-outbox'
@@ -13,8 +14,15 @@ export interface WorkerDeps {
   events: EventLog
   deliveries: DeliveryLog
   settings: WebhookSettings
-  /** Commits the staged writes as one batch; a failure is reported there (the entry then stays queued). */
-  write(what: string, stage: (batch: WriteBatch) => void): void
+  /**
+   * Commits the staged writes as one batch; resolves once committed or failed (a failure is reported there,
+   * and the entry then stays queued).
+   */
+  write(what: string, stage: (batch: WriteBatch) => void): Promise<void>
+  /** The posts under way (shared by every worker), to count re-posts after a kill. */
+  posts: PostsInFlight
+  /** A post repeats one that was under way when the previous run stopped (the receiver may have it). */
+  onRepost(): void
   /** While the write of this queue id (or, without one, any write) is not committed, a promise of its commit. */
   uncommitted(queueId?: string): Promise<void> | undefined
   /** The instance's webhook now (its record), the fallback if the record is gone, undefined while off. */
@@ -184,7 +192,7 @@ export class InstanceDeliveryWorker {
     const stored = head.stored ?? this.deps.events.get(entry.eventId)
     const target = this.deps.target(this.instanceId, entry.fallback)
     if (!stored || !target) {
-      this.deps.write('skipping a delivery', (batch) => {
+      void this.deps.write('skipping a delivery', (batch) => {
         if (stored)
           this.deps.events.setDelivery(batch, entry.eventId, { ...stored.delivery, status: 'skipped' })
         this.deps.outbox.remove(batch, this.instanceId, head.queueId)
@@ -195,6 +203,7 @@ export class InstanceDeliveryWorker {
     }
     const attempt = entry.attempts + 1
     const attemptedAt = new Date(this.deps.now()).toISOString()
+    if (this.deps.posts.starting(head.queueId)) this.deps.onRepost()
     const result = await attemptDelivery(
       { url: target.url, secret: target.secret, event: stored.envelope, attempt },
       {
@@ -230,7 +239,7 @@ export class InstanceDeliveryWorker {
     }
     // The attempt, the event's summary and the entry's fate commit together: a failed commit leaves the entry
     // queued as it was, so the event is delivered again after a restart rather than lost.
-    this.deps.write('recording a delivery attempt', (batch) => {
+    const recorded = this.deps.write('recording a delivery attempt', (batch) => {
       this.deps.deliveries.record(batch, record, stored.owner)
       this.deps.events.setDelivery(batch, entry.eventId, {
         status: retrying ? 'pending' : outcome,
@@ -242,6 +251,7 @@ export class InstanceDeliveryWorker {
       if (retrying) this.deps.outbox.save(batch, this.instanceId, head.queueId, entry)
       else this.deps.outbox.remove(batch, this.instanceId, head.queueId)
     })
+    void recorded.then(() => this.deps.posts.settled(head.queueId))
     this.deps.onOutcome(outcome, record, stored.owner)
     if (retrying) return
     if (outcome === 'failed') {

@@ -6,6 +6,8 @@ import type { MetricsProvider } from './metrics'
 export class EventCounters {
   readonly emitted = new Map<EventName, number>()
   readonly outcomes = new Map<AttemptOutcome | 'skipped', number>()
+  /** Posts repeating one under way when the app last stopped. */
+  reposts = 0
 
   countEvent(event: EventName): void {
     this.emitted.set(event, (this.emitted.get(event) ?? 0) + 1)
@@ -13,6 +15,10 @@ export class EventCounters {
 
   countOutcome(outcome: AttemptOutcome | 'skipped'): void {
     this.outcomes.set(outcome, (this.outcomes.get(outcome) ?? 0) + 1)
+  }
+
+  countRepost(): void {
+    this.reposts += 1
   }
 }
 
@@ -37,6 +43,12 @@ export function eventMetricsProvider(
           labels: { outcome },
           value: counters.outcomes.get(outcome) ?? 0,
         })),
+      },
+      {
+        name: 'linkdesk_webhook_reposts_total',
+        help: 'Webhook posts since start that repeat a post under way when the app last stopped (the receiver may have it: deduplicate by X-Linkdesk-Event-Id).',
+        type: 'counter',
+        samples: [{ value: counters.reposts }],
       },
       {
         name: 'linkdesk_webhook_outbox_depth',

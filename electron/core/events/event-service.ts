@@ -17,6 +17,7 @@ import { contractViolations, type EventName } from './event-catalogue'
 import type { EventSink, LinkdeskEvent } from './event-types'
 import { LiveStream } from './live-stream'
 import { MessageEventIndex } from './message-event-index'
+import { PostsInFlight } from './posts-in-flight'
 import type { MetricsProvider } from './metrics'
 import { WebhookOutbox, type OutboxEntry, type WebhookTarget } from './webhook-outbox'
 
@@ -63,6 +64,7 @@ export class EventService implements EventSink {
   readonly outbox: WebhookOutbox
   readonly live = new LiveStream()
   private readonly messages: MessageEventIndex
+  private readonly posts: PostsInFlight
   private readonly journal: EventJournal
   private readonly workers = new Map<string, InstanceDeliveryWorker>()
   private readonly stop = new AbortController()
@@ -88,6 +90,7 @@ export class EventService implements EventSink {
     this.deliveries = new DeliveryLog(deps.db)
     this.outbox = new WebhookOutbox(deps.db)
     this.messages = new MessageEventIndex(deps.db)
+    this.posts = new PostsInFlight(join(deps.dataDir, 'webhook-posts'))
     this.dispatcher = deps.dispatcher ?? new Agent({ keepAliveTimeout: 30_000 })
     const journalPath = join(deps.dataDir, 'events.journal')
     this.recover(EventJournal.read(journalPath))
@@ -306,6 +309,7 @@ export class EventService implements EventSink {
     await this.settled()
     if (!this.deps.dispatcher) await this.dispatcher.close()
     this.journal.close()
+    this.posts.close()
   }
 
   /** Writes to LMDB what the last run journaled but did not commit (it was killed in between). */
@@ -383,11 +387,12 @@ export class EventService implements EventSink {
         events: this.events,
         deliveries: this.deliveries,
         settings: this.deps.settings.webhook,
-        write: (what, stage) => {
+        write: (what, stage) =>
           writeBatch(this.deps.db, stage).catch((error: unknown) =>
             this.log.error({ err: error, instanceId }, `${what} failed`),
-          )
-        },
+          ),
+        posts: this.posts,
+        onRepost: () => this.counters.countRepost(),
         target: (id, fallback) => {
           const record = this.deps.instances.find(id)
           return record ? activeWebhook(record) : fallback

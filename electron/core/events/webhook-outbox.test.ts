@@ -125,3 +125,43 @@ test('a network message keeps its one event id across a kill before any commit',
   await receiver.until(() => unique().length === 51, 30_000)
   assert.deepEqual(unique(), [...emitted, fresh.event_id])
 })
+
+test('a post under way at a kill is posted again after the restart and counted as a re-post', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'linkdesk-crash-'))
+  // The third post gets no answer before the kill: the receiver may have acted on it.
+  const receiver = await WebhookReceiver.start((delivery, index) => ({
+    status: 200,
+    delayMs: index === 2 ? 60_000 : 0,
+  }))
+  t.after(async () => {
+    await receiver.close()
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dataDir, receiver.url, '5'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  t.after(() => child.kill('SIGKILL'))
+  let output = ''
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  await waitFor(() => receiver.received.length === 3, 30_000, 'the third post')
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  child.kill('SIGKILL')
+  await exited
+  const emitted = JSON.parse(output) as string[]
+  receiver.respond = () => ({ status: 200 })
+
+  const restarted = eventFixture(undefined, dataDir)
+  t.after(() => restarted.close())
+  restarted.addInstance('CRASH', receiver.url)
+  await receiver.until(() => receiver.received.length === 6, 30_000)
+  assert.deepEqual(
+    receiver.received.map(({ event }) => event.event_id),
+    [...emitted.slice(0, 3), ...emitted.slice(2)],
+    'the third event is posted again, then the rest',
+  )
+  const reposts = restarted.service
+    .metricsProvider()
+    .collect()
+    .find((family) => family.name === 'linkdesk_webhook_reposts_total')
+  assert.equal(reposts?.samples[0]?.value, 1)
+})
