@@ -86,6 +86,8 @@ export interface Config {
    * `sw.js`, or the sandbox's), empty never fetches and keeps the bundled version.
    */
   waVersionUrl?: string
+  /** The ffmpeg program that converts audio to voice notes: a path, or a name looked up on PATH. */
+  ffmpeg: string
 }
 
 export const DEFAULT_PORT = 8686
@@ -142,7 +144,10 @@ export interface ConfigInput {
   fsync?: boolean
   uiDir?: string
   waVersionUrl?: string
+  ffmpeg?: string
 }
+
+export const DEFAULT_FFMPEG = 'ffmpeg'
 
 /** The OS's usual per-user folder for app data. */
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform = process.platform): string {
@@ -273,5 +278,6 @@ export function parseConfig(input: ConfigInput, env: NodeJS.ProcessEnv = process
     fsync: input.fsync ?? false,
     uiDir: input.uiDir,
     waVersionUrl: parseVersionUrl(input.waVersionUrl),
+    ffmpeg: input.ffmpeg?.trim() || DEFAULT_FFMPEG,
   }
 }

@@ -18,6 +18,7 @@ import { InstanceManager } from './instances/instance-manager'
 import { instanceMetricsProvider } from './instances/instance-metrics'
 import { InstanceRegistry } from './instances/instance-registry'
 import { createLogger, type Logger } from './logger'
+import { createVoiceNoteConverter } from './messages/media-convert/voice-note-audio'
 import { MessageService } from './messages/message-service'
 import { UploadStore } from './messages/upload-store'
 import { createSandbox, type Sandbox } from './sandbox'
@@ -126,6 +127,12 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     logger,
     connection: (instanceId) => instances.connection(instanceId),
     apiBase: () => apiBase,
+    // A conversion runs in the instance's turn like a media fetch, so it gets the same time limit.
+    voiceNotes: createVoiceNoteConverter({
+      ffmpeg: config.ffmpeg,
+      timeoutMs: config.limits.mediaFetchMs,
+      maxBytes: config.limits.mediaBytes,
+    }),
     ackTimeoutMs: config.timings.operationWaitMs,
   })
   const instances: InstanceManager = new InstanceManager({

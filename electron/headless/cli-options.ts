@@ -1,6 +1,7 @@
 import {
   ConfigError,
   type ConfigInput,
+  DEFAULT_FFMPEG,
   DEFAULT_HOST,
   DEFAULT_LIMITS,
   DEFAULT_LOG_LEVEL,
@@ -141,6 +142,18 @@ export const SERVE_COMMAND: CommandSpec<ConfigInput> = {
         "fsync each event before it counts as recorded: events survive power loss too, not only a killed process (about 1.5 ms per event, against 0.15 ms without, on the project's machine)",
       apply: (input, value) => {
         input.fsync = value
+      },
+    },
+    {
+      kind: 'value',
+      name: 'ffmpeg',
+      placeholder: 'PATH',
+      env: 'LINKDESK_FFMPEG',
+      default: DEFAULT_FFMPEG,
+      description:
+        'the ffmpeg that converts audio for voice notes, a path or a name on PATH; without one only Ogg/Opus is sent',
+      apply: (input, value) => {
+        input.ffmpeg = value
       },
     },
     {

@@ -1,14 +1,36 @@
 import { ERROR_CODES } from '../errors'
+import { unhandledCase } from '../exhaustive'
 import type { Limits } from '../config'
 import { eventComponents } from './openapi-events'
 import { openApiSchema } from './openapi-schema'
 import type { Operation } from './operation'
 import type { FieldSpec } from './params'
 
+function typeSchema(spec: FieldSpec): Record<string, unknown> {
+  switch (spec.type) {
+    case 'file':
+      return { type: 'string', format: 'binary' }
+    case 'list': {
+      const item = spec.maxLength === undefined ? {} : { maxLength: spec.maxLength }
+      return {
+        type: 'array',
+        items: { type: 'string', ...item },
+        ...(spec.maxItems ? { maxItems: spec.maxItems } : {}),
+      }
+    }
+    case 'string':
+      return { type: 'string', ...(spec.maxLength === undefined ? {} : { maxLength: spec.maxLength }) }
+    case 'boolean':
+    case 'integer':
+    case 'number':
+      return { type: spec.type }
+    default:
+      return unhandledCase(spec.type, 'field type')
+  }
+}
+
 function fieldSchema(spec: FieldSpec): Record<string, unknown> {
-  const type = spec.type === 'file' ? { type: 'string', format: 'binary' } : { type: spec.type }
-  const schema: Record<string, unknown> = { ...type, description: spec.description }
-  if (spec.maxLength !== undefined) schema.maxLength = spec.maxLength
+  const schema: Record<string, unknown> = { ...typeSchema(spec), description: spec.description }
   if (spec.enum) schema.enum = spec.enum
   if (spec.example !== undefined) schema.example = spec.example
   if (spec.minimum !== undefined) schema.minimum = spec.minimum

@@ -14,15 +14,22 @@ export class UploadedFile {
 
 /** How one named parameter is read: its type and constraints, also used for the OpenAPI document. */
 export interface FieldSpec {
-  /** `file` is a multipart/form-data file part; it cannot come from the query string, JSON or a plain form. */
-  type: 'string' | 'boolean' | 'integer' | 'file'
+  /**
+   * `file` is a multipart/form-data file part; it cannot come from the query string, JSON or a plain form.
+   * `number` is a decimal (`-33.8568`), as a JSON number or a string. `list` is a list of strings: a JSON
+   * array, the key repeated (`mentions=1&mentions=2`, in a query string or a form), or one comma-separated value.
+   */
+  type: 'string' | 'boolean' | 'integer' | 'number' | 'list' | 'file'
   required?: boolean
   description: string
+  /** For strings, and for each item of a list. */
   maxLength?: number
+  /** For lists. */
+  maxItems?: number
   enum?: readonly string[]
   /** Extra check on a string value; returns a reason when the value is not acceptable. */
   check?: (value: string) => string | undefined
-  example?: string | boolean | number
+  example?: string | boolean | number | readonly string[]
   minimum?: number
   maximum?: number
 }
@@ -31,11 +38,13 @@ export type Fields = Record<string, FieldSpec>
 
 type ValueOf<F extends FieldSpec> = F['type'] extends 'boolean'
   ? boolean
-  : F['type'] extends 'integer'
+  : F['type'] extends 'integer' | 'number'
     ? number
     : F['type'] extends 'file'
       ? UploadedFile
-      : string
+      : F['type'] extends 'list'
+        ? string[]
+        : string
 
 /** The typed parameters of an operation: required fields are present, optional ones may be undefined. */
 export type ParamsOf<F extends Fields> = {
@@ -57,9 +66,9 @@ function readOne(
   name: string,
   spec: FieldSpec,
   raw: unknown,
-): string | boolean | number | UploadedFile | undefined {
+): string | boolean | number | string[] | UploadedFile | undefined {
   if (raw === undefined || raw === null || raw === '') return undefined
-  if (Array.isArray(raw))
+  if (Array.isArray(raw) && spec.type !== 'list')
     throw new AppError('invalid_parameter', `${name} was given more than once; give it once.`)
   if (raw instanceof UploadedFile && spec.type !== 'file') {
     throw new AppError('invalid_parameter', `${name} must be a plain form field, not a file.`)
@@ -93,17 +102,57 @@ function readOne(
         typeof raw === 'number' ? raw : typeof raw === 'string' && /^-?\d+$/.test(raw) ? Number(raw) : NaN
       if (!Number.isSafeInteger(value))
         throw new AppError('invalid_parameter', `${name} must be a whole number.`)
-      if (spec.minimum !== undefined && value < spec.minimum) {
-        throw new AppError('invalid_parameter', `${name} must be at least ${spec.minimum}.`)
-      }
-      if (spec.maximum !== undefined && value > spec.maximum) {
-        throw new AppError('invalid_parameter', `${name} must be at most ${spec.maximum}.`)
-      }
+      checkRange(name, spec, value)
       return value
     }
+    case 'number': {
+      const value =
+        typeof raw === 'number'
+          ? raw
+          : typeof raw === 'string' && /^-?\d+(\.\d+)?$/.test(raw.trim())
+            ? Number(raw)
+            : NaN
+      if (!Number.isFinite(value))
+        throw new AppError('invalid_parameter', `${name} must be a decimal number, such as -33.8568.`)
+      checkRange(name, spec, value)
+      return value
+    }
+    case 'list':
+      return readList(name, spec, raw)
     default:
       return unhandledCase(spec.type, 'field type')
   }
+}
+
+function checkRange(name: string, spec: FieldSpec, value: number): void {
+  if (spec.minimum !== undefined && value < spec.minimum) {
+    throw new AppError('invalid_parameter', `${name} must be at least ${spec.minimum}.`)
+  }
+  if (spec.maximum !== undefined && value > spec.maximum) {
+    throw new AppError('invalid_parameter', `${name} must be at most ${spec.maximum}.`)
+  }
+}
+
+/** A list: an array (JSON, or a repeated key), or one comma-separated string; empty items are dropped. */
+function readList(name: string, spec: FieldSpec, raw: unknown): string[] | undefined {
+  const items = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : [raw]
+  const list = items.map((item) => {
+    if (typeof item === 'number' && Number.isSafeInteger(item)) return String(item)
+    if (typeof item !== 'string')
+      throw new AppError('invalid_parameter', `${name} must be a list of strings.`)
+    if (spec.maxLength !== undefined && item.length > spec.maxLength) {
+      throw new AppError(
+        'invalid_parameter',
+        `Each item of ${name} must be at most ${spec.maxLength} characters.`,
+      )
+    }
+    return item.trim()
+  })
+  const present = list.filter((item) => item !== '')
+  if (spec.maxItems !== undefined && present.length > spec.maxItems) {
+    throw new AppError('invalid_parameter', `${name} may list at most ${spec.maxItems} items.`)
+  }
+  return present.length ? present : undefined
 }
 
 /** Reads and validates the declared fields; unknown extra fields are ignored, as hosted APIs do. */

@@ -5,25 +5,45 @@ import type { Core } from '../index'
 import { call, startCore, tempDataDir } from '../instances/testing/instance-harness'
 import { sineAudio } from './media-convert/testing/sine-audio'
 import { createVoiceNoteConverter, VOICE_NOTE_MIMETYPE } from './media-convert/voice-note-audio'
-import { linkedInstance, recordEvents, sha256, TOKEN } from './testing/messaging-harness'
+import {
+  eventually,
+  linkedInstance,
+  pngBytes,
+  recordEvents,
+  sha256,
+  startFileServer,
+  TOKEN,
+} from './testing/messaging-harness'
 
 const ME = '15550400001'
 const ALICE = '15550400002'
+const BOB = '15550400003'
 
 let core: Core
 let dataDir: string
 let instanceId: string
 let events: ReturnType<typeof recordEvents>
+let files: Awaited<ReturnType<typeof startFileServer>>
+let mp3: Buffer
+let opus: Buffer
 
 before(async () => {
   dataDir = tempDataDir()
   core = await startCore({ dataDir, sandbox: true, limits: { sendIntervalMs: 0, sendJitterMs: 0 } })
   events = recordEvents(core)
   await core.sandbox!.control.addAccount({ phone: ALICE, name: 'Alice' })
+  await core.sandbox!.control.addAccount({ phone: BOB, name: 'Bob' })
   instanceId = await linkedInstance(core, ME)
+  mp3 = await sineAudio('mp3', 2)
+  opus = await sineAudio('ogg-opus', 1)
+  files = await startFileServer({
+    '/hello.mp3': { type: 'audio/mpeg', body: mp3 },
+    '/photo.png': { type: 'image/png', body: pngBytes(2048) },
+  })
 })
 
 after(async () => {
+  await files.close()
   await core.close()
   rmSync(dataDir, { recursive: true, force: true })
 })
@@ -164,5 +184,180 @@ describe('receiving', () => {
     assert.equal(quoted.id, askedId)
     assert.equal(quoted.text, 'Which day suits you?')
     assert.equal(quoted.type, 'text')
+  })
+})
+
+function send(params: Record<string, unknown>) {
+  return call(core.apiBase, 'send_message', { instance_id: instanceId, ...params })
+}
+
+async function inboxEntry(phone: string, id: string) {
+  const [entry] = await eventually(
+    () =>
+      control()
+        .inbox(phone)
+        .filter((e) => e.id === id),
+    (found) => found.length === 1,
+    `message ${id} in the inbox of ${phone}`,
+  )
+  assert.ok(entry)
+  return entry
+}
+
+describe('sending', () => {
+  test('type=voice from a media_url: MP3 converted to Ogg/Opus, sent as PTT with its length and waveform', async () => {
+    const { status, body } = await send({ number: ALICE, type: 'voice', media_url: files.url('/hello.mp3') })
+    assert.equal(status, 200, JSON.stringify(body))
+    const { key, message } = body.message
+    assert.equal(message.audioMessage.ptt, true)
+    assert.equal(message.audioMessage.mimetype, VOICE_NOTE_MIMETYPE)
+    assert.equal(message.audioMessage.url, undefined, 'no download keys in the answer')
+    const entry = await inboxEntry(ALICE, key.id)
+    assert.equal(entry.type, 'audio')
+    assert.equal(entry.ptt, true)
+    assert.equal(entry.mimetype, VOICE_NOTE_MIMETYPE)
+    assert.equal(entry.seconds, 2)
+    assert.equal(entry.waveform?.length, 64)
+    assert.notEqual(entry.sha256, sha256(mp3), 'the contact got the converted file, not the MP3')
+    const sent = await events.waitFor((e) => e.event === 'message.sent' && e.data.id === key.id, 'sent')
+    assert.equal((sent.data.media as Record<string, unknown>).voice_note, true)
+  })
+
+  test('type=voice as a multipart file part: Ogg/Opus is sent as it is', async () => {
+    const form = new FormData()
+    form.set('access_token', TOKEN)
+    form.set('instance_id', instanceId)
+    form.set('number', ALICE)
+    form.set('type', 'voice')
+    form.set('file', new Blob([new Uint8Array(opus)], { type: 'audio/ogg' }), 'note.ogg')
+    const response = await fetch(`${core.apiBase}/send_message`, { method: 'POST', body: form })
+    const body = await response.json()
+    assert.equal(response.status, 200, JSON.stringify(body))
+    const entry = await inboxEntry(ALICE, body.message.key.id)
+    assert.equal(entry.ptt, true)
+    assert.equal(entry.sha256, sha256(opus))
+  })
+
+  test('type=location by GET with decimal strings arrives with its coordinates, name and address', async () => {
+    const query = new URLSearchParams({
+      access_token: TOKEN,
+      instance_id: instanceId,
+      number: ALICE,
+      type: 'location',
+      latitude: '-33.8568',
+      longitude: '151.2153',
+      location_name: 'Opera House',
+      address: 'Bennelong Point, Sydney',
+    })
+    const response = await fetch(`${core.apiBase}/send_message?${query}`)
+    const body = await response.json()
+    assert.equal(response.status, 200, JSON.stringify(body))
+    assert.deepEqual(body.message.message, {
+      locationMessage: {
+        degreesLatitude: -33.8568,
+        degreesLongitude: 151.2153,
+        name: 'Opera House',
+        address: 'Bennelong Point, Sydney',
+      },
+    })
+    const entry = await inboxEntry(ALICE, body.message.key.id)
+    assert.deepEqual(entry.location, {
+      latitude: -33.8568,
+      longitude: 151.2153,
+      name: 'Opera House',
+      address: 'Bennelong Point, Sydney',
+    })
+  })
+
+  test('type=contacts from a form with the key repeated, and from a JSON array, arrive as vCards', async () => {
+    const form = new URLSearchParams({ access_token: TOKEN, instance_id: instanceId, number: ALICE })
+    form.set('type', 'contacts')
+    form.append('contacts', 'Bob Builder:+1 555 040 0003')
+    form.append('contacts', 'Dr. Who: The Doctor:+44 20 7946 0000')
+    const response = await fetch(`${core.apiBase}/send_message`, { method: 'POST', body: form })
+    const body = await response.json()
+    assert.equal(response.status, 200, JSON.stringify(body))
+    const entry = await inboxEntry(ALICE, body.message.key.id)
+    assert.equal(entry.type, 'contact')
+    assert.deepEqual(
+      entry.contacts?.map(({ name, phones }) => ({ name, phones })),
+      [
+        { name: 'Bob Builder', phones: [BOB] },
+        { name: 'Dr. Who: The Doctor', phones: ['442079460000'] },
+      ],
+    )
+    const one = await send({ number: ALICE, type: 'contacts', contacts: ['Bob:15550400003'] })
+    assert.equal(one.status, 200, JSON.stringify(one.body))
+    assert.equal(one.body.message.message.contactMessage.displayName, 'Bob')
+    const single = await inboxEntry(ALICE, one.body.message.key.id)
+    assert.deepEqual(single.contacts?.[0]?.phones, [BOB])
+  })
+
+  test('reply_to quotes a received message; the text answer keeps the seed shape', async () => {
+    const { id: question } = await control().send(ALICE, { to: ME, text: 'Are you coming?' })
+    await received(question, 'question')
+    const { status, body } = await send({ number: ALICE, type: 'text', message: 'Yes!', reply_to: question })
+    assert.equal(status, 200, JSON.stringify(body))
+    assert.deepEqual(body.message.message, { extendedTextMessage: { text: 'Yes!' } })
+    const entry = await inboxEntry(ALICE, body.message.key.id)
+    assert.equal(entry.text, 'Yes!')
+    assert.equal(entry.quotedId, question)
+    const sent = await events.waitFor(
+      (e) => e.event === 'message.sent' && e.data.id === body.message.key.id,
+      'sent',
+    )
+    assert.equal((sent.data.quoted as Record<string, unknown>).id, question)
+  })
+
+  test('mentions in a group: listed numbers and @<number> in the text, for every member', async () => {
+    const { groupId } = await control().createGroup({ subject: 'Mentions', participants: [ALICE, BOB, ME] })
+    const { status, body } = await send({
+      number: groupId,
+      type: 'text',
+      message: `@${BOB} please call @${ALICE}`,
+      mentions: `${ALICE},+1 555 040 0003`,
+    })
+    assert.equal(status, 200, JSON.stringify(body))
+    for (const phone of [ALICE, BOB]) {
+      const entry = await inboxEntry(phone, body.message.key.id)
+      assert.deepEqual(entry.mentions, [`${ALICE}@s.whatsapp.net`, `${BOB}@s.whatsapp.net`])
+    }
+  })
+
+  test('bad input is refused with its code naming the field, and nothing reaches the contact', async () => {
+    const before = control().inbox(ALICE).length
+    const cases: Array<[Record<string, unknown>, number, string, RegExp]> = [
+      [{ type: 'location', latitude: 91, longitude: 0 }, 422, 'invalid_location', /latitude/],
+      [{ type: 'location', latitude: '10', longitude: '-180.5' }, 422, 'invalid_location', /longitude/],
+      [{ type: 'location', latitude: 'north', longitude: 2 }, 400, 'invalid_parameter', /latitude/],
+      [{ type: 'location', longitude: 2 }, 400, 'missing_parameter', /latitude/],
+      [{ type: 'contacts', contacts: ['no number here'] }, 400, 'invalid_parameter', /contacts/],
+      [{ type: 'contacts' }, 400, 'missing_parameter', /contacts/],
+      [{ type: 'text', message: 'hi', reply_to: 'NO-SUCH-MESSAGE' }, 422, 'quoted_not_found', /reply_to/],
+      [{ type: 'text', message: 'hi', mentions: ['not-a-number'] }, 400, 'invalid_parameter', /mentions/],
+      [{ type: 'voice' }, 400, 'missing_parameter', /media_url/],
+      [
+        { type: 'voice', media_url: files.url('/hello.mp3'), message: 'hi' },
+        400,
+        'invalid_parameter',
+        /message/,
+      ],
+      [
+        { type: 'voice', media_url: files.url('/photo.png') },
+        422,
+        'media_unavailable',
+        /media_url is not audio/,
+      ],
+      [{ type: 'text', message: 'hi', latitude: 1 }, 400, 'invalid_parameter', /latitude/],
+      [{ type: 'sticker', media_url: files.url('/hello.mp3') }, 400, 'invalid_parameter', /type/],
+    ]
+    for (const [params, status, code, message] of cases) {
+      const answer = await send({ number: ALICE, ...params })
+      assert.equal(answer.status, status, JSON.stringify([params, answer.body]))
+      assert.equal(answer.body.code, code, JSON.stringify(params))
+      assert.match(answer.body.message, message, JSON.stringify(params))
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    assert.equal(control().inbox(ALICE).length, before)
   })
 })

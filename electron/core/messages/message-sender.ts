@@ -3,26 +3,50 @@ import type { Limits } from '../config'
 import { AppError } from '../errors'
 import type { EventSink } from '../events/event-types'
 import type { Logger } from '../logger'
-import type { SentAnswer, WaAccount, WaConnection, WaOutgoingContent, WaSentMessage } from '../wa/wa-types'
+import type {
+  SentAnswer,
+  WaAccount,
+  WaConnection,
+  WaOutgoingContent,
+  WaQuotedMessage,
+  WaSentMessage,
+} from '../wa/wa-types'
 import type { AckTracker } from './ack-tracker'
 import type { IdempotencyLedger, LedgerSlot } from './idempotency-ledger'
-import { fetchMedia, type UploadedMedia, uploadedMedia } from './media-fetcher'
+import { unhandledCase } from '../exhaustive'
+import { type FetchedMedia, fetchMedia, type UploadedMedia, uploadedMedia } from './media-fetcher'
+import { VOICE_NOTE_MIMETYPE, type VoiceNoteConverter } from './media-convert/voice-note-audio'
 import type { MessageStore } from './message-store'
 import type { LinkdeskMessage } from './message-types'
 import { parseRecipient, type Recipient } from './recipient'
 import type { RecipientDirectory } from './recipient-directory'
+import { checkCoordinates, contactCards, mentionedChatIds } from './send-kinds'
 import { SendQueue } from './send-queue'
+
+export const SEND_TYPES = ['text', 'media', 'voice', 'location', 'contacts'] as const
+export type SendType = (typeof SEND_TYPES)[number]
 
 /** One send_message request, already read from the API parameters. */
 export interface SendRequest {
   number: string
-  type: 'text' | 'media'
+  type: SendType
   /** The text, or the caption of media. */
   message?: string
   mediaUrl?: string
   /** The file itself, uploaded instead of a media_url. */
   upload?: UploadedMedia
   fileName?: string
+  /** For `location`: degrees, and an optional place name and address. */
+  latitude?: number
+  longitude?: number
+  locationName?: string
+  address?: string
+  /** For `contacts`: `<name>:<number>` items. */
+  contacts?: string[]
+  /** The id of a stored message (sent or received) this one replies to. */
+  replyTo?: string
+  /** Numbers to mention, beside the `@<number>`s in the text. */
+  mentions?: string[]
   idempotencyKey?: string
 }
 
@@ -36,6 +60,8 @@ export interface MessageSenderDeps {
   logger: Logger
   /** The instance's messaging operations, once connected; rejects with not_connected when it cannot send. */
   connection(instanceId: string): Promise<WaConnection>
+  /** Makes any audio the Ogg/Opus a voice note must be. */
+  voiceNotes: VoiceNoteConverter
   /** Called once a sent message is stored and acknowledged, to mark it sent. */
   onAcknowledged?(instanceId: string, id: string, chat: string): void
   /** How long a send waits for the network's acknowledgement. */
@@ -54,8 +80,64 @@ function textOf(request: SendRequest): string | undefined {
   return request.message === undefined || request.message === '' ? undefined : request.message
 }
 
+/** Parameters that belong to other types than the request's. */
+const ONLY_FOR: Array<[keyof SendRequest, string, readonly SendType[]]> = [
+  ['mediaUrl', 'media_url', ['media', 'voice']],
+  ['upload', 'file', ['media', 'voice']],
+  ['fileName', 'filename', ['media']],
+  ['latitude', 'latitude', ['location']],
+  ['longitude', 'longitude', ['location']],
+  ['locationName', 'location_name', ['location']],
+  ['address', 'address', ['location']],
+  ['contacts', 'contacts', ['contacts']],
+  ['message', 'message', ['text', 'media']],
+]
+
+/** Parameters the seed's text and media already check themselves, with their own messages. */
+const SEED_CHECKED = new Set<keyof SendRequest>(['mediaUrl', 'upload', 'fileName', 'message'])
+
+/** The new types' own checks, and the new parameters refused where they do not belong. */
+function validateKinds(request: SendRequest): void {
+  const seedType = request.type === 'text' || request.type === 'media'
+  for (const [field, parameter, types] of ONLY_FOR) {
+    if (seedType && SEED_CHECKED.has(field)) continue
+    if (request[field] !== undefined && request[field] !== '' && !types.includes(request.type)) {
+      throw new AppError('invalid_parameter', `${parameter} is not used with type ${request.type}.`, {
+        details: { parameter },
+      })
+    }
+  }
+  if (request.type === 'text' || request.type === 'media') return
+  const required: Record<Exclude<SendType, 'text' | 'media'>, Array<[unknown, string]>> = {
+    voice: [[request.mediaUrl ?? request.upload, 'media_url']],
+    location: [
+      [request.latitude, 'latitude'],
+      [request.longitude, 'longitude'],
+    ],
+    contacts: [[request.contacts, 'contacts']],
+  }
+  const missing = required[request.type].filter(([value]) => value === undefined).map(([, name]) => name)
+  if (missing.length > 0) {
+    const what =
+      request.type === 'voice' ? 'media_url, or the file as a multipart file part' : missing.join(', ')
+    throw new AppError(
+      'missing_parameter',
+      `Missing required parameter: ${what} (type is ${request.type}).`,
+      {
+        details: { parameters: missing },
+      },
+    )
+  }
+  if (request.latitude !== undefined && request.longitude !== undefined) {
+    checkCoordinates(request.latitude, request.longitude)
+  }
+  if (request.contacts) contactCards(request.contacts)
+}
+
 /** Checks what can be checked without the network: a bad request never reaches the queue. */
 function validate(request: SendRequest, limits: Limits): void {
+  validateKinds(request)
+  mentionedChatIds(request.mentions ?? [], undefined)
   const text = textOf(request)
   if (request.type === 'text' && text === undefined) {
     throw new AppError('missing_parameter', 'Missing required parameter: message.', {
@@ -92,8 +174,19 @@ function validate(request: SendRequest, limits: Limits): void {
 function fingerprint(request: SendRequest, jid: string): string {
   const { type, message, mediaUrl, fileName, upload } = request
   const file = upload ? createHash('sha256').update(upload.data).digest('hex') : null
-  // Without an upload the list keeps its earlier shape, so keys recorded before still match.
-  const fields = [jid, type, message ?? null, mediaUrl ?? null, fileName ?? null, ...(file ? [file] : [])]
+  const { latitude, longitude, locationName, address, contacts, replyTo, mentions } = request
+  const kinds = { latitude, longitude, locationName, address, contacts, replyTo, mentions }
+  const given = Object.values(kinds).some((value) => value !== undefined)
+  // Without an upload or the newer fields the list keeps its earlier shape, so keys recorded before still match.
+  const fields = [
+    jid,
+    type,
+    message ?? null,
+    mediaUrl ?? null,
+    fileName ?? null,
+    ...(file ? [file] : []),
+    ...(given ? [kinds] : []),
+  ]
   return createHash('sha256').update(JSON.stringify(fields)).digest('hex')
 }
 
@@ -122,6 +215,7 @@ export class MessageSender {
   async send(instanceId: string, request: SendRequest): Promise<SentAnswer> {
     validate(request, this.deps.limits)
     const recipient = parseRecipient(request.number)
+    this.quoted(instanceId, request)
     const key = request.idempotencyKey
     if (!key) return this.sendNew(instanceId, recipient, request, UNKEYED)
     // A key seen before answers from the ledger, even if the instance cannot send right now.
@@ -154,37 +248,88 @@ export class MessageSender {
   ): Promise<SentAnswer> {
     // Media is fetched in the instance's turn: one file in memory per instance, and messages go out in
     // the order they were asked for.
-    const { content, sent, account } = await this.queue.run(instanceId, async () => {
+    const options = {
+      quoted: this.quoted(instanceId, request),
+      mentions: mentionedChatIds(request.mentions ?? [], textOf(request)),
+    }
+    const { sent, account } = await this.queue.run(instanceId, async () => {
       const content = await this.content(request)
       const connection = await this.deps.connection(instanceId)
       // With a key, the id is recorded before the message leaves: a retry after a crash sends it again under
       // the same id, which the recipient takes as the same message.
       const messageId = await slot.messageId(() => connection.newMessageId())
       return {
-        content,
-        sent: await connection.send(jid, content, { messageId }),
+        sent: await connection.send(jid, content, { ...options, messageId }),
         account: connection.account,
       }
     })
-    await this.record(instanceId, sent, content, jid, account)
+    await this.record(instanceId, sent, jid, account)
     await slot.commit(sent.answer)
     await this.deps.acks.wait(instanceId, sent.id, this.ackTimeoutMs)
     this.deps.onAcknowledged?.(instanceId, sent.id, jid)
     return sent.answer
   }
 
+  /** The stored message `reply_to` names, to quote; quoted_not_found when there is none. */
+  private quoted(instanceId: string, request: SendRequest): WaQuotedMessage | undefined {
+    if (request.replyTo === undefined) return undefined
+    const stored = this.deps.store.get(instanceId, request.replyTo)
+    if (!stored?.content) {
+      throw new AppError('quoted_not_found', `reply_to: no stored message has the id ${request.replyTo}.`, {
+        details: { parameter: 'reply_to' },
+      })
+    }
+    const { message } = stored
+    const key = stored.networkKey ?? {
+      id: message.id,
+      chat: message.chat,
+      chatAlt: null,
+      fromMe: message.from_me,
+      participant: message.is_group ? message.sender : null,
+      participantAlt: null,
+    }
+    return { key, content: Uint8Array.from(stored.content) }
+  }
+
   private async content(request: SendRequest): Promise<WaOutgoingContent> {
     const text = textOf(request)
-    if (request.type === 'text') return { kind: 'text', text: text as string }
-    const { mediaBytes: maxBytes, mediaFetchMs: timeoutMs } = this.deps.limits
-    const media = request.upload
-      ? uploadedMedia(request.upload, { maxBytes, fileName: request.fileName })
-      : await fetchMedia(request.mediaUrl as string, {
-          maxBytes,
-          timeoutMs,
-          fileName: request.fileName,
-          log: this.log,
-        })
+    switch (request.type) {
+      case 'text':
+        return { kind: 'text', text: text as string }
+      case 'media':
+        return this.mediaContent(request, text)
+      case 'voice': {
+        const audio = await this.media(request)
+        // A video's sound track makes a voice note too; anything else is not worth handing to ffmpeg.
+        if (audio.kind !== 'audio' && audio.kind !== 'video') {
+          const parameter = request.upload ? 'file' : 'media_url'
+          throw new AppError('media_unavailable', `${parameter} is not audio (it is ${audio.mimetype}).`, {
+            details: { parameter },
+          })
+        }
+        return {
+          kind: 'voice',
+          media: await this.deps.voiceNotes.toVoiceNote(audio.data),
+          mimetype: VOICE_NOTE_MIMETYPE,
+        }
+      }
+      case 'location':
+        return {
+          kind: 'location',
+          latitude: request.latitude as number,
+          longitude: request.longitude as number,
+          name: request.locationName,
+          address: request.address,
+        }
+      case 'contacts':
+        return { kind: 'contacts', contacts: contactCards(request.contacts ?? []) }
+      default:
+        return unhandledCase(request.type, 'send type')
+    }
+  }
+
+  private async mediaContent(request: SendRequest, text: string | undefined): Promise<WaOutgoingContent> {
+    const media = await this.media(request)
     return {
       kind: media.kind,
       media: media.data,
@@ -194,14 +339,21 @@ export class MessageSender {
     }
   }
 
+  /** The file of a media or voice send: uploaded with the request, or fetched from media_url. */
+  private async media(request: SendRequest): Promise<FetchedMedia> {
+    const { mediaBytes: maxBytes, mediaFetchMs: timeoutMs } = this.deps.limits
+    return request.upload
+      ? uploadedMedia(request.upload, { maxBytes, fileName: request.fileName })
+      : fetchMedia(request.mediaUrl as string, {
+          maxBytes,
+          timeoutMs,
+          fileName: request.fileName,
+          log: this.log,
+        })
+  }
+
   /** Stores the sent message (for getMessage and statuses) and tells the event stream. */
-  private async record(
-    instanceId: string,
-    sent: WaSentMessage,
-    content: WaOutgoingContent,
-    jid: string,
-    account: WaAccount,
-  ) {
+  private async record(instanceId: string, sent: WaSentMessage, jid: string, account: WaAccount) {
     const message: LinkdeskMessage = {
       id: sent.id,
       chat: jid,
@@ -211,30 +363,7 @@ export class MessageSender {
       sender_phone: account.number,
       sender_lid: account.lid ? account.lid.replace(/:\d+@/, '@') : null,
       push_name: account.name,
-      type: content.kind,
-      text: content.kind === 'text' ? content.text : null,
-      caption: content.kind === 'text' ? null : (content.caption ?? null),
-      media:
-        content.kind === 'text'
-          ? null
-          : {
-              mimetype: content.mimetype ?? null,
-              size: Buffer.isBuffer(content.media) ? content.media.length : null,
-              filename: content.fileName ?? null,
-              sha256: Buffer.isBuffer(content.media)
-                ? createHash('sha256').update(content.media).digest('hex')
-                : null,
-              seconds: null,
-              voice_note: false,
-              video_note: false,
-              download_url: null,
-            },
-      view_once: false,
-      location: null,
-      contacts: null,
-      mentions: [],
-      link_preview: null,
-      quoted: null,
+      ...sent.shown,
       timestamp: sent.timestamp,
     }
     const stored = this.deps.store.addSent(instanceId, { message, content: sent.content })

@@ -7,6 +7,7 @@ import type { RootDatabase } from '../store/database'
 import type { SentAnswer, WaConnection, WaMessageHooks } from '../wa/wa-types'
 import { AckTracker } from './ack-tracker'
 import { IdempotencyLedger } from './idempotency-ledger'
+import type { VoiceNoteConverter } from './media-convert/voice-note-audio'
 import { MessageIntake } from './message-intake'
 import { countingSink, type MessageCounters, messageMetricsProvider } from './message-metrics'
 import { MessageSender, type SendRequest } from './message-sender'
@@ -23,6 +24,8 @@ export interface MessageServiceDeps {
   connection(instanceId: string): Promise<WaConnection>
   /** The API's base URL (`http://127.0.0.1:<port>/api/v1`), known once the server listens. */
   apiBase(): string
+  /** Makes any audio the Ogg/Opus a voice note must be. */
+  voiceNotes: VoiceNoteConverter
   ackTimeoutMs?: number
 }
 
@@ -78,6 +81,7 @@ export class MessageService {
       events,
       logger: deps.logger,
       connection: deps.connection,
+      voiceNotes: deps.voiceNotes,
       ackTimeoutMs: deps.ackTimeoutMs,
     })
   }

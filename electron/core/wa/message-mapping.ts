@@ -28,8 +28,10 @@ import type {
   SentAnswer,
   WaAccount,
   WaInboundMessage,
+  WaMessageContent,
   WaMessageKey,
   WaOutgoingContent,
+  WaQuotedMessage,
   WaSentMessage,
   WaStatusUpdate,
 } from './wa-types'
@@ -238,6 +240,18 @@ export function quotedOf(content: proto.IMessage): QuotedMessage | null {
   }
 }
 
+/** What a message holds, from the message as it travels and its content unwrapped. */
+function contentOf(message: proto.IMessage, content: proto.IMessage): WaMessageContent {
+  const { linkPreview, ...read } = readContent(content)
+  return {
+    ...read,
+    view_once: isViewOnce(message, content),
+    mentions: (contextOf(content)?.mentionedJid ?? []).map(bareJid),
+    link_preview: linkPreview,
+    quoted: quotedOf(content),
+  }
+}
+
 /**
  * A message from the network as Linkdesk shows it: the chat and the sender by phone number where known
  * (with the LID beside it), the text or caption, media facts, the quoted message.
@@ -261,8 +275,6 @@ function toLinkdeskMessage(
   } else {
     sender = chat
   }
-  const { linkPreview, ...read } = readContent(content)
-  const context = contextOf(content)
   return {
     id: key.id,
     chat: isGroup ? key.chat : (chat.phone ?? chat.lid ?? key.chat),
@@ -272,11 +284,7 @@ function toLinkdeskMessage(
     sender_phone: sender.phone ? sender.phone.slice(0, -PHONE_SUFFIX.length) : null,
     sender_lid: sender.lid,
     push_name: message.pushName ?? null,
-    ...read,
-    view_once: isViewOnce(message.message ?? {}, content),
-    mentions: (context?.mentionedJid ?? []).map(bareJid),
-    link_preview: linkPreview,
-    quoted: quotedOf(content),
+    ...contentOf(message.message ?? {}, content),
     timestamp: timestampOf(message.messageTimestamp) ?? String(Math.floor(Date.now() / 1000)),
   }
 }
@@ -408,12 +416,41 @@ const OUTGOING_KINDS: OutgoingKinds = {
     fileName,
     caption,
   }),
+  // No seconds: Baileys then reads the length from the file, and only on that path draws the waveform.
+  voice: ({ media, mimetype }) => ({ audio: media, mimetype, ptt: true }),
+  location: ({ latitude, longitude, name, address }) => ({
+    location: { degreesLatitude: latitude, degreesLongitude: longitude, name, address },
+  }),
+  contacts: ({ contacts }) => ({
+    contacts: {
+      displayName: contacts.length === 1 ? contacts[0]?.name : `${contacts.length} contacts`,
+      contacts: contacts.map(({ name, vcard }) => ({ displayName: name, vcard })),
+    },
+  }),
 }
 
-/** What to send, as Baileys' content. */
-export function toProtocolContent(content: WaOutgoingContent): AnyMessageContent {
+/** What to send, as Baileys' content; mentions are chat ids. */
+export function toProtocolContent(
+  content: WaOutgoingContent,
+  mentions: readonly string[] = [],
+): AnyMessageContent {
   const write = OUTGOING_KINDS[content.kind] as (content: WaOutgoingContent) => AnyMessageContent
-  return write(content)
+  const written = write(content)
+  // Baileys puts mentions on whichever content it writes; its types declare them on some kinds only.
+  return mentions.length ? ({ ...written, mentions: [...mentions] } as AnyMessageContent) : written
+}
+
+/** A stored message as Baileys quotes it: the key it was sent or received under, and its content. */
+export function toQuotedMessage(quoted: WaQuotedMessage): WAMessage {
+  return {
+    key: {
+      id: quoted.key.id,
+      remoteJid: quoted.key.chat,
+      fromMe: quoted.key.fromMe,
+      participant: quoted.key.participant ?? undefined,
+    },
+    message: proto.Message.decode(quoted.content),
+  }
 }
 
 const SENT_MEDIA_FIELDS = ['imageMessage', 'videoMessage', 'audioMessage', 'documentMessage'] as const
@@ -455,6 +492,18 @@ function sentMedia(message: Record<string, unknown>): [string, Record<string, un
   return undefined
 }
 
+/** A location or contact message as sent (JSON form), without the reply and mention details. */
+function withoutContext(message: Record<string, unknown>): Record<string, unknown> {
+  const shown: Record<string, unknown> = {}
+  for (const [field, value] of Object.entries(message)) {
+    const inner = record(value)
+    if (field === 'messageContextInfo' || !inner) continue
+    const { contextInfo: _context, ...rest } = inner
+    shown[field] = rest
+  }
+  return shown
+}
+
 /**
  * The seed's answer for a sent message: its key, text as `extendedTextMessage`, media with its safe fields
  * only (in the protocol's JSON form: longs and bytes as strings), and the timestamp.
@@ -468,16 +517,20 @@ function sentAnswer(
   if (content.kind === 'text') {
     return { key, message: { extendedTextMessage: { text: content.text } }, messageTimestamp }
   }
+  if (content.kind === 'location' || content.kind === 'contacts') {
+    return { key, message: withoutContext(message), messageTimestamp }
+  }
   const found = sentMedia(message)
   const safe: Record<string, unknown> = {}
   if (found) {
     for (const field of SAFE_MEDIA_FIELDS) if (found[1][field] !== undefined) safe[field] = found[1][field]
   } else {
     safe.mimetype = content.mimetype
-    if (content.fileName) safe.fileName = content.fileName
-    if (content.caption) safe.caption = content.caption
+    if ('fileName' in content && content.fileName) safe.fileName = content.fileName
+    if ('caption' in content && content.caption) safe.caption = content.caption
   }
-  return { key, message: { [found?.[0] ?? `${content.kind}Message`]: safe }, messageTimestamp }
+  const field = found?.[0] ?? (content.kind === 'voice' ? 'audioMessage' : `${content.kind}Message`)
+  return { key, message: { [field]: safe }, messageTimestamp }
 }
 
 /** A message Baileys sent, as the adapter reports it: its id and time, the seed's answer, and its content. */
@@ -498,6 +551,7 @@ export function mapSentMessage(
     id,
     timestamp,
     answer: sentAnswer(key, json, timestamp, content),
+    shown: contentOf(sent.message, normalizeMessageContent(sent.message) ?? sent.message),
     content: proto.Message.encode(sent.message).finish(),
   }
 }

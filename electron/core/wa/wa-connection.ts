@@ -1,13 +1,12 @@
 import {
   downloadMediaMessage,
   generateMessageIDV2,
-  proto,
   type WAMessage,
   type WASocket,
 } from '@whiskeysockets/baileys'
 import { AppError } from '../errors'
 import type { Logger } from '../logger'
-import { mapSentMessage, toProtocolContent } from './message-mapping'
+import { mapSentMessage, toProtocolContent, toQuotedMessage } from './message-mapping'
 import type { SocketNetworkConfig } from './network-endpoint'
 import type { WaAccount, WaConnection, WaNumberLookup } from './wa-types'
 
@@ -72,7 +71,10 @@ export function createWaConnection(
       const { messageId } = options
       try {
         sent = await withTimeout(
-          socket.sendMessage(to, toProtocolContent(content), messageId ? { messageId } : undefined),
+          socket.sendMessage(to, toProtocolContent(content, options.mentions), {
+            ...(messageId ? { messageId } : {}),
+            ...(options.quoted ? { quoted: toQuotedMessage(options.quoted) } : {}),
+          }),
           options.timeoutMs ?? DEFAULT_SEND_TIMEOUT_MS,
           'message',
         )
@@ -97,15 +99,7 @@ export function createWaConnection(
       })
     },
     async downloadMedia(key, content) {
-      const message: WAMessage = {
-        key: {
-          id: key.id,
-          remoteJid: key.chat,
-          fromMe: key.fromMe,
-          participant: key.participant ?? undefined,
-        },
-        message: proto.Message.decode(content),
-      }
+      const message = toQuotedMessage({ key, content })
       const download = (target: WAMessage) =>
         downloadMediaMessage(
           target,

@@ -71,6 +71,25 @@ export type WaOutgoingContent =
   | WaOutgoingMedia<'video'>
   | WaOutgoingMedia<'audio'>
   | WaOutgoingMedia<'document'>
+  /** Push-to-talk Ogg/Opus: the network computes nothing, Baileys adds the length and waveform. */
+  | { kind: 'voice'; media: Buffer; mimetype: string }
+  | { kind: 'location'; latitude: number; longitude: number; name?: string; address?: string }
+  | { kind: 'contacts'; contacts: Array<{ name: string; vcard: string }> }
+
+/** A stored message to quote: its network key (or one made from the stored message) and encoded content. */
+export interface WaQuotedMessage {
+  key: WaMessageKey
+  content: Uint8Array
+}
+
+/** How a message is sent: under which id, and what any kind may add (the reply's quote, the mentions). */
+export interface WaSendOptions {
+  timeoutMs?: number
+  /** Send under this id (one from newMessageId): the same id sent again is one message to the recipient. */
+  messageId?: string
+  quoted?: WaQuotedMessage
+  mentions?: string[]
+}
 
 /**
  * The seed's sent-message result, the `message` field of a successful send_message answer. Its protocol-shaped
@@ -83,12 +102,29 @@ export interface SentAnswer {
   messageTimestamp: string
 }
 
+/** What a message holds, in Linkdesk's words: the part of a LinkdeskMessage that is not who, where or when. */
+export type WaMessageContent = Pick<
+  LinkdeskMessage,
+  | 'type'
+  | 'text'
+  | 'caption'
+  | 'media'
+  | 'view_once'
+  | 'location'
+  | 'contacts'
+  | 'mentions'
+  | 'link_preview'
+  | 'quoted'
+>
+
 /** The result of a send: its id and time, the seed's answer, and the encoded content to store for `getMessage`. */
 export interface WaSentMessage {
   id: string
   /** Unix seconds, as a string. */
   timestamp: string
   answer: SentAnswer
+  /** What was sent, read back as an incoming message would be. */
+  shown: WaMessageContent
   content: Uint8Array
 }
 
@@ -129,11 +165,7 @@ export interface WaConnection {
    * Sends to a chat id (`<number>@s.whatsapp.net`, `<id>@g.us`, `<lid>@lid`) under `messageId` if given
    * (the same id sent again is one message to the recipient); resolves when written to the socket.
    */
-  send(
-    to: string,
-    content: WaOutgoingContent,
-    options?: { timeoutMs?: number; messageId?: string },
-  ): Promise<WaSentMessage>
+  send(to: string, content: WaOutgoingContent, options?: WaSendOptions): Promise<WaSentMessage>
   /** Which numbers are on the network (digits with country code). */
   lookup(numbers: readonly string[]): Promise<WaNumberLookup[]>
   /** Downloads and decrypts the media of a message from its stored key and content. */

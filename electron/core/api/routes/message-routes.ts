@@ -1,4 +1,5 @@
 import { AppError } from '../../errors'
+import { SEND_TYPES, type SendType } from '../../messages/message-sender'
 import type { MessageService } from '../../messages/message-service'
 import type { RoutePlugin } from '../build-api'
 import { defineOperation, type Operation } from '../operation'
@@ -28,6 +29,14 @@ const SEND_DESCRIPTION = [
   '(or an `Idempotency-Key` header), a retried request answers the first message instead of sending again.',
   'For media, `message` holds the media message with its safe fields only (type, size, name, caption,',
   'SHA-256 of the content): never the keys or URLs to download it.',
+  '\n\n`type=voice` sends a voice note (push-to-talk, with its length and waveform) from `media_url` or the',
+  '`file` part: Ogg/Opus as is, other audio converted with ffmpeg (422 media_unavailable naming the accepted',
+  'format when none is installed). `type=location` sends `latitude` and `longitude` (decimal degrees; 422',
+  'invalid_location out of range) with an optional `location_name` and `address`. `type=contacts` sends',
+  'contact cards, each `<name>:<number>`. Any type may quote an earlier message with `reply_to` (its id,',
+  'sent or received; 422 quoted_not_found when unknown) and mention people with `mentions` (numbers; each',
+  '`@<number>` in the text is mentioned too). Lists (`contacts`, `mentions`) are a JSON array, the key',
+  'repeated, or one comma-separated value; decimals are JSON numbers or strings such as `-33.8568`.',
 ].join(' ')
 
 /** send_message (and its aliases send, send_group) and the media download URL of received messages. */
@@ -37,7 +46,8 @@ export function messageOperations({ messages }: MessageRoutesDeps): Operation[] 
       name: 'send_message',
       aliases: ['send', 'send_group'],
       tag: 'Messages',
-      summary: 'Send text, an image, a video, audio or a document to a number or a group.',
+      summary:
+        'Send text, an image, a video, audio, a document, a voice note, a location or contact cards to a number or a group.',
       description: SEND_DESCRIPTION,
       auth: 'token',
       instance: true,
@@ -52,8 +62,8 @@ export function messageOperations({ messages }: MessageRoutesDeps): Operation[] 
         type: {
           type: 'string',
           required: true,
-          enum: ['text', 'media'],
-          description: '`text` or `media`.',
+          enum: SEND_TYPES,
+          description: '`text`, `media`, `voice` (a voice note), `location` or `contacts`.',
           example: 'text',
         },
         message: {
@@ -80,6 +90,49 @@ export function messageOperations({ messages }: MessageRoutesDeps): Operation[] 
           description: 'For `media`: send the file as a document with this name.',
           example: 'invoice.pdf',
         },
+        latitude: {
+          type: 'number',
+          description: 'For `location`: decimal degrees, -90 to 90.',
+          example: 48.8584,
+        },
+        longitude: {
+          type: 'number',
+          description: 'For `location`: decimal degrees, -180 to 180.',
+          example: 2.2945,
+        },
+        location_name: {
+          type: 'string',
+          maxLength: 256,
+          description: 'For `location`: the name of the place.',
+          example: 'Eiffel Tower',
+        },
+        address: {
+          type: 'string',
+          maxLength: 512,
+          description: 'For `location`: its address.',
+          example: 'Champ de Mars, Paris',
+        },
+        contacts: {
+          type: 'list',
+          maxItems: 20,
+          maxLength: 300,
+          description:
+            'For `contacts`: cards, each `<name>:<number>` (split at the last colon); sent as vCards with the WhatsApp id.',
+          example: ['Alice Smith:+15551234567'],
+        },
+        reply_to: {
+          type: 'string',
+          maxLength: 128,
+          description: 'The id of an earlier message (sent or received) to quote.',
+          example: '3EB0C431C26A1916E07A',
+        },
+        mentions: {
+          type: 'list',
+          maxItems: 100,
+          maxLength: 40,
+          description: 'Numbers to mention (with country code); `@<number>` in the text mentions too.',
+          example: ['15551234567'],
+        },
         idempotency_key: {
           type: 'string',
           maxLength: 200,
@@ -105,11 +158,18 @@ export function messageOperations({ messages }: MessageRoutesDeps): Operation[] 
         }
         const answer = await messages.send(instance.id, {
           number: params.number,
-          type: params.type as 'text' | 'media',
+          type: params.type as SendType,
           message: params.message,
           mediaUrl: params.media_url,
           upload: params.file,
           fileName: params.filename,
+          latitude: params.latitude,
+          longitude: params.longitude,
+          locationName: params.location_name,
+          address: params.address,
+          contacts: params.contacts,
+          replyTo: params.reply_to,
+          mentions: params.mentions,
           idempotencyKey,
         })
         return { status: 'success', message: answer }

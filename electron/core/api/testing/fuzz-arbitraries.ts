@@ -62,6 +62,9 @@ export const weirdValue = fc.oneof(
 export function validLike(type: string): fc.Arbitrary<unknown> {
   if (type === 'boolean') return fc.constantFrom(true, false, 'true', 'false')
   if (type === 'integer') return fc.integer({ min: -5, max: 1000 })
+  if (type === 'number') return fc.oneof(fc.double({ min: -200, max: 200, noNaN: true }), fc.constant('12.5'))
+  if (type === 'list')
+    return fc.oneof(fc.array(fc.string({ maxLength: 16 }), { maxLength: 4 }), fc.constant('1,2'))
   return fc.string({ minLength: 1, maxLength: 30 })
 }
 
