@@ -121,9 +121,18 @@ export class SandboxClient {
     )
   }
 
+  /**
+   * Resolves once the message reached `status` or a later one. Statuses only go forward, and Baileys folds the
+   * updates it holds in its event buffer into one (delivered then read arrive as read) or into the message's
+   * own upsert, so an exact status may never be emitted on its own.
+   */
   waitForStatus(id: string, status: number, timeoutMs?: number): Promise<number> {
+    const reached = (value: number | null | undefined): boolean => (value ?? 0) >= status
     return this.waitFor(
-      () => this.updates.some((u) => u.key.id === id && u.update.status === status) && status,
+      () =>
+        (this.updates.some((u) => u.key.id === id && reached(u.update.status)) ||
+          this.upserts.some((u) => u.message.key.id === id && reached(u.message.status))) &&
+        status,
       `status ${status} of ${id}`,
       timeoutMs,
     )
