@@ -312,6 +312,8 @@ describe(
         .getByRole('listitem')
         .filter({ hasText: `+${INSTANCE_PHONE}` })
         .waitFor({ state: 'detached' })
+      // The logout shows for a moment as the old card without its account; then the replaced id is gone.
+      await page.waitForFunction((id) => !document.body.innerText.includes(id), oldId)
       assert.equal(await page.getByText(oldId).count(), 0)
       await page.getByRole('listitem').filter({ hasText: 'No account linked' }).first().waitFor()
     })

@@ -1,8 +1,10 @@
 import { StrictMode, Suspense } from 'react'
 import { createRoot } from 'react-dom/client'
+// The theme and the shared element styles first: each component's own file comes after them and may refine them.
+import './styles/theme.css'
+import './styles/base.css'
 import { App } from './app/App'
 import { browserEnvironment, forgetSession, resolveSession } from './auth/session'
-import './styles.css'
 
 const environment = browserEnvironment()
 // Resolved once, outside React: a login code may be exchanged only once.

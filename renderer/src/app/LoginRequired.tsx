@@ -1,4 +1,5 @@
 import { useEffect } from 'react'
+import './LoginRequired.css'
 
 /** Shown in a browser without a credential: how to get the login URL. */
 export function LoginRequired({ problem }: { problem?: string }) {

@@ -11,6 +11,7 @@ import { ServiceContext } from './service-context'
 import { Sidebar } from './Sidebar'
 import { useHashLocation } from './use-hash-route'
 import { useOperation } from './use-operation'
+import './Shell.css'
 
 interface ShellProps {
   session: Session

@@ -1,6 +1,7 @@
 import { useSandbox } from './service-context'
 import { ThemeToggle } from './ThemeToggle'
 import { ROUTES, type RouteId, SANDBOX_ONLY, hrefFor } from './routes'
+import './Sidebar.css'
 
 /** The navigation: one link per screen, the API docs (opened outside the window) and the theme switch. */
 export function Sidebar({ route, docsUrl }: { route: RouteId; docsUrl: string }) {

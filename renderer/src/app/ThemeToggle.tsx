@@ -1,4 +1,5 @@
 import { nextTheme, useTheme } from './theme'
+import './ThemeToggle.css'
 
 const LABELS = { system: 'System', light: 'Light', dark: 'Dark' } as const
 

@@ -1,3 +1,5 @@
+import './AnswerView.css'
+
 /** The server's answer to a request, as formatted JSON. */
 export function AnswerView({ answer }: { answer: unknown }) {
   return (

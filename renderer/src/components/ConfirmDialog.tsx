@@ -1,4 +1,5 @@
 import { type ReactNode, useEffect, useId, useRef } from 'react'
+import './ConfirmDialog.css'
 
 interface ConfirmDialogProps {
   title: string

@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react'
+import './EmptyState.css'
 
 /** What a screen shows when it has nothing yet, and what to do next. */
 export function EmptyState({ title, children }: { title: string; children: ReactNode }) {

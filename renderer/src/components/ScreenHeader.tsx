@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react'
+import './ScreenHeader.css'
 
 interface ScreenHeaderProps {
   /** The heading's id: the screen's section is labelled by it, and focus lands on it when the screen opens. */

@@ -1,5 +1,6 @@
 import { type KeyboardEvent, type ReactNode, useEffect, useRef, useState } from 'react'
 import { visibleRange } from './virtual-range'
+import './VirtualList.css'
 
 interface VirtualListProps {
   label: string

@@ -1,4 +1,5 @@
 import { type DragEvent, useId, useState } from 'react'
+import './FileDropZone.css'
 
 /** Chooses a local file by the file dialog (keyboard) or by dropping it here. */
 export function FileDropZone({ file, onFile }: { file: File | null; onFile(file: File | null): void }) {

@@ -1,4 +1,5 @@
 import { FileDropZone } from './FileDropZone'
+import './MediaFields.css'
 
 export interface MediaChoice {
   source: 'url' | 'file'

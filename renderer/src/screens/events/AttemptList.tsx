@@ -1,4 +1,5 @@
 import type { DeliveryAttemptView } from '../../api/types'
+import './AttemptList.css'
 
 /** Every attempt to deliver an event: when, the receiver's answer, how long it took, and what came of it. */
 export function AttemptList({ attempts }: { attempts: readonly DeliveryAttemptView[] }) {

@@ -7,6 +7,7 @@ import { useOperation } from '../../app/use-operation'
 import { CopyButton } from '../../components/CopyButton'
 import { ErrorNotice } from '../../components/ErrorNotice'
 import { AttemptList } from './AttemptList'
+import './EventDetail.css'
 
 const NO_ATTEMPTS: DeliveryAttemptView[] = []
 

@@ -8,6 +8,7 @@ import { VirtualList } from '../../components/VirtualList'
 import { EventDetail } from './EventDetail'
 import { NO_FILTER, filterAttempts, filterEvents, type LogFilter } from './event-filter'
 import { LogFilters } from './LogFilters'
+import './EventsScreen.css'
 
 const ROW_HEIGHT = 36
 

@@ -1,6 +1,7 @@
 import { EVENT_NAMES } from '../../api/event-catalogue'
 import { InstanceSelect } from '../../components/InstanceSelect'
 import type { LogFilter } from './event-filter'
+import './LogFilters.css'
 
 const OUTCOMES = {
   events: ['pending', 'delivered', 'failed', 'skipped'],

@@ -1,4 +1,5 @@
 import type { InstanceAccount } from '../../api/types'
+import './AccountAvatar.css'
 
 /** Pictures the window's CSP allows: inline data and this server's own files. */
 function displayable(url: string): boolean {

@@ -6,6 +6,7 @@ import { useAction } from '../../app/use-action'
 import { ConfirmDialog } from '../../components/ConfirmDialog'
 import { ErrorNotice } from '../../components/ErrorNotice'
 import { instanceLabel } from './instance-label'
+import './InstanceActions.css'
 
 type Pending = 'reinitialize' | 'destroy' | null
 

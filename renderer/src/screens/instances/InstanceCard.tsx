@@ -2,6 +2,7 @@ import type { InstanceSummary } from '../../api/types'
 import { AccountAvatar } from './AccountAvatar'
 import { InstanceActions } from './InstanceActions'
 import { StateBadge, nextStep } from './StateBadge'
+import './InstanceCard.css'
 
 /** One instance: its account when linked, its true state and why, what to do next, and the actions. */
 export function InstanceCard({ instance, onChanged }: { instance: InstanceSummary; onChanged(): void }) {

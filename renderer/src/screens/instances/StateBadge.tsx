@@ -1,3 +1,5 @@
+import './StateBadge.css'
+
 type Tone = 'ok' | 'wait' | 'bad' | 'idle'
 
 /** The instance states the server reports, in words, and how each looks. */

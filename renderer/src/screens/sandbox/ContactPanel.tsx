@@ -5,6 +5,7 @@ import { useLiveEvents } from '../../app/feed-context'
 import { useAction } from '../../app/use-action'
 import { useOperation } from '../../app/use-operation'
 import { ErrorNotice } from '../../components/ErrorNotice'
+import './ContactPanel.css'
 
 /** One contact: send a message as it, and read what it received. */
 export function ContactPanel({ contact, suggestedTo }: { contact: SandboxAccountView; suggestedTo: string }) {

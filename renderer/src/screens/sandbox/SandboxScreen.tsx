@@ -6,6 +6,7 @@ import { useInstances } from '../instances/use-instances'
 import { AddContactForm } from './AddContactForm'
 import { ContactPanel } from './ContactPanel'
 import { useSandboxAccounts } from './use-sandbox-accounts'
+import './SandboxScreen.css'
 
 /** The simulated network's contacts: add one, send as one, read what one received. */
 export function SandboxScreen() {

@@ -1,6 +1,7 @@
 import { useEffect, useRef } from 'react'
 import type { CreatedToken } from '../../api/types'
 import { CopyButton } from '../../components/CopyButton'
+import './RevealedToken.css'
 
 /** A new token's value, shown this once with a copy button. */
 export function RevealedToken({ created, onDone }: { created: CreatedToken; onDone(): void }) {

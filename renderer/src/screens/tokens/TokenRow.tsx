@@ -4,6 +4,7 @@ import { useAction } from '../../app/use-action'
 import type { TokenInfo } from '../../api/types'
 import { ConfirmDialog } from '../../components/ConfirmDialog'
 import { ErrorNotice } from '../../components/ErrorNotice'
+import './TokenRow.css'
 
 const SOURCES = { env: 'LINKDESK_ACCESS_TOKEN', ui: 'Created here' } as const
 

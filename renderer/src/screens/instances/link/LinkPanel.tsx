@@ -8,6 +8,7 @@ import { ErrorNotice } from '../../../components/ErrorNotice'
 import { PairingCodeForm } from './PairingCodeForm'
 import { QrCode } from './QrCode'
 import { SandboxScanForm } from './SandboxScanForm'
+import './LinkPanel.css'
 
 interface LinkPanelProps {
   instance: InstanceSummary

@@ -2,6 +2,7 @@ import { type FormEvent, useState } from 'react'
 import { useApi } from '../../../app/api-context'
 import { useAction } from '../../../app/use-action'
 import { ErrorNotice } from '../../../components/ErrorNotice'
+import './PairingCodeForm.css'
 
 /** Link by phone number instead of scanning: the phone shows where to type the code. */
 export function PairingCodeForm({ instanceId }: { instanceId: string }) {

@@ -1,5 +1,6 @@
 import type { QrUpdateData } from '../../../api/types'
 import { useNow } from '../../../app/use-now'
+import './QrCode.css'
 
 /** The QR code to scan, and how long it stays valid; a new one replaces it by itself. */
 export function QrCode({ qr }: { qr: Pick<QrUpdateData, 'qr' | 'expires_at' | 'count'> }) {

@@ -2,6 +2,7 @@ import { type FormEvent, useState } from 'react'
 import { useApi } from '../../../app/api-context'
 import { useAction } from '../../../app/use-action'
 import { ErrorNotice } from '../../../components/ErrorNotice'
+import './SandboxScanForm.css'
 
 /** A number for a new simulated phone, so a first scan needs no typing. */
 function suggestedPhone(): string {
