@@ -95,10 +95,17 @@ describe(
         .locator('.facts dt', { hasText: 'Last connection error' })
         .locator('xpath=following-sibling::dd[1]')
       assert.equal(await lastError.innerText(), 'None', 'the routine restart after a scan is no error')
+      // The account's name arrives from the network a moment after the connection opens: shown live.
+      await page.getByRole('heading', { level: 1, name: `Front desk (+${INSTANCE_PHONE})` }).waitFor()
+      const accountName = page
+        .locator('.facts dt', { hasText: 'Account name' })
+        .locator('xpath=following-sibling::dd[1]')
+      assert.equal(await accountName.innerText(), 'Front desk')
       await page.getByRole('link', { name: '← All instances' }).click()
       const card = page.getByRole('list', { name: 'Instances' }).getByRole('listitem').first()
       await card.getByText(`+${INSTANCE_PHONE}`).first().waitFor()
       assert.match(await card.innerText(), /Connected/)
+      assert.match(await card.innerText(), /Front desk/)
       await screenshot(page, 'instances')
     })
 
