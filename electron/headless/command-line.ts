@@ -1,6 +1,7 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util'
 import { closest } from 'fastest-levenshtein'
 import { ConfigError } from '../core/config'
+import { unhandledCase } from '../core/exhaustive'
 
 interface OptionBase {
   /** The long name, given as `--name`. */
@@ -117,7 +118,7 @@ export function readCommandLine<T>(
         break
       }
       default:
-        option satisfies never
+        unhandledCase(option, 'option kind')
     }
   }
   return { kind: 'run', settings }

@@ -528,10 +528,8 @@ export class InstanceRuntime {
       case 'qr':
       case 'logged_out':
         return false
-      default: {
-        const unknown: never = status.state
-        throw new Error(`unknown state ${String(unknown)}`)
-      }
+      default:
+        return unhandledCase(status.state, 'instance state')
     }
   }
 
