@@ -34,7 +34,7 @@ export interface MediaFetchOptions {
 const MAX_REDIRECTS = 5
 
 /** The parameter the media came from: fetched from media_url, or uploaded as the file part. */
-type MediaSource = 'media_url' | 'file'
+type MediaSource = 'media_url' | 'file' | 'media_base64'
 
 function unavailable(reason: string, cause?: unknown, source: MediaSource = 'media_url'): AppError {
   return new AppError('media_unavailable', `${source} ${reason}`, {
@@ -240,12 +240,13 @@ export interface UploadedMedia {
  */
 export function uploadedMedia(
   upload: UploadedMedia,
-  options: { maxBytes: number; fileName?: string },
+  options: { maxBytes: number; fileName?: string; source?: 'file' | 'media_base64' },
 ): FetchedMedia {
   const { data } = upload
-  if (data.length > options.maxBytes) throw tooLarge(options.maxBytes, 'file')
-  if (data.length === 0) throw unavailable('is an empty file.', undefined, 'file')
-  const type = classifyMedia(data, upload.contentType, options.fileName, 'file')
+  const source = options.source ?? 'file'
+  if (data.length > options.maxBytes) throw tooLarge(options.maxBytes, source)
+  if (data.length === 0) throw unavailable('is an empty file.', undefined, source)
+  const type = classifyMedia(data, upload.contentType, options.fileName, source)
   const fileName =
     type.kind === 'document'
       ? (options.fileName ??

@@ -1,8 +1,14 @@
 import assert from 'node:assert/strict'
-import { rmSync } from 'node:fs'
+import { execFile } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
 import { after, before, describe, test } from 'node:test'
 import type { Core } from '../index'
 import { call, startCore, tempDataDir } from '../instances/testing/instance-harness'
+import sharp from 'sharp'
+import { toSticker } from './media-convert/sticker-image'
 import { sineAudio } from './media-convert/testing/sine-audio'
 import { createVoiceNoteConverter, VOICE_NOTE_MIMETYPE } from './media-convert/voice-note-audio'
 import {
@@ -26,6 +32,8 @@ let events: ReturnType<typeof recordEvents>
 let files: Awaited<ReturnType<typeof startFileServer>>
 let mp3: Buffer
 let opus: Buffer
+let mp4: Buffer
+let png: Buffer
 
 before(async () => {
   dataDir = tempDataDir()
@@ -36,9 +44,15 @@ before(async () => {
   instanceId = await linkedInstance(core, ME)
   mp3 = await sineAudio('mp3', 2)
   opus = await sineAudio('ogg-opus', 1)
+  mp4 = await testVideo()
+  png = await sharp({ create: { width: 300, height: 120, channels: 3, background: '#1a7f37' } })
+    .png()
+    .toBuffer()
   files = await startFileServer({
     '/hello.mp3': { type: 'audio/mpeg', body: mp3 },
     '/photo.png': { type: 'image/png', body: pngBytes(2048) },
+    '/clip.mp4': { type: 'video/mp4', body: mp4 },
+    '/logo.png': { type: 'image/png', body: png },
   })
 })
 
@@ -187,6 +201,22 @@ describe('receiving', () => {
   })
 })
 
+/** A real one-second MP4 (H.264 test pattern), made by ffmpeg. */
+async function testVideo(): Promise<Buffer> {
+  const dir = mkdtempSync(join(tmpdir(), 'linkdesk-video-'))
+  try {
+    const file = join(dir, 'clip.mp4')
+    await promisify(execFile)('ffmpeg', [
+      ...['-nostdin', '-hide_banner', '-loglevel', 'error'],
+      ...['-f', 'lavfi', '-i', 'testsrc=size=240x240:rate=10:duration=1'],
+      ...['-pix_fmt', 'yuv420p', '-movflags', '+faststart', file],
+    ])
+    return readFileSync(file)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
 function send(params: Record<string, unknown>) {
   return call(core.apiBase, 'send_message', { instance_id: instanceId, ...params })
 }
@@ -324,6 +354,58 @@ describe('sending', () => {
     }
   })
 
+  test('type=sticker turns a PNG into a 512×512 WebP sticker', async () => {
+    const { status, body } = await send({ number: ALICE, type: 'sticker', media_url: files.url('/logo.png') })
+    assert.equal(status, 200, JSON.stringify(body))
+    assert.equal(body.message.message.stickerMessage.mimetype, 'image/webp')
+    const entry = await inboxEntry(ALICE, body.message.key.id)
+    assert.equal(entry.type, 'sticker')
+    assert.equal(entry.mimetype, 'image/webp')
+    assert.equal(entry.sha256, sha256(await toSticker(png)), 'the contact got the converted sticker')
+  })
+
+  test('type=video_note sends a round video note; view_once sends an image that opens once', async () => {
+    const note = await send({ number: ALICE, type: 'video_note', media_url: files.url('/clip.mp4') })
+    assert.equal(note.status, 200, JSON.stringify(note.body))
+    assert.ok(note.body.message.message.ptvMessage, JSON.stringify(note.body.message.message))
+    const noteEntry = await inboxEntry(ALICE, note.body.message.key.id)
+    assert.equal(noteEntry.videoNote, true)
+    assert.equal(noteEntry.sha256, sha256(mp4))
+    const once = await send({
+      number: ALICE,
+      type: 'media',
+      media_url: files.url('/logo.png'),
+      message: 'once',
+      view_once: 'true',
+    })
+    assert.equal(once.status, 200, JSON.stringify(once.body))
+    assert.equal(once.body.message.message.viewOnceMessage.message.imageMessage.caption, 'once')
+    const onceEntry = await inboxEntry(ALICE, once.body.message.key.id)
+    assert.equal(onceEntry.viewOnce, true)
+    assert.equal(onceEntry.sha256, sha256(png))
+  })
+
+  test('media_base64 in a JSON body sends the file as a media_url would, for media and voice notes', async () => {
+    const image = await send({
+      number: ALICE,
+      type: 'media',
+      media_base64: png.toString('base64'),
+      message: 'b64',
+    })
+    assert.equal(image.status, 200, JSON.stringify(image.body))
+    assert.equal(image.body.message.message.imageMessage.caption, 'b64')
+    assert.equal((await inboxEntry(ALICE, image.body.message.key.id)).sha256, sha256(png))
+    const voice = await send({
+      number: ALICE,
+      type: 'voice',
+      media_base64: `data:audio/ogg;base64,${opus.toString('base64')}`,
+    })
+    assert.equal(voice.status, 200, JSON.stringify(voice.body))
+    const entry = await inboxEntry(ALICE, voice.body.message.key.id)
+    assert.equal(entry.ptt, true)
+    assert.equal(entry.sha256, sha256(opus))
+  })
+
   test('bad input is refused with its code naming the field, and nothing reaches the contact', async () => {
     const before = control().inbox(ALICE).length
     const cases: Array<[Record<string, unknown>, number, string, RegExp]> = [
@@ -349,7 +431,23 @@ describe('sending', () => {
         /media_url is not audio/,
       ],
       [{ type: 'text', message: 'hi', latitude: 1 }, 400, 'invalid_parameter', /latitude/],
-      [{ type: 'sticker', media_url: files.url('/hello.mp3') }, 400, 'invalid_parameter', /type/],
+      [{ type: 'poll', media_url: files.url('/hello.mp3') }, 400, 'invalid_parameter', /type/],
+      [{ type: 'sticker', media_url: files.url('/hello.mp3') }, 422, 'media_unavailable', /not an image/],
+      [{ type: 'video_note', media_url: files.url('/logo.png') }, 422, 'media_unavailable', /not a video/],
+      [{ type: 'media', media_base64: 'not base64!' }, 400, 'invalid_parameter', /media_base64/],
+      [
+        { type: 'media', media_base64: png.toString('base64'), media_url: files.url('/logo.png') },
+        400,
+        'invalid_parameter',
+        /media_base64/,
+      ],
+      [
+        { type: 'media', media_url: files.url('/hello.mp3'), view_once: true },
+        400,
+        'invalid_parameter',
+        /view_once/,
+      ],
+      [{ type: 'text', message: 'hi', view_once: true }, 400, 'invalid_parameter', /view_once/],
     ]
     for (const [params, status, code, message] of cases) {
       const answer = await send({ number: ALICE, ...params })

@@ -15,6 +15,8 @@ import type { AckTracker } from './ack-tracker'
 import type { IdempotencyLedger, LedgerSlot } from './idempotency-ledger'
 import { unhandledCase } from '../exhaustive'
 import { type FetchedMedia, fetchMedia, type UploadedMedia, uploadedMedia } from './media-fetcher'
+import { decodeBase64Media } from './base64-media'
+import { toSticker } from './media-convert/sticker-image'
 import { VOICE_NOTE_MIMETYPE, type VoiceNoteConverter } from './media-convert/voice-note-audio'
 import type { MessageStore } from './message-store'
 import type { LinkdeskMessage } from './message-types'
@@ -23,7 +25,7 @@ import type { RecipientDirectory } from './recipient-directory'
 import { checkCoordinates, contactCards, mentionedChatIds } from './send-kinds'
 import { SendQueue } from './send-queue'
 
-export const SEND_TYPES = ['text', 'media', 'voice', 'location', 'contacts'] as const
+export const SEND_TYPES = ['text', 'media', 'voice', 'video_note', 'sticker', 'location', 'contacts'] as const
 export type SendType = (typeof SEND_TYPES)[number]
 
 /** One send_message request, already read from the API parameters. */
@@ -35,7 +37,11 @@ export interface SendRequest {
   mediaUrl?: string
   /** The file itself, uploaded instead of a media_url. */
   upload?: UploadedMedia
+  /** The file as base64 in the body (a `data:` URL too), instead of media_url or a file part. */
+  mediaBase64?: string
   fileName?: string
+  /** For `media`: an image or video the recipient can open once. */
+  viewOnce?: boolean
   /** For `location`: degrees, and an optional place name and address. */
   latitude?: number
   longitude?: number
@@ -81,10 +87,13 @@ function textOf(request: SendRequest): string | undefined {
 }
 
 /** Parameters that belong to other types than the request's. */
+const WITH_FILE: readonly SendType[] = ['media', 'voice', 'video_note', 'sticker']
 const ONLY_FOR: Array<[keyof SendRequest, string, readonly SendType[]]> = [
-  ['mediaUrl', 'media_url', ['media', 'voice']],
-  ['upload', 'file', ['media', 'voice']],
+  ['mediaUrl', 'media_url', WITH_FILE],
+  ['upload', 'file', WITH_FILE],
+  ['mediaBase64', 'media_base64', WITH_FILE],
   ['fileName', 'filename', ['media']],
+  ['viewOnce', 'view_once', ['media']],
   ['latitude', 'latitude', ['location']],
   ['longitude', 'longitude', ['location']],
   ['locationName', 'location_name', ['location']],
@@ -108,8 +117,11 @@ function validateKinds(request: SendRequest): void {
     }
   }
   if (request.type === 'text' || request.type === 'media') return
+  const file = request.mediaUrl ?? request.upload ?? request.mediaBase64
   const required: Record<Exclude<SendType, 'text' | 'media'>, Array<[unknown, string]>> = {
-    voice: [[request.mediaUrl ?? request.upload, 'media_url']],
+    voice: [[file, 'media_url']],
+    video_note: [[file, 'media_url']],
+    sticker: [[file, 'media_url']],
     location: [
       [request.latitude, 'latitude'],
       [request.longitude, 'longitude'],
@@ -118,8 +130,9 @@ function validateKinds(request: SendRequest): void {
   }
   const missing = required[request.type].filter(([value]) => value === undefined).map(([, name]) => name)
   if (missing.length > 0) {
-    const what =
-      request.type === 'voice' ? 'media_url, or the file as a multipart file part' : missing.join(', ')
+    const what = WITH_FILE.includes(request.type)
+      ? 'media_url, media_base64, or the file as a multipart file part'
+      : missing.join(', ')
     throw new AppError(
       'missing_parameter',
       `Missing required parameter: ${what} (type is ${request.type}).`,
@@ -132,6 +145,14 @@ function validateKinds(request: SendRequest): void {
     checkCoordinates(request.latitude, request.longitude)
   }
   if (request.contacts) contactCards(request.contacts)
+}
+
+/** The file of a send is not the kind its type needs. */
+function notA(kind: string, request: SendRequest, mimetype: string): AppError {
+  const parameter = request.upload ? 'file' : request.mediaBase64 !== undefined ? 'media_base64' : 'media_url'
+  return new AppError('media_unavailable', `${parameter} is not ${kind} (it is ${mimetype}).`, {
+    details: { parameter },
+  })
 }
 
 /** Checks what can be checked without the network: a bad request never reaches the queue. */
@@ -151,7 +172,7 @@ function validate(request: SendRequest, limits: Limits): void {
       { details: { parameter: 'message', limit_chars: limits.textChars } },
     )
   }
-  if (request.type === 'media' && !request.mediaUrl && !request.upload) {
+  if (request.type === 'media' && !request.mediaUrl && !request.upload && !request.mediaBase64) {
     throw new AppError(
       'missing_parameter',
       'Missing required parameter: media_url, or the file as a multipart file part (type is media).',
@@ -161,6 +182,11 @@ function validate(request: SendRequest, limits: Limits): void {
   if (request.mediaUrl && request.upload) {
     throw new AppError('invalid_parameter', 'Give media_url or a file part, not both.', {
       details: { parameter: 'file' },
+    })
+  }
+  if (request.mediaBase64 && (request.mediaUrl || request.upload)) {
+    throw new AppError('invalid_parameter', 'Give one of media_url, media_base64 or a file part.', {
+      details: { parameter: 'media_base64' },
     })
   }
   if (request.type === 'text' && (request.mediaUrl || request.upload || request.fileName)) {
@@ -174,8 +200,9 @@ function validate(request: SendRequest, limits: Limits): void {
 function fingerprint(request: SendRequest, jid: string): string {
   const { type, message, mediaUrl, fileName, upload } = request
   const file = upload ? createHash('sha256').update(upload.data).digest('hex') : null
-  const { latitude, longitude, locationName, address, contacts, replyTo, mentions } = request
-  const kinds = { latitude, longitude, locationName, address, contacts, replyTo, mentions }
+  const { latitude, longitude, locationName, address, contacts, replyTo, mentions, viewOnce } = request
+  const base64 = request.mediaBase64 && createHash('sha256').update(request.mediaBase64).digest('hex')
+  const kinds = { latitude, longitude, locationName, address, contacts, replyTo, mentions, viewOnce, base64 }
   const given = Object.values(kinds).some((value) => value !== undefined)
   // Without an upload or the newer fields the list keeps its earlier shape, so keys recorded before still match.
   const fields = [
@@ -301,17 +328,22 @@ export class MessageSender {
       case 'voice': {
         const audio = await this.media(request)
         // A video's sound track makes a voice note too; anything else is not worth handing to ffmpeg.
-        if (audio.kind !== 'audio' && audio.kind !== 'video') {
-          const parameter = request.upload ? 'file' : 'media_url'
-          throw new AppError('media_unavailable', `${parameter} is not audio (it is ${audio.mimetype}).`, {
-            details: { parameter },
-          })
-        }
+        if (audio.kind !== 'audio' && audio.kind !== 'video') throw notA('audio', request, audio.mimetype)
         return {
           kind: 'voice',
           media: await this.deps.voiceNotes.toVoiceNote(audio.data),
           mimetype: VOICE_NOTE_MIMETYPE,
         }
+      }
+      case 'video_note': {
+        const video = await this.media(request)
+        if (video.kind !== 'video') throw notA('a video', request, video.mimetype)
+        return { kind: 'video_note', media: video.data, mimetype: video.mimetype }
+      }
+      case 'sticker': {
+        const image = await this.media(request)
+        if (image.kind !== 'image') throw notA('an image', request, image.mimetype)
+        return { kind: 'sticker', media: await toSticker(image.data) }
       }
       case 'location':
         return {
@@ -330,6 +362,18 @@ export class MessageSender {
 
   private async mediaContent(request: SendRequest, text: string | undefined): Promise<WaOutgoingContent> {
     const media = await this.media(request)
+    if (request.viewOnce) {
+      if (media.kind !== 'image' && media.kind !== 'video') {
+        throw new AppError(
+          'invalid_parameter',
+          `view_once is for images and videos, not ${media.mimetype}.`,
+          {
+            details: { parameter: 'view_once' },
+          },
+        )
+      }
+      return { kind: media.kind, media: media.data, mimetype: media.mimetype, caption: text, viewOnce: true }
+    }
     return {
       kind: media.kind,
       media: media.data,
@@ -342,6 +386,10 @@ export class MessageSender {
   /** The file of a media or voice send: uploaded with the request, or fetched from media_url. */
   private async media(request: SendRequest): Promise<FetchedMedia> {
     const { mediaBytes: maxBytes, mediaFetchMs: timeoutMs } = this.deps.limits
+    if (request.mediaBase64 !== undefined) {
+      const decoded = decodeBase64Media(request.mediaBase64)
+      return uploadedMedia(decoded, { maxBytes, fileName: request.fileName, source: 'media_base64' })
+    }
     return request.upload
       ? uploadedMedia(request.upload, { maxBytes, fileName: request.fileName })
       : fetchMedia(request.mediaUrl as string, {

@@ -284,6 +284,35 @@ test('each kind Linkdesk sends is written as its protocol content', () => {
     fileName: 'a.bin',
     caption: undefined,
   })
+  assert.deepEqual(toProtocolContent({ kind: 'voice', media: file, mimetype: 'audio/ogg; codecs=opus' }), {
+    audio: file,
+    mimetype: 'audio/ogg; codecs=opus',
+    ptt: true,
+  })
+  assert.deepEqual(toProtocolContent({ kind: 'video_note', media: file, mimetype: 'video/mp4' }), {
+    video: file,
+    mimetype: 'video/mp4',
+    ptv: true,
+  })
+  assert.deepEqual(toProtocolContent({ kind: 'sticker', media: file }), { sticker: file })
+  assert.deepEqual(
+    toProtocolContent({ kind: 'image', media: file, mimetype: 'image/png', viewOnce: true }, [
+      '1@s.whatsapp.net',
+    ]),
+    {
+      image: file,
+      caption: undefined,
+      mimetype: 'image/png',
+      viewOnce: true,
+      mentions: ['1@s.whatsapp.net'],
+    },
+  )
+  assert.deepEqual(toProtocolContent({ kind: 'location', latitude: 1.5, longitude: -2, name: 'P' }), {
+    location: { degreesLatitude: 1.5, degreesLongitude: -2, name: 'P', address: undefined },
+  })
+  assert.deepEqual(toProtocolContent({ kind: 'contacts', contacts: [{ name: 'A', vcard: 'V' }] }), {
+    contacts: { displayName: 'A', contacts: [{ displayName: 'A', vcard: 'V' }] },
+  })
 })
 
 test('the send answer keeps the seed shape; media shows safe fields only, a captioned document unwrapped', () => {

@@ -407,8 +407,20 @@ type OutgoingKinds = {
 /** How each kind Linkdesk sends is written for Baileys. */
 const OUTGOING_KINDS: OutgoingKinds = {
   text: ({ text }) => ({ text }),
-  image: ({ media, caption, mimetype }) => ({ image: media, caption, mimetype }),
-  video: ({ media, caption, mimetype }) => ({ video: media, caption, mimetype }),
+  image: ({ media, caption, mimetype, viewOnce }) => ({
+    image: media,
+    caption,
+    mimetype,
+    ...(viewOnce ? { viewOnce } : {}),
+  }),
+  video: ({ media, caption, mimetype, viewOnce }) => ({
+    video: media,
+    caption,
+    mimetype,
+    ...(viewOnce ? { viewOnce } : {}),
+  }),
+  video_note: ({ media, mimetype }) => ({ video: media, mimetype, ptv: true }),
+  sticker: ({ media }) => ({ sticker: media }),
   audio: ({ media, mimetype }) => ({ audio: media, mimetype }),
   document: ({ media, mimetype, fileName, caption }) => ({
     document: media,
@@ -453,7 +465,14 @@ export function toQuotedMessage(quoted: WaQuotedMessage): WAMessage {
   }
 }
 
-const SENT_MEDIA_FIELDS = ['imageMessage', 'videoMessage', 'audioMessage', 'documentMessage'] as const
+const SENT_MEDIA_FIELDS = [
+  'imageMessage',
+  'videoMessage',
+  'ptvMessage',
+  'audioMessage',
+  'documentMessage',
+  'stickerMessage',
+] as const
 
 /**
  * Media fields that are safe to show: what the file is, never how to fetch or decrypt it (url, directPath,
@@ -479,9 +498,9 @@ function record(value: unknown): Record<string, unknown> | undefined {
     : undefined
 }
 
-/** The media message inside the sent content (as JSON), unwrapping a captioned document. */
+/** The media message inside the sent content (as JSON), unwrapping a captioned document or view-once media. */
 function sentMedia(message: Record<string, unknown>): [string, Record<string, unknown>] | undefined {
-  const wrapped = record(record(message.documentWithCaptionMessage)?.message)
+  const wrapped = record(record(message.documentWithCaptionMessage ?? message.viewOnceMessage)?.message)
   for (const source of [message, wrapped]) {
     if (!source) continue
     for (const field of SENT_MEDIA_FIELDS) {
@@ -525,12 +544,16 @@ function sentAnswer(
   if (found) {
     for (const field of SAFE_MEDIA_FIELDS) if (found[1][field] !== undefined) safe[field] = found[1][field]
   } else {
-    safe.mimetype = content.mimetype
+    if ('mimetype' in content) safe.mimetype = content.mimetype
     if ('fileName' in content && content.fileName) safe.fileName = content.fileName
     if ('caption' in content && content.caption) safe.caption = content.caption
   }
-  const field = found?.[0] ?? (content.kind === 'voice' ? 'audioMessage' : `${content.kind}Message`)
-  return { key, message: { [field]: safe }, messageTimestamp }
+  const named: Record<string, string> = { voice: 'audioMessage', video_note: 'ptvMessage' }
+  const field = found?.[0] ?? named[content.kind] ?? `${content.kind}Message`
+  const shown = { [field]: safe }
+  // View-once media shows its wrapper, so the answer says what the recipient gets.
+  const answer = message.viewOnceMessage ? { viewOnceMessage: { message: shown } } : shown
+  return { key, message: answer, messageTimestamp }
 }
 
 /** A message Baileys sent, as the adapter reports it: its id and time, the seed's answer, and its content. */

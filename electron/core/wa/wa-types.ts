@@ -62,6 +62,8 @@ interface WaOutgoingMedia<Kind extends string> {
   mimetype?: string
   fileName?: string
   caption?: string
+  /** Images and videos: the recipient can open it once. */
+  viewOnce?: boolean
 }
 
 /** What to send; each kind is written for the network in message-mapping.ts. */
@@ -73,6 +75,10 @@ export type WaOutgoingContent =
   | WaOutgoingMedia<'document'>
   /** Push-to-talk Ogg/Opus: the network computes nothing, Baileys adds the length and waveform. */
   | { kind: 'voice'; media: Buffer; mimetype: string }
+  /** A round video note. */
+  | { kind: 'video_note'; media: Buffer; mimetype: string }
+  /** A 512×512 WebP. */
+  | { kind: 'sticker'; media: Buffer }
   | { kind: 'location'; latitude: number; longitude: number; name?: string; address?: string }
   | { kind: 'contacts'; contacts: Array<{ name: string; vcard: string }> }
 

@@ -31,7 +31,9 @@ const SEND_DESCRIPTION = [
   'SHA-256 of the content): never the keys or URLs to download it.',
   '\n\n`type=voice` sends a voice note (push-to-talk, with its length and waveform) from `media_url` or the',
   '`file` part: Ogg/Opus as is, other audio converted with ffmpeg (422 media_unavailable naming the accepted',
-  'format when none is installed). `type=location` sends `latitude` and `longitude` (decimal degrees; 422',
+  'format when none is installed). `type=video_note` sends a video as a round video note, `type=sticker` an',
+  'image as a 512×512 WebP sticker (converted). Any file may come as `media_base64` instead (a JSON or form',
+  'body, within the body limit), and `view_once=true` makes a `media` image or video open once. `type=location` sends `latitude` and `longitude` (decimal degrees; 422',
   'invalid_location out of range) with an optional `location_name` and `address`. `type=contacts` sends',
   'contact cards, each `<name>:<number>`. Any type may quote an earlier message with `reply_to` (its id,',
   'sent or received; 422 quoted_not_found when unknown) and mention people with `mentions` (numbers; each',
@@ -47,7 +49,7 @@ export function messageOperations({ messages }: MessageRoutesDeps): Operation[] 
       aliases: ['send', 'send_group'],
       tag: 'Messages',
       summary:
-        'Send text, an image, a video, audio, a document, a voice note, a location or contact cards to a number or a group.',
+        'Send text, an image, a video, audio, a document, a voice or video note, a sticker, a location or contact cards.',
       description: SEND_DESCRIPTION,
       auth: 'token',
       instance: true,
@@ -63,7 +65,8 @@ export function messageOperations({ messages }: MessageRoutesDeps): Operation[] 
           type: 'string',
           required: true,
           enum: SEND_TYPES,
-          description: '`text`, `media`, `voice` (a voice note), `location` or `contacts`.',
+          description:
+            '`text`, `media`, `voice` (a voice note), `video_note` (a round video), `sticker`, `location` or `contacts`.',
           example: 'text',
         },
         message: {
@@ -89,6 +92,18 @@ export function messageOperations({ messages }: MessageRoutesDeps): Operation[] 
           check: fileNameProblem,
           description: 'For `media`: send the file as a document with this name.',
           example: 'invoice.pdf',
+        },
+        media_base64: {
+          type: 'string',
+          description:
+            'For media, voice, video_note and sticker, instead of `media_url`: the file as base64 (or a `data:` URL) in a JSON or form body, within the body limit; typed like an upload.',
+          example:
+            'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+        },
+        view_once: {
+          type: 'boolean',
+          description: 'For `media` images and videos: the recipient can open it once.',
+          example: true,
         },
         latitude: {
           type: 'number',
@@ -162,6 +177,8 @@ export function messageOperations({ messages }: MessageRoutesDeps): Operation[] 
           message: params.message,
           mediaUrl: params.media_url,
           upload: params.file,
+          mediaBase64: params.media_base64,
+          viewOnce: params.view_once,
           fileName: params.filename,
           latitude: params.latitude,
           longitude: params.longitude,
