@@ -30,8 +30,8 @@ export default tseslint.config(
   },
   {
     files: ['renderer/**/*.{ts,tsx}'],
-    // The build configuration runs in Node and reads the core's catalogue to put it into the bundle.
-    ignores: ['renderer/vite.config.ts', 'renderer/build-defines.ts'],
+    // The build configuration and the browser tests run in Node, not in the window: they may read the core.
+    ignores: ['renderer/vite.config.ts', 'renderer/build-defines.ts', 'renderer/e2e/**'],
     rules: {
       'no-restricted-imports': [
         'error',

@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process'
 import { after, before, describe, test } from 'node:test'
 import { promisify } from 'node:util'
 import type { Page } from 'playwright-core'
+import { EVENT_NAMES } from '../../electron/core/events/event-catalogue'
 import { seriousViolations } from './axe'
 import { chromiumMissing, launchBrowser, type TestBrowser } from './browser'
 import { type HeadlessServer, startHeadlessServer } from './headless-server'
@@ -172,6 +173,8 @@ describe(
         .filter({ hasText: 'Reply from Bob' })
       await row.waitFor()
       assert.match(await row.innerText(), /message\.received/)
+      const filterNames = await page.getByLabel('Event', { exact: true }).locator('option').allInnerTexts()
+      assert.deepEqual(filterNames, ['All events', ...EVENT_NAMES], 'the filter offers every catalogue event')
       await row.click()
       assert.match(await page.getByLabel('Event payload').innerText(), /"sender_phone": "15550002222"/)
     })
