@@ -1,16 +1,20 @@
 import assert from 'node:assert/strict'
-import { readdir } from 'node:fs/promises'
+import { mkdtemp, readdir } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { test } from 'node:test'
 import audioDecode from 'audio-decode'
 import { AppError } from '../../errors'
 import { sineAudio } from './testing/sine-audio'
 import { createVoiceNoteConverter, isOggOpus, VOICE_NOTE_MIMETYPE } from './voice-note-audio'
 
+// Its own scratch parent, so that conversions in other test processes never look like leftovers.
+const tempDir = await mkdtemp(join(tmpdir(), 'voice-note-test-'))
 const converter = createVoiceNoteConverter({
   ffmpeg: 'ffmpeg',
   timeoutMs: 20_000,
   maxBytes: 16 * 1024 * 1024,
+  tempDir,
 })
 
 async function rejectsWith(promise: Promise<unknown>, code: string, message: RegExp): Promise<AppError> {
@@ -23,12 +27,11 @@ async function rejectsWith(promise: Promise<unknown>, code: string, message: Reg
 }
 
 async function leftoverTempDirs(): Promise<string[]> {
-  return (await readdir(tmpdir())).filter((name) => name.startsWith('linkdesk-audio-'))
+  return await readdir(tempDir)
 }
 
 for (const format of ['wav', 'mp3', 'ogg-vorbis'] as const) {
   test(`${format} audio becomes mono 48 kHz Ogg/Opus of the same length`, async () => {
-    const before = await leftoverTempDirs()
     const source = await sineAudio(format, 1.5)
     assert.equal(isOggOpus(source), false)
     const note = await converter.toVoiceNote(source)
@@ -37,7 +40,7 @@ for (const format of ['wav', 'mp3', 'ogg-vorbis'] as const) {
     assert.equal(decoded.numberOfChannels, 1)
     assert.equal(decoded.sampleRate, 48_000)
     assert.ok(Math.abs(decoded.duration - 1.5) < 0.1, `duration ${decoded.duration}`)
-    assert.deepEqual(await leftoverTempDirs(), before, 'the temporary input is removed')
+    assert.deepEqual(await leftoverTempDirs(), [], 'the temporary input is removed')
   })
 }
 
@@ -77,10 +80,9 @@ test('a file that is not audio is refused with 422', async () => {
 })
 
 test('a conversion past its time limit is killed and refused, leaving no temporary file', async () => {
-  const before = await leftoverTempDirs()
-  const slow = createVoiceNoteConverter({ ffmpeg: 'ffmpeg', timeoutMs: 30, maxBytes: 64 << 20 })
+  const slow = createVoiceNoteConverter({ ffmpeg: 'ffmpeg', timeoutMs: 30, maxBytes: 64 << 20, tempDir })
   await rejectsWith(slow.toVoiceNote(await sineAudio('wav', 120)), 'media_unavailable', /longer than 30 ms/)
-  assert.deepEqual(await leftoverTempDirs(), before)
+  assert.deepEqual(await leftoverTempDirs(), [])
 })
 
 test('a converted file over the size limit is refused with 413', async () => {

@@ -14,6 +14,8 @@ export interface VoiceNoteConverterOptions {
   timeoutMs: number
   /** Largest converted file accepted (the media limit). */
   maxBytes: number
+  /** Where each conversion's scratch directory is made and removed again; the system's by default. */
+  tempDir?: string
 }
 
 /** Turns any audio into the Ogg/Opus a voice note needs. */
@@ -107,7 +109,7 @@ export function createVoiceNoteConverter(options: VoiceNoteConverterOptions): Vo
   return {
     async toVoiceNote(audio) {
       if (isOggOpus(audio)) return audio
-      const dir = await mkdtemp(join(tmpdir(), 'linkdesk-audio-'))
+      const dir = await mkdtemp(join(options.tempDir ?? tmpdir(), 'linkdesk-audio-'))
       try {
         const input = join(dir, 'input')
         await writeFile(input, audio, { mode: 0o600 })
