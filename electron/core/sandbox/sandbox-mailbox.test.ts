@@ -1,52 +1,38 @@
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import type { BinaryNode } from '@whiskeysockets/baileys'
-import type { Sandbox } from './index'
 import { DeviceMailbox, MAILBOX_LIMIT } from './accounts/device-mailbox'
 import { node } from './stanzas/binary-node'
 import { memoryState } from './state/sandbox-state'
 import { StoredList } from './state/stored-list'
-import { linkedClient, startTestSandbox } from './testing/sandbox-fixture'
-import type { SandboxClient } from './testing/sandbox-client'
+import { linkedDeviceFixture } from './testing/sandbox-fixture'
 
 const ME = '15550002222'
 const ALICE = '15551230011'
 
-let sandbox: Sandbox
-let device: SandboxClient
-
-before(async () => {
-  sandbox = await startTestSandbox()
-  await sandbox.control.addAccount({ phone: ALICE, name: 'Alice' })
-  device = await linkedClient(sandbox, ME)
-})
-
-after(async () => {
-  await device.stop()
-  await sandbox.close()
-})
+const fixture = linkedDeviceFixture(ME, [{ phone: ALICE, name: 'Alice' }])
 
 test('a message the device never receipted is written again, marked offline, at its next login', async () => {
-  const sock = device.sock
+  const sock = fixture.device.sock
   assert.ok(sock)
   // The device dies as the message arrives: it can no longer receipt it, and its key writes since then are
   // lost, so the copy written again at login decrypts as the first one did.
   sock.ws.prependListener('CB:message', (stanza: BinaryNode) => {
     if (!stanza.attrs.from?.startsWith(ALICE)) return
-    const restore = device.auth.restorePoint()
+    const restore = fixture.device.auth.restorePoint()
     void sock.ws.close()
     sock.ev.on('connection.update', ({ connection }) => connection === 'close' && restore())
   })
-  const login = sandbox.control.events.waitFor('login', (event) => event.phone === ME)
-  const { id } = await sandbox.control.send(ALICE, { to: ME, text: 'kept until receipted' })
+  const login = fixture.sandbox.control.events.waitFor('login', (event) => event.phone === ME)
+  const { id } = await fixture.sandbox.control.send(ALICE, { to: ME, text: 'kept until receipted' })
   assert.deepEqual((await login).redelivered, [id])
-  await sandbox.control.events.waitFor(
+  await fixture.sandbox.control.events.waitFor(
     'receipt',
     (event) => event.phone === ME && event.type !== 'retry' && event.ids.includes(id),
   )
-  const received = await device.waitForMessage(id)
+  const received = await fixture.device.waitForMessage(id)
   assert.equal(received.message?.conversation, 'kept until receipted')
-  const upserts = device.upserts.filter((upsert) => upsert.message.key.id === id)
+  const upserts = fixture.device.upserts.filter((upsert) => upsert.message.key.id === id)
   assert.deepEqual(
     upserts.map((upsert) => upsert.type),
     ['append'],
@@ -54,8 +40,8 @@ test('a message the device never receipted is written again, marked offline, at 
   )
 
   // Receipted now: the next login owes it nothing.
-  const next = sandbox.control.events.waitFor('login', (event) => event.phone === ME)
-  void device.sock?.ws.close()
+  const next = fixture.sandbox.control.events.waitFor('login', (event) => event.phone === ME)
+  void fixture.device.sock?.ws.close()
   assert.deepEqual((await next).redelivered, [])
 })
 

@@ -1,41 +1,27 @@
 import assert from 'node:assert/strict'
 import { createHash, randomBytes } from 'node:crypto'
-import { after, before, test } from 'node:test'
-import type { Sandbox } from './index'
-import { inboxEntry, linkedClient, startTestSandbox } from './testing/sandbox-fixture'
-import type { SandboxClient } from './testing/sandbox-client'
+import { test } from 'node:test'
+import { inboxEntry, linkedDeviceFixture } from './testing/sandbox-fixture'
 import { solidPng } from './testing/solid-png'
 
 const ME = '15550001111'
 const ALICE = '15551230001'
 
-let sandbox: Sandbox
-let device: SandboxClient
-
-before(async () => {
-  sandbox = await startTestSandbox()
-  await sandbox.control.addAccount({ phone: ALICE, name: 'Alice' })
-  device = await linkedClient(sandbox, ME)
-})
-
-after(async () => {
-  await device.stop()
-  await sandbox.close()
-})
+const fixture = linkedDeviceFixture(ME, [{ phone: ALICE, name: 'Alice' }])
 
 const sha256 = (data: Buffer): string => createHash('sha256').update(data).digest('hex')
 
 const redSquare = (): Buffer => solidPng(32, 32, [220, 30, 30])
 
 test('a document the device sends is uploaded over HTTPS and reaches the contact byte-identical', async () => {
-  assert.ok(device.sock)
+  assert.ok(fixture.device.sock)
   const bytes = randomBytes(50_000)
-  const sent = await device.sock.sendMessage(`${ALICE}@s.whatsapp.net`, {
+  const sent = await fixture.device.sock.sendMessage(`${ALICE}@s.whatsapp.net`, {
     document: bytes,
     mimetype: 'application/pdf',
     fileName: 'report.pdf',
   })
-  const entry = await inboxEntry(sandbox, ALICE, sent?.key.id ?? '')
+  const entry = await inboxEntry(fixture.sandbox, ALICE, sent?.key.id ?? '')
   assert.equal(entry.type, 'document')
   assert.equal(entry.filename, 'report.pdf')
   assert.equal(entry.mimetype, 'application/pdf')
@@ -44,10 +30,13 @@ test('a document the device sends is uploaded over HTTPS and reaches the contact
 })
 
 test('an image with a caption the device sends reaches the contact byte-identical', async () => {
-  assert.ok(device.sock)
+  assert.ok(fixture.device.sock)
   const image = redSquare()
-  const sent = await device.sock.sendMessage(`${ALICE}@s.whatsapp.net`, { image, caption: 'red square' })
-  const entry = await inboxEntry(sandbox, ALICE, sent?.key.id ?? '')
+  const sent = await fixture.device.sock.sendMessage(`${ALICE}@s.whatsapp.net`, {
+    image,
+    caption: 'red square',
+  })
+  const entry = await inboxEntry(fixture.sandbox, ALICE, sent?.key.id ?? '')
   assert.equal(entry.type, 'image')
   assert.equal(entry.caption, 'red square')
   assert.equal(entry.sha256, sha256(image))
@@ -55,22 +44,22 @@ test('an image with a caption the device sends reaches the contact byte-identica
 
 test('a document a contact sends downloads on the device byte-identical', async () => {
   const bytes = randomBytes(20_000)
-  const { id } = await sandbox.control.send(ALICE, {
+  const { id } = await fixture.sandbox.control.send(ALICE, {
     to: ME,
     media: { data: bytes, mimetype: 'text/plain', filename: 'notes.txt' },
   })
-  const received = await device.waitForMessage(id)
+  const received = await fixture.device.waitForMessage(id)
   assert.equal(received.message?.documentMessage?.fileName, 'notes.txt')
-  assert.equal(sha256(await device.download(received)), sha256(bytes))
+  assert.equal(sha256(await fixture.device.download(received)), sha256(bytes))
 })
 
 test('an image with a caption a contact sends downloads on the device byte-identical', async () => {
   const image = redSquare()
-  const { id } = await sandbox.control.send(ALICE, {
+  const { id } = await fixture.sandbox.control.send(ALICE, {
     to: ME,
     media: { data: image, mimetype: 'image/png', caption: 'from alice' },
   })
-  const received = await device.waitForMessage(id)
+  const received = await fixture.device.waitForMessage(id)
   assert.equal(received.message?.imageMessage?.caption, 'from alice')
-  assert.equal(sha256(await device.download(received)), sha256(image))
+  assert.equal(sha256(await fixture.device.download(received)), sha256(image))
 })

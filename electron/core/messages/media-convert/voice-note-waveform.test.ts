@@ -1,40 +1,26 @@
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
-import { after, before, test } from 'node:test'
-import type { Sandbox } from '../../sandbox'
-import { inboxEntry, linkedClient, startTestSandbox } from '../../sandbox/testing/sandbox-fixture'
-import type { SandboxClient } from '../../sandbox/testing/sandbox-client'
+import { test } from 'node:test'
+import { inboxEntry, linkedDeviceFixture } from '../../sandbox/testing/sandbox-fixture'
 import { sineAudio } from './testing/sine-audio'
 import { createVoiceNoteConverter, VOICE_NOTE_MIMETYPE } from './voice-note-audio'
 
 const ME = '15550001111'
 const ALICE = '15551230001'
 
-let sandbox: Sandbox
-let device: SandboxClient
-
-before(async () => {
-  sandbox = await startTestSandbox()
-  await sandbox.control.addAccount({ phone: ALICE, name: 'Alice' })
-  device = await linkedClient(sandbox, ME)
-})
-
-after(async () => {
-  await device.stop()
-  await sandbox.close()
-})
+const fixture = linkedDeviceFixture(ME, [{ phone: ALICE, name: 'Alice' }])
 
 test('Baileys sends a converted voice note with its duration and a waveform drawn from the sound', async () => {
   const converter = createVoiceNoteConverter({ ffmpeg: 'ffmpeg', timeoutMs: 20_000, maxBytes: 1 << 24 })
   // One second of tone, then one of silence: the waveform must be high, then flat.
   const note = await converter.toVoiceNote(await sineAudio('mp3', 1, 1))
-  assert.ok(device.sock)
-  const sent = await device.sock.sendMessage(`${ALICE}@s.whatsapp.net`, {
+  assert.ok(fixture.device.sock)
+  const sent = await fixture.device.sock.sendMessage(`${ALICE}@s.whatsapp.net`, {
     audio: note,
     ptt: true,
     mimetype: VOICE_NOTE_MIMETYPE,
   })
-  const entry = await inboxEntry(sandbox, ALICE, sent?.key.id ?? '')
+  const entry = await inboxEntry(fixture.sandbox, ALICE, sent?.key.id ?? '')
   assert.equal(entry.ptt, true)
   assert.equal(entry.mimetype, VOICE_NOTE_MIMETYPE)
   assert.equal(entry.sha256, createHash('sha256').update(note).digest('hex'))

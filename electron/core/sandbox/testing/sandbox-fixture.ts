@@ -1,4 +1,5 @@
 import { WA_CERT_DETAILS } from '@whiskeysockets/baileys'
+import { after, before } from 'node:test'
 import pino from 'pino'
 import { createSandbox, type Sandbox, type SandboxInboxEntry, type SandboxOptions } from '../index'
 import { quietLibsignal } from './quiet-libsignal'
@@ -52,4 +53,43 @@ export async function inboxEntry(
     timeoutMs,
   )
   return entry
+}
+
+/** A test file's sandbox and its device, usable once the file's `before` has run. */
+export interface LinkedDeviceFixture {
+  readonly sandbox: Sandbox
+  readonly device: SandboxClient
+}
+
+/**
+ * Registers the usual `before`/`after` of a test file: a sandbox with these contacts, and a device linked
+ * as `phone`; both are stopped after the file's tests.
+ */
+export function linkedDeviceFixture(
+  phone: string,
+  contacts: { phone: string; name: string }[],
+  options: Partial<SandboxClientOptions> = {},
+): LinkedDeviceFixture {
+  let started: { sandbox: Sandbox; device: SandboxClient } | undefined
+  const current = () => {
+    if (!started) throw new Error('the sandbox fixture is used before its test file started it')
+    return started
+  }
+  before(async () => {
+    const sandbox = await startTestSandbox()
+    for (const contact of contacts) await sandbox.control.addAccount(contact)
+    started = { sandbox, device: await linkedClient(sandbox, phone, options) }
+  })
+  after(async () => {
+    await started?.device.stop()
+    await started?.sandbox.close()
+  })
+  return {
+    get sandbox() {
+      return current().sandbox
+    },
+    get device() {
+      return current().device
+    },
+  }
 }
