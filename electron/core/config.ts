@@ -88,6 +88,11 @@ export interface Config {
   waVersionUrl?: string
   /** The ffmpeg program that converts audio to voice notes: a path, or a name looked up on PATH. */
   ffmpeg: string
+  /**
+   * Link previews may fetch from private and loopback addresses too. Off: public addresses only, since the
+   * link comes from a message's text, which a bot may have taken from anyone.
+   */
+  linkPreviewPrivate: boolean
 }
 
 export const DEFAULT_PORT = 8686
@@ -145,6 +150,7 @@ export interface ConfigInput {
   uiDir?: string
   waVersionUrl?: string
   ffmpeg?: string
+  linkPreviewPrivate?: boolean
 }
 
 export const DEFAULT_FFMPEG = 'ffmpeg'
@@ -279,5 +285,6 @@ export function parseConfig(input: ConfigInput, env: NodeJS.ProcessEnv = process
     uiDir: input.uiDir,
     waVersionUrl: parseVersionUrl(input.waVersionUrl),
     ffmpeg: input.ffmpeg?.trim() || DEFAULT_FFMPEG,
+    linkPreviewPrivate: input.linkPreviewPrivate ?? false,
   }
 }

@@ -18,6 +18,7 @@ import { InstanceManager } from './instances/instance-manager'
 import { instanceMetricsProvider } from './instances/instance-metrics'
 import { InstanceRegistry } from './instances/instance-registry'
 import { createLogger, type Logger } from './logger'
+import { createLinkPreviewer, LINK_PREVIEW_TIMEOUT_MS } from './messages/link-preview'
 import { createVoiceNoteConverter } from './messages/media-convert/voice-note-audio'
 import { MessageService } from './messages/message-service'
 import { UploadStore } from './messages/upload-store'
@@ -132,6 +133,11 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
       ffmpeg: config.ffmpeg,
       timeoutMs: config.limits.mediaFetchMs,
       maxBytes: config.limits.mediaBytes,
+    }),
+    linkPreviews: createLinkPreviewer({
+      timeoutMs: Math.min(LINK_PREVIEW_TIMEOUT_MS, config.limits.mediaFetchMs),
+      publicOnly: !config.linkPreviewPrivate,
+      log: logger,
     }),
     ackTimeoutMs: config.timings.operationWaitMs,
   })

@@ -157,6 +157,17 @@ export const SERVE_COMMAND: CommandSpec<ConfigInput> = {
       },
     },
     {
+      kind: 'flag',
+      name: 'link-preview-private',
+      env: 'LINKDESK_LINK_PREVIEW_PRIVATE',
+      default: 'off',
+      description:
+        'let link previews fetch pages on private and loopback addresses too (off: public addresses only, as the link comes from a message text)',
+      apply: (input, value) => {
+        input.linkPreviewPrivate = value
+      },
+    },
+    {
       kind: 'value',
       name: 'log-level',
       placeholder: 'L',

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { posix } from 'node:path'
-import { request } from 'undici'
+import { type Dispatcher, request } from 'undici'
 import { AppError } from '../errors'
 import type { Logger } from '../logger'
 import {
@@ -29,6 +29,8 @@ export interface MediaFetchOptions {
   /** Makes the file a document with this name. */
   fileName?: string
   log: Logger
+  /** Connects for the fetch (e.g. to public addresses only); undici's global one by default. */
+  dispatcher?: Dispatcher
 }
 
 const MAX_REDIRECTS = 5
@@ -89,6 +91,8 @@ function describeFailure(code: string | undefined): string {
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
       return 'could not be fetched: the host name was not found.'
+    case 'EPRIVATEADDRESS':
+      return 'could not be fetched: it is not on a public address.'
     case 'UND_ERR_HEADERS_TIMEOUT':
     case 'UND_ERR_BODY_TIMEOUT':
       return 'could not be fetched: the server stopped answering.'
@@ -166,19 +170,30 @@ async function readCapped(body: AsyncIterable<Buffer>, maxBytes: number): Promis
   return Buffer.concat(chunks, size)
 }
 
+/** A body fetched under the media rules, with the type its server declared and the address it came from. */
+export interface FetchedBody {
+  data: Buffer
+  contentType: string | undefined
+  url: URL
+}
+
 /**
- * Fetches media_url ourselves (not through Baileys, whose fetch has no timeout or size cap): http(s) only,
- * redirects followed only to http(s), at most maxBytes within timeoutMs, then typed from its first bytes.
+ * Fetches an address ourselves (not through Baileys, whose fetch has no timeout or size cap): http(s) only,
+ * redirects followed only to http(s), at most maxBytes within timeoutMs, never an empty body.
  */
-export async function fetchMedia(mediaUrl: string, options: MediaFetchOptions): Promise<FetchedMedia> {
+export async function fetchCapped(
+  address: string,
+  options: Omit<MediaFetchOptions, 'fileName'>,
+): Promise<FetchedBody> {
   const signal = AbortSignal.timeout(options.timeoutMs)
-  let url = httpUrl(mediaUrl)
+  let url = httpUrl(address)
   const log = options.log.child({ mediaHost: url.host })
   try {
     for (let redirects = 0; ; redirects++) {
       const response = await request(url, {
         method: 'GET',
         signal,
+        dispatcher: options.dispatcher,
         headers: { accept: '*/*', 'user-agent': 'Linkdesk' },
         headersTimeout: options.timeoutMs,
         bodyTimeout: options.timeoutMs,
@@ -201,18 +216,7 @@ export async function fetchMedia(mediaUrl: string, options: MediaFetchOptions): 
       }
       const data = await readCapped(body, options.maxBytes)
       if (data.length === 0) throw unavailable('returned an empty file.')
-      const contentType = header(headers, 'content-type')
-      const type = classifyMedia(data, contentType, options.fileName)
-      const fileName =
-        type.kind === 'document' ? (options.fileName ?? documentName(url, type.extension)) : undefined
-      log.debug({ kind: type.kind, mimetype: type.mimetype, bytes: data.length }, 'media fetched')
-      return {
-        data,
-        kind: type.kind,
-        mimetype: type.mimetype,
-        fileName,
-        sha256: createHash('sha256').update(data).digest('hex'),
-      }
+      return { data, contentType: header(headers, 'content-type'), url }
     }
   } catch (error) {
     if (error instanceof AppError) throw error
@@ -223,6 +227,22 @@ export async function fetchMedia(mediaUrl: string, options: MediaFetchOptions): 
     const code = failureCode(error)
     log.debug({ code }, 'media fetch failed')
     throw unavailable(describeFailure(code), error)
+  }
+}
+
+/** Fetches media_url under the media rules (see fetchCapped), then types it from its first bytes. */
+export async function fetchMedia(mediaUrl: string, options: MediaFetchOptions): Promise<FetchedMedia> {
+  const { data, contentType, url } = await fetchCapped(mediaUrl, options)
+  const type = classifyMedia(data, contentType, options.fileName)
+  const fileName =
+    type.kind === 'document' ? (options.fileName ?? documentName(url, type.extension)) : undefined
+  options.log.debug({ kind: type.kind, mimetype: type.mimetype, bytes: data.length }, 'media fetched')
+  return {
+    data,
+    kind: type.kind,
+    mimetype: type.mimetype,
+    fileName,
+    sha256: createHash('sha256').update(data).digest('hex'),
   }
 }
 

@@ -16,6 +16,7 @@ import type { IdempotencyLedger, LedgerSlot } from './idempotency-ledger'
 import { unhandledCase } from '../exhaustive'
 import { type FetchedMedia, fetchMedia, type UploadedMedia, uploadedMedia } from './media-fetcher'
 import { decodeBase64Media } from './base64-media'
+import type { LinkPreviewer } from './link-preview'
 import { toSticker } from './media-convert/sticker-image'
 import { VOICE_NOTE_MIMETYPE, type VoiceNoteConverter } from './media-convert/voice-note-audio'
 import type { MessageStore } from './message-store'
@@ -53,6 +54,8 @@ export interface SendRequest {
   replyTo?: string
   /** Numbers to mention, beside the `@<number>`s in the text. */
   mentions?: string[]
+  /** For `text`: attach a preview of the first link (off unless asked). */
+  linkPreview?: boolean
   idempotencyKey?: string
 }
 
@@ -68,6 +71,8 @@ export interface MessageSenderDeps {
   connection(instanceId: string): Promise<WaConnection>
   /** Makes any audio the Ogg/Opus a voice note must be. */
   voiceNotes: VoiceNoteConverter
+  /** Makes the preview of a text's first link, when a send asks for one. */
+  linkPreviews: LinkPreviewer
   /** Called once a sent message is stored and acknowledged, to mark it sent. */
   onAcknowledged?(instanceId: string, id: string, chat: string): void
   /** How long a send waits for the network's acknowledgement. */
@@ -99,6 +104,7 @@ const ONLY_FOR: Array<[keyof SendRequest, string, readonly SendType[]]> = [
   ['locationName', 'location_name', ['location']],
   ['address', 'address', ['location']],
   ['contacts', 'contacts', ['contacts']],
+  ['linkPreview', 'link_preview', ['text']],
   ['message', 'message', ['text', 'media']],
 ]
 
@@ -202,7 +208,19 @@ function fingerprint(request: SendRequest, jid: string): string {
   const file = upload ? createHash('sha256').update(upload.data).digest('hex') : null
   const { latitude, longitude, locationName, address, contacts, replyTo, mentions, viewOnce } = request
   const base64 = request.mediaBase64 && createHash('sha256').update(request.mediaBase64).digest('hex')
-  const kinds = { latitude, longitude, locationName, address, contacts, replyTo, mentions, viewOnce, base64 }
+  const linkPreview = request.linkPreview || undefined
+  const kinds = {
+    latitude,
+    longitude,
+    locationName,
+    address,
+    contacts,
+    replyTo,
+    mentions,
+    viewOnce,
+    base64,
+    linkPreview,
+  }
   const given = Object.values(kinds).some((value) => value !== undefined)
   // Without an upload or the newer fields the list keeps its earlier shape, so keys recorded before still match.
   const fields = [
@@ -321,8 +339,13 @@ export class MessageSender {
   private async content(request: SendRequest): Promise<WaOutgoingContent> {
     const text = textOf(request)
     switch (request.type) {
-      case 'text':
-        return { kind: 'text', text: text as string }
+      case 'text': {
+        // In the instance's turn, like a media fetch: bounded by its timeout, after which the text goes alone.
+        const linkPreview = request.linkPreview
+          ? await this.deps.linkPreviews.preview(text as string)
+          : undefined
+        return { kind: 'text', text: text as string, ...(linkPreview ? { linkPreview } : {}) }
+      }
       case 'media':
         return this.mediaContent(request, text)
       case 'voice': {

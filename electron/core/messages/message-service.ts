@@ -7,6 +7,7 @@ import type { RootDatabase } from '../store/database'
 import type { SentAnswer, WaConnection, WaMessageHooks } from '../wa/wa-types'
 import { AckTracker } from './ack-tracker'
 import { IdempotencyLedger } from './idempotency-ledger'
+import type { LinkPreviewer } from './link-preview'
 import type { VoiceNoteConverter } from './media-convert/voice-note-audio'
 import { MessageIntake } from './message-intake'
 import { countingSink, type MessageCounters, messageMetricsProvider } from './message-metrics'
@@ -26,6 +27,8 @@ export interface MessageServiceDeps {
   apiBase(): string
   /** Makes any audio the Ogg/Opus a voice note must be. */
   voiceNotes: VoiceNoteConverter
+  /** Makes the preview of a text's first link, when a send asks for one. */
+  linkPreviews: LinkPreviewer
   ackTimeoutMs?: number
 }
 
@@ -82,6 +85,7 @@ export class MessageService {
       logger: deps.logger,
       connection: deps.connection,
       voiceNotes: deps.voiceNotes,
+      linkPreviews: deps.linkPreviews,
       ackTimeoutMs: deps.ackTimeoutMs,
     })
   }

@@ -194,6 +194,7 @@ test('a text with a link preview arrives with the preview title and URL', async 
     url: 'https://example.org/page',
     title: 'Example page',
     description: 'An example',
+    thumbnail: null,
   })
   assert.deepEqual(entry.mentions, [])
   assert.equal(entry.quotedId, null)

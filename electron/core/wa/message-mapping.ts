@@ -406,7 +406,20 @@ type OutgoingKinds = {
 
 /** How each kind Linkdesk sends is written for Baileys. */
 const OUTGOING_KINDS: OutgoingKinds = {
-  text: ({ text }) => ({ text }),
+  // Without a preview the text goes as the seed sent it; Baileys is never asked to fetch one itself.
+  text: ({ text, linkPreview }) =>
+    linkPreview
+      ? {
+          text,
+          linkPreview: {
+            'canonical-url': linkPreview.url,
+            'matched-text': linkPreview.matchedText,
+            title: linkPreview.title,
+            description: linkPreview.description,
+            jpegThumbnail: linkPreview.thumbnail,
+          },
+        }
+      : { text },
   image: ({ media, caption, mimetype, viewOnce }) => ({
     image: media,
     caption,
@@ -534,7 +547,11 @@ function sentAnswer(
   content: WaOutgoingContent,
 ): SentAnswer {
   if (content.kind === 'text') {
-    return { key, message: { extendedTextMessage: { text: content.text } }, messageTimestamp }
+    const preview = content.linkPreview
+    const shown = preview
+      ? { matchedText: preview.matchedText, title: preview.title, description: preview.description }
+      : {}
+    return { key, message: { extendedTextMessage: { text: content.text, ...shown } }, messageTimestamp }
   }
   if (content.kind === 'location' || content.kind === 'contacts') {
     return { key, message: withoutContext(message), messageTimestamp }

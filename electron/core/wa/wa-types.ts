@@ -67,8 +67,18 @@ interface WaOutgoingMedia<Kind extends string> {
 }
 
 /** What to send; each kind is written for the network in message-mapping.ts. */
+/** A link preview attached to a text: the page's address, the link as the text has it, and what the page says. */
+export interface WaLinkPreview {
+  url: string
+  matchedText: string
+  title: string
+  description?: string
+  /** A small JPEG. */
+  thumbnail?: Buffer
+}
+
 export type WaOutgoingContent =
-  | { kind: 'text'; text: string }
+  | { kind: 'text'; text: string; linkPreview?: WaLinkPreview }
   | WaOutgoingMedia<'image'>
   | WaOutgoingMedia<'video'>
   | WaOutgoingMedia<'audio'>

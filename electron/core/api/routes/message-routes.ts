@@ -148,6 +148,12 @@ export function messageOperations({ messages }: MessageRoutesDeps): Operation[] 
           description: 'Numbers to mention (with country code); `@<number>` in the text mentions too.',
           example: ['15551234567'],
         },
+        link_preview: {
+          type: 'boolean',
+          description:
+            'For `text`: attach a preview (title, description, picture) of the first http(s) link in the text. Off by default. The page is fetched by Linkdesk from public addresses only, within 5 s; when it cannot be read the text goes without a preview.',
+          example: true,
+        },
         idempotency_key: {
           type: 'string',
           maxLength: 200,
@@ -187,6 +193,7 @@ export function messageOperations({ messages }: MessageRoutesDeps): Operation[] 
           contacts: params.contacts,
           replyTo: params.reply_to,
           mentions: params.mentions,
+          linkPreview: params.link_preview,
           idempotencyKey,
         })
         return { status: 'success', message: answer }

@@ -32,6 +32,8 @@ export interface SandboxLinkPreview {
   url: string
   title: string | null
   description: string | null
+  /** The small JPEG shown beside the title, base64; null when the sender attached none. */
+  thumbnail: string | null
 }
 
 /** A message as the receiving simulated account read it. Absent fields are null (lists: empty, flags: false). */
@@ -129,7 +131,14 @@ function textMessage(content: proto.IMessage): DescribedMessage | undefined {
   const url = extended.matchedText
   const linkPreview =
     url && (extended.title || extended.description)
-      ? { url, title: extended.title ?? null, description: extended.description ?? null }
+      ? {
+          url,
+          title: extended.title ?? null,
+          description: extended.description ?? null,
+          thumbnail: extended.jpegThumbnail?.length
+            ? Buffer.from(extended.jpegThumbnail).toString('base64')
+            : null,
+        }
       : null
   return { ...BLANK, type: 'text', text: extended.text, linkPreview, ...contextOf(extended.contextInfo) }
 }
