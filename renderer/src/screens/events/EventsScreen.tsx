@@ -8,6 +8,7 @@ import { VirtualList } from '../../components/VirtualList'
 import { EventDetail } from './EventDetail'
 import { NO_FILTER, filterAttempts, filterEvents, type LogFilter } from './event-filter'
 import { LogFilters } from './LogFilters'
+import { messageSummary } from './message-summary'
 import './EventsScreen.css'
 
 const ROW_HEIGHT = 36
@@ -154,8 +155,12 @@ export function EventsScreen() {
   )
 }
 
-/** One line about an event's data: the state, the text, or the sender. */
+/** One line about an event's data: a message's content and sender, else the state, status or reason. */
 function summary(data: Record<string, unknown>): string {
+  const message = messageSummary(data)
+  if (message !== undefined) {
+    return [message, data.sender_phone].filter((part) => typeof part === 'string' && part).join(' · ')
+  }
   const parts = ['state', 'text', 'caption', 'status', 'sender_phone', 'reason', 'message']
     .map((key) => data[key])
     .filter((value): value is string => typeof value === 'string' && value !== '')
