@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process'
 import { after, before, describe, test } from 'node:test'
 import { promisify } from 'node:util'
 import type { Page } from 'playwright-core'
+import type { SandboxInboxEntryView } from '../../electron/core/shared-types'
 import { EVENT_NAMES } from '../../electron/core/events/event-catalogue'
 import { seriousViolations } from './axe'
 import { chromiumMissing, launchBrowser, type TestBrowser } from './browser'
@@ -177,6 +178,70 @@ describe(
       assert.deepEqual(filterNames, ['All events', ...EVENT_NAMES], 'the filter offers every catalogue event')
       await row.click()
       assert.match(await page.getByLabel('Event payload').innerText(), /"sender_phone": "15550002222"/)
+    })
+
+    test('the composer replies to a message picked in the log, and sends a location and contact cards', async () => {
+      const token = await uiToken()
+      const inboxOf = async () => {
+        const answer = await fetch(`${server.apiBase}/sandbox/accounts/${CONTACT_PHONE}/messages`, {
+          headers: { authorization: `Bearer ${token}` },
+        })
+        return ((await answer.json()) as { messages: SandboxInboxEntryView[] }).messages
+      }
+      const arrived = async (what: (entry: SandboxInboxEntryView) => boolean) => {
+        for (let tries = 0; tries < 100; tries++) {
+          const found = (await inboxOf()).find(what)
+          if (found) return found
+          await new Promise((resolve) => setTimeout(resolve, 100))
+        }
+        throw new Error('the contact never got the message')
+      }
+      // The row picked in the previous test: Bob's reply.
+      const payload = JSON.parse(await page.getByLabel('Event payload').innerText()) as {
+        data: { id: string; chat: string }
+      }
+      await page.getByRole('link', { name: 'Reply in the composer' }).click()
+      await page.getByRole('heading', { level: 1, name: 'Composer' }).waitFor()
+      assert.equal(await page.getByLabel('Number or group id').inputValue(), payload.data.chat)
+      assert.equal(await page.getByLabel('Reply to (optional)').inputValue(), payload.data.id)
+      await page.getByLabel('Message').fill('Answering your reply')
+      await page.getByRole('button', { name: 'Send', exact: true }).click()
+      await page.getByRole('figure', { name: 'Answer' }).waitFor()
+      const answer = await arrived((entry) => entry.text === 'Answering your reply')
+      assert.equal(answer.quotedId, payload.data.id, 'the contact sees it quoting their message')
+
+      await page.getByLabel('Reply to (optional)').fill('')
+      await page.getByRole('radio', { name: 'Location' }).check()
+      await page.getByLabel('Latitude').fill('-33.8568')
+      await page.getByLabel('Longitude').fill('151.2153')
+      await page.getByLabel('Place name (optional)').fill('Opera House')
+      assert.match(await page.getByRole('figure', { name: /curl/ }).innerText(), /"latitude":-33.8568/)
+      await page.getByRole('button', { name: 'Send', exact: true }).click()
+      await page.getByRole('figure', { name: 'Answer' }).filter({ hasText: 'locationMessage' }).waitFor()
+      const place = await arrived((entry) => entry.type === 'location')
+      assert.deepEqual(place.location, {
+        latitude: -33.8568,
+        longitude: 151.2153,
+        name: 'Opera House',
+        address: null,
+      })
+      assert.equal(place.quotedId, null)
+
+      await page.getByRole('radio', { name: 'Contact cards' }).check()
+      await page
+        .getByRole('textbox', { name: 'Contact cards' })
+        .fill('Carol Jones: +1 555 000 3333\nDan: 15550004444')
+      await page.getByRole('button', { name: 'Send', exact: true }).click()
+      await page.getByRole('figure', { name: 'Answer' }).filter({ hasText: 'contactsArrayMessage' }).waitFor()
+      const cards = await arrived((entry) => entry.contacts !== null)
+      assert.deepEqual(
+        cards.contacts?.map(({ name, phones }) => ({ name, phones })),
+        [
+          { name: 'Carol Jones', phones: ['15550003333'] },
+          { name: 'Dan', phones: ['15550004444'] },
+        ],
+      )
+      await screenshot(page, 'composer-kinds')
     })
 
     test('a saved webhook delivers a test event, and the window shows the attempt', async () => {

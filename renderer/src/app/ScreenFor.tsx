@@ -12,11 +12,12 @@ import type { RouteId } from './routes'
 interface ScreenForProps {
   route: RouteId
   subpath: string[]
+  query: URLSearchParams
   session: Session
 }
 
 /** The screen a route shows. */
-export function ScreenFor({ route, subpath, session }: ScreenForProps) {
+export function ScreenFor({ route, subpath, query, session }: ScreenForProps) {
   switch (route) {
     case 'instances': {
       const [instanceId, action] = subpath
@@ -27,7 +28,8 @@ export function ScreenFor({ route, subpath, session }: ScreenForProps) {
       )
     }
     case 'composer':
-      return <ComposerScreen apiBase={session.apiBase} />
+      // A new query (a reply begun from the event log) begins a new draft.
+      return <ComposerScreen key={query.toString()} apiBase={session.apiBase} query={query} />
     case 'events':
       return <EventsScreen />
     case 'webhooks':

@@ -46,7 +46,7 @@ function useSignedApi(session: Session, onSignedOut: (problem: string) => void):
 
 /** The logged-in window: sidebar, the current screen, the API client, the live event feed. */
 export function Shell({ session, onSignedOut }: ShellProps) {
-  const { route, subpath } = useHashLocation()
+  const { route, subpath, query } = useHashLocation()
   const main = useRef<HTMLElement>(null)
   const api = useSignedApi(session, onSignedOut)
   const feed = useMemo(() => new EventFeed(api), [api])
@@ -74,7 +74,7 @@ export function Shell({ session, onSignedOut }: ShellProps) {
             </button>
             <Sidebar route={route} docsUrl={`${session.apiBase}/docs`} />
             <main ref={main} tabIndex={-1} className="content">
-              <ScreenFor route={route} subpath={subpath} session={session} />
+              <ScreenFor route={route} subpath={subpath} query={query} session={session} />
             </main>
           </div>
         </ServiceProvider>

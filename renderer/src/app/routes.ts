@@ -36,3 +36,14 @@ export function subpathFromHash(hash: string): string[] {
 export function hrefFor(route: RouteId, ...subpath: string[]): string {
   return `#/${[route, ...subpath.map((part) => encodeURIComponent(part))].join('/')}`
 }
+
+/** The query after the screen and its segments: `#/composer?number=…` → number=…. */
+export function queryFromHash(hash: string): URLSearchParams {
+  const at = hash.indexOf('?')
+  return new URLSearchParams(at < 0 ? '' : hash.slice(at + 1))
+}
+
+/** A screen's address with a query, e.g. the composer begun as a reply. */
+export function hrefWithQuery(route: RouteId, query: Record<string, string>): string {
+  return `${hrefFor(route)}?${new URLSearchParams(query).toString()}`
+}

@@ -1,14 +1,17 @@
 import { useEffect, useState } from 'react'
-import { type RouteId, routeFromHash, subpathFromHash } from './routes'
+import { queryFromHash, type RouteId, routeFromHash, subpathFromHash } from './routes'
 
 export interface HashLocation {
   route: RouteId
   /** The segments after the screen, e.g. an instance id. */
   subpath: string[]
+  /** What follows `?`, e.g. the fields a screen begins with. */
+  query: URLSearchParams
 }
 
 function read(): HashLocation {
-  return { route: routeFromHash(window.location.hash), subpath: subpathFromHash(window.location.hash) }
+  const { hash } = window.location
+  return { route: routeFromHash(hash), subpath: subpathFromHash(hash), query: queryFromHash(hash) }
 }
 
 /** The current screen, following the location hash (the server serves only static files, so no paths). */

@@ -7,41 +7,46 @@ import { CopyButton } from '../../components/CopyButton'
 import { ErrorNotice } from '../../components/ErrorNotice'
 import { ScreenHeader } from '../../components/ScreenHeader'
 import { InstanceSelect } from '../../components/InstanceSelect'
+import {
+  COMPOSER_KINDS,
+  type ComposerDraft,
+  composerParams,
+  draftFromQuery,
+  FILE_KINDS,
+  TEXT_KINDS,
+} from './composer-params'
 import { curlCommand, curlUpload } from './curl-command'
+import { ContactFields, LocationFields, ReplyFields } from './KindFields'
 import { MediaFields, type MediaChoice } from './MediaFields'
+import { VoiceRecorder } from './VoiceRecorder'
+import './ComposerScreen.css'
 
-/** Sends a text or a file by hand, and shows the same request as curl. */
-export function ComposerScreen({ apiBase }: { apiBase: string }) {
+/** Sends any kind of message by hand, and shows the same request as curl. */
+export function ComposerScreen({ apiBase, query }: { apiBase: string; query: URLSearchParams }) {
   const api = useApi()
-  const [instanceId, setInstanceId] = useState('')
-  const [number, setNumber] = useState('')
-  const [message, setMessage] = useState('')
-  const [kind, setKind] = useState<'text' | 'media'>('text')
+  const [draft, setDraft] = useState<ComposerDraft>(() => draftFromQuery(query))
   const [media, setMedia] = useState<MediaChoice>({ source: 'url', url: '', file: null, filename: '' })
   const [uploadedUrl, setUploadedUrl] = useState<string | null>(null)
   const [answer, setAnswer] = useState<unknown>(null)
   const { busy, error, run, relabel } = useAction()
+  const change = (next: Partial<ComposerDraft>) => setDraft((current) => ({ ...current, ...next }))
+  const chooseMedia = (next: MediaChoice) => {
+    setMedia(next)
+    setUploadedUrl(null)
+  }
 
+  const withFile = FILE_KINDS.has(draft.kind)
+  const fromFile = withFile && media.source === 'file'
   const mediaUrl = media.source === 'url' ? media.url : (uploadedUrl ?? '$MEDIA_URL')
-  const params: Record<string, unknown> =
-    kind === 'text'
-      ? { instance_id: instanceId, number, type: 'text', message }
-      : {
-          instance_id: instanceId,
-          number,
-          type: 'media',
-          media_url: mediaUrl,
-          ...(message ? { message } : {}),
-          ...(media.filename ? { filename: media.filename } : {}),
-        }
+  const params = composerParams({ ...draft, mediaUrl, filename: media.filename })
 
   const send = async (event: FormEvent) => {
     event.preventDefault()
     setAnswer(null)
     await run(async () => {
       let sent = params
-      if (kind === 'media' && media.source === 'file') {
-        if (!media.file) throw new Error('Choose a file to send, or drop one on the file field.')
+      if (fromFile) {
+        if (!media.file) throw new Error('Choose a file to send, record one, or drop one on the file field.')
         relabel('Uploading…')
         const upload = await api.request<UploadAnswer>('POST', 'uploads', { file: media.file })
         setUploadedUrl(upload.url)
@@ -53,7 +58,7 @@ export function ComposerScreen({ apiBase }: { apiBase: string }) {
   }
   const sendCommand = curlCommand(apiBase, 'send_message', params)
   const curl =
-    kind === 'media' && media.source === 'file' && !uploadedUrl
+    fromFile && !uploadedUrl
       ? `${curlUpload(apiBase, media.file?.name ?? 'file')}\n${sendCommand}`
       : sendCommand
 
@@ -65,17 +70,17 @@ export function ComposerScreen({ apiBase }: { apiBase: string }) {
         lead="Send a test message from a connected instance, exactly as a script would."
       />
       <form className="stack" onSubmit={(event) => void send(event)}>
-        <InstanceSelect value={instanceId} onChange={setInstanceId} />
+        <InstanceSelect value={draft.instanceId} onChange={(instanceId) => change({ instanceId })} />
         <div className="field">
           <label htmlFor="composer-number">Number or group id</label>
           <input
             id="composer-number"
-            value={number}
+            value={draft.number}
             required
             spellCheck={false}
             placeholder="e.g. 4915112345678 or 120363012345678901@g.us"
             aria-describedby="composer-number-hint"
-            onChange={(event) => setNumber(event.target.value.trim())}
+            onChange={(event) => change({ number: event.target.value.trim() })}
           />
           <p id="composer-number-hint" className="hint">
             Digits with country code, or a group&apos;s id ending in <code>@g.us</code> (the API does not list
@@ -84,38 +89,67 @@ export function ComposerScreen({ apiBase }: { apiBase: string }) {
         </div>
         <fieldset className="segmented">
           <legend>Send</legend>
-          {(['text', 'media'] as const).map((choice) => (
-            <label key={choice}>
+          {COMPOSER_KINDS.map(({ type, label }) => (
+            <label key={type}>
               <input
                 type="radio"
                 name="composer-kind"
-                value={choice}
-                checked={kind === choice}
-                onChange={() => setKind(choice)}
+                value={type}
+                checked={draft.kind === type}
+                onChange={() => change({ kind: type })}
               />
-              {choice === 'text' ? 'Text' : 'A file (image, video, audio or document)'}
+              {label}
             </label>
           ))}
         </fieldset>
-        {kind === 'media' ? (
-          <MediaFields
-            value={media}
-            onChange={(next) => {
-              setMedia(next)
-              setUploadedUrl(null)
-            }}
+        {withFile ? (
+          <MediaFields value={media} onChange={chooseMedia} documentName={draft.kind === 'media'} />
+        ) : null}
+        {draft.kind === 'voice' ? (
+          <VoiceRecorder
+            onRecorded={(file) => chooseMedia({ ...media, source: 'file', file, filename: '' })}
           />
         ) : null}
-        <div className="field">
-          <label htmlFor="composer-message">{kind === 'text' ? 'Message' : 'Caption (optional)'}</label>
-          <textarea
-            id="composer-message"
-            value={message}
-            required={kind === 'text'}
-            rows={4}
-            onChange={(event) => setMessage(event.target.value)}
-          />
-        </div>
+        {draft.kind === 'location' ? <LocationFields draft={draft} onChange={change} /> : null}
+        {draft.kind === 'contacts' ? <ContactFields draft={draft} onChange={change} /> : null}
+        {TEXT_KINDS.has(draft.kind) ? (
+          <div className="field">
+            <label htmlFor="composer-message">
+              {draft.kind === 'text' ? 'Message' : 'Caption (optional)'}
+            </label>
+            <textarea
+              id="composer-message"
+              value={draft.message}
+              required={draft.kind === 'text'}
+              rows={4}
+              onChange={(event) => change({ message: event.target.value })}
+            />
+          </div>
+        ) : null}
+        {draft.kind === 'text' || draft.kind === 'media' ? (
+          <div className="composer-options">
+            {draft.kind === 'text' ? (
+              <label>
+                <input
+                  type="checkbox"
+                  checked={draft.linkPreview}
+                  onChange={(event) => change({ linkPreview: event.target.checked })}
+                />
+                Link preview
+              </label>
+            ) : (
+              <label>
+                <input
+                  type="checkbox"
+                  checked={draft.viewOnce}
+                  onChange={(event) => change({ viewOnce: event.target.checked })}
+                />
+                View once (images and videos)
+              </label>
+            )}
+          </div>
+        ) : null}
+        <ReplyFields draft={draft} onChange={change} />
         <div className="actions">
           <button type="submit" className="primary" disabled={busy !== null}>
             {busy ?? 'Send'}

@@ -15,7 +15,16 @@ function defaultDocumentName(file: File): string {
 }
 
 /** Where the file comes from (a URL Linkdesk fetches, or a local file) and its document name. */
-export function MediaFields({ value, onChange }: { value: MediaChoice; onChange(value: MediaChoice): void }) {
+export function MediaFields({
+  value,
+  onChange,
+  documentName = true,
+}: {
+  value: MediaChoice
+  onChange(value: MediaChoice): void
+  /** Offers the document name (only a `media` send takes one). */
+  documentName?: boolean
+}) {
   return (
     <>
       <fieldset className="segmented">
@@ -54,23 +63,27 @@ export function MediaFields({ value, onChange }: { value: MediaChoice; onChange(
       ) : (
         <FileDropZone
           file={value.file}
-          onFile={(file) => onChange({ ...value, file, filename: file ? defaultDocumentName(file) : '' })}
+          onFile={(file) =>
+            onChange({ ...value, file, filename: file && documentName ? defaultDocumentName(file) : '' })
+          }
         />
       )}
-      <div className="field">
-        <label htmlFor="composer-filename">Document file name (optional)</label>
-        <input
-          id="composer-filename"
-          value={value.filename}
-          placeholder="e.g. invoice.pdf"
-          aria-describedby="composer-filename-hint"
-          onChange={(event) => onChange({ ...value, filename: event.target.value })}
-        />
-        <p id="composer-filename-hint" className="hint">
-          With a name, the file is sent as a document under that name; without, images, videos and audio are
-          sent as such.
-        </p>
-      </div>
+      {documentName ? (
+        <div className="field">
+          <label htmlFor="composer-filename">Document file name (optional)</label>
+          <input
+            id="composer-filename"
+            value={value.filename}
+            placeholder="e.g. invoice.pdf"
+            aria-describedby="composer-filename-hint"
+            onChange={(event) => onChange({ ...value, filename: event.target.value })}
+          />
+          <p id="composer-filename-hint" className="hint">
+            With a name, the file is sent as a document under that name; without, images, videos and audio are
+            sent as such.
+          </p>
+        </div>
+      ) : null}
     </>
   )
 }

@@ -4,6 +4,7 @@ import { useApi } from '../../app/api-context'
 import { useFeedSnapshot } from '../../app/feed-context'
 import { useAction } from '../../app/use-action'
 import { useOperation } from '../../app/use-operation'
+import { hrefWithQuery } from '../../app/routes'
 import { CopyButton } from '../../components/CopyButton'
 import { ErrorNotice } from '../../components/ErrorNotice'
 import { AttemptList } from './AttemptList'
@@ -39,6 +40,7 @@ export function EventDetail({ event }: { event: LoggedEventView }) {
   }
   const { delivery, ...envelope } = event
   const payload = JSON.stringify(envelope, null, 2)
+  const reply = replyHref(event)
   return (
     <section className="event-detail" aria-labelledby="event-detail-title">
       <h2 id="event-detail-title">
@@ -54,6 +56,11 @@ export function EventDetail({ event }: { event: LoggedEventView }) {
           Redeliver
         </button>
         <CopyButton text={payload} label="payload" />
+        {reply ? (
+          <a className="button-link" href={reply}>
+            Reply in the composer
+          </a>
+        ) : null}
       </div>
       {status ? <p role="status">{status}</p> : null}
       {error ? <ErrorNotice error={error} context="Not redelivered" /> : null}
@@ -65,4 +72,12 @@ export function EventDetail({ event }: { event: LoggedEventView }) {
       </pre>
     </section>
   )
+}
+
+/** The composer begun as a reply to a message event's message, in its chat; undefined for other events. */
+function replyHref(event: LoggedEventView): string | undefined {
+  if (event.event !== 'message.received' && event.event !== 'message.sent') return undefined
+  const { id, chat } = event.data as { id?: unknown; chat?: unknown }
+  if (typeof id !== 'string' || typeof chat !== 'string') return undefined
+  return hrefWithQuery('composer', { instance_id: event.instance_id, number: chat, reply_to: id })
 }
