@@ -244,6 +244,41 @@ describe(
       await screenshot(page, 'composer-kinds')
     })
 
+    test('a sandbox contact sends a location and contact cards from the window; both arrive as events', async () => {
+      await openScreen(page, 'Sandbox')
+      await page.getByRole('button', { name: new RegExp(`Bob \\+${CONTACT_PHONE}`) }).click()
+      const form = page.getByRole('form', { name: `Send as Bob (+${CONTACT_PHONE})` })
+      await form.getByLabel('To (number or group id)').fill(INSTANCE_PHONE)
+      await form.getByRole('radio', { name: 'Location' }).check()
+      await form.getByLabel('Latitude').fill('1.5')
+      await form.getByLabel('Longitude').fill('2.5')
+      await form.getByLabel('Place name (optional)').fill('Harbour')
+      await form.getByRole('button', { name: 'Send as this contact' }).click()
+      await page
+        .getByRole('status')
+        .filter({ hasText: `Sent as +${CONTACT_PHONE}` })
+        .waitFor()
+      await form.getByRole('radio', { name: 'Contact cards' }).check()
+      await form.getByLabel('Cards, one a line (name: number)').fill('Eve Adams: +1 555 000 5555')
+      await form.getByRole('button', { name: 'Send as this contact' }).click()
+
+      await openScreen(page, 'Events')
+      const events = page.getByRole('listbox', { name: 'Events' })
+      await events.getByRole('option').filter({ hasText: 'location Harbour (1.5, 2.5)' }).waitFor()
+      const card = events.getByRole('option').filter({ hasText: 'contact Eve Adams 15550005555' })
+      await card.waitFor()
+      await card.click()
+      const payload = JSON.parse(await page.getByLabel('Event payload').innerText()) as {
+        event: string
+        data: { contacts: Array<{ name: string; phones: string[] }> }
+      }
+      assert.equal(payload.event, 'message.received')
+      assert.deepEqual(
+        payload.data.contacts.map(({ name, phones }) => ({ name, phones })),
+        [{ name: 'Eve Adams', phones: ['15550005555'] }],
+      )
+    })
+
     test('a saved webhook delivers a test event, and the window shows the attempt', async () => {
       await openScreen(page, 'Webhooks')
       await page.getByLabel('Webhook URL').fill(receiver.url)

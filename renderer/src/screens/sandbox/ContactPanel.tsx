@@ -1,71 +1,28 @@
-import { type FormEvent, useEffect, useState } from 'react'
 import type { SandboxAccountView, SandboxInbox, SandboxInboxEntryView } from '../../api/types'
-import { useApi } from '../../app/api-context'
 import { useLiveEvents } from '../../app/feed-context'
-import { useAction } from '../../app/use-action'
 import { useOperation } from '../../app/use-operation'
 import { ErrorNotice } from '../../components/ErrorNotice'
+import { ContactSendForm } from './ContactSendForm'
 import './ContactPanel.css'
 
 /** One contact: send a message as it, and read what it received. */
 export function ContactPanel({ contact, suggestedTo }: { contact: SandboxAccountView; suggestedTo: string }) {
-  const api = useApi()
   const path = `sandbox/accounts/${encodeURIComponent(contact.phone)}/messages`
   const [received, reload] = useOperation(
     async (client) => (await client.request<SandboxInbox>('GET', path)).messages,
     path,
   )
   const inbox = received.status === 'ready' ? received.data : []
-  const [to, setTo] = useState(suggestedTo)
-  const [text, setText] = useState('')
-  const { error, run } = useAction()
-  const [status, setStatus] = useState<string | null>(null)
-
-  useEffect(() => setTo((current) => current || suggestedTo), [suggestedTo])
   // What an instance sends shows up in the contact's inbox; its message.sent event is the cue to look.
   useLiveEvents((event) => {
     if (event.event === 'message.sent' || event.event === 'message.status') void reload()
   })
 
-  const send = async (event: FormEvent) => {
-    event.preventDefault()
-    setStatus(null)
-    const sent = await run(async () => {
-      await api.request('POST', path, { json: { to, text } })
-      return true
-    })
-    if (!sent) return
-    setText('')
-    setStatus(`Sent as +${contact.phone}.`)
-  }
-
   const label = contact.name ? `${contact.name} (+${contact.phone})` : `+${contact.phone}`
   return (
     <section className="contact-panel stack" aria-labelledby="contact-title">
       <h2 id="contact-title">{label}</h2>
-      <form className="stack" onSubmit={(event) => void send(event)} aria-label={`Send as ${label}`}>
-        <div className="field">
-          <label htmlFor="contact-to">To (number or group id)</label>
-          <input id="contact-to" value={to} required onChange={(event) => setTo(event.target.value.trim())} />
-        </div>
-        <div className="field">
-          <label htmlFor="contact-text">Message</label>
-          <textarea
-            id="contact-text"
-            value={text}
-            required
-            rows={2}
-            onChange={(e) => setText(e.target.value)}
-          />
-        </div>
-        <div className="actions">
-          <button type="submit" className="primary">
-            Send as this contact
-          </button>
-        </div>
-      </form>
-      {status ? <p role="status">{status}</p> : null}
-      {error ? <ErrorNotice error={error} context="Sandbox" /> : null}
+      <ContactSendForm phone={contact.phone} label={label} suggestedTo={suggestedTo} />
       {received.status === 'failed' ? <ErrorNotice error={received.error} context="Sandbox" /> : null}
       <div className="screen-header">
         <h3>Inbox ({inbox.length})</h3>
