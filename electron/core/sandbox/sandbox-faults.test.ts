@@ -7,6 +7,24 @@ const CONTACT = '15551230001'
 
 const fixture = linkedDeviceFixture(ME, [{ phone: CONTACT, name: 'Contact' }])
 
+test('a query the network does not implement is answered with an error, never an empty success', async () => {
+  const sock = fixture.device.sock
+  assert.ok(sock)
+  await assert.rejects(
+    sock.query({
+      tag: 'iq',
+      attrs: { to: 's.whatsapp.net', type: 'get', xmlns: 'w:no-such-feature' },
+      content: [{ tag: 'anything', attrs: {} }],
+    }),
+    // Baileys turns an <error> answer into a Boom carrying its code as data.
+    (error: { data?: unknown; message?: string }) => {
+      assert.equal(error.data, 501)
+      assert.match(String(error.message), /feature-not-implemented/)
+      return true
+    },
+  )
+})
+
 test('a closed socket is seen as connection closed (428), and the device logs back in', async () => {
   const closes = fixture.device.closes.length
   const opens = fixture.device.opens

@@ -1,7 +1,7 @@
 import type { Logger } from '../../logger'
 import type { LinkedSession, SandboxNetwork } from '../network'
 import type { ClientConnection } from '../transport/client-connection'
-import { childrenOf, iqResult, type BinaryNode } from './binary-node'
+import { childrenOf, iqError, type BinaryNode } from './binary-node'
 
 /** What a handler knows about the stanza's origin. `session` is unset before login (QR pairing). */
 export interface StanzaContext {
@@ -45,8 +45,8 @@ export class StanzaRouter {
     const first = childrenOf(stanza)[0]
     const handler = this.iqHandlers.get(`${xmlns}|${type}|${first?.tag ?? ''}`)
     if (handler) return handler(ctx, stanza, first)
-    // An empty result keeps the client from waiting for its query timeout.
-    ctx.log.debug({ xmlns, type, child: first?.tag }, 'unhandled iq answered with an empty result')
-    ctx.connection.send(iqResult(stanza))
+    // Never an empty success: a client (and a test) must see that the network did nothing.
+    ctx.log.warn({ xmlns, type, child: first?.tag }, 'unhandled iq answered with an error')
+    ctx.connection.send(iqError(stanza, 501, 'feature-not-implemented'))
   }
 }
