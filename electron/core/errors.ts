@@ -34,6 +34,11 @@ export const ERROR_CODES = {
   media_unavailable: { status: 422, message: 'The media_url cannot be fetched or is not a supported file.' },
   invalid_location: { status: 422, message: 'The coordinates are not a place on Earth.' },
   quoted_not_found: { status: 422, message: 'The message to quote is not among the stored messages.' },
+  message_not_found: {
+    status: 404,
+    message: 'No stored message with that message_id exists for this instance.',
+  },
+  action_not_allowed: { status: 422, message: 'The network does not allow that on this message.' },
   rate_limited: { status: 429, message: 'Too many requests: retry after the time in Retry-After.' },
   internal_error: { status: 500, message: 'An unexpected error occurred; it has been logged.' },
   upstream_failed: { status: 502, message: 'The network refused the operation.' },

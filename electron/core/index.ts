@@ -7,6 +7,7 @@ import type { InstanceAccess } from './api/operation'
 import { eventOperations, streamAndMetricsRoutes } from './api/routes/event-routes'
 import { foundationOperations } from './api/routes/foundation-routes'
 import { instanceOperations } from './api/routes/instance-routes'
+import { messageActionOperations } from './api/routes/message-action-routes'
 import { mediaDownloadRoutes, messageOperations } from './api/routes/message-routes'
 import { sandboxRoutesPlugin } from './api/routes/sandbox-plugin'
 import { settingsOperations } from './api/routes/settings-routes'
@@ -59,6 +60,8 @@ export interface Core {
   instances: InstanceManager
   /** Every instance's credentials and Signal keys. */
   authStore: AuthStore
+  /** Sending, the message store, and what is done to messages (reactions, edits, deletes, forwards). */
+  messages: MessageService
   /** The simulated network, when started with `--sandbox`. */
   sandbox?: Sandbox
   /** The EventSink producers emit into; also the event and delivery logs and the live stream. */
@@ -177,6 +180,7 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
       }),
       ...instanceOperations({ registry, instances }),
       ...messageOperations({ messages }),
+      ...messageActionOperations({ messages }),
       ...eventOperations({ ...eventDeps, access }),
       ...settingsOperations(config, sandbox !== undefined),
     ],
@@ -230,6 +234,7 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     registry,
     instances,
     authStore,
+    messages,
     sandbox,
     events,
     metrics,

@@ -24,7 +24,7 @@ test('a payload that departs from the catalogue is named with the field at fault
   assert.ok(contractViolations('instance.updated', { changed: [] }).length > 0, 'something changed')
 })
 
-test('a real instance’s events (link, receive, send, status, destroy) and its view have their contract shape', async (t) => {
+test('a real instance’s events (link, receive, send, status, react, edit, delete, destroy) and its view have their contract shape', async (t) => {
   const dataDir = tempDataDir()
   const core = await startCore({ dataDir, sandbox: true, limits: { sendIntervalMs: 0, sendJitterMs: 0 } })
   t.after(async () => {
@@ -40,13 +40,17 @@ test('a real instance’s events (link, receive, send, status, destroy) and its 
     assert.deepEqual(schemaViolations(InstanceViewSchema, view), [])
   await core.sandbox!.control.send('15550400002', { to: '15550400001', text: 'Hi' })
   await events.waitFor((event) => event.event === 'message.received', 'message.received')
-  await ok(core.apiBase, 'send_message', {
+  const sent = await ok(core.apiBase, 'send_message', {
     instance_id: id,
     number: '15550400002',
     type: 'text',
     message: 'Hello',
   })
   await events.waitFor((event) => event.event === 'message.status', 'message.status')
+  const target = { instance_id: id, message_id: sent.message.key.id }
+  await ok(core.apiBase, 'react', { ...target, emoji: '👍' })
+  await ok(core.apiBase, 'edit_message', { ...target, message: 'Hello!' })
+  await ok(core.apiBase, 'delete_message', target)
   await ok(core.apiBase, 'set_webhook', {
     instance_id: id,
     webhook_url: 'http://127.0.0.1:9/',

@@ -1,6 +1,12 @@
 import { Type } from '@sinclair/typebox'
 import { INSTANCE_STATES } from '../instances/instance-status'
-import { LinkdeskMessageSchema, StatusUpdateSchema } from '../messages/message-types'
+import {
+  DeletionSchema,
+  EditSchema,
+  LinkdeskMessageSchema,
+  ReactionSchema,
+  StatusUpdateSchema,
+} from '../messages/message-types'
 import { Nullable, OneOf, schemaViolations, type Static, type TSchema } from '../schema'
 
 /** The fields of an instance whose change is an `instance.updated` event. */
@@ -26,6 +32,18 @@ const SAMPLE_MESSAGE = {
   link_preview: null,
   quoted: null,
   timestamp: '1795253914',
+} as const
+
+/** Who acted on a message, as the action events carry it. */
+const ACT_SAMPLE = {
+  chat: SAMPLE_MESSAGE.chat,
+  is_group: false,
+  from_me: false,
+  sender: SAMPLE_MESSAGE.sender,
+  sender_phone: SAMPLE_MESSAGE.sender_phone,
+  sender_lid: SAMPLE_MESSAGE.sender_lid,
+  push_name: SAMPLE_MESSAGE.push_name,
+  timestamp: '1795253974',
 } as const
 
 interface EventSpec {
@@ -98,6 +116,31 @@ export const EVENT_CATALOGUE = {
       recipient: null,
       error_code: null,
     },
+  },
+  'message.reaction': {
+    description:
+      'Someone (or this account: `from_me`) reacted to a message with an emoji, or took the reaction back (`removed`).',
+    changesInstance: false,
+    data: ReactionSchema,
+    example: {
+      ...ACT_SAMPLE,
+      id: '3EB0D1E2F3A4B5C6D7E8',
+      target_id: '3EB0C4F1A2B3C4D5E6F7',
+      emoji: '👍',
+      removed: false,
+    },
+  },
+  'message.edited': {
+    description: 'A text was changed by its sender (this account too: `from_me`); `text` is the new one.',
+    changesInstance: false,
+    data: EditSchema,
+    example: { ...ACT_SAMPLE, id: '3EB0E2F3A4B5C6D7E8F9', target_id: '3EB0C4F1A2B3C4D5E6F7', text: 'Hello!' },
+  },
+  'message.deleted': {
+    description: 'A message was deleted for everyone by its sender (this account too: `from_me`).',
+    changesInstance: false,
+    data: DeletionSchema,
+    example: { ...ACT_SAMPLE, id: '3EB0F3A4B5C6D7E8F9A0', target_id: '3EB0C4F1A2B3C4D5E6F7' },
   },
   'instance.created': {
     description:

@@ -10,6 +10,10 @@ export interface LinkdeskEvent {
   data: Record<string, unknown>
 }
 
+/** The events that announce one network message: each network message id gets one of them. */
+export type MessageEventName =
+  'message.received' | 'message.sent' | 'message.reaction' | 'message.edited' | 'message.deleted'
+
 /** Where producers (instances, messages) hand events; the events part stores and delivers them. */
 export interface EventSink {
   emit<E extends EventName>(instanceId: string, event: E, data: EventData<E>): LinkdeskEvent
@@ -18,7 +22,7 @@ export interface EventSink {
    * message again when its receipt was lost): each message id gets exactly one event id, across restarts.
    * Returns undefined for a message already announced.
    */
-  emitForMessage<E extends 'message.received' | 'message.sent'>(
+  emitForMessage<E extends MessageEventName>(
     instanceId: string,
     messageId: string,
     event: E,

@@ -1,6 +1,7 @@
 import type { EventSink } from '../events/event-types'
 import type { Logger } from '../logger'
-import type { WaInboundMessage, WaMessageHooks, WaStatusUpdate } from '../wa/wa-types'
+import type { WaInboundMessage, WaMessageAction, WaMessageHooks, WaStatusUpdate } from '../wa/wa-types'
+import { unhandledCase } from '../exhaustive'
 import type { AckTracker } from './ack-tracker'
 import type { MessageStore } from './message-store'
 import type { LinkdeskMessage, StatusUpdate } from './message-types'
@@ -57,6 +58,10 @@ export class MessageIntake implements WaMessageHooks {
    * copy follows asynchronously. Throws only if the event cannot be journaled.
    */
   private take(instanceId: string, inbound: WaInboundMessage, live: boolean): void {
+    if (inbound.action) {
+      announceAction(this.deps.events, instanceId, inbound.message, inbound.action)
+      return
+    }
     const message = this.withDownloadUrl(instanceId, inbound.message)
     if (message.from_me)
       this.deps.events.emitForMessage(instanceId, message.id, 'message.sent', { ...message, source: 'phone' })
@@ -155,5 +160,38 @@ export class MessageIntake implements WaMessageHooks {
       }
       this.deps.events.emit(instanceId, 'message.status', { ...data })
     }
+  }
+}
+
+/**
+ * The event of a message that acts on an earlier one (message.reaction, message.edited, message.deleted),
+ * once per network id like any message: who acted, where and when, and on which message.
+ */
+export function announceAction(
+  events: EventSink,
+  instanceId: string,
+  message: LinkdeskMessage,
+  action: WaMessageAction,
+): void {
+  const { id, chat, is_group, from_me, sender, sender_phone, sender_lid, push_name, timestamp } = message
+  const act = { id, chat, is_group, from_me, sender, sender_phone, sender_lid, push_name, timestamp }
+  const target_id = action.target
+  switch (action.kind) {
+    case 'reaction':
+      events.emitForMessage(instanceId, id, 'message.reaction', {
+        ...act,
+        target_id,
+        emoji: action.emoji,
+        removed: action.emoji === '',
+      })
+      return
+    case 'edit':
+      events.emitForMessage(instanceId, id, 'message.edited', { ...act, target_id, text: action.text })
+      return
+    case 'revoke':
+      events.emitForMessage(instanceId, id, 'message.deleted', { ...act, target_id })
+      return
+    default:
+      unhandledCase(action, 'message action')
   }
 }

@@ -9,6 +9,7 @@ import type {
   WaConnection,
   WaOutgoingContent,
   WaQuotedMessage,
+  WaSendOptions,
   WaSentMessage,
 } from '../wa/wa-types'
 import type { AckTracker } from './ack-tracker'
@@ -19,7 +20,7 @@ import { decodeBase64Media } from './base64-media'
 import type { LinkPreviewer } from './link-preview'
 import { toSticker } from './media-convert/sticker-image'
 import { VOICE_NOTE_MIMETYPE, type VoiceNoteConverter } from './media-convert/voice-note-audio'
-import type { MessageStore } from './message-store'
+import { type MessageStore, networkKeyOf } from './message-store'
 import type { LinkdeskMessage } from './message-types'
 import { parseRecipient, type Recipient } from './recipient'
 import type { RecipientDirectory } from './recipient-directory'
@@ -275,14 +276,29 @@ export class MessageSender {
     request: SendRequest,
     slot: LedgerSlot<SentAnswer>,
   ): Promise<SentAnswer> {
+    const jid = await this.resolve(instanceId, recipient)
+    return this.deliver(instanceId, jid, request, slot)
+  }
+
+  /** Sends content built in the instance's turn to a number or chat id, checked on the network first. */
+  async sendTo(
+    instanceId: string,
+    number: string,
+    build: () => Promise<WaOutgoingContent>,
+  ): Promise<SentAnswer> {
+    const jid = await this.resolve(instanceId, parseRecipient(number))
+    return this.sendPrepared(instanceId, jid, build)
+  }
+
+  /** The chat id of a recipient: a number is looked up on the network (recipient_not_found when absent). */
+  private async resolve(instanceId: string, recipient: Recipient): Promise<string> {
     const connection = await this.deps.connection(instanceId)
     this.queue.assertRoom(instanceId)
-    const jid = await this.deps.directory.resolve(instanceId, recipient, (phones) =>
+    return this.deps.directory.resolve(instanceId, recipient, (phones) =>
       connection
         .lookup(phones)
         .then((found) => new Map(found.filter((f) => f.jid).map((f) => [f.number, f.jid as string]))),
     )
-    return this.deliver(instanceId, jid, request, slot)
   }
 
   private async deliver(
@@ -291,24 +307,43 @@ export class MessageSender {
     request: SendRequest,
     slot: LedgerSlot<SentAnswer>,
   ): Promise<SentAnswer> {
-    // Media is fetched in the instance's turn: one file in memory per instance, and messages go out in
-    // the order they were asked for.
     const options = {
       quoted: this.quoted(instanceId, request),
       mentions: mentionedChatIds(request.mentions ?? [], textOf(request)),
     }
+    // Media is fetched in the instance's turn: one file in memory per instance, and messages go out in
+    // the order they were asked for.
+    return this.sendPrepared(instanceId, jid, () => this.content(request), { options, slot })
+  }
+
+  /**
+   * Sends content in the instance's paced turn (built there, so a media fetch holds the turn), stores it
+   * and announces it (message.sent unless `announce` says otherwise), and answers once the network
+   * acknowledged it.
+   */
+  async sendPrepared(
+    instanceId: string,
+    jid: string,
+    build: () => Promise<WaOutgoingContent>,
+    how: {
+      options?: Omit<WaSendOptions, 'messageId'>
+      slot?: LedgerSlot<SentAnswer>
+      announce?: (message: LinkdeskMessage) => void
+    } = {},
+  ): Promise<SentAnswer> {
+    const slot = how.slot ?? UNKEYED
     const { sent, account } = await this.queue.run(instanceId, async () => {
-      const content = await this.content(request)
+      const content = await build()
       const connection = await this.deps.connection(instanceId)
       // With a key, the id is recorded before the message leaves: a retry after a crash sends it again under
       // the same id, which the recipient takes as the same message.
       const messageId = await slot.messageId(() => connection.newMessageId())
       return {
-        sent: await connection.send(jid, content, { ...options, messageId }),
+        sent: await connection.send(jid, content, { ...how.options, messageId }),
         account: connection.account,
       }
     })
-    await this.record(instanceId, sent, jid, account)
+    await this.record(instanceId, sent, jid, account, how.announce)
     await slot.commit(sent.answer)
     await this.deps.acks.wait(instanceId, sent.id, this.ackTimeoutMs)
     this.deps.onAcknowledged?.(instanceId, sent.id, jid)
@@ -324,15 +359,7 @@ export class MessageSender {
         details: { parameter: 'reply_to' },
       })
     }
-    const { message } = stored
-    const key = stored.networkKey ?? {
-      id: message.id,
-      chat: message.chat,
-      chatAlt: null,
-      fromMe: message.from_me,
-      participant: message.is_group ? message.sender : null,
-      participantAlt: null,
-    }
+    const key = networkKeyOf(stored)
     return { key, content: Uint8Array.from(stored.content) }
   }
 
@@ -424,7 +451,13 @@ export class MessageSender {
   }
 
   /** Stores the sent message (for getMessage and statuses) and tells the event stream. */
-  private async record(instanceId: string, sent: WaSentMessage, jid: string, account: WaAccount) {
+  private async record(
+    instanceId: string,
+    sent: WaSentMessage,
+    jid: string,
+    account: WaAccount,
+    announce?: (message: LinkdeskMessage) => void,
+  ) {
     const message: LinkdeskMessage = {
       id: sent.id,
       chat: jid,
@@ -438,7 +471,8 @@ export class MessageSender {
       timestamp: sent.timestamp,
     }
     const stored = this.deps.store.addSent(instanceId, { message, content: sent.content })
-    this.deps.events.emitForMessage(instanceId, sent.id, 'message.sent', { ...message, source: 'api' })
+    if (announce) announce(message)
+    else this.deps.events.emitForMessage(instanceId, sent.id, 'message.sent', { ...message, source: 'api' })
     try {
       await stored
     } catch (error) {

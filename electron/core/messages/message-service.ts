@@ -8,6 +8,7 @@ import type { SentAnswer, WaConnection, WaMessageHooks } from '../wa/wa-types'
 import { AckTracker } from './ack-tracker'
 import { IdempotencyLedger } from './idempotency-ledger'
 import type { LinkPreviewer } from './link-preview'
+import { MessageActions } from './message-actions'
 import type { VoiceNoteConverter } from './media-convert/voice-note-audio'
 import { MessageIntake } from './message-intake'
 import { countingSink, type MessageCounters, messageMetricsProvider } from './message-metrics'
@@ -54,6 +55,8 @@ export class MessageService {
   readonly store: MessageStore
   readonly hooks: WaMessageHooks
   private readonly sender: MessageSender
+  /** React, edit, delete for everyone and forward: what is done to messages already there. */
+  readonly actions: MessageActions
   private readonly directory = new RecipientDirectory()
   private readonly acks = new AckTracker()
   private readonly ledger: IdempotencyLedger
@@ -88,6 +91,7 @@ export class MessageService {
       linkPreviews: deps.linkPreviews,
       ackTimeoutMs: deps.ackTimeoutMs,
     })
+    this.actions = new MessageActions({ limits: deps.limits, store: this.store, sender: this.sender, events })
   }
 
   /** Sends one message; answers the seed's sent-message result once the network acknowledged it. */

@@ -8,6 +8,21 @@ import type { WaMessageKey } from '../wa/wa-types'
 import type { DeliveryStatus, LinkdeskMessage } from './message-types'
 
 /** One stored message of an instance. */
+/** The network key a stored message was sent or received under, or one made from what is stored. */
+export function networkKeyOf(stored: StoredMessage): WaMessageKey {
+  const { message } = stored
+  return (
+    stored.networkKey ?? {
+      id: message.id,
+      chat: message.chat,
+      chatAlt: null,
+      fromMe: message.from_me,
+      participant: message.is_group ? message.sender : null,
+      participantAlt: null,
+    }
+  )
+}
+
 export interface StoredMessage {
   direction: 'in' | 'out'
   /** Milliseconds since the epoch; retention counts from here. */

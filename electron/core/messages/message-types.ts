@@ -120,3 +120,37 @@ export const StatusUpdateSchema = Type.Object({
   error_code: Nullable(Type.String({ description: "The network's error code when status is failed." })),
 })
 export type StatusUpdate = Static<typeof StatusUpdateSchema>
+
+/** Who did something to a message, where and when: the acting message's own id and sender. */
+const MessageActSchema = Type.Composite([
+  Type.Pick(LinkdeskMessageSchema, [
+    'id',
+    'chat',
+    'is_group',
+    'from_me',
+    'sender',
+    'sender_phone',
+    'sender_lid',
+    'push_name',
+    'timestamp',
+  ]),
+  Type.Object({ target_id: Type.String({ description: 'The id of the message acted on.' }) }),
+])
+
+/** A reaction put on a message, or taken back (`removed`, with an empty `emoji`). */
+export const ReactionSchema = Type.Composite([
+  MessageActSchema,
+  Type.Object({
+    emoji: Type.String({ description: 'The reaction; empty when it was taken back.' }),
+    removed: Type.Boolean(),
+  }),
+])
+
+/** A text its sender changed. */
+export const EditSchema = Type.Composite([
+  MessageActSchema,
+  Type.Object({ text: Nullable(Type.String({ description: 'The new text.' })) }),
+])
+
+/** A message its sender deleted for everyone. */
+export const DeletionSchema = MessageActSchema

@@ -34,6 +34,7 @@ import type {
   WaQuotedMessage,
   WaSentMessage,
   WaStatusUpdate,
+  WaMessageAction,
 } from './wa-types'
 
 /*
@@ -289,6 +290,22 @@ function toLinkdeskMessage(
   }
 }
 
+/** What a message does to an earlier one: react to it, replace its text, or delete it for everyone. */
+function actionOf(content: proto.IMessage): WaMessageAction | undefined {
+  const reaction = content.reactionMessage
+  if (reaction?.key?.id) return { kind: 'reaction', target: reaction.key.id, emoji: reaction.text ?? '' }
+  const protocol = content.protocolMessage
+  const target = protocol?.key?.id
+  if (!protocol || !target) return undefined
+  if (protocol.type === proto.Message.ProtocolMessage.Type.REVOKE) return { kind: 'revoke', target }
+  if (protocol.type === proto.Message.ProtocolMessage.Type.MESSAGE_EDIT) {
+    const edited = normalizeMessageContent(protocol.editedMessage)
+    const text = edited?.conversation ?? edited?.extendedTextMessage?.text ?? null
+    return { kind: 'edit', target, text }
+  }
+  return undefined
+}
+
 /**
  * Baileys' upserted messages as Linkdesk messages, each with its network key and encoded content; protocol
  * messages, reactions to nothing and stubs are left out, and one that cannot be read is logged and skipped.
@@ -300,14 +317,16 @@ export function mapInboundMessages(
 ): WaInboundMessage[] {
   const mapped: WaInboundMessage[] = []
   for (const message of messages) {
-    if (!message.message || !message.key.id || !isRealMessage(message)) continue
+    if (!message.message || !message.key.id) continue
     const content = normalizeMessageContent(message.message)
-    if (!content) continue
+    const action = content ? actionOf(content) : undefined
+    if (!content || (!action && !isRealMessage(message))) continue
     try {
       mapped.push({
         message: toLinkdeskMessage(message, content, own),
         networkKey: keyOf(message.key),
         content: proto.Message.encode(message.message).finish(),
+        ...(action ? { action } : {}),
       })
     } catch (error) {
       log.error({ err: error, messageId: message.key.id }, 'reading an incoming message failed')
@@ -452,6 +471,20 @@ const OUTGOING_KINDS: OutgoingKinds = {
       contacts: contacts.map(({ name, vcard }) => ({ displayName: name, vcard })),
     },
   }),
+  reaction: ({ target, emoji }) => ({ react: { text: emoji, key: toProtocolKey(target) } }),
+  edit: ({ target, text }) => ({ text, edit: toProtocolKey(target) }),
+  revoke: ({ target }) => ({ delete: toProtocolKey(target) }),
+  forward: ({ original }) => ({ forward: toQuotedMessage(original) }),
+}
+
+/** A stored message's network key as Baileys addresses it. */
+function toProtocolKey(key: WaMessageKey): WAMessageKey {
+  return {
+    id: key.id,
+    remoteJid: key.chat,
+    fromMe: key.fromMe,
+    participant: key.participant ?? undefined,
+  }
 }
 
 /** What to send, as Baileys' content; mentions are chat ids. */
@@ -467,15 +500,7 @@ export function toProtocolContent(
 
 /** A stored message as Baileys quotes it: the key it was sent or received under, and its content. */
 export function toQuotedMessage(quoted: WaQuotedMessage): WAMessage {
-  return {
-    key: {
-      id: quoted.key.id,
-      remoteJid: quoted.key.chat,
-      fromMe: quoted.key.fromMe,
-      participant: quoted.key.participant ?? undefined,
-    },
-    message: proto.Message.decode(quoted.content),
-  }
+  return { key: toProtocolKey(quoted.key), message: proto.Message.decode(quoted.content) }
 }
 
 const SENT_MEDIA_FIELDS = [
@@ -524,6 +549,15 @@ function sentMedia(message: Record<string, unknown>): [string, Record<string, un
   return undefined
 }
 
+/** Kinds answered with their whole protocol content (there is no file to hide). */
+const ACTION_KINDS: ReadonlySet<WaOutgoingContent['kind']> = new Set([
+  'location',
+  'contacts',
+  'reaction',
+  'edit',
+  'revoke',
+])
+
 /** A location or contact message as sent (JSON form), without the reply and mention details. */
 function withoutContext(message: Record<string, unknown>): Record<string, unknown> {
   const shown: Record<string, unknown> = {}
@@ -553,10 +587,10 @@ function sentAnswer(
       : {}
     return { key, message: { extendedTextMessage: { text: content.text, ...shown } }, messageTimestamp }
   }
-  if (content.kind === 'location' || content.kind === 'contacts') {
+  const found = sentMedia(message)
+  if (ACTION_KINDS.has(content.kind) || (content.kind === 'forward' && !found)) {
     return { key, message: withoutContext(message), messageTimestamp }
   }
-  const found = sentMedia(message)
   const safe: Record<string, unknown> = {}
   if (found) {
     for (const field of SAFE_MEDIA_FIELDS) if (found[1][field] !== undefined) safe[field] = found[1][field]

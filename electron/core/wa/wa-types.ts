@@ -40,7 +40,15 @@ export interface WaInboundMessage {
   networkKey: WaMessageKey
   /** The message content, protobuf-encoded: store it to answer `getMessage` and to download its media later. */
   content: Uint8Array
+  /** Set when the message acts on an earlier one (a reaction, an edit, a delete for everyone). */
+  action?: WaMessageAction
 }
+
+/** What a message does to an earlier one, named by the earlier one's id. */
+export type WaMessageAction =
+  | { kind: 'reaction'; target: string; emoji: string }
+  | { kind: 'edit'; target: string; text: string | null }
+  | { kind: 'revoke'; target: string }
 
 /** A status change of a message this account sent. Match it by `id`: `chat` may be a LID. */
 export interface WaStatusUpdate {
@@ -91,6 +99,14 @@ export type WaOutgoingContent =
   | { kind: 'sticker'; media: Buffer }
   | { kind: 'location'; latitude: number; longitude: number; name?: string; address?: string }
   | { kind: 'contacts'; contacts: Array<{ name: string; vcard: string }> }
+  /** An emoji on an earlier message; an empty one takes the reaction back. */
+  | { kind: 'reaction'; target: WaMessageKey; emoji: string }
+  /** A new text for a text this account sent. */
+  | { kind: 'edit'; target: WaMessageKey; text: string }
+  /** Deletes a message this account sent, for everyone. */
+  | { kind: 'revoke'; target: WaMessageKey }
+  /** A stored message, sent again to another chat marked as forwarded. */
+  | { kind: 'forward'; original: WaQuotedMessage }
 
 /** A stored message to quote: its network key (or one made from the stored message) and encoded content. */
 export interface WaQuotedMessage {

@@ -123,6 +123,7 @@ test('a contact sends through POST /accounts/{phone}/messages and reads its inbo
     'seconds',
     'sha256',
     'size',
+    'targetId',
     'text',
     'timestamp',
     'type',

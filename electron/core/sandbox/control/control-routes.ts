@@ -8,7 +8,7 @@ import {
   type SandboxLocationInput,
   type SandboxMediaInput,
 } from '../messages/outgoing-content'
-import type { SandboxControl } from './control-types'
+import type { SandboxControl, SandboxSendInput } from './control-types'
 
 type Body = Record<string, unknown>
 
@@ -112,6 +112,21 @@ function linkPreviewOf(body: Body): SandboxLinkPreviewInput | undefined {
   }
 }
 
+/** `reaction: {id, emoji}`, `edit: {id, text}`, `revoke: {id}`: acting on an earlier message. */
+function actionsOf(body: Body): Pick<SandboxSendInput, 'reaction' | 'edit' | 'revoke'> {
+  const reaction = optionalObject(body, 'reaction')
+  const edit = optionalObject(body, 'edit')
+  const revoke = optionalObject(body, 'revoke')
+  return {
+    reaction: reaction && {
+      id: requiredString(reaction, 'id'),
+      emoji: optionalString(reaction, 'emoji') ?? '',
+    },
+    edit: edit && { id: requiredString(edit, 'id'), text: requiredString(edit, 'text') },
+    revoke: revoke && { id: requiredString(revoke, 'id') },
+  }
+}
+
 /** A list of phone numbers: a JSON array, or a comma-separated string as a form sends it. */
 function phoneList(value: unknown, field: string): string[] {
   if (value === undefined || value === null || value === '') return []
@@ -178,6 +193,7 @@ export function registerSandboxRoutes(app: FastifyInstance, control: SandboxCont
       contacts: contactsOf(body),
       linkPreview: linkPreviewOf(body),
       replyTo: optionalString(body, 'reply_to'),
+      ...actionsOf(body),
       mentions: body.mentions === undefined ? undefined : phoneList(body.mentions, 'mentions'),
       addressing,
     })

@@ -44,6 +44,12 @@ export interface SandboxSendInput {
   linkPreview?: SandboxLinkPreviewInput
   /** The id of an earlier message the account sent or received, to quote. */
   replyTo?: string
+  /** React to an earlier message (sent or received) with an emoji; empty takes the reaction back. */
+  reaction?: { id: string; emoji: string }
+  /** Change the text of a text the account sent (within the network's edit window). */
+  edit?: { id: string; text: string }
+  /** Delete a message the account sent, for everyone (within the network's window). */
+  revoke?: { id: string }
   /** Phone numbers to mention. */
   mentions?: string[]
   /** Address a 1:1 message by phone number (default) or by LID, as WhatsApp does for some chats. */

@@ -1,4 +1,6 @@
+import { proto } from '@whiskeysockets/baileys'
 import { AppError } from '../../errors'
+import { EDIT_WINDOW_SECONDS, REVOKE_WINDOW_SECONDS } from '../../wa/action-limits'
 import type { Account } from '../accounts/account'
 import {
   contactsContent,
@@ -9,6 +11,7 @@ import {
   type OutgoingContent,
 } from '../messages/outgoing-content'
 import type { SandboxNetwork } from '../network'
+import { unixNow } from '../stanzas/binary-node'
 import type { SandboxSendInput } from './control-types'
 import { assertPhone } from './phone-number'
 
@@ -69,6 +72,8 @@ export function contentOf(
   sender: Account,
   input: SandboxSendInput,
 ): OutgoingContent {
+  const action = actionContent(network, sender, input)
+  if (action) return action
   const kinds = [input.media, input.location, input.contacts].filter((part) => part !== undefined)
   if (kinds.length > 1 || (kinds.length === 1 && !input.media && input.text !== undefined)) {
     throw new AppError('invalid_parameter', 'Send one of text, media, location or contacts.')
@@ -106,4 +111,72 @@ export function contentOf(
     return contactsContent(input.contacts, context)
   }
   return textContent(input.text ?? '', context, input.linkPreview)
+}
+
+/** The key of an earlier message as the account addresses it: one it received, or one it sent. */
+function keyOf(
+  network: SandboxNetwork,
+  account: Account,
+  id: string,
+): proto.IMessageKey & { sentAt: number } {
+  const received = account.inbox.get(id)
+  if (received) {
+    const group = received.chat.endsWith('@g.us')
+    return {
+      id,
+      remoteJid: group ? received.chat : `${received.from}@s.whatsapp.net`,
+      fromMe: false,
+      participant: group ? `${received.from}@s.whatsapp.net` : undefined,
+      sentAt: received.timestamp,
+    }
+  }
+  const sent = network.recentSends.get(id)
+  if (sent?.sender === account) {
+    const remoteJid = sent.group?.jid ?? sent.recipient?.pnJid ?? ''
+    return { id, remoteJid, fromMe: true, sentAt: sent.timestamp }
+  }
+  throw new AppError('message_not_found', `${account.phone} has no message ${id}.`)
+}
+
+/** An edit or a delete is the sender's own, within the network's window. */
+function ownWithin(key: { fromMe?: boolean | null; sentAt: number }, window: number, what: string): void {
+  if (!key.fromMe) throw new AppError('action_not_allowed', `Only its sender can ${what} a message.`)
+  if (unixNow() - key.sentAt > window) {
+    throw new AppError('action_not_allowed', `The message is too old to ${what}.`)
+  }
+}
+
+/** A reaction, an edit or a delete for everyone, when the request is one (they go alone). */
+function actionContent(
+  network: SandboxNetwork,
+  sender: Account,
+  input: SandboxSendInput,
+): OutgoingContent | undefined {
+  const actions = [input.reaction, input.edit, input.revoke].filter((part) => part !== undefined)
+  if (actions.length === 0) return undefined
+  const others = [input.text, input.media, input.location, input.contacts, input.replyTo]
+  if (actions.length > 1 || others.some((part) => part !== undefined)) {
+    throw new AppError('invalid_parameter', 'A reaction, an edit or a revoke goes alone.')
+  }
+  if (input.reaction) {
+    const { sentAt: _sentAt, ...key } = keyOf(network, sender, input.reaction.id)
+    const reactionMessage = { key, text: input.reaction.emoji, senderTimestampMs: Date.now() }
+    return { message: { reactionMessage }, stanzaType: 'reaction' }
+  }
+  if (input.edit) {
+    if (!input.edit.text) throw new AppError('missing_parameter', 'edit.text is required.')
+    const { sentAt, ...key } = keyOf(network, sender, input.edit.id)
+    ownWithin({ ...key, sentAt }, EDIT_WINDOW_SECONDS, 'edit')
+    const protocolMessage = {
+      key,
+      type: proto.Message.ProtocolMessage.Type.MESSAGE_EDIT,
+      editedMessage: { conversation: input.edit.text },
+      timestampMs: Date.now(),
+    }
+    return { message: { protocolMessage }, stanzaType: 'text' }
+  }
+  const { sentAt, ...key } = keyOf(network, sender, input.revoke?.id ?? '')
+  ownWithin({ ...key, sentAt }, REVOKE_WINDOW_SECONDS, 'delete for everyone')
+  const protocolMessage = { key, type: proto.Message.ProtocolMessage.Type.REVOKE }
+  return { message: { protocolMessage }, stanzaType: 'text' }
 }

@@ -1,6 +1,7 @@
 import type { proto } from '@whiskeysockets/baileys'
 import type { Account } from '../accounts/account'
 import { decryptMedia, sha256 } from '../media/media-crypto'
+import { EDIT_WINDOW_SECONDS, REVOKE_WINDOW_SECONDS } from '../../wa/action-limits'
 import type { SandboxNetwork } from '../network'
 import { describeMessage, type DescribedMessage, type SandboxInboxEntry } from './inbox'
 
@@ -34,6 +35,28 @@ function mediaFacts(
 }
 
 /**
+ * An edit or a delete for everyone past the network's window for its message: WhatsApp drops it, so the
+ * recipient never sees it.
+ */
+function tooLate(
+  network: SandboxNetwork,
+  recipient: Account,
+  described: DescribedMessage,
+  now: number,
+): boolean {
+  const window =
+    described.type === 'edit'
+      ? EDIT_WINDOW_SECONDS
+      : described.type === 'revoke'
+        ? REVOKE_WINDOW_SECONDS
+        : undefined
+  const target = described.targetId ? recipient.inbox.get(described.targetId) : undefined
+  if (window === undefined || !target || now - target.timestamp <= window) return false
+  network.log.warn({ type: described.type, target: target.id }, 'a late edit or delete is dropped')
+  return true
+}
+
+/**
  * Puts a message into the recipient's inbox and announces it. Returns undefined for protocol-only
  * messages and for an id the account already has (retries resend to every device).
  */
@@ -44,6 +67,7 @@ export function recordInbox(
 ): SandboxInboxEntry | undefined {
   const described = describeMessage(received.message)
   if (!described || recipient.hasReceived(received.id)) return undefined
+  if (tooLate(network, recipient, described, received.timestamp)) return undefined
   const { media, ...shown } = described
   const entry: SandboxInboxEntry = {
     id: received.id,

@@ -1,4 +1,4 @@
-import { normalizeMessageContent, type proto } from '@whiskeysockets/baileys'
+import { normalizeMessageContent, proto } from '@whiskeysockets/baileys'
 import { parseContactCard } from '../../messages/contact-card'
 
 export type InboxEntryType =
@@ -9,6 +9,8 @@ export type InboxEntryType =
   | 'document'
   | 'sticker'
   | 'reaction'
+  | 'edit'
+  | 'revoke'
   | 'location'
   | 'contact'
   | 'unknown'
@@ -66,6 +68,8 @@ export interface SandboxInboxEntry {
   contacts: SandboxContactCard[] | null
   /** The id of the message this one quotes (a reply). */
   quotedId: string | null
+  /** The message a reaction, an edit or a delete for everyone acts on. */
+  targetId: string | null
   /** JIDs the message mentions. */
   mentions: string[]
   linkPreview: SandboxLinkPreview | null
@@ -107,6 +111,7 @@ const BLANK: Omit<DescribedMessage, 'type'> = {
   location: null,
   contacts: null,
   quotedId: null,
+  targetId: null,
   mentions: [],
   linkPreview: null,
   media: undefined,
@@ -204,9 +209,26 @@ function mediaMessage(content: proto.IMessage): DescribedMessage | undefined {
   return undefined
 }
 
+/** A message acting on an earlier one: a reaction, an edit, a delete for everyone. */
+function actionMessage(content: proto.IMessage): DescribedMessage | undefined {
+  const reaction = content.reactionMessage
+  if (reaction) {
+    return { ...BLANK, type: 'reaction', text: reaction.text ?? '', targetId: reaction.key?.id ?? null }
+  }
+  const protocol = content.protocolMessage
+  const targetId = protocol?.key?.id
+  if (!protocol || !targetId) return undefined
+  if (protocol.type === proto.Message.ProtocolMessage.Type.REVOKE)
+    return { ...BLANK, type: 'revoke', targetId }
+  if (protocol.type === proto.Message.ProtocolMessage.Type.MESSAGE_EDIT) {
+    const edited = normalizeMessageContent(protocol.editedMessage)
+    const text = edited?.conversation ?? edited?.extendedTextMessage?.text ?? null
+    return { ...BLANK, type: 'edit', text, targetId }
+  }
+  return undefined
+}
+
 function otherMessage(content: proto.IMessage): DescribedMessage | undefined {
-  if (content.reactionMessage)
-    return { ...BLANK, type: 'reaction', text: content.reactionMessage.text ?? null }
   const location = content.locationMessage
   if (location) {
     return {
@@ -252,7 +274,8 @@ export function describeMessage(message: proto.IMessage): DescribedMessage | und
     sent.viewOnceMessage ?? sent.viewOnceMessageV2 ?? sent.viewOnceMessageV2Extension,
   )
   const content = normalizeMessageContent(sent) ?? sent
-  const described = textMessage(content) ?? mediaMessage(content) ?? otherMessage(content)
+  const described =
+    textMessage(content) ?? mediaMessage(content) ?? actionMessage(content) ?? otherMessage(content)
   if (described) return wrappedViewOnce ? { ...described, viewOnce: true } : described
   const visible = Object.entries(content).filter(([key, value]) => value != null && !PROTOCOL_ONLY.has(key))
   return visible.length ? { ...BLANK, type: 'unknown' } : undefined

@@ -7,7 +7,8 @@ import type { MediaKind } from './inbox'
 /** A message ready to be encrypted, with the stanza attributes its kind needs (as Baileys sets them). */
 export interface OutgoingContent {
   message: proto.IMessage
-  stanzaType: 'text' | 'media'
+  /** The stanza's `type`: Baileys tags reactions `reaction`, files `media`, the rest `text`. */
+  stanzaType: 'text' | 'media' | 'reaction'
   /** The `mediatype` attribute of the `<enc>` node. */
   mediatype?: string
 }

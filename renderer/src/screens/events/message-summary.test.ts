@@ -54,3 +54,11 @@ test('a reply and mentions are marked; other events are not messages', () => {
   assert.equal(messageSummary({ state: 'connected' }), undefined)
   assert.equal(messageSummary({ status: 'read', id: 'X' }), undefined)
 })
+
+test('reactions, edits and deletes name the message they act on', () => {
+  const act = { id: 'A1', chat: '1@s.whatsapp.net', target_id: 'T1' }
+  assert.equal(messageSummary({ ...act, emoji: '👍', removed: false }), 'reacted 👍 to T1')
+  assert.equal(messageSummary({ ...act, emoji: '', removed: true }), 'took back a reaction to T1')
+  assert.equal(messageSummary({ ...act, text: 'Meeting at 3 pm' }), 'edited T1: Meeting at 3 pm')
+  assert.equal(messageSummary(act), 'deleted T1 for everyone')
+})

@@ -36,8 +36,18 @@ function content(data: Data): string {
  * its mentions; undefined for other events.
  */
 export function messageSummary(data: Data): string | undefined {
+  if (typeof data.target_id === 'string') return actionSummary(data, data.target_id)
   if (typeof data.type !== 'string' || !('chat' in data)) return undefined
   const reply = record(data.quoted) ? '↩ ' : ''
   const mentions = Array.isArray(data.mentions) && data.mentions.length ? ` (@${data.mentions.length})` : ''
   return `${reply}${content(data)}${mentions}`
+}
+
+/** A reaction, an edit or a delete for everyone, naming the message it acts on. */
+function actionSummary(data: Data, target: string): string {
+  if (typeof data.emoji === 'string') {
+    return data.removed ? `took back a reaction to ${target}` : `reacted ${data.emoji} to ${target}`
+  }
+  if ('text' in data) return `edited ${target}: ${text(data.text) ?? ''}`
+  return `deleted ${target} for everyone`
 }

@@ -57,6 +57,10 @@ function kindOf(message: SandboxInboxEntryView): string {
 }
 
 function contentOf(message: SandboxInboxEntryView): string {
+  if (message.type === 'reaction')
+    return `[reaction ${message.text || '(taken back)'} to ${message.targetId}]`
+  if (message.type === 'edit') return `[edit of ${message.targetId}] ${message.text ?? ''}`
+  if (message.type === 'revoke') return `[${message.targetId} deleted for everyone]`
   if (message.type === 'text') {
     const preview = message.linkPreview
       ? ` [preview: ${message.linkPreview.title ?? message.linkPreview.url}]`

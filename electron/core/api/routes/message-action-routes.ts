@@ -1,0 +1,131 @@
+import type { MessageService } from '../../messages/message-service'
+import { defineOperation, type Operation } from '../operation'
+
+export interface MessageActionRoutesDeps {
+  messages: MessageService
+}
+
+const MESSAGE_ID = {
+  type: 'string',
+  required: true,
+  maxLength: 128,
+  description:
+    'The id of a stored message (sent or received): `message.key.id` of a send, `data.id` of an event.',
+  example: '3EB0C431C26A1916E07A',
+} as const
+
+/** The answer of an action: the seed's sent-message result, for the protocol message that carries it. */
+function answer(key: string, message: Record<string, unknown>) {
+  return {
+    status: 'success',
+    message: {
+      key: { remoteJid: '15551234567@s.whatsapp.net', fromMe: true, id: key },
+      message,
+      messageTimestamp: '1795248324',
+    },
+  }
+}
+
+const TARGET_KEY = { remoteJid: '15551234567@s.whatsapp.net', fromMe: false, id: '3EB0C431C26A1916E07A' }
+
+/** react, edit_message, delete_message and forward_message: what is done to messages already there. */
+export function messageActionOperations({ messages }: MessageActionRoutesDeps): Operation[] {
+  const { actions } = messages
+  return [
+    defineOperation({
+      name: 'react',
+      tag: 'Messages',
+      summary: 'React to a message with an emoji, or take the reaction back.',
+      description:
+        'Puts `emoji` on a stored message (sent or received) in its chat, as the apps do; an empty `emoji` removes this account’s reaction. 404 message_not_found for a message Linkdesk has not seen. The answer comes once the network acknowledged it; the chat’s members see it, and a `message.reaction` event (from_me) is sent.',
+      auth: 'token',
+      instance: true,
+      fields: {
+        message_id: MESSAGE_ID,
+        emoji: {
+          type: 'string',
+          maxLength: 64,
+          description: 'One emoji; empty or left out to remove this account’s reaction.',
+          example: '👍',
+        },
+      },
+      example: answer('3EB0D1E2F3A4B5C6D7E8', { reactionMessage: { key: TARGET_KEY, text: '👍' } }),
+      handle: async ({ params, instance }) => ({
+        status: 'success',
+        message: await actions.react(instance.id, params.message_id, params.emoji ?? ''),
+      }),
+    }),
+    defineOperation({
+      name: 'edit_message',
+      tag: 'Messages',
+      summary: 'Change the text of a text this account sent.',
+      description:
+        'Replaces the text of a text message this account sent, within 15 minutes of sending it (the network’s limit; 422 action_not_allowed after it, for someone else’s message or for a message that is not a text). The recipients’ apps show it as edited; a `message.edited` event (from_me) is sent.',
+      auth: 'token',
+      instance: true,
+      fields: {
+        message_id: MESSAGE_ID,
+        message: {
+          type: 'string',
+          required: true,
+          description: 'The new text.',
+          example: 'Meeting moved to 3 pm',
+        },
+      },
+      example: answer('3EB0E2F3A4B5C6D7E8F9', {
+        protocolMessage: {
+          key: { ...TARGET_KEY, fromMe: true },
+          type: 'MESSAGE_EDIT',
+          editedMessage: { conversation: 'Meeting moved to 3 pm' },
+        },
+      }),
+      handle: async ({ params, instance }) => ({
+        status: 'success',
+        message: await actions.edit(instance.id, params.message_id, params.message),
+      }),
+    }),
+    defineOperation({
+      name: 'delete_message',
+      tag: 'Messages',
+      summary: 'Delete a message this account sent, for everyone.',
+      description:
+        'Deletes a message this account sent for everyone in its chat, within 60 hours of sending it (the network’s limit; 422 action_not_allowed after it, or for someone else’s message). A `message.deleted` event (from_me) is sent.',
+      auth: 'token',
+      instance: true,
+      fields: { message_id: MESSAGE_ID },
+      example: answer('3EB0F3A4B5C6D7E8F9A0', {
+        protocolMessage: { key: { ...TARGET_KEY, fromMe: true }, type: 'REVOKE' },
+      }),
+      handle: async ({ params, instance }) => ({
+        status: 'success',
+        message: await actions.revoke(instance.id, params.message_id),
+      }),
+    }),
+    defineOperation({
+      name: 'forward_message',
+      tag: 'Messages',
+      summary: 'Forward a stored message to another chat.',
+      description:
+        'Sends a stored message (sent or received, any kind) to `number`, marked as forwarded, as send_message would (the number is checked on the network first; same pacing and answer). A `message.sent` event is sent.',
+      auth: 'token',
+      instance: true,
+      fields: {
+        message_id: MESSAGE_ID,
+        number: {
+          type: 'string',
+          required: true,
+          maxLength: 100,
+          description: 'Phone number with country code, or a chat id (`@s.whatsapp.net`, `@g.us`, `@lid`).',
+          example: '15557654321',
+        },
+      },
+      example: answer('3EB0A1B2C3D4E5F6A7B8', {
+        extendedTextMessage: { text: 'Hello from Linkdesk' },
+      }),
+      handle: async ({ params, instance }) => ({
+        status: 'success',
+        message: await actions.forward(instance.id, params.message_id, params.number),
+      }),
+    }),
+  ]
+}
