@@ -4,6 +4,7 @@ import {
   DeletionSchema,
   EditSchema,
   LinkdeskMessageSchema,
+  PresenceUpdateSchema,
   ReactionSchema,
   StatusUpdateSchema,
 } from '../messages/message-types'
@@ -141,6 +142,19 @@ export const EVENT_CATALOGUE = {
     changesInstance: false,
     data: DeletionSchema,
     example: { ...ACT_SAMPLE, id: '3EB0F3A4B5C6D7E8F9A0', target_id: '3EB0C4F1A2B3C4D5E6F7' },
+  },
+  'presence.update': {
+    description:
+      'A contact this instance subscribed to (subscribe_presence) came online or went offline, or is typing, recording or paused in a chat.',
+    changesInstance: false,
+    data: PresenceUpdateSchema,
+    example: {
+      chat: '15550002222@s.whatsapp.net',
+      participant: '15550002222@s.whatsapp.net',
+      participant_phone: '15550002222',
+      presence: 'typing',
+      last_seen: null,
+    },
   },
   'instance.created': {
     description:

@@ -1,10 +1,26 @@
 import type { EventSink } from '../events/event-types'
 import type { Logger } from '../logger'
-import type { WaInboundMessage, WaMessageAction, WaMessageHooks, WaStatusUpdate } from '../wa/wa-types'
+import type {
+  WaInboundMessage,
+  WaMessageAction,
+  WaMessageHooks,
+  WaPresence,
+  WaPresenceUpdate,
+  WaStatusUpdate,
+} from '../wa/wa-types'
 import { unhandledCase } from '../exhaustive'
 import type { AckTracker } from './ack-tracker'
 import type { MessageStore } from './message-store'
-import type { LinkdeskMessage, StatusUpdate } from './message-types'
+import type { LinkdeskMessage, Presence, StatusUpdate } from './message-types'
+
+/** The network's presence names in Linkdesk's words. */
+const PRESENCE_NAMES: Record<WaPresence, Presence> = {
+  available: 'online',
+  unavailable: 'offline',
+  composing: 'typing',
+  recording: 'recording',
+  paused: 'paused',
+}
 
 export interface MessageIntakeDeps {
   store: MessageStore
@@ -98,6 +114,19 @@ export class MessageIntake implements WaMessageHooks {
       )
     }
     this.enqueue(instanceId, () => this.applyStatuses(instanceId, updates))
+  }
+
+  onPresence(instanceId: string, updates: WaPresenceUpdate[]): void {
+    for (const update of updates) {
+      const phone = update.participant.endsWith('@s.whatsapp.net') ? update.participant.split('@')[0] : null
+      this.deps.events.emit(instanceId, 'presence.update', {
+        chat: update.chat,
+        participant: update.participant,
+        participant_phone: phone ?? null,
+        presence: PRESENCE_NAMES[update.presence],
+        last_seen: update.lastSeen,
+      })
+    }
   }
 
   /**

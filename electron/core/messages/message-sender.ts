@@ -290,6 +290,11 @@ export class MessageSender {
     return this.sendPrepared(instanceId, jid, build)
   }
 
+  /** The chat id of a number or chat id, checked on the network (recipient_not_found when absent). */
+  chatOf(instanceId: string, number: string): Promise<string> {
+    return this.resolve(instanceId, parseRecipient(number))
+  }
+
   /** The chat id of a recipient: a number is looked up on the network (recipient_not_found when absent). */
   private async resolve(instanceId: string, recipient: Recipient): Promise<string> {
     const connection = await this.deps.connection(instanceId)

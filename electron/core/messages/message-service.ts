@@ -8,6 +8,7 @@ import type { SentAnswer, WaConnection, WaMessageHooks } from '../wa/wa-types'
 import { AckTracker } from './ack-tracker'
 import { IdempotencyLedger } from './idempotency-ledger'
 import type { LinkPreviewer } from './link-preview'
+import { ChatSignals } from './chat-signals'
 import { MessageActions } from './message-actions'
 import type { VoiceNoteConverter } from './media-convert/voice-note-audio'
 import { MessageIntake } from './message-intake'
@@ -57,6 +58,8 @@ export class MessageService {
   private readonly sender: MessageSender
   /** React, edit, delete for everyone and forward: what is done to messages already there. */
   readonly actions: MessageActions
+  /** Read receipts and presence. */
+  readonly signals: ChatSignals
   private readonly directory = new RecipientDirectory()
   private readonly acks = new AckTracker()
   private readonly ledger: IdempotencyLedger
@@ -91,6 +94,7 @@ export class MessageService {
       linkPreviews: deps.linkPreviews,
       ackTimeoutMs: deps.ackTimeoutMs,
     })
+    this.signals = new ChatSignals({ store: this.store, sender: this.sender, connection: deps.connection })
     this.actions = new MessageActions({ limits: deps.limits, store: this.store, sender: this.sender, events })
   }
 

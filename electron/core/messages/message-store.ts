@@ -97,6 +97,21 @@ export class MessageStore {
     return this.pending.get(`${instanceId}\u0000${id}`) ?? this.db.get([instanceId, id])
   }
 
+  /**
+   * The received messages of one chat (a contact or a group, by chat id or the other id the network gave
+   * for it), at most `limit` of the newest, oldest first.
+   */
+  receivedIn(instanceId: string, chat: string, limit: number): StoredMessage[] {
+    const found: StoredMessage[] = []
+    for (const { value } of this.db.getRange({ start: [instanceId], end: [instanceId, '\uffff'] })) {
+      const key = value.networkKey
+      const inChat = value.message.chat === chat || key?.chat === chat || key?.chatAlt === chat
+      if (value.direction === 'in' && inChat) found.push(value)
+    }
+    found.sort((a, b) => Number(a.message.timestamp) - Number(b.message.timestamp))
+    return found.slice(-limit)
+  }
+
   /** The encoded content of a message, for Baileys' getMessage; undefined when unknown. */
   content(instanceId: string, id: string): Uint8Array | undefined {
     const content = this.get(instanceId, id)?.content

@@ -154,3 +154,16 @@ export const EditSchema = Type.Composite([
 
 /** A message its sender deleted for everyone. */
 export const DeletionSchema = MessageActSchema
+
+/** What a contact shows: online or not, and in a chat whether it is typing or recording. */
+export const PRESENCES = ['online', 'offline', 'typing', 'recording', 'paused'] as const
+export type Presence = (typeof PRESENCES)[number]
+
+/** A subscribed contact's presence, as presence.update carries it. */
+export const PresenceUpdateSchema = Type.Object({
+  chat: Type.String({ description: 'The chat it is about: the contact, or a group.' }),
+  participant: Type.String({ description: 'Who: the contact, or the group member.' }),
+  participant_phone: Nullable(Type.String({ description: 'Their phone number (digits) when known.' })),
+  presence: OneOf(PRESENCES),
+  last_seen: Nullable(Type.Integer({ description: 'Unix seconds, when the contact shares it.' })),
+})

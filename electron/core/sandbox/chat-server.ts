@@ -9,6 +9,7 @@ import { registerGroupQueries } from './groups/group-queries'
 import { handleClientMessage } from './messages/client-messages'
 import { handleClientReceipt } from './messages/retry-receipts'
 import type { SandboxNetwork } from './network'
+import { handleChatState, handlePresence } from './presence/presence-stanzas'
 import { registerPreKeyQueries } from './stanzas/prekey-queries'
 import { registerSessionQueries } from './stanzas/session-queries'
 import { StanzaRouter } from './stanzas/stanza-router'
@@ -38,7 +39,11 @@ function createRouter(): StanzaRouter {
   registerPreKeyQueries(router)
   registerUsyncQueries(router)
   registerGroupQueries(router)
-  return router.stanza('message', handleClientMessage).stanza('receipt', handleClientReceipt)
+  return router
+    .stanza('message', handleClientMessage)
+    .stanza('receipt', handleClientReceipt)
+    .stanza('presence', handlePresence)
+    .stanza('chatstate', handleChatState)
 }
 
 /** The websocket endpoint clients connect to, as they would to web.whatsapp.com/ws/chat. */

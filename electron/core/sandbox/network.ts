@@ -8,6 +8,7 @@ import { SandboxEvents } from './events'
 import { GroupRegistry } from './groups/group-registry'
 import { MediaStore } from './media/media-store'
 import { RecentSends } from './messages/recent-sends'
+import { PresenceRelay } from './presence/presence-relay'
 import type { SandboxState } from './state/sandbox-state'
 import type { ClientConnection } from './transport/client-connection'
 
@@ -39,6 +40,8 @@ export class SandboxNetwork {
   readonly pictures: ProfilePictures
   readonly events = new SandboxEvents()
   readonly recentSends: RecentSends
+  /** Who is online, who follows whom, and the typing signals phones saw: live only. */
+  readonly presence = new PresenceRelay()
   /** Logged-in linked devices, by their connection. */
   readonly sessions = new Map<ClientConnection, LinkedSession>()
   /** Injected login failures: the next login of that phone's devices gets `<failure reason>`. */

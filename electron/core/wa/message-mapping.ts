@@ -35,6 +35,8 @@ import type {
   WaSentMessage,
   WaStatusUpdate,
   WaMessageAction,
+  WaPresence,
+  WaPresenceUpdate,
 } from './wa-types'
 
 /*
@@ -478,7 +480,7 @@ const OUTGOING_KINDS: OutgoingKinds = {
 }
 
 /** A stored message's network key as Baileys addresses it. */
-function toProtocolKey(key: WaMessageKey): WAMessageKey {
+export function toProtocolKey(key: WaMessageKey): WAMessageKey {
   return {
     id: key.id,
     remoteJid: key.chat,
@@ -628,4 +630,24 @@ export function mapSentMessage(
     shown: contentOf(sent.message, normalizeMessageContent(sent.message) ?? sent.message),
     content: proto.Message.encode(sent.message).finish(),
   }
+}
+
+/** Baileys' presence names, as the network reports them, onto Linkdesk's. */
+const PRESENCES: Record<string, WaPresence> = {
+  available: 'available',
+  unavailable: 'unavailable',
+  composing: 'composing',
+  recording: 'recording',
+  paused: 'paused',
+}
+
+/** A contact's presence changes (`presence.update`): one update per participant the network named. */
+export function mapPresence(update: {
+  id: string
+  presences: Record<string, { lastKnownPresence?: string; lastSeen?: number }>
+}): WaPresenceUpdate[] {
+  return Object.entries(update.presences).flatMap(([participant, { lastKnownPresence, lastSeen }]) => {
+    const presence = lastKnownPresence ? PRESENCES[lastKnownPresence] : undefined
+    return presence ? [{ chat: update.id, participant, presence, lastSeen: lastSeen ?? null }] : []
+  })
 }

@@ -6,7 +6,7 @@ import {
 } from '@whiskeysockets/baileys'
 import { AppError } from '../errors'
 import type { Logger } from '../logger'
-import { mapSentMessage, toProtocolContent, toQuotedMessage } from './message-mapping'
+import { mapSentMessage, toProtocolContent, toProtocolKey, toQuotedMessage } from './message-mapping'
 import type { SocketNetworkConfig } from './network-endpoint'
 import type { WaAccount, WaConnection, WaNumberLookup } from './wa-types'
 
@@ -97,6 +97,27 @@ export function createWaConnection(
         const hit = found?.find((entry) => entry.exists && entry.jid.startsWith(`${number}@`))
         return { number, jid: hit?.jid ?? null }
       })
+    },
+    async read(keys) {
+      try {
+        await socket.readMessages(keys.map(toProtocolKey))
+      } catch (error) {
+        throw upstreamError(error, 'read receipt')
+      }
+    },
+    async presence(state, chat) {
+      try {
+        await socket.sendPresenceUpdate(state, chat)
+      } catch (error) {
+        throw upstreamError(error, 'presence')
+      }
+    },
+    async subscribePresence(chat) {
+      try {
+        await socket.presenceSubscribe(chat)
+      } catch (error) {
+        throw upstreamError(error, 'presence subscription')
+      }
     },
     async downloadMedia(key, content) {
       const message = toQuotedMessage({ key, content })

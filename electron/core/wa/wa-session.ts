@@ -25,6 +25,7 @@ import { createWaConnection } from './wa-connection'
 import {
   mapDecryptedMessage,
   mapInboundMessages,
+  mapPresence,
   mapReceipts,
   mapServerAck,
   mapStatusUpdates,
@@ -364,6 +365,13 @@ export class WaSession {
         if (updates.some((update) => update.imgUrl !== undefined && own.has(update.id ?? ''))) {
           events.avatarChanged()
         }
+      }),
+    )
+    socket.ev.on(
+      'presence.update',
+      guard('presence.update', (update) => {
+        const mapped = mapPresence(update)
+        if (mapped.length > 0) hooks.onPresence(instanceId, mapped)
       }),
     )
     const forgetGroup = (jid: string | undefined) => jid && this.groups.delete(jid)

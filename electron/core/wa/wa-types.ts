@@ -186,6 +186,8 @@ export interface WaMessageHooks {
    */
   onMessages(instanceId: string, messages: WaInboundMessage[], context: { live: boolean }): void
   onStatuses(instanceId: string, updates: WaStatusUpdate[]): void
+  /** A subscribed contact's presence changed (online, offline, typing, recording). */
+  onPresence(instanceId: string, updates: WaPresenceUpdate[]): void
 }
 
 /** The messaging operations of one connected instance. */
@@ -202,4 +204,24 @@ export interface WaConnection {
   lookup(numbers: readonly string[]): Promise<WaNumberLookup[]>
   /** Downloads and decrypts the media of a message from its stored key and content. */
   downloadMedia(key: WaMessageKey, content: Uint8Array): Promise<Buffer>
+  /** Sends read receipts for received messages (blue ticks, where the account's privacy allows them). */
+  read(keys: readonly WaMessageKey[]): Promise<void>
+  /** Shows a state in a chat (typing, recording, paused) or the account's availability (no chat). */
+  presence(state: WaPresence, chat?: string): Promise<void>
+  /** Asks the network for a contact's presence: its changes arrive through onPresence. */
+  subscribePresence(chat: string): Promise<void>
+}
+
+/** What an account shows others: online or not, and in a chat whether it is typing or recording. */
+export type WaPresence = 'available' | 'unavailable' | 'composing' | 'recording' | 'paused'
+
+/** A contact's presence as the network reported it. */
+export interface WaPresenceUpdate {
+  /** The chat it is about: the contact, or a group. */
+  chat: string
+  /** Who: the contact, or the group member. */
+  participant: string
+  presence: WaPresence
+  /** Unix seconds, when the contact shares it. */
+  lastSeen: number | null
 }

@@ -1,4 +1,5 @@
 import type { MessageService } from '../../messages/message-service'
+import { AVAILABILITIES, CHAT_STATES, READ_CHAT_LIMIT, type ShownPresence } from '../../messages/chat-signals'
 import { defineOperation, type Operation } from '../operation'
 
 export interface MessageActionRoutesDeps {
@@ -28,9 +29,19 @@ function answer(key: string, message: Record<string, unknown>) {
 
 const TARGET_KEY = { remoteJid: '15551234567@s.whatsapp.net', fromMe: false, id: '3EB0C431C26A1916E07A' }
 
-/** react, edit_message, delete_message and forward_message: what is done to messages already there. */
+const NUMBER = {
+  type: 'string',
+  maxLength: 100,
+  description: 'Phone number with country code, or a chat id (`@s.whatsapp.net`, `@g.us`, `@lid`).',
+  example: '15557654321',
+} as const
+
+/**
+ * react, edit_message, delete_message and forward_message (what is done to messages already there), and
+ * mark_read, send_presence and subscribe_presence (the signals around them).
+ */
 export function messageActionOperations({ messages }: MessageActionRoutesDeps): Operation[] {
-  const { actions } = messages
+  const { actions, signals } = messages
   return [
     defineOperation({
       name: 'react',
@@ -111,13 +122,7 @@ export function messageActionOperations({ messages }: MessageActionRoutesDeps): 
       instance: true,
       fields: {
         message_id: MESSAGE_ID,
-        number: {
-          type: 'string',
-          required: true,
-          maxLength: 100,
-          description: 'Phone number with country code, or a chat id (`@s.whatsapp.net`, `@g.us`, `@lid`).',
-          example: '15557654321',
-        },
+        number: { ...NUMBER, required: true },
       },
       example: answer('3EB0A1B2C3D4E5F6A7B8', {
         extendedTextMessage: { text: 'Hello from Linkdesk' },
@@ -125,6 +130,71 @@ export function messageActionOperations({ messages }: MessageActionRoutesDeps): 
       handle: async ({ params, instance }) => ({
         status: 'success',
         message: await actions.forward(instance.id, params.message_id, params.number),
+      }),
+    }),
+    defineOperation({
+      name: 'mark_read',
+      tag: 'Messages',
+      summary: 'Mark received messages read (read receipts).',
+      description: `Sends read receipts (the sender sees blue ticks, where the account's privacy settings send them) for the received messages named in \`message_ids\`, or for a whole chat (\`number\`: its newest ${READ_CHAT_LIMIT.toLocaleString('en-US')} stored received messages). Give one of the two. 404 message_not_found for an id Linkdesk has not stored; 422 action_not_allowed for a message this account sent. Answers how many messages were marked.`,
+      auth: 'token',
+      instance: true,
+      fields: {
+        message_ids: {
+          type: 'list',
+          maxItems: 1000,
+          maxLength: 128,
+          description: 'Ids of received messages (`data.id` of message.received).',
+          example: ['3EB0C431C26A1916E07A'],
+        },
+        number: {
+          ...NUMBER,
+          description: 'Instead of message_ids: the chat whose received messages to mark read.',
+        },
+      },
+      example: { status: 'success', read: 1 },
+      handle: async ({ params, instance }) => ({
+        status: 'success',
+        read: await signals.markRead(instance.id, { messageIds: params.message_ids, number: params.number }),
+      }),
+    }),
+    defineOperation({
+      name: 'send_presence',
+      tag: 'Messages',
+      summary: 'Show typing or recording in a chat, or the account online or offline.',
+      description:
+        'With `number`: shows `typing`, `recording` (a voice note) or `paused` in that chat, as the apps do; it lasts until the next message or `paused`. Without: sets the account `online` or `offline`. While the account is online, the phone does not get notifications: set it offline again when done. The network ignores availability while the account has no display name.',
+      auth: 'token',
+      instance: true,
+      fields: {
+        presence: {
+          type: 'string',
+          required: true,
+          enum: [...CHAT_STATES, ...AVAILABILITIES],
+          description: '`typing`, `recording` or `paused` (with number); `online` or `offline` (without).',
+          example: 'typing',
+        },
+        number: { ...NUMBER, description: 'The chat, for typing, recording and paused.' },
+      },
+      example: { status: 'success', presence: 'typing' },
+      handle: async ({ params, instance }) => {
+        await signals.showPresence(instance.id, params.presence as ShownPresence, params.number)
+        return { status: 'success', presence: params.presence }
+      },
+    }),
+    defineOperation({
+      name: 'subscribe_presence',
+      tag: 'Messages',
+      summary: "Follow a contact's presence.",
+      description:
+        'Asks the network for the contact’s presence: whether it is online (and, if it shares it, when it was last seen), and when it types or records in a chat with this account, each as a `presence.update` event. A subscription lasts while the connection does; subscribe again after a reconnect.',
+      auth: 'token',
+      instance: true,
+      fields: { number: { ...NUMBER, required: true } },
+      example: { status: 'success', chat: '15557654321@s.whatsapp.net' },
+      handle: async ({ params, instance }) => ({
+        status: 'success',
+        chat: await signals.subscribe(instance.id, params.number),
       }),
     }),
   ]

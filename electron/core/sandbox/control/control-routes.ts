@@ -8,7 +8,12 @@ import {
   type SandboxLocationInput,
   type SandboxMediaInput,
 } from '../messages/outgoing-content'
-import type { SandboxControl, SandboxSendInput } from './control-types'
+import {
+  SANDBOX_PRESENCE_STATES,
+  type SandboxControl,
+  type SandboxPresenceState,
+  type SandboxSendInput,
+} from './control-types'
 
 type Body = Record<string, unknown>
 
@@ -178,6 +183,29 @@ export function registerSandboxRoutes(app: FastifyInstance, control: SandboxCont
     status: 'success',
     messages: control.inbox(phoneParam(request)),
   }))
+
+  app.get('/accounts/:phone/reads', async (request) => ({
+    status: 'success',
+    ids: control.reads(phoneParam(request)),
+  }))
+
+  app.get('/accounts/:phone/presence', async (request) => {
+    const { online, chatStates } = control.presence(phoneParam(request))
+    return { status: 'success', online, chat_states: chatStates }
+  })
+
+  app.post('/accounts/:phone/presence', async (request) => {
+    const body = bodyOf(request)
+    const state = requiredString(body, 'state')
+    if (!SANDBOX_PRESENCE_STATES.some((known) => known === state)) {
+      throw new AppError('invalid_parameter', `state must be one of ${SANDBOX_PRESENCE_STATES.join(', ')}.`)
+    }
+    control.showPresence(phoneParam(request), {
+      state: state as SandboxPresenceState,
+      to: optionalString(body, 'to'),
+    })
+    return { status: 'success' }
+  })
 
   app.post('/accounts/:phone/messages', async (request) => {
     const body = bodyOf(request)

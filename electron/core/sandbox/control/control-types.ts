@@ -1,5 +1,6 @@
 import type { DropMode } from '../faults/faults'
 import type { SandboxEvents } from '../events'
+import type { SeenChatState } from '../presence/presence-relay'
 import type { SandboxInboxEntry } from '../messages/inbox'
 import type {
   SandboxContactInput,
@@ -56,6 +57,15 @@ export interface SandboxSendInput {
   addressing?: 'pn' | 'lid'
 }
 
+export const SANDBOX_PRESENCE_STATES = [
+  'available',
+  'unavailable',
+  'composing',
+  'recording',
+  'paused',
+] as const
+export type SandboxPresenceState = (typeof SANDBOX_PRESENCE_STATES)[number]
+
 /** The sandbox's control surface (design §10), typed for tests and for the HTTP routes. */
 export interface SandboxControl {
   readonly endpoint: SandboxEndpoint
@@ -80,6 +90,12 @@ export interface SandboxControl {
   }): Promise<{ current: string; minimum: string | null }>
   /** What the account's phone received, decrypted, oldest first. */
   inbox(phone: string): SandboxInboxEntry[]
+  /** The ids of messages the account's phone sent that their recipient read (its device's read receipt). */
+  reads(phone: string): string[]
+  /** The account's availability as the network knows it (null: never said), and the chat states it saw. */
+  presence(phone: string): { online: boolean | null; chatStates: SeenChatState[] }
+  /** The account's phone goes online or offline, or types, records or pauses in its chat with `to`. */
+  showPresence(phone: string, input: { state: SandboxPresenceState; to?: string }): void
   /** The account's phone sends a message to a number or a group. Unknown reply_to: AppError('quoted_not_found'). */
   send(phone: string, input: SandboxSendInput): Promise<{ id: string }>
   /** Makes a group; the first participant is its creator. */

@@ -92,6 +92,32 @@ export function createSandboxControl(
       return [...accountOf(network, phone).inbox.values()]
     },
 
+    reads(phone) {
+      return network.recentSends.readOf(accountOf(network, phone).phone)
+    },
+
+    presence(phone) {
+      const { phone: known } = accountOf(network, phone)
+      return {
+        online: network.presence.availability(known),
+        chatStates: network.presence.chatStatesSeenBy(known),
+      }
+    },
+
+    showPresence(phone, { state, to }) {
+      const account = accountOf(network, phone)
+      if (state === 'available' || state === 'unavailable') {
+        if (to !== undefined) throw new AppError('invalid_parameter', `to is not used with ${state}.`)
+        network.presence.setAvailable(account, state === 'available')
+        return
+      }
+      if (!to) throw new AppError('missing_parameter', `to is required with ${state}.`)
+      const target = targetOf(network, account, to)
+      if (!('account' in target))
+        throw new AppError('invalid_parameter', 'to must be a contact for a chat state.')
+      network.presence.showChatState(account, target.account, state)
+    },
+
     async send(phone, input: SandboxSendInput) {
       const sender = accountOf(network, phone)
       if (!input.to) throw new AppError('missing_parameter', 'to is required.')

@@ -18,7 +18,11 @@ export interface ContactReceipt {
   entry: SandboxInboxEntry
 }
 
-function sendReceipt(network: SandboxNetwork, receipt: ContactReceipt, type: 'read' | undefined): void {
+function sendReceipt(
+  network: SandboxNetwork,
+  receipt: ContactReceipt,
+  type: 'read' | 'played' | undefined,
+): void {
   const { recipient, sender, group, id } = receipt
   const attrs: Record<string, string> = group
     ? { from: group.jid, participant: recipient.lidJid, id, t: String(unixNow()) }
@@ -30,7 +34,8 @@ function sendReceipt(network: SandboxNetwork, receipt: ContactReceipt, type: 're
 
 /**
  * What a simulated contact does with a message from a linked device: a delivered receipt, then a read
- * receipt, then its auto-reply if it has one. Spaced out so each reaches the client as its own update.
+ * receipt (and a played one for a voice note, as the apps send once it is listened to), then its
+ * auto-reply if it has one. Spaced out so each reaches the client as its own update.
  */
 export function acknowledgeAsContact(network: SandboxNetwork, receipt: ContactReceipt): void {
   const delay = network.timings.receiptDelayMs
@@ -38,6 +43,7 @@ export function acknowledgeAsContact(network: SandboxNetwork, receipt: ContactRe
   network.later(delay * 2, async () => {
     sendReceipt(network, receipt, 'read')
     const { recipient, entry, group, sender } = receipt
+    if (entry.ptt) network.later(delay, () => sendReceipt(network, receipt, 'played'))
     if (recipient.autoReply === 'echo' && entry.type === 'text' && entry.text !== null) {
       const target = group ? { group } : { account: sender }
       await sendFromPhone(network, recipient, target, textContent(`echo: ${entry.text}`))

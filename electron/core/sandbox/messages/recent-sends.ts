@@ -30,6 +30,8 @@ interface KeptSend {
   stanzaType: OutgoingContent['stanzaType']
   mediatype: string | null
   retries: number
+  /** When the recipient's device sent its read receipt (unix seconds); absent until then. */
+  readAt?: number
 }
 
 const LIMIT = 2000
@@ -80,6 +82,24 @@ export class RecentSends {
       },
       retries: kept.retries,
     }
+  }
+
+  /** Notes that the recipient read these messages (a device's read receipt); ids not kept are ignored. */
+  markRead(ids: readonly string[], at: number): void {
+    for (const id of ids) {
+      const kept = this.kept.get(id)
+      if (kept && kept.readAt === undefined) this.kept.set(id, { ...kept, readAt: at })
+    }
+  }
+
+  /** The ids of the messages a phone sent that their recipient read, oldest first. */
+  readOf(phone: string): string[] {
+    const ids: string[] = []
+    for (const id of this.kept.keys()) {
+      const kept = this.kept.get(id)
+      if (kept?.sender === phone && kept.readAt !== undefined) ids.push(id)
+    }
+    return ids
   }
 
   /** Counts one more retry of a message. */

@@ -112,6 +112,7 @@ export async function handleClientReceipt(ctx: StanzaContext, receipt: BinaryNod
     type,
     to: attrs.to ?? '',
   })
+  if (type === 'read' || type === 'read-self') ctx.network.recentSends.markRead(ids, unixNow())
   if (type === 'retry') await resendAfterRetry(ctx, receipt)
   else ctx.session.device.mailbox.confirm(ids)
 }

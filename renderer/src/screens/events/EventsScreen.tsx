@@ -161,7 +161,17 @@ function summary(data: Record<string, unknown>): string {
   if (message !== undefined) {
     return [message, data.sender_phone].filter((part) => typeof part === 'string' && part).join(' · ')
   }
-  const parts = ['state', 'text', 'caption', 'status', 'sender_phone', 'reason', 'message']
+  const parts = [
+    'state',
+    'presence',
+    'text',
+    'caption',
+    'status',
+    'sender_phone',
+    'participant_phone',
+    'reason',
+    'message',
+  ]
     .map((key) => data[key])
     .filter((value): value is string => typeof value === 'string' && value !== '')
   return parts.slice(0, 2).join(' · ')

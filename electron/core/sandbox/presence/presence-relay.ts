@@ -1,0 +1,81 @@
+import type { Account } from '../accounts/account'
+import type { LinkedDevice } from '../accounts/linked-device'
+import { node, unixNow } from '../stanzas/binary-node'
+
+/** What an account shows in a chat, as the apps send it. */
+export type ChatState = 'composing' | 'recording' | 'paused'
+
+/** A chat state a contact's phone saw from a linked device of another account. */
+export interface SeenChatState {
+  from: string
+  state: ChatState
+  at: number
+}
+
+const SEEN_LIMIT = 100
+
+/**
+ * Presence on the simulated network: who is online, who follows whose presence, and the typing signals
+ * phones saw. Live only, as on the real network: a restart forgets it, and signals go to connected devices
+ * only (never kept for a device that is away).
+ */
+export class PresenceRelay {
+  private readonly online = new Map<string, { available: boolean; since: number }>()
+  /** Per followed phone: the linked devices subscribed to its presence, with their own account's phone. */
+  private readonly followers = new Map<string, Map<LinkedDevice, string>>()
+  private readonly seen = new Map<string, SeenChatState[]>()
+
+  /** An account (its phone, or a linked device's `<presence>`) went online or offline: followers are told. */
+  setAvailable(account: Account, available: boolean): void {
+    this.online.set(account.phone, { available, since: unixNow() })
+    for (const device of this.followers.get(account.phone)?.keys() ?? [])
+      this.tellAvailability(device, account)
+  }
+
+  availability(phone: string): boolean | null {
+    return this.online.get(phone)?.available ?? null
+  }
+
+  /** A linked device (of `owner`) follows an account's presence; it is told the current one at once. */
+  subscribe(device: LinkedDevice, owner: Account, account: Account): void {
+    let devices = this.followers.get(account.phone)
+    if (!devices) this.followers.set(account.phone, (devices = new Map()))
+    devices.set(device, owner.phone)
+    this.tellAvailability(device, account)
+  }
+
+  /** A linked device showed a state in a chat with a contact: the contact's phone sees it. */
+  sawChatState(contact: Account, from: Account, state: ChatState): void {
+    const list = this.seen.get(contact.phone) ?? []
+    list.push({ from: from.phone, state, at: unixNow() })
+    this.seen.set(contact.phone, list.slice(-SEEN_LIMIT))
+  }
+
+  /** The chat states a phone saw, oldest first. */
+  chatStatesSeenBy(phone: string): SeenChatState[] {
+    return [...(this.seen.get(phone) ?? [])]
+  }
+
+  /** A contact's phone shows a state in its chat with an account: that account's following devices see it. */
+  showChatState(contact: Account, to: Account, state: ChatState): void {
+    const signal = node('chatstate', { from: contact.pnJid }, [
+      state === 'recording' ? node('composing', { media: 'audio' }) : node(state, {}),
+    ])
+    for (const [device, owner] of this.followers.get(contact.phone) ?? []) {
+      if (owner === to.phone) sendIfConnected(device, signal)
+    }
+  }
+
+  private tellAvailability(device: LinkedDevice, account: Account): void {
+    const state = this.online.get(account.phone)
+    if (!state) return
+    const attrs: Record<string, string> = state.available
+      ? { from: account.pnJid, type: 'available' }
+      : { from: account.pnJid, type: 'unavailable', last: String(state.since) }
+    sendIfConnected(device, node('presence', attrs))
+  }
+}
+
+function sendIfConnected(device: LinkedDevice, stanza: ReturnType<typeof node>): void {
+  if (device.connection?.isOpen) device.connection.send(stanza)
+}
