@@ -7,6 +7,7 @@ import type { InstanceAccess } from './api/operation'
 import { eventOperations, streamAndMetricsRoutes } from './api/routes/event-routes'
 import { foundationOperations } from './api/routes/foundation-routes'
 import { instanceOperations } from './api/routes/instance-routes'
+import { contactOperations, profilePictureRoutes } from './api/routes/contact-routes'
 import { messageActionOperations } from './api/routes/message-action-routes'
 import { mediaDownloadRoutes, messageOperations } from './api/routes/message-routes'
 import { sandboxRoutesPlugin } from './api/routes/sandbox-plugin'
@@ -181,12 +182,14 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
       ...instanceOperations({ registry, instances }),
       ...messageOperations({ messages }),
       ...messageActionOperations({ messages }),
+      ...contactOperations({ messages }),
       ...eventOperations({ ...eventDeps, access }),
       ...settingsOperations(config, sandbox !== undefined),
     ],
     plugins: [
       streamAndMetricsRoutes({ ...eventDeps, settings: config.events.stream, logger }),
       mediaDownloadRoutes({ messages }),
+      profilePictureRoutes({ messages }),
       uploadRoutes({
         uploads: new UploadStore(config.dataDir),
         maxBytes: config.limits.mediaBytes,

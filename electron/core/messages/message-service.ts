@@ -9,6 +9,7 @@ import { AckTracker } from './ack-tracker'
 import { IdempotencyLedger } from './idempotency-ledger'
 import type { LinkPreviewer } from './link-preview'
 import { ChatSignals } from './chat-signals'
+import { ContactLookup } from './contact-lookup'
 import { MessageActions } from './message-actions'
 import type { VoiceNoteConverter } from './media-convert/voice-note-audio'
 import { MessageIntake } from './message-intake'
@@ -43,6 +44,11 @@ export interface MediaDownload {
 
 const SWEEP_INTERVAL_MS = 6 * 60 * 60_000
 
+/** Where a chat's profile picture is served; the caller adds its own access token. */
+export function profilePicturePath(instanceId: string, chat: string): string {
+  return `/profile_picture/${encodeURIComponent(instanceId)}/${encodeURIComponent(chat)}`
+}
+
 /** Builds the download URL of a message's media; the caller adds its own access token. */
 export function mediaDownloadPath(instanceId: string, messageId: string): string {
   return `/media/${encodeURIComponent(instanceId)}/${encodeURIComponent(messageId)}`
@@ -60,6 +66,8 @@ export class MessageService {
   readonly actions: MessageActions
   /** Read receipts and presence. */
   readonly signals: ChatSignals
+  /** Number checks and profiles. */
+  readonly contacts: ContactLookup
   private readonly directory = new RecipientDirectory()
   private readonly acks = new AckTracker()
   private readonly ledger: IdempotencyLedger
@@ -93,6 +101,12 @@ export class MessageService {
       voiceNotes: deps.voiceNotes,
       linkPreviews: deps.linkPreviews,
       ackTimeoutMs: deps.ackTimeoutMs,
+    })
+    this.contacts = new ContactLookup({
+      limits: deps.limits,
+      sender: this.sender,
+      connection: deps.connection,
+      pictureUrl: (instanceId, chat) => `${deps.apiBase()}${profilePicturePath(instanceId, chat)}`,
     })
     this.signals = new ChatSignals({ store: this.store, sender: this.sender, connection: deps.connection })
     this.actions = new MessageActions({ limits: deps.limits, store: this.store, sender: this.sender, events })

@@ -4,6 +4,7 @@ import {
   type WAMessage,
   type WASocket,
 } from '@whiskeysockets/baileys'
+import { type Dispatcher, request } from 'undici'
 import { AppError } from '../errors'
 import type { Logger } from '../logger'
 import { mapSentMessage, toProtocolContent, toProtocolKey, toQuotedMessage } from './message-mapping'
@@ -97,6 +98,49 @@ export function createWaConnection(
         const hit = found?.find((entry) => entry.exists && entry.jid.startsWith(`${number}@`))
         return { number, jid: hit?.jid ?? null }
       })
+    },
+    async profile(chat) {
+      const picture = socket.profilePictureUrl(chat, 'image', 10_000).catch((error: unknown) => {
+        // The network answers 404 (or 401 for a picture hidden by privacy) when there is none to show.
+        const code = (error as { data?: unknown; output?: { statusCode?: number } })?.data
+        if (code === 404 || code === 401) return undefined
+        throw upstreamError(error, 'profile picture')
+      })
+      const about = chat.endsWith('@g.us')
+        ? Promise.resolve(undefined)
+        : socket.fetchStatus(chat).catch((error: unknown) => {
+            throw upstreamError(error, 'about text')
+          })
+      const [pictureUrl, status] = await Promise.all([picture, about])
+      const text = (status?.[0] as { status?: { status?: string | null } } | undefined)?.status?.status
+      return { pictureUrl: pictureUrl ?? null, about: text ?? null }
+    },
+    async fetchPicture(url, maxBytes) {
+      let response: Dispatcher.ResponseData
+      try {
+        response = await request(url, { dispatcher: network.options.dispatcher, bodyTimeout: 10_000 })
+      } catch (error) {
+        throw upstreamError(error, 'profile picture download')
+      }
+      if (response.statusCode !== 200) {
+        await response.body.dump()
+        throw new AppError(
+          'upstream_failed',
+          `The network answered HTTP ${response.statusCode} for the picture.`,
+        )
+      }
+      const data = Buffer.from(await response.body.arrayBuffer())
+      if (data.length > maxBytes) {
+        throw new AppError('payload_too_large', 'The profile picture is larger than the media limit.')
+      }
+      return data
+    },
+    async lidOf(chat) {
+      try {
+        return await socket.signalRepository.lidMapping.getLIDForPN(chat)
+      } catch (error) {
+        throw upstreamError(error, 'LID lookup')
+      }
     },
     async read(keys) {
       try {

@@ -204,6 +204,12 @@ export interface WaConnection {
   lookup(numbers: readonly string[]): Promise<WaNumberLookup[]>
   /** Downloads and decrypts the media of a message from its stored key and content. */
   downloadMedia(key: WaMessageKey, content: Uint8Array): Promise<Buffer>
+  /** A contact's or group's profile: its picture's address on the network (null: none) and its about text. */
+  profile(chat: string): Promise<{ pictureUrl: string | null; about: string | null }>
+  /** Fetches a picture from the network's media host (trusted as this connection's sockets trust it). */
+  fetchPicture(url: string, maxBytes: number): Promise<Buffer>
+  /** The LID of an account by its phone chat id, from Baileys' LID mapping (asking the network when unknown). */
+  lidOf(chat: string): Promise<string | null>
   /** Sends read receipts for received messages (blue ticks, where the account's privacy allows them). */
   read(keys: readonly WaMessageKey[]): Promise<void>
   /** Shows a state in a chat (typing, recording, paused) or the account's availability (no chat). */

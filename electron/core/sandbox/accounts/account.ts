@@ -21,7 +21,12 @@ export interface AccountRecord {
   nextDeviceId: number
   /** Unix ms when the account joined the network; listings keep that order across restarts. */
   addedAt: number
+  /** The "about" text others see (kept from later versions on; absent in earlier state: the default). */
+  about?: string
 }
+
+/** What a new account's about reads, as on WhatsApp. */
+export const DEFAULT_ABOUT = 'Hey there! I am using WhatsApp.'
 
 /** Accounts, by phone number. */
 export const ACCOUNTS = defineTable<AccountRecord>({ name: 'accounts' })
@@ -35,6 +40,7 @@ export class Account {
   /** What the account's phone received, by message id, oldest first. */
   readonly inbox: StoredList<InboxEntry>
   private displayName: string
+  private aboutText: string
   private reply: 'echo' | undefined
   private nextDeviceId: number
   private readonly addedAt: number
@@ -48,6 +54,7 @@ export class Account {
     this.phone = record.phone
     this.lid = record.lid
     this.displayName = record.name
+    this.aboutText = record.about ?? DEFAULT_ABOUT
     this.reply = record.autoReply ?? undefined
     this.nextDeviceId = record.nextDeviceId
     this.addedAt = record.addedAt
@@ -61,6 +68,16 @@ export class Account {
 
   get name(): string {
     return this.displayName
+  }
+
+  get about(): string {
+    return this.aboutText
+  }
+
+  /** The phone changes the account's about text. */
+  setAbout(text: string): void {
+    this.aboutText = text
+    this.save()
   }
 
   get autoReply(): 'echo' | undefined {
@@ -129,6 +146,7 @@ export class Account {
       autoReply: this.reply ?? null,
       nextDeviceId: this.nextDeviceId,
       addedAt: this.addedAt,
+      about: this.aboutText,
     })
   }
 }

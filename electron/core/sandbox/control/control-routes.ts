@@ -175,6 +175,7 @@ export function registerSandboxRoutes(app: FastifyInstance, control: SandboxCont
       phone: requiredString(body, 'phone'),
       name: optionalString(body, 'name'),
       autoReply,
+      about: optionalString(body, 'about'),
     })
     return { status: 'success', ...account }
   })

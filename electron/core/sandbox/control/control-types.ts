@@ -77,6 +77,8 @@ export interface SandboxControl {
     phone: string
     name?: string
     autoReply?: 'echo'
+    /** The about text others see. */
+    about?: string
   }): Promise<{ phone: string; jid: string; lid: string }>
   accounts(): SandboxAccountInfo[]
   /**

@@ -57,8 +57,9 @@ export function createSandboxControl(
       return { jid, lid }
     },
 
-    async addAccount({ phone, name, autoReply }) {
+    async addAccount({ phone, name, autoReply, about }) {
       const account = network.directory.ensure(assertPhone(phone), name, autoReply)
+      if (about !== undefined) account.setAbout(about)
       await network.state.flushed()
       return { phone: account.phone, jid: account.pnJid, lid: account.lidJid }
     },

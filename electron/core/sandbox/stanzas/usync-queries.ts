@@ -28,9 +28,7 @@ function protocolResult(
     case 'contact':
       return node('contact', { type: account ? 'in' : 'out' })
     case 'status':
-      return account
-        ? node('status', { t: String(unixNow()) }, Buffer.from('Hey there! I am using WhatsApp.'))
-        : undefined
+      return account ? node('status', { t: String(unixNow()) }, Buffer.from(account.about)) : undefined
     case 'disappearing_mode':
       return node('disappearing_mode', { duration: '0', t: '0' })
     default:

@@ -1,0 +1,97 @@
+import type { MessageService } from '../../messages/message-service'
+import type { RoutePlugin } from '../build-api'
+import { defineOperation, type Operation } from '../operation'
+
+export interface ContactRoutesDeps {
+  messages: MessageService
+}
+
+/** check_numbers and profile: what a bot reads about numbers and contacts, sending them nothing. */
+export function contactOperations({ messages }: ContactRoutesDeps): Operation[] {
+  const { contacts } = messages
+  return [
+    defineOperation({
+      name: 'check_numbers',
+      tag: 'Contacts',
+      summary: 'Check which numbers are on the network, without writing to them.',
+      description:
+        'For each number (digits with country code; `+`, spaces, dashes and parentheses are ignored): whether it is on the network, the chat id to write to, and its LID when the network gives it. Nothing is sent to the numbers. A malformed number is 400 invalid_parameter naming it.',
+      auth: 'token',
+      instance: true,
+      fields: {
+        numbers: {
+          type: 'list',
+          required: true,
+          maxItems: 50,
+          maxLength: 40,
+          description: 'Up to 50 numbers.',
+          example: ['15551234567', '15557654321'],
+        },
+      },
+      example: {
+        status: 'success',
+        numbers: [
+          {
+            number: '15551234567',
+            exists: true,
+            chat_id: '15551234567@s.whatsapp.net',
+            lid: '123456789012345@lid',
+          },
+          { number: '15557654321', exists: false, chat_id: null, lid: null },
+        ],
+      },
+      handle: async ({ params, instance }) => ({
+        status: 'success',
+        numbers: await contacts.checkNumbers(instance.id, params.numbers),
+      }),
+    }),
+    defineOperation({
+      name: 'profile',
+      tag: 'Contacts',
+      summary: "A contact's or group's profile picture and about text.",
+      description:
+        'The picture is served by this server at `picture_url` (GET with the same access token), fetched from the network on each request, so scripts never need the network’s own addresses or certificates; null when there is none (or the contact’s privacy hides it). `about` is the contact’s about text (null for groups and when hidden).',
+      auth: 'token',
+      instance: true,
+      fields: {
+        number: {
+          type: 'string',
+          required: true,
+          maxLength: 100,
+          description: 'Phone number with country code, or a chat id (`@s.whatsapp.net`, `@g.us`, `@lid`).',
+          example: '15551234567',
+        },
+      },
+      example: {
+        status: 'success',
+        chat: '15551234567@s.whatsapp.net',
+        about: 'Hey there! I am using WhatsApp.',
+        picture_url:
+          'http://127.0.0.1:8686/api/v1/profile_picture/1FFD9618F8278E0830973068/15551234567%40s.whatsapp.net',
+      },
+      handle: async ({ params, instance }) => ({
+        status: 'success',
+        ...(await contacts.profile(instance.id, params.number)),
+      }),
+    }),
+  ]
+}
+
+/** GET {base}/profile_picture/{instance_id}/{chat}: the picture, fetched from the network now. */
+export function profilePictureRoutes({ messages }: ContactRoutesDeps): RoutePlugin {
+  return (app, { access, prefix }) => {
+    app.get<{ Params: { instanceId: string; chat: string } }>(
+      `${prefix}/profile_picture/:instanceId/:chat`,
+      { config: { auth: 'token' } },
+      async (request, reply) => {
+        const record = access(request.params.instanceId, request.principal)
+        const picture = await messages.contacts.picture(record.id, request.params.chat)
+        return reply
+          .header('content-type', 'image/jpeg')
+          .header('x-content-type-options', 'nosniff')
+          .header('cache-control', 'private, no-store')
+          .send(picture)
+      },
+    )
+  }
+}
