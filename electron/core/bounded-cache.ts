@@ -27,6 +27,8 @@ export const CACHE_LIMITS = {
   earlyAcks: { max: 10_000, ttlMs: 60_000 },
   /** Message ids whose write may not be committed yet: a copy arriving meanwhile is still a duplicate. */
   messageIdsInFlight: { max: 20_000 },
+  /** Incoming calls that can still be rejected (a call rings for about a minute). */
+  offeredCalls: { max: 1_000, ttlMs: 5 * 60_000 },
   /** One-time login codes of the headless server's login URLs, not yet exchanged. */
   loginCodes: { max: 100, ttlMs: 10 * 60_000 },
 } as const

@@ -38,6 +38,7 @@ export const ERROR_CODES = {
     status: 404,
     message: 'No stored message with that message_id exists for this instance.',
   },
+  call_not_found: { status: 404, message: 'No call with that call_id is ringing on this instance.' },
   action_not_allowed: { status: 422, message: 'The network does not allow that on this message.' },
   rate_limited: { status: 429, message: 'Too many requests: retry after the time in Retry-After.' },
   internal_error: { status: 500, message: 'An unexpected error occurred; it has been logged.' },

@@ -20,6 +20,7 @@ import { InstanceManager } from './instances/instance-manager'
 import { instanceMetricsProvider } from './instances/instance-metrics'
 import { InstanceRegistry } from './instances/instance-registry'
 import { createLogger, type Logger } from './logger'
+import { NO_CALL_REJECTION } from './messages/call-desk'
 import { createLinkPreviewer, LINK_PREVIEW_TIMEOUT_MS } from './messages/link-preview'
 import { createVoiceNoteConverter } from './messages/media-convert/voice-note-audio'
 import { MessageService } from './messages/message-service'
@@ -143,6 +144,8 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
       publicOnly: !config.linkPreviewPrivate,
       log: logger,
     }),
+    callSettings: (instanceId) => registry.find(instanceId)?.calls ?? NO_CALL_REJECTION,
+    saveCallSettings: (instanceId, calls) => registry.update(instanceId, (record) => ({ ...record, calls })),
     ackTimeoutMs: config.timings.operationWaitMs,
   })
   const instances: InstanceManager = new InstanceManager({

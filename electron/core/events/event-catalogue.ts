@@ -3,6 +3,7 @@ import { INSTANCE_STATES } from '../instances/instance-status'
 import {
   DeletionSchema,
   EditSchema,
+  CallOfferSchema,
   LinkdeskMessageSchema,
   PresenceUpdateSchema,
   ReactionSchema,
@@ -11,7 +12,7 @@ import {
 import { Nullable, OneOf, schemaViolations, type Static, type TSchema } from '../schema'
 
 /** The fields of an instance whose change is an `instance.updated` event. */
-export const INSTANCE_FIELDS = ['account', 'webhook'] as const
+export const INSTANCE_FIELDS = ['account', 'webhook', 'calls'] as const
 
 const SAMPLE_MESSAGE = {
   id: '3EB0C4F1A2B3C4D5E6F7',
@@ -154,6 +155,22 @@ export const EVENT_CATALOGUE = {
       participant_phone: '15550002222',
       presence: 'typing',
       last_seen: null,
+    },
+  },
+  'call.received': {
+    description:
+      'Someone is calling the account (voice or video); reject it with reject_call, or let the instance reject every call (set_call_rejection).',
+    changesInstance: false,
+    data: CallOfferSchema,
+    example: {
+      id: '9A1C4E7B2D5F8A3C6E9B1D4F7A2C5E8B',
+      from: '15550002222@s.whatsapp.net',
+      from_phone: '15550002222',
+      video: false,
+      group: false,
+      group_id: null,
+      offline: false,
+      timestamp: '1795253914',
     },
   },
   'instance.created': {

@@ -10,9 +10,14 @@ export interface LinkdeskEvent {
   data: Record<string, unknown>
 }
 
-/** The events that announce one network message: each network message id gets one of them. */
+/** The events that announce one network message (or call): each network id gets one of them. */
 export type MessageEventName =
-  'message.received' | 'message.sent' | 'message.reaction' | 'message.edited' | 'message.deleted'
+  | 'message.received'
+  | 'message.sent'
+  | 'message.reaction'
+  | 'message.edited'
+  | 'message.deleted'
+  | 'call.received'
 
 /** Where producers (instances, messages) hand events; the events part stores and delivers them. */
 export interface EventSink {

@@ -45,6 +45,13 @@ export const InstanceViewSchema = Type.Object(
     last_error: Nullable(InstanceErrorSchema),
     next_retry_at: UnixSeconds('When the next automatic reconnect happens (disconnected and retrying).'),
     qr_expires_at: UnixSeconds('When the QR code shown now expires (state qr).'),
+    calls: Type.Object(
+      {
+        reject: Type.Boolean({ description: 'Every incoming call is rejected at once.' }),
+        message: Nullable(Type.String({ description: 'Sent to the caller after an automatic rejection.' })),
+      },
+      { description: 'How the instance answers calls (set_call_rejection).' },
+    ),
   },
   { $id: 'Instance' },
 )
@@ -78,5 +85,6 @@ export function instanceView(record: InstanceRecord, status: InstanceStatus): In
     },
     next_retry_at: seconds(status.nextRetryAt),
     qr_expires_at: status.qr ? seconds(status.qr.expiresAt) : null,
+    calls: record.calls ?? { reject: false, message: null },
   }
 }

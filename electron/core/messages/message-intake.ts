@@ -1,6 +1,8 @@
 import type { EventSink } from '../events/event-types'
 import type { Logger } from '../logger'
+import type { CallDesk } from './call-desk'
 import type {
+  WaCallOffer,
   WaInboundMessage,
   WaMessageAction,
   WaMessageHooks,
@@ -27,6 +29,8 @@ export interface MessageIntakeDeps {
   events: EventSink
   acks: AckTracker
   logger: Logger
+  /** Where incoming calls go. */
+  calls: Pick<CallDesk, 'offered'>
   /** The local URL where a message's media can be downloaded. */
   downloadUrl(instanceId: string, messageId: string): string
 }
@@ -114,6 +118,10 @@ export class MessageIntake implements WaMessageHooks {
       )
     }
     this.enqueue(instanceId, () => this.applyStatuses(instanceId, updates))
+  }
+
+  onCall(instanceId: string, call: WaCallOffer): void {
+    this.deps.calls.offered(instanceId, call)
   }
 
   onPresence(instanceId: string, updates: WaPresenceUpdate[]): void {

@@ -8,6 +8,7 @@ import type { SentAnswer, WaConnection, WaMessageHooks } from '../wa/wa-types'
 import { AckTracker } from './ack-tracker'
 import { IdempotencyLedger } from './idempotency-ledger'
 import type { LinkPreviewer } from './link-preview'
+import { CallDesk, type CallSettings } from './call-desk'
 import { ChatSignals } from './chat-signals'
 import { ContactLookup } from './contact-lookup'
 import { MessageActions } from './message-actions'
@@ -32,6 +33,9 @@ export interface MessageServiceDeps {
   voiceNotes: VoiceNoteConverter
   /** Makes the preview of a text's first link, when a send asks for one. */
   linkPreviews: LinkPreviewer
+  /** How an instance answers calls (its setting). */
+  callSettings(instanceId: string): CallSettings
+  saveCallSettings(instanceId: string, settings: CallSettings): void
   ackTimeoutMs?: number
 }
 
@@ -68,6 +72,8 @@ export class MessageService {
   readonly signals: ChatSignals
   /** Number checks and profiles. */
   readonly contacts: ContactLookup
+  /** Incoming calls: events, rejection by hand or by the instance's setting. */
+  readonly calls: CallDesk
   private readonly directory = new RecipientDirectory()
   private readonly acks = new AckTracker()
   private readonly ledger: IdempotencyLedger
@@ -86,6 +92,7 @@ export class MessageService {
       acks: this.acks,
       logger: deps.logger,
       downloadUrl: (instanceId, messageId) => `${deps.apiBase()}${mediaDownloadPath(instanceId, messageId)}`,
+      calls: { offered: (instanceId, call) => this.calls.offered(instanceId, call) },
     })
     this.hooks = intake
     this.sender = new MessageSender({
@@ -101,6 +108,14 @@ export class MessageService {
       voiceNotes: deps.voiceNotes,
       linkPreviews: deps.linkPreviews,
       ackTimeoutMs: deps.ackTimeoutMs,
+    })
+    this.calls = new CallDesk({
+      events,
+      sender: this.sender,
+      logger: deps.logger,
+      connection: deps.connection,
+      settings: deps.callSettings,
+      saveSettings: deps.saveCallSettings,
     })
     this.contacts = new ContactLookup({
       limits: deps.limits,

@@ -167,3 +167,15 @@ export const PresenceUpdateSchema = Type.Object({
   presence: OneOf(PRESENCES),
   last_seen: Nullable(Type.Integer({ description: 'Unix seconds, when the contact shares it.' })),
 })
+
+/** An incoming call, as call.received carries it. */
+export const CallOfferSchema = Type.Object({
+  id: Type.String({ description: 'The call id: give it to reject_call.' }),
+  from: Type.String({ description: "The caller's chat id." }),
+  from_phone: Nullable(Type.String({ description: "The caller's phone number (digits) when known." })),
+  video: Type.Boolean(),
+  group: Type.Boolean(),
+  group_id: Nullable(Type.String()),
+  offline: Type.Boolean({ description: 'It rang while the instance was away.' }),
+  timestamp: Type.String({ description: 'Unix seconds, as a string.' }),
+})

@@ -5,6 +5,7 @@ import type { Logger } from '../logger'
 import { refuseOutdatedClient } from './accounts/client-version'
 import { logIn } from './accounts/login'
 import type { PairingRegistry } from './accounts/pairing'
+import { handleCall } from './calls/call-stanzas'
 import { registerGroupQueries } from './groups/group-queries'
 import { handleClientMessage } from './messages/client-messages'
 import { handleClientReceipt } from './messages/retry-receipts'
@@ -44,6 +45,7 @@ function createRouter(): StanzaRouter {
     .stanza('receipt', handleClientReceipt)
     .stanza('presence', handlePresence)
     .stanza('chatstate', handleChatState)
+    .stanza('call', handleCall)
 }
 
 /** The websocket endpoint clients connect to, as they would to web.whatsapp.com/ws/chat. */

@@ -2,6 +2,7 @@ import type { Logger } from '../logger'
 import { AccountDirectory } from './accounts/account-directory'
 import type { Account } from './accounts/account'
 import { ClientVersionPolicy } from './accounts/client-version'
+import { CallLog } from './calls/call-log'
 import { ProfilePictures } from './accounts/profile-pictures'
 import type { LinkedDevice } from './accounts/linked-device'
 import { SandboxEvents } from './events'
@@ -40,6 +41,8 @@ export class SandboxNetwork {
   readonly pictures: ProfilePictures
   readonly events = new SandboxEvents()
   readonly recentSends: RecentSends
+  /** Calls between accounts, kept. */
+  readonly calls: CallLog
   /** Who is online, who follows whom, and the typing signals phones saw: live only. */
   readonly presence = new PresenceRelay()
   /** Logged-in linked devices, by their connection. */
@@ -65,6 +68,7 @@ export class SandboxNetwork {
     this.pictures = new ProfilePictures(state, this.media)
     this.clientVersions = new ClientVersionPolicy(state)
     this.recentSends = new RecentSends(state, this.directory, this.groups)
+    this.calls = new CallLog(state)
   }
 
   /** Runs work after a delay, unless the network closes first. Errors are logged. */

@@ -17,6 +17,8 @@ export interface InstanceRecord {
   /** Whether credentials exist for it (linked at least once and not logged out since). */
   linked: boolean
   webhook: { url: string | null; enable: boolean; secret: string }
+  /** How the instance answers calls; absent: they ring (records kept before the setting existed). */
+  calls?: { reject: boolean; message: string | null }
 }
 
 interface SettingsFile {

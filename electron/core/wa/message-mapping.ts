@@ -34,6 +34,7 @@ import type {
   WaQuotedMessage,
   WaSentMessage,
   WaStatusUpdate,
+  WaCallOffer,
   WaMessageAction,
   WaPresence,
   WaPresenceUpdate,
@@ -650,4 +651,29 @@ export function mapPresence(update: {
     const presence = lastKnownPresence ? PRESENCES[lastKnownPresence] : undefined
     return presence ? [{ chat: update.id, participant, presence, lastSeen: lastSeen ?? null }] : []
   })
+}
+
+/** A call that starts ringing (Baileys' `call` event with status offer); other call updates are no news. */
+export function mapCallOffer(call: {
+  id: string
+  from: string
+  callerPn?: string
+  status: string
+  isVideo?: boolean
+  isGroup?: boolean
+  groupJid?: string
+  offline: boolean
+  date: Date
+}): WaCallOffer | undefined {
+  if (call.status !== 'offer') return undefined
+  return {
+    id: call.id,
+    from: call.from,
+    callerPhone: call.callerPn ?? (call.from.endsWith('@s.whatsapp.net') ? call.from : null),
+    video: Boolean(call.isVideo),
+    group: Boolean(call.isGroup),
+    groupJid: call.groupJid ?? null,
+    offline: call.offline,
+    timestamp: Math.floor(call.date.getTime() / 1000),
+  }
 }

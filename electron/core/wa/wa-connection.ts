@@ -99,6 +99,13 @@ export function createWaConnection(
         return { number, jid: hit?.jid ?? null }
       })
     },
+    async rejectCall(callId, from) {
+      try {
+        await socket.rejectCall(callId, from)
+      } catch (error) {
+        throw upstreamError(error, 'call rejection')
+      }
+    },
     async profile(chat) {
       const picture = socket.profilePictureUrl(chat, 'image', 10_000).catch((error: unknown) => {
         // The network answers 404 (or 401 for a picture hidden by privacy) when there is none to show.

@@ -25,6 +25,7 @@ import { createWaConnection } from './wa-connection'
 import {
   mapDecryptedMessage,
   mapInboundMessages,
+  mapCallOffer,
   mapPresence,
   mapReceipts,
   mapServerAck,
@@ -364,6 +365,15 @@ export class WaSession {
         const own = ownJids(auth.state.creds.me)
         if (updates.some((update) => update.imgUrl !== undefined && own.has(update.id ?? ''))) {
           events.avatarChanged()
+        }
+      }),
+    )
+    socket.ev.on(
+      'call',
+      guard('call', (calls) => {
+        for (const call of calls) {
+          const offer = mapCallOffer(call)
+          if (offer) hooks.onCall(instanceId, offer)
         }
       }),
     )

@@ -188,6 +188,26 @@ export interface WaMessageHooks {
   onStatuses(instanceId: string, updates: WaStatusUpdate[]): void
   /** A subscribed contact's presence changed (online, offline, typing, recording). */
   onPresence(instanceId: string, updates: WaPresenceUpdate[]): void
+  /** Someone is calling the account. */
+  onCall(instanceId: string, call: WaCallOffer): void
+}
+
+/** An incoming call, as it starts ringing. */
+export interface WaCallOffer {
+  /** The network's call id. */
+  id: string
+  /** The caller's chat id (a phone number or a LID). */
+  from: string
+  /** The caller's phone number chat id, when the network gave it beside a LID. */
+  callerPhone: string | null
+  video: boolean
+  /** A group call, and its group when known. */
+  groupJid: string | null
+  group: boolean
+  /** Rang while this client was away. */
+  offline: boolean
+  /** Unix seconds. */
+  timestamp: number
 }
 
 /** The messaging operations of one connected instance. */
@@ -204,6 +224,8 @@ export interface WaConnection {
   lookup(numbers: readonly string[]): Promise<WaNumberLookup[]>
   /** Downloads and decrypts the media of a message from its stored key and content. */
   downloadMedia(key: WaMessageKey, content: Uint8Array): Promise<Buffer>
+  /** Declines a ringing call. */
+  rejectCall(callId: string, from: string): Promise<void>
   /** A contact's or group's profile: its picture's address on the network (null: none) and its about text. */
   profile(chat: string): Promise<{ pictureUrl: string | null; about: string | null }>
   /** Fetches a picture from the network's media host (trusted as this connection's sockets trust it). */

@@ -1,3 +1,4 @@
+import { CALL_MESSAGE_CHARS } from '../../messages/call-desk'
 import type { MessageService } from '../../messages/message-service'
 import type { RoutePlugin } from '../build-api'
 import { defineOperation, type Operation } from '../operation'
@@ -6,9 +7,12 @@ export interface ContactRoutesDeps {
   messages: MessageService
 }
 
-/** check_numbers and profile: what a bot reads about numbers and contacts, sending them nothing. */
+/**
+ * check_numbers and profile (what a bot reads about numbers and contacts, sending them nothing), and
+ * reject_call and set_call_rejection (how it answers calls).
+ */
 export function contactOperations({ messages }: ContactRoutesDeps): Operation[] {
-  const { contacts } = messages
+  const { contacts, calls } = messages
   return [
     defineOperation({
       name: 'check_numbers',
@@ -72,6 +76,58 @@ export function contactOperations({ messages }: ContactRoutesDeps): Operation[] 
       handle: async ({ params, instance }) => ({
         status: 'success',
         ...(await contacts.profile(instance.id, params.number)),
+      }),
+    }),
+    defineOperation({
+      name: 'reject_call',
+      tag: 'Contacts',
+      summary: 'Reject a ringing call.',
+      description:
+        'Declines the call named by `call_id` (from its call.received event) while it rings: the caller sees it declined. 404 call_not_found for a call that is not ringing (ended, or never seen).',
+      auth: 'token',
+      instance: true,
+      fields: {
+        call_id: {
+          type: 'string',
+          required: true,
+          maxLength: 128,
+          description: '`data.id` of the call.received event.',
+          example: '9A1C4E7B2D5F8A3C6E9B1D4F7A2C5E8B',
+        },
+      },
+      example: { status: 'success', call_id: '9A1C4E7B2D5F8A3C6E9B1D4F7A2C5E8B' },
+      handle: async ({ params, instance }) => {
+        const call = await calls.reject(instance.id, params.call_id)
+        return { status: 'success', call_id: call.id }
+      },
+    }),
+    defineOperation({
+      name: 'set_call_rejection',
+      tag: 'Contacts',
+      summary: 'Reject every incoming call automatically, with an optional text to the caller.',
+      description: `With \`enable=true\`, each call is rejected as it rings (it still arrives as call.received), and \`message\` (optional, at most ${CALL_MESSAGE_CHARS} characters) is sent to the caller as a text after it, through the paced send queue. \`enable=false\` lets calls ring again. Kept across restarts; shown as \`calls\` in the instance answers; an instance.updated event names \`calls\`.`,
+      auth: 'token',
+      instance: true,
+      fields: {
+        enable: {
+          type: 'boolean',
+          required: true,
+          description: 'Reject every call (true), or let them ring (false).',
+          example: true,
+        },
+        message: {
+          type: 'string',
+          description: 'Sent to the caller after each automatic rejection.',
+          example: 'Sorry, this number takes no calls: please write instead.',
+        },
+      },
+      example: {
+        status: 'success',
+        calls: { reject: true, message: 'Sorry, this number takes no calls: please write instead.' },
+      },
+      handle: async ({ params, instance }) => ({
+        status: 'success',
+        calls: calls.setRejection(instance.id, { reject: params.enable, message: params.message ?? null }),
       }),
     }),
   ]

@@ -185,6 +185,21 @@ export function registerSandboxRoutes(app: FastifyInstance, control: SandboxCont
     messages: control.inbox(phoneParam(request)),
   }))
 
+  app.post('/accounts/:phone/calls', async (request) => {
+    const body = bodyOf(request)
+    const video = body.video
+    if (video !== undefined && typeof video !== 'boolean') {
+      throw new AppError('invalid_parameter', 'video must be true or false.')
+    }
+    const { id } = control.call(phoneParam(request), { to: requiredString(body, 'to'), video })
+    return { status: 'success', id }
+  })
+
+  app.get('/accounts/:phone/calls', async (request) => ({
+    status: 'success',
+    calls: control.calls(phoneParam(request)),
+  }))
+
   app.get('/accounts/:phone/reads', async (request) => ({
     status: 'success',
     ids: control.reads(phoneParam(request)),

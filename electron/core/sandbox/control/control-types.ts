@@ -1,5 +1,6 @@
 import type { DropMode } from '../faults/faults'
 import type { SandboxEvents } from '../events'
+import type { SandboxCall } from '../calls/call-log'
 import type { SeenChatState } from '../presence/presence-relay'
 import type { SandboxInboxEntry } from '../messages/inbox'
 import type {
@@ -92,6 +93,10 @@ export interface SandboxControl {
   }): Promise<{ current: string; minimum: string | null }>
   /** What the account's phone received, decrypted, oldest first. */
   inbox(phone: string): SandboxInboxEntry[]
+  /** The account's phone calls another account: its linked devices ring. */
+  call(phone: string, input: { to: string; video?: boolean }): { id: string }
+  /** The calls the account's phone made, with whether they were rejected. */
+  calls(phone: string): SandboxCall[]
   /** The ids of messages the account's phone sent that their recipient read (its device's read receipt). */
   reads(phone: string): string[]
   /** The account's availability as the network knows it (null: never said), and the chat states it saw. */

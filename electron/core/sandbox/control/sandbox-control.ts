@@ -93,6 +93,18 @@ export function createSandboxControl(
       return [...accountOf(network, phone).inbox.values()]
     },
 
+    call(phone, { to, video }) {
+      const caller = accountOf(network, phone)
+      const target = targetOf(network, caller, to)
+      if (!('account' in target))
+        throw new AppError('invalid_parameter', 'to must be a contact: group calls are not simulated.')
+      return { id: network.calls.ring(caller, target.account, video ?? false).id }
+    },
+
+    calls(phone) {
+      return network.calls.madeBy(accountOf(network, phone).phone)
+    },
+
     reads(phone) {
       return network.recentSends.readOf(accountOf(network, phone).phone)
     },

@@ -168,6 +168,7 @@ function summary(data: Record<string, unknown>): string {
     'caption',
     'status',
     'sender_phone',
+    'from_phone',
     'participant_phone',
     'reason',
     'message',

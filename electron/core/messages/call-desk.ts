@@ -1,0 +1,102 @@
+import { boundedCache, CACHE_LIMITS } from '../bounded-cache'
+import { AppError } from '../errors'
+import type { EventSink } from '../events/event-types'
+import type { Logger } from '../logger'
+import type { WaCallOffer, WaConnection } from '../wa/wa-types'
+import type { MessageSender } from './message-sender'
+
+/** An instance's answer to calls: reject every one (with a text to the caller, if given), or let them ring. */
+export interface CallSettings {
+  reject: boolean
+  /** Sent to the caller after an automatic rejection; null sends nothing. */
+  message: string | null
+}
+
+export const NO_CALL_REJECTION: CallSettings = { reject: false, message: null }
+
+export interface CallDeskDeps {
+  events: EventSink
+  sender: MessageSender
+  logger: Logger
+  connection(instanceId: string): Promise<WaConnection>
+  settings(instanceId: string): CallSettings
+  /** Keeps an instance's call setting (it survives restarts). */
+  saveSettings(instanceId: string, settings: CallSettings): void
+}
+
+/** Longest text sent to a rejected caller. */
+export const CALL_MESSAGE_CHARS = 1000
+
+/**
+ * Incoming calls: each becomes a call.received event (once per call id); a ringing call can be rejected by
+ * hand, or at once when the instance rejects calls, followed by its text to the caller.
+ */
+export class CallDesk {
+  private readonly ringing = boundedCache<string, WaCallOffer>(CACHE_LIMITS.offeredCalls)
+  private readonly log: Logger
+
+  constructor(private readonly deps: CallDeskDeps) {
+    this.log = deps.logger.child({ module: 'calls' })
+  }
+
+  offered(instanceId: string, call: WaCallOffer): void {
+    const phone = call.callerPhone?.endsWith('@s.whatsapp.net') ? call.callerPhone.split('@')[0] : null
+    const announced = this.deps.events.emitForMessage(instanceId, call.id, 'call.received', {
+      id: call.id,
+      from: call.from,
+      from_phone: phone ?? null,
+      video: call.video,
+      group: call.group,
+      group_id: call.groupJid,
+      offline: call.offline,
+      timestamp: String(call.timestamp),
+    })
+    if (!announced) return
+    this.ringing.set(`${instanceId}\u0000${call.id}`, call)
+    const settings = this.deps.settings(instanceId)
+    if (!settings.reject) return
+    this.reject(instanceId, call.id)
+      .then(() =>
+        settings.message
+          ? this.deps.sender.sendTo(instanceId, call.from, async () => ({
+              kind: 'text',
+              text: settings.message as string,
+            }))
+          : undefined,
+      )
+      .catch((error: unknown) =>
+        this.log.warn({ err: error, instanceId, callId: call.id }, 'rejecting a call failed'),
+      )
+  }
+
+  /** Rejects every call from now on (with a text to the caller when given), or lets calls ring again. */
+  setRejection(instanceId: string, settings: CallSettings): CallSettings {
+    if (settings.message !== null && (!settings.reject || settings.message.length > CALL_MESSAGE_CHARS)) {
+      throw new AppError(
+        'invalid_parameter',
+        settings.reject
+          ? `message must be at most ${CALL_MESSAGE_CHARS} characters.`
+          : 'message goes with enable=true: it is sent after rejecting a call.',
+        { details: { parameter: 'message' } },
+      )
+    }
+    this.deps.saveSettings(instanceId, settings)
+    this.deps.events.emit(instanceId, 'instance.updated', { changed: ['calls'] })
+    return settings
+  }
+
+  /** Declines a call that is still ringing; call_not_found for one that never rang or already ended. */
+  async reject(instanceId: string, callId: string): Promise<WaCallOffer> {
+    const key = `${instanceId}\u0000${callId}`
+    const call = this.ringing.get(key)
+    if (!call) {
+      throw new AppError('call_not_found', `No call with the id ${callId} is ringing on this instance.`, {
+        details: { parameter: 'call_id' },
+      })
+    }
+    const connection = await this.deps.connection(instanceId)
+    await connection.rejectCall(call.id, call.from)
+    this.ringing.delete(key)
+    return call
+  }
+}
