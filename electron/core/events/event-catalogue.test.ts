@@ -24,7 +24,7 @@ test('a payload that departs from the catalogue is named with the field at fault
   assert.ok(contractViolations('instance.updated', { changed: [] }).length > 0, 'something changed')
 })
 
-test('a real instance’s events (link, receive, send, status, react, edit, delete, presence, call, destroy) and its view have their contract shape', async (t) => {
+test('a real instance’s events (link, receive, send, status, react, edit, delete, presence, poll, call, destroy) and its view have their contract shape', async (t) => {
   const dataDir = tempDataDir()
   const core = await startCore({ dataDir, sandbox: true, limits: { sendIntervalMs: 0, sendJitterMs: 0 } })
   t.after(async () => {
@@ -54,6 +54,18 @@ test('a real instance’s events (link, receive, send, status, react, edit, dele
   await ok(core.apiBase, 'subscribe_presence', { instance_id: id, number: '15550400002' })
   core.sandbox!.control.showPresence('15550400002', { state: 'available' })
   await events.waitFor((event) => event.event === 'presence.update', 'presence.update')
+  const poll = await ok(core.apiBase, 'send_poll', {
+    instance_id: id,
+    number: '15550400002',
+    question: 'Lunch?',
+    options: ['Yes', 'No'],
+  })
+  await events.waitFor((event) => event.event === 'message.status', 'poll status')
+  await core.sandbox!.control.send('15550400002', {
+    to: '15550400001',
+    vote: { id: poll.message.key.id, options: ['Yes'] },
+  })
+  await events.waitFor((event) => event.event === 'poll.vote', 'poll.vote')
   core.sandbox!.control.call('15550400002', { to: '15550400001' })
   await events.waitFor((event) => event.event === 'call.received', 'call.received')
   await ok(core.apiBase, 'set_webhook', {

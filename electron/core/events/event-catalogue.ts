@@ -5,6 +5,7 @@ import {
   EditSchema,
   CallOfferSchema,
   LinkdeskMessageSchema,
+  PollVoteSchema,
   PresenceUpdateSchema,
   ReactionSchema,
   StatusUpdateSchema,
@@ -155,6 +156,23 @@ export const EVENT_CATALOGUE = {
       participant_phone: '15550002222',
       presence: 'typing',
       last_seen: null,
+    },
+  },
+  'poll.vote': {
+    description:
+      'Someone voted on a poll this account sent (or changed their vote): the options picked and the running tally, from each voter’s latest vote.',
+    changesInstance: false,
+    data: PollVoteSchema,
+    example: {
+      ...ACT_SAMPLE,
+      id: '3EB0A4B5C6D7E8F9A0B1',
+      target_id: '3EB0C4F1A2B3C4D5E6F7',
+      voter: '15550002222@s.whatsapp.net',
+      options: ['Tuesday'],
+      tally: [
+        { option: 'Monday', votes: 0, voters: [] },
+        { option: 'Tuesday', votes: 1, voters: ['15550002222@s.whatsapp.net'] },
+      ],
     },
   },
   'call.received': {

@@ -18,6 +18,7 @@ export type MessageEventName =
   | 'message.edited'
   | 'message.deleted'
   | 'call.received'
+  | 'poll.vote'
 
 /** Where producers (instances, messages) hand events; the events part stores and delivers them. */
 export interface EventSink {

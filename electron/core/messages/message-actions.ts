@@ -15,6 +15,11 @@ export interface MessageActionsDeps {
   now?: () => number
 }
 
+/** The network's poll limits: WhatsApp's apps allow 12 options. */
+const POLL_OPTIONS = { min: 2, max: 12 }
+const POLL_QUESTION_CHARS = 255
+const POLL_OPTION_CHARS = 100
+
 /** Longest reaction: an emoji is a few code units; anything longer is not what the apps send. */
 const MAX_REACTION_CHARS = 32
 
@@ -69,6 +74,34 @@ export class MessageActions {
     const target = this.stored(instanceId, messageId)
     this.ownWithin(target, REVOKE_WINDOW_SECONDS, 'deleted for everyone', '60 hours')
     return this.act(instanceId, target, { kind: 'revoke', target: networkKeyOf(target) })
+  }
+
+  /** Sends a poll: its votes come back as poll.vote events with the running tally. */
+  sendPoll(
+    instanceId: string,
+    number: string,
+    poll: { question: string; options: readonly string[]; multiple: boolean },
+  ): Promise<SentAnswer> {
+    const question = poll.question.trim()
+    const options = poll.options.map((option) => option.trim())
+    if (!question || question.length > POLL_QUESTION_CHARS) {
+      throw new AppError('invalid_parameter', `question must be 1 to ${POLL_QUESTION_CHARS} characters.`, {
+        details: { parameter: 'question' },
+      })
+    }
+    const problem =
+      options.length < POLL_OPTIONS.min || options.length > POLL_OPTIONS.max
+        ? `a poll has ${POLL_OPTIONS.min} to ${POLL_OPTIONS.max} options (got ${options.length})`
+        : options.some((option) => !option || option.length > POLL_OPTION_CHARS)
+          ? `each option is 1 to ${POLL_OPTION_CHARS} characters`
+          : new Set(options).size !== options.length
+            ? 'options must differ (votes name them)'
+            : undefined
+    if (problem) {
+      throw new AppError('invalid_parameter', `options: ${problem}.`, { details: { parameter: 'options' } })
+    }
+    const content: WaOutgoingContent = { kind: 'poll', question, options, selectable: poll.multiple ? 0 : 1 }
+    return this.deps.sender.sendTo(instanceId, number, async () => content)
   }
 
   /** Sends a stored message (sent or received) again to another chat, marked as forwarded. */
@@ -127,7 +160,7 @@ export class MessageActions {
   }
 }
 
-function actionOf(content: WaOutgoingContent, target: string): WaMessageAction {
+function actionOf(content: WaOutgoingContent, target: string): Exclude<WaMessageAction, { kind: 'vote' }> {
   switch (content.kind) {
     case 'reaction':
       return { kind: 'reaction', target, emoji: content.emoji }

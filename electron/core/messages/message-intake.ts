@@ -1,6 +1,8 @@
 import type { EventSink } from '../events/event-types'
 import type { Logger } from '../logger'
+import { tallyVotes } from '../wa/poll-votes'
 import type { CallDesk } from './call-desk'
+import type { PollVotes } from './poll-votes'
 import type {
   WaCallOffer,
   WaInboundMessage,
@@ -31,6 +33,8 @@ export interface MessageIntakeDeps {
   logger: Logger
   /** Where incoming calls go. */
   calls: Pick<CallDesk, 'offered'>
+  /** Each voter's latest vote on each poll. */
+  polls: PollVotes
   /** The local URL where a message's media can be downloaded. */
   downloadUrl(instanceId: string, messageId: string): string
 }
@@ -78,10 +82,9 @@ export class MessageIntake implements WaMessageHooks {
    * copy follows asynchronously. Throws only if the event cannot be journaled.
    */
   private take(instanceId: string, inbound: WaInboundMessage, live: boolean): void {
-    if (inbound.action) {
-      announceAction(this.deps.events, instanceId, inbound.message, inbound.action)
-      return
-    }
+    const { action } = inbound
+    if (action?.kind === 'vote') return this.vote(instanceId, inbound.message, action)
+    if (action) return announceAction(this.deps.events, instanceId, inbound.message, action)
     const message = this.withDownloadUrl(instanceId, inbound.message)
     if (message.from_me)
       this.deps.events.emitForMessage(instanceId, message.id, 'message.sent', { ...message, source: 'phone' })
@@ -118,6 +121,33 @@ export class MessageIntake implements WaMessageHooks {
       )
     }
     this.enqueue(instanceId, () => this.applyStatuses(instanceId, updates))
+  }
+
+  pollContent(instanceId: string, pollId: string): Uint8Array | undefined {
+    return this.deps.store.content(instanceId, pollId)
+  }
+
+  /** A vote: kept as the voter's latest, then announced with the poll's running tally. */
+  private vote(
+    instanceId: string,
+    message: LinkdeskMessage,
+    vote: Extract<WaMessageAction, { kind: 'vote' }>,
+  ): void {
+    const content = this.deps.store.content(instanceId, vote.target)
+    if (!content) return
+    const votes = this.deps.polls.record(instanceId, vote.target, vote.voter, vote.hashes)
+    const { id, chat, is_group, from_me, sender, sender_phone, sender_lid, push_name, timestamp } = message
+    this.deps.events.emitForMessage(instanceId, id, 'poll.vote', {
+      ...{ id, chat, is_group, from_me, sender, sender_phone, sender_lid, push_name, timestamp },
+      target_id: vote.target,
+      voter: vote.voter,
+      options: vote.options,
+      tally: tallyVotes(content, votes).map(({ option, voters }) => ({
+        option,
+        votes: voters.length,
+        voters,
+      })),
+    })
   }
 
   onCall(instanceId: string, call: WaCallOffer): void {
@@ -208,7 +238,7 @@ export function announceAction(
   events: EventSink,
   instanceId: string,
   message: LinkdeskMessage,
-  action: WaMessageAction,
+  action: Exclude<WaMessageAction, { kind: 'vote' }>,
 ): void {
   const { id, chat, is_group, from_me, sender, sender_phone, sender_lid, push_name, timestamp } = message
   const act = { id, chat, is_group, from_me, sender, sender_phone, sender_lid, push_name, timestamp }

@@ -12,6 +12,7 @@ import { CallDesk, type CallSettings } from './call-desk'
 import { ChatSignals } from './chat-signals'
 import { ContactLookup } from './contact-lookup'
 import { MessageActions } from './message-actions'
+import { PollVotes } from './poll-votes'
 import type { VoiceNoteConverter } from './media-convert/voice-note-audio'
 import { MessageIntake } from './message-intake'
 import { countingSink, type MessageCounters, messageMetricsProvider } from './message-metrics'
@@ -93,6 +94,7 @@ export class MessageService {
       logger: deps.logger,
       downloadUrl: (instanceId, messageId) => `${deps.apiBase()}${mediaDownloadPath(instanceId, messageId)}`,
       calls: { offered: (instanceId, call) => this.calls.offered(instanceId, call) },
+      polls: new PollVotes(deps.db),
     })
     this.hooks = intake
     this.sender = new MessageSender({

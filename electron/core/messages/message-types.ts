@@ -179,3 +179,22 @@ export const CallOfferSchema = Type.Object({
   offline: Type.Boolean({ description: 'It rang while the instance was away.' }),
   timestamp: Type.String({ description: 'Unix seconds, as a string.' }),
 })
+
+/** A vote on a poll, with the poll's running tally (each voter's latest vote). */
+export const PollVoteSchema = Type.Composite([
+  MessageActSchema,
+  Type.Object({
+    voter: Type.String({ description: 'Who voted (their chat id).' }),
+    options: Type.Array(Type.String(), {
+      description: 'The option names picked; empty when a vote was taken back.',
+    }),
+    tally: Type.Array(
+      Type.Object({
+        option: Type.String(),
+        votes: Type.Integer({ minimum: 0 }),
+        voters: Type.Array(Type.String()),
+      }),
+      { description: 'Every option of the poll, with its voters now.' },
+    ),
+  }),
+])

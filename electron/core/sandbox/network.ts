@@ -8,6 +8,7 @@ import type { LinkedDevice } from './accounts/linked-device'
 import { SandboxEvents } from './events'
 import { GroupRegistry } from './groups/group-registry'
 import { MediaStore } from './media/media-store'
+import { PollSecrets } from './messages/poll-secrets'
 import { RecentSends } from './messages/recent-sends'
 import { PresenceRelay } from './presence/presence-relay'
 import type { SandboxState } from './state/sandbox-state'
@@ -41,6 +42,8 @@ export class SandboxNetwork {
   readonly pictures: ProfilePictures
   readonly events = new SandboxEvents()
   readonly recentSends: RecentSends
+  /** The secrets of polls phones received, for their votes; kept. */
+  readonly pollSecrets: PollSecrets
   /** Calls between accounts, kept. */
   readonly calls: CallLog
   /** Who is online, who follows whom, and the typing signals phones saw: live only. */
@@ -69,6 +72,7 @@ export class SandboxNetwork {
     this.clientVersions = new ClientVersionPolicy(state)
     this.recentSends = new RecentSends(state, this.directory, this.groups)
     this.calls = new CallLog(state)
+    this.pollSecrets = new PollSecrets(state)
   }
 
   /** Runs work after a delay, unless the network closes first. Errors are logged. */

@@ -13,6 +13,7 @@ import {
   type WAMessageUpdate,
 } from '@whiskeysockets/baileys'
 import type { Logger } from '../logger'
+import { decryptVote, optionNames } from './poll-votes'
 import { parseContactCard } from '../messages/contact-card'
 import type {
   ContactCardInfo,
@@ -294,7 +295,13 @@ function toLinkdeskMessage(
 }
 
 /** What a message does to an earlier one: react to it, replace its text, or delete it for everyone. */
-function actionOf(content: proto.IMessage): WaMessageAction | undefined {
+function actionOf(
+  content: proto.IMessage,
+  key: WAMessageKey,
+  polls: PollLookup | undefined,
+): WaMessageAction | undefined {
+  const update = content.pollUpdateMessage
+  if (update) return voteOf(update, key, polls)
   const reaction = content.reactionMessage
   if (reaction?.key?.id) return { kind: 'reaction', target: reaction.key.id, emoji: reaction.text ?? '' }
   const protocol = content.protocolMessage
@@ -309,6 +316,32 @@ function actionOf(content: proto.IMessage): WaMessageAction | undefined {
   return undefined
 }
 
+/** How the mapping reads a vote: the stored poll creations, and this account's own ids. */
+export interface PollLookup {
+  content(pollId: string): Uint8Array | undefined
+  me: { id: string; lid?: string }
+}
+
+/** A vote on a poll this account has stored, decrypted to the hashes of the options picked. */
+function voteOf(
+  update: proto.Message.IPollUpdateMessage,
+  key: WAMessageKey,
+  polls: PollLookup | undefined,
+): WaMessageAction | undefined {
+  const creation = update.pollCreationMessageKey
+  const pollContent = creation?.id ? polls?.content(creation.id) : undefined
+  if (!creation?.id || !polls || !pollContent || !update.vote) return undefined
+  const ids = (...jids: Array<string | null | undefined>) =>
+    jids.filter((jid): jid is string => Boolean(jid) && !jid?.endsWith('@g.us'))
+  const mine = ids(polls.me.id, polls.me.lid)
+  const voters = key.fromMe ? mine : ids(key.participant, key.participantAlt, key.remoteJid, key.remoteJidAlt)
+  const creators = creation.fromMe ? mine : ids(creation.participant, creation.remoteJid)
+  const hashes = decryptVote(update.vote, { id: creation.id, content: pollContent, creators, voters })
+  if (!hashes) return undefined
+  const voter = voters[0] ?? ''
+  return { kind: 'vote', target: creation.id, voter, options: optionNames(pollContent, hashes), hashes }
+}
+
 /**
  * Baileys' upserted messages as Linkdesk messages, each with its network key and encoded content; protocol
  * messages, reactions to nothing and stubs are left out, and one that cannot be read is logged and skipped.
@@ -317,12 +350,13 @@ export function mapInboundMessages(
   messages: readonly WAMessage[],
   own: WaAccount | undefined,
   log: Logger,
+  polls?: PollLookup,
 ): WaInboundMessage[] {
   const mapped: WaInboundMessage[] = []
   for (const message of messages) {
     if (!message.message || !message.key.id) continue
     const content = normalizeMessageContent(message.message)
-    const action = content ? actionOf(content) : undefined
+    const action = content ? actionOf(content, message.key, polls) : undefined
     if (!content || (!action && !isRealMessage(message))) continue
     try {
       mapped.push({
@@ -348,10 +382,11 @@ export function mapDecryptedMessage(
   me: { id: string; lid?: string },
   own: WaAccount | undefined,
   log: Logger,
+  polls?: PollLookup,
 ): WaInboundMessage | undefined {
   const cleaned: WAMessage = { ...message, key: { ...message.key }, message: null }
   cleanMessage(cleaned, me.id, me.lid ?? '')
-  return mapInboundMessages([{ ...message, key: cleaned.key }], own, log)[0]
+  return mapInboundMessages([{ ...message, key: cleaned.key }], own, log, polls)[0]
 }
 
 /** The network's numeric statuses; `pending` (1, not yet acknowledged) is no news for Linkdesk. */
@@ -478,6 +513,10 @@ const OUTGOING_KINDS: OutgoingKinds = {
   edit: ({ target, text }) => ({ text, edit: toProtocolKey(target) }),
   revoke: ({ target }) => ({ delete: toProtocolKey(target) }),
   forward: ({ original }) => ({ forward: toQuotedMessage(original) }),
+  // Baileys adds the poll's secret (messageContextInfo.messageSecret): the stored content keeps it for votes.
+  poll: ({ question, options, selectable }) => ({
+    poll: { name: question, values: options, selectableCount: selectable },
+  }),
 }
 
 /** A stored message's network key as Baileys addresses it. */
@@ -559,6 +598,7 @@ const ACTION_KINDS: ReadonlySet<WaOutgoingContent['kind']> = new Set([
   'reaction',
   'edit',
   'revoke',
+  'poll',
 ])
 
 /** A location or contact message as sent (JSON form), without the reply and mention details. */

@@ -332,7 +332,9 @@ export class WaSession {
       guard('messages.upsert', ({ messages, type }) => {
         // Messages the app kept before their receipt were reported already.
         const unreported = messages.filter((message) => !this.kept.delete(message.key.id ?? ''))
-        const mapped = mapInboundMessages(unreported, accountOf(auth.state.creds.me), this.log)
+        const me = auth.state.creds.me
+        const polls = me && { me, content: (id: string) => hooks.pollContent(instanceId, id) }
+        const mapped = mapInboundMessages(unreported, accountOf(me), this.log, polls)
         if (mapped.length > 0) hooks.onMessages(instanceId, mapped, { live: type === 'notify' })
       }),
     )
@@ -394,7 +396,11 @@ export class WaSession {
     // A socket being replaced withholds its receipt: the network then delivers the message to the next one.
     if (this.socket !== socket) throw new Error('the socket was replaced before the message was kept')
     const me = auth.state.creds.me
-    const inbound = me ? mapDecryptedMessage(message, me, accountOf(me), this.log) : undefined
+    const polls = me && {
+      me,
+      content: (id: string) => this.options.hooks.pollContent(this.options.instanceId, id),
+    }
+    const inbound = me ? mapDecryptedMessage(message, me, accountOf(me), this.log, polls) : undefined
     if (!inbound) return
     this.options.hooks.onDecrypted(this.options.instanceId, inbound, { live: !offline })
     this.kept.add(inbound.message.id)

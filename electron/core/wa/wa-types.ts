@@ -49,6 +49,8 @@ export type WaMessageAction =
   | { kind: 'reaction'; target: string; emoji: string }
   | { kind: 'edit'; target: string; text: string | null }
   | { kind: 'revoke'; target: string }
+  /** A vote (or a changed vote) on a poll: the option names picked, and their hashes as the network carries them. */
+  | { kind: 'vote'; target: string; voter: string; options: string[]; hashes: Uint8Array[] }
 
 /** A status change of a message this account sent. Match it by `id`: `chat` may be a LID. */
 export interface WaStatusUpdate {
@@ -105,6 +107,8 @@ export type WaOutgoingContent =
   | { kind: 'edit'; target: WaMessageKey; text: string }
   /** Deletes a message this account sent, for everyone. */
   | { kind: 'revoke'; target: WaMessageKey }
+  /** A poll: `selectable` options per voter, 1 or 0 for any number. */
+  | { kind: 'poll'; question: string; options: string[]; selectable: number }
   /** A stored message, sent again to another chat marked as forwarded. */
   | { kind: 'forward'; original: WaQuotedMessage }
 
@@ -190,6 +194,8 @@ export interface WaMessageHooks {
   onPresence(instanceId: string, updates: WaPresenceUpdate[]): void
   /** Someone is calling the account. */
   onCall(instanceId: string, call: WaCallOffer): void
+  /** The stored content of a poll this account created or received, to decrypt its votes; undefined if unknown. */
+  pollContent(instanceId: string, pollId: string): Uint8Array | undefined
 }
 
 /** An incoming call, as it starts ringing. */

@@ -133,6 +133,53 @@ export function messageActionOperations({ messages }: MessageActionRoutesDeps): 
       }),
     }),
     defineOperation({
+      name: 'send_poll',
+      tag: 'Messages',
+      summary: 'Send a poll; votes come back as poll.vote events with the running tally.',
+      description:
+        'Sends a poll with `question` and 2 to 12 `options` (each 1 to 100 characters, all different; a list, encoded like `mentions`) to a number or group, single choice unless `multiple=true`. Each vote (and each changed vote) arrives as a `poll.vote` event naming the options picked and the tally of every voter’s latest vote. The answer is the seed’s sent-message shape once the network acknowledged it.',
+      auth: 'token',
+      instance: true,
+      fields: {
+        number: { ...NUMBER, required: true },
+        question: {
+          type: 'string',
+          required: true,
+          maxLength: 255,
+          description: 'The question.',
+          example: 'Which day suits you?',
+        },
+        options: {
+          type: 'list',
+          required: true,
+          maxItems: 12,
+          maxLength: 100,
+          description: '2 to 12 different options.',
+          example: ['Monday', 'Tuesday'],
+        },
+        multiple: {
+          type: 'boolean',
+          description: 'Voters may pick several options (default: one).',
+          example: false,
+        },
+      },
+      example: answer('3EB0B5C6D7E8F9A0B1C2', {
+        pollCreationMessageV3: {
+          name: 'Which day suits you?',
+          options: [{ optionName: 'Monday' }, { optionName: 'Tuesday' }],
+          selectableOptionsCount: 1,
+        },
+      }),
+      handle: async ({ params, instance }) => ({
+        status: 'success',
+        message: await actions.sendPoll(instance.id, params.number, {
+          question: params.question,
+          options: params.options,
+          multiple: params.multiple ?? false,
+        }),
+      }),
+    }),
+    defineOperation({
       name: 'mark_read',
       tag: 'Messages',
       summary: 'Mark received messages read (read receipts).',

@@ -118,6 +118,7 @@ test('a contact sends through POST /accounts/{phone}/messages and reads its inbo
     'location',
     'mentions',
     'mimetype',
+    'poll',
     'ptt',
     'quotedId',
     'seconds',

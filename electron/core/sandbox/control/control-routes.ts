@@ -118,7 +118,8 @@ function linkPreviewOf(body: Body): SandboxLinkPreviewInput | undefined {
 }
 
 /** `reaction: {id, emoji}`, `edit: {id, text}`, `revoke: {id}`: acting on an earlier message. */
-function actionsOf(body: Body): Pick<SandboxSendInput, 'reaction' | 'edit' | 'revoke'> {
+function actionsOf(body: Body): Pick<SandboxSendInput, 'reaction' | 'edit' | 'revoke' | 'vote'> {
+  const vote = optionalObject(body, 'vote')
   const reaction = optionalObject(body, 'reaction')
   const edit = optionalObject(body, 'edit')
   const revoke = optionalObject(body, 'revoke')
@@ -129,7 +130,17 @@ function actionsOf(body: Body): Pick<SandboxSendInput, 'reaction' | 'edit' | 're
     },
     edit: edit && { id: requiredString(edit, 'id'), text: requiredString(edit, 'text') },
     revoke: revoke && { id: requiredString(revoke, 'id') },
+    vote: vote && {
+      id: requiredString(vote, 'id'),
+      options: vote.options === undefined ? [] : optionList(vote.options, 'vote.options'),
+    },
   }
+}
+
+/** A list of strings, as JSON. */
+function optionList(value: unknown, field: string): string[] {
+  if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value
+  throw new AppError('invalid_parameter', `${field} must be a list of option names.`)
 }
 
 /** A list of phone numbers: a JSON array, or a comma-separated string as a form sends it. */

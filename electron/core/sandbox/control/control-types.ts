@@ -52,6 +52,8 @@ export interface SandboxSendInput {
   edit?: { id: string; text: string }
   /** Delete a message the account sent, for everyone (within the network's window). */
   revoke?: { id: string }
+  /** Vote on a poll the account received, by option names; an empty list takes the vote back. */
+  vote?: { id: string; options: string[] }
   /** Phone numbers to mention. */
   mentions?: string[]
   /** Address a 1:1 message by phone number (default) or by LID, as WhatsApp does for some chats. */

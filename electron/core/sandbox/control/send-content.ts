@@ -152,12 +152,13 @@ function actionContent(
   sender: Account,
   input: SandboxSendInput,
 ): OutgoingContent | undefined {
-  const actions = [input.reaction, input.edit, input.revoke].filter((part) => part !== undefined)
+  const actions = [input.reaction, input.edit, input.revoke, input.vote].filter((part) => part !== undefined)
   if (actions.length === 0) return undefined
   const others = [input.text, input.media, input.location, input.contacts, input.replyTo]
   if (actions.length > 1 || others.some((part) => part !== undefined)) {
     throw new AppError('invalid_parameter', 'A reaction, an edit or a revoke goes alone.')
   }
+  if (input.vote) return voteContent(network, sender, input.vote)
   if (input.reaction) {
     const { sentAt: _sentAt, ...key } = keyOf(network, sender, input.reaction.id)
     const reactionMessage = { key, text: input.reaction.emoji, senderTimestampMs: Date.now() }
@@ -179,4 +180,33 @@ function actionContent(
   ownWithin({ ...key, sentAt }, REVOKE_WINDOW_SECONDS, 'delete for everyone')
   const protocolMessage = { key, type: proto.Message.ProtocolMessage.Type.REVOKE }
   return { message: { protocolMessage }, stanzaType: 'text' }
+}
+
+/** A vote on a poll the account received: its option names checked, encrypted as a client does. */
+function voteContent(
+  network: SandboxNetwork,
+  sender: Account,
+  vote: { id: string; options: string[] },
+): OutgoingContent {
+  const poll = sender.inbox.get(vote.id)
+  if (!poll?.poll) throw new AppError('message_not_found', `${sender.phone} received no poll ${vote.id}.`)
+  const unknown = vote.options.filter((option) => !poll.poll?.options.includes(option))
+  if (unknown.length > 0) {
+    throw new AppError(
+      'invalid_parameter',
+      `vote.options: ${unknown.join(', ')} is not an option of the poll.`,
+    )
+  }
+  if (poll.poll.selectable === 1 && vote.options.length > 1) {
+    throw new AppError('invalid_parameter', 'vote.options: this poll takes one option.')
+  }
+  const encrypted = network.pollSecrets.encryptVote(vote.id, sender.pnJid, vote.options)
+  if (!encrypted) throw new AppError('message_not_found', `The secret of poll ${vote.id} is not kept.`)
+  const { sentAt: _sentAt, ...key } = keyOf(network, sender, vote.id)
+  const pollUpdateMessage = {
+    pollCreationMessageKey: key,
+    vote: encrypted,
+    senderTimestampMs: Date.now(),
+  }
+  return { message: { pollUpdateMessage }, stanzaType: 'text' }
 }

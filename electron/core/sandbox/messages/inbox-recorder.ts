@@ -78,6 +78,8 @@ export function recordInbox(
     timestamp: received.timestamp,
   }
   recipient.record(entry)
+  const secret = received.message.messageContextInfo?.messageSecret
+  if (entry.type === 'poll' && secret) network.pollSecrets.keep(entry.id, secret, received.from.pnJid)
   network.events.emit('message', { phone: recipient.phone, entry })
   return entry
 }

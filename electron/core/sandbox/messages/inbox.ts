@@ -11,6 +11,7 @@ export type InboxEntryType =
   | 'reaction'
   | 'edit'
   | 'revoke'
+  | 'poll'
   | 'location'
   | 'contact'
   | 'unknown'
@@ -70,6 +71,8 @@ export interface SandboxInboxEntry {
   quotedId: string | null
   /** The message a reaction, an edit or a delete for everyone acts on. */
   targetId: string | null
+  /** A poll: its question, options and how many a voter may pick (1, or 0 for any number). */
+  poll: { question: string; options: string[]; selectable: number } | null
   /** JIDs the message mentions. */
   mentions: string[]
   linkPreview: SandboxLinkPreview | null
@@ -112,6 +115,7 @@ const BLANK: Omit<DescribedMessage, 'type'> = {
   contacts: null,
   quotedId: null,
   targetId: null,
+  poll: null,
   mentions: [],
   linkPreview: null,
   media: undefined,
@@ -228,6 +232,18 @@ function actionMessage(content: proto.IMessage): DescribedMessage | undefined {
   return undefined
 }
 
+function pollMessage(content: proto.IMessage): DescribedMessage | undefined {
+  const creation =
+    content.pollCreationMessage ?? content.pollCreationMessageV2 ?? content.pollCreationMessageV3
+  if (!creation) return undefined
+  const poll = {
+    question: creation.name ?? '',
+    options: (creation.options ?? []).map((option) => option.optionName ?? ''),
+    selectable: creation.selectableOptionsCount ?? 0,
+  }
+  return { ...BLANK, type: 'poll', text: poll.question, poll }
+}
+
 function otherMessage(content: proto.IMessage): DescribedMessage | undefined {
   const location = content.locationMessage
   if (location) {
@@ -275,7 +291,11 @@ export function describeMessage(message: proto.IMessage): DescribedMessage | und
   )
   const content = normalizeMessageContent(sent) ?? sent
   const described =
-    textMessage(content) ?? mediaMessage(content) ?? actionMessage(content) ?? otherMessage(content)
+    textMessage(content) ??
+    mediaMessage(content) ??
+    actionMessage(content) ??
+    pollMessage(content) ??
+    otherMessage(content)
   if (described) return wrappedViewOnce ? { ...described, viewOnce: true } : described
   const visible = Object.entries(content).filter(([key, value]) => value != null && !PROTOCOL_ONLY.has(key))
   return visible.length ? { ...BLANK, type: 'unknown' } : undefined

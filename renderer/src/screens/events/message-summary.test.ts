@@ -61,4 +61,8 @@ test('reactions, edits and deletes name the message they act on', () => {
   assert.equal(messageSummary({ ...act, emoji: '', removed: true }), 'took back a reaction to T1')
   assert.equal(messageSummary({ ...act, text: 'Meeting at 3 pm' }), 'edited T1: Meeting at 3 pm')
   assert.equal(messageSummary(act), 'deleted T1 for everyone')
+  assert.equal(
+    messageSummary({ ...act, options: ['Monday', 'Friday'], tally: [] }),
+    'voted Monday, Friday on poll T1',
+  )
 })

@@ -43,8 +43,13 @@ export function messageSummary(data: Data): string | undefined {
   return `${reply}${content(data)}${mentions}`
 }
 
-/** A reaction, an edit or a delete for everyone, naming the message it acts on. */
+/** A vote, a reaction, an edit or a delete for everyone, naming the message it acts on. */
 function actionSummary(data: Data, target: string): string {
+  if (Array.isArray(data.options)) {
+    return data.options.length
+      ? `voted ${data.options.join(', ')} on poll ${target}`
+      : `took back a vote on poll ${target}`
+  }
   if (typeof data.emoji === 'string') {
     return data.removed ? `took back a reaction to ${target}` : `reacted ${data.emoji} to ${target}`
   }

@@ -1,0 +1,41 @@
+import type { Database, RootDatabase } from '../store/database'
+
+/** One voter's latest vote on a poll: the option hashes it carried (base64) and when it came. */
+interface StoredVote {
+  hashes: string[]
+  at: number
+}
+
+type Key = [string, string, string]
+
+/**
+ * The latest vote of each voter on each poll of an instance, kept so that a running tally survives restarts
+ * and a changed vote replaces the earlier one. Written synchronously: votes are rare, and the next one's
+ * tally must see this one.
+ */
+export class PollVotes {
+  private readonly db: Database<StoredVote, Key>
+
+  constructor(root: RootDatabase) {
+    this.db = root.openDB<StoredVote, Key>({ name: 'poll-votes', encoding: 'msgpack' })
+  }
+
+  /** Records a voter's vote, replacing the earlier one, and answers every voter's latest vote. */
+  record(
+    instanceId: string,
+    pollId: string,
+    voter: string,
+    hashes: readonly Uint8Array[],
+  ): Array<{ voter: string; hashes: Uint8Array[] }> {
+    const encoded = hashes.map((hash) => Buffer.from(hash).toString('base64'))
+    this.db.putSync([instanceId, pollId, voter], { hashes: encoded, at: Date.now() })
+    const votes: Array<{ voter: string; hashes: Uint8Array[] }> = []
+    for (const { key, value } of this.db.getRange({
+      start: [instanceId, pollId],
+      end: [instanceId, pollId, '\uffff'],
+    })) {
+      votes.push({ voter: key[2], hashes: value.hashes.map((hash) => Buffer.from(hash, 'base64')) })
+    }
+    return votes
+  }
+}
