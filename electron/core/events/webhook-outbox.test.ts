@@ -153,15 +153,17 @@ test('a post under way at a kill is posted again after the restart and counted a
   const restarted = eventFixture(undefined, dataDir)
   t.after(() => restarted.close())
   restarted.addInstance('CRASH', receiver.url)
-  await receiver.until(() => receiver.received.length === 6, 30_000)
-  assert.deepEqual(
-    receiver.received.map(({ event }) => event.event_id),
-    [...emitted.slice(0, 3), ...emitted.slice(2)],
-    'the third event is posted again, then the rest',
-  )
+  const last = emitted.at(-1)
+  await receiver.until(() => receiver.received.slice(3).some(({ event }) => event.event_id === last), 30_000)
+  // The third post was never answered, so it comes again. The second's 2xx may also have come too late to
+  // be kept before the kill (the outbox removal commits after the answer): then it comes again too.
+  const again = receiver.received.slice(3).map(({ event }) => event.event_id)
+  const from = emitted.indexOf(again[0] ?? '')
+  assert.ok(from === 1 || from === 2, `posting resumes at the second or third event (at ${from})`)
+  assert.deepEqual(again, emitted.slice(from), 'then the rest, in order, each once')
   const reposts = restarted.service
     .metricsProvider()
     .collect()
     .find((family) => family.name === 'linkdesk_webhook_reposts_total')
-  assert.equal(reposts?.samples[0]?.value, 1)
+  assert.equal(reposts?.samples[0]?.value, 3 - from, 'each post received again is counted')
 })
