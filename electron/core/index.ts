@@ -18,7 +18,9 @@ import { EventService } from './events/event-service'
 import { MetricsRegistry } from './events/metrics'
 import { InstanceManager } from './instances/instance-manager'
 import { instanceMetricsProvider } from './instances/instance-metrics'
+import { keepAlwaysOnline } from './instances/always-online'
 import { InstanceRegistry } from './instances/instance-registry'
+import { behavioursOf } from './instances/instance-settings'
 import { createLogger, type Logger } from './logger'
 import { NO_CALL_REJECTION } from './messages/call-desk'
 import { createLinkPreviewer, LINK_PREVIEW_TIMEOUT_MS } from './messages/link-preview'
@@ -144,6 +146,7 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
       publicOnly: !config.linkPreviewPrivate,
       log: logger,
     }),
+    behaviours: (instanceId) => behavioursOf(registry.find(instanceId)),
     callSettings: (instanceId) => registry.find(instanceId)?.calls ?? NO_CALL_REJECTION,
     saveCallSettings: (instanceId, calls) => registry.update(instanceId, (record) => ({ ...record, calls })),
     ackTimeoutMs: config.timings.operationWaitMs,
@@ -159,6 +162,7 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     hooks: messages.hooks,
     forgetMessages: (instanceId) => messages.forget(instanceId),
   })
+  keepAlwaysOnline({ instances, registry, signals: messages.signals, logger })
   metrics.register(messages.metricsProvider())
   metrics.register(
     instanceMetricsProvider(

@@ -10,6 +10,7 @@ import { WaSession } from '../wa/wa-session'
 import type { WaVersionSource } from '../wa/wa-version'
 import type { WaConnection, WaMessageHooks } from '../wa/wa-types'
 import type { InstanceRegistry } from './instance-registry'
+import { BEHAVIOURS, type InstanceBehaviours, behavioursOf, instanceName } from './instance-settings'
 import { type ConnectionData, InstanceRuntime } from './instance-runtime'
 import type { InstanceStatus, QrCode } from './instance-status'
 
@@ -30,6 +31,7 @@ export interface InstanceManagerOptions {
 }
 
 type StatusListener = (instanceId: string, status: InstanceStatus) => void
+type SettingsListener = (instanceId: string, record: InstanceRecord) => void
 type DestroyedListener = (oldId: string, newId: string) => void
 
 /**
@@ -41,6 +43,7 @@ export class InstanceManager {
   private readonly runtimes = new Map<string, InstanceRuntime>()
   private readonly statusListeners = new Set<StatusListener>()
   private readonly destroyedListeners = new Set<DestroyedListener>()
+  private readonly settingsListeners = new Set<SettingsListener>()
   private readonly restoreTimers = new Set<NodeJS.Timeout>()
   private readonly events: EventSink
   private closed = false
@@ -68,10 +71,48 @@ export class InstanceManager {
   }
 
   /** A new instance owned by the caller, announced by `instance.created`. */
-  create(owner: Principal): InstanceRecord {
-    const record = this.options.registry.create(owner)
+  create(owner: Principal, name?: string): InstanceRecord {
+    const record = this.options.registry.create(owner, name === undefined ? undefined : instanceName(name))
     this.announceCreated(record, null)
     return record
+  }
+
+  /**
+   * Renames an instance or changes its behaviours; announced by `instance.updated` naming what changed.
+   * Bad values are refused before anything is kept.
+   */
+  updateSettings(
+    instanceId: string,
+    change: { name?: string; behaviours?: Partial<InstanceBehaviours> },
+  ): InstanceRecord {
+    const name = change.name === undefined ? undefined : instanceName(change.name)
+    const behaviours = change.behaviours ?? {}
+    const changed: Array<'name' | 'behaviours'> = []
+    if (name !== undefined) changed.push('name')
+    if (Object.values(behaviours).some((value) => value !== undefined)) changed.push('behaviours')
+    if (changed.length === 0) {
+      throw new AppError(
+        'missing_parameter',
+        `Give name or a behaviour to change (${BEHAVIOURS.join(', ')}).`,
+        {
+          details: { parameters: ['name', ...BEHAVIOURS] },
+        },
+      )
+    }
+    const defined = Object.fromEntries(Object.entries(behaviours).filter(([, value]) => value !== undefined))
+    const record = this.options.registry.update(instanceId, (current) => ({
+      ...current,
+      ...(name === undefined ? {} : { name }),
+      behaviours: { ...behavioursOf(current), ...defined },
+    }))
+    this.options.events.emit(instanceId, 'instance.updated', { changed })
+    for (const listener of this.settingsListeners) listener(instanceId, record)
+    return record
+  }
+
+  /** Calls `listener` after every settings change (the behaviours act on it at once). */
+  onSettingsChanged(listener: (instanceId: string, record: InstanceRecord) => void): void {
+    this.settingsListeners.add(listener)
   }
 
   /** The live status of an existing instance. */

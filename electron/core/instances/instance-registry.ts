@@ -25,8 +25,9 @@ export class InstanceRegistry {
     private readonly now: () => number = Date.now,
   ) {}
 
-  create(principal: Principal): InstanceRecord {
+  create(principal: Principal, name?: string): InstanceRecord {
     const record: InstanceRecord = {
+      ...(name ? { name } : {}),
       id: newInstanceId(),
       ownerTokenId: principal.kind === 'token' ? principal.tokenId : null,
       createdAt: this.now(),

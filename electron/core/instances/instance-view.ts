@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { Nullable, OneOf, type Static } from '../schema'
+import { behavioursOf } from './instance-settings'
 import type { InstanceRecord } from '../store/settings-store'
 import { INSTANCE_STATES, type InstanceStatus } from './instance-status'
 
@@ -45,6 +46,17 @@ export const InstanceViewSchema = Type.Object(
     last_error: Nullable(InstanceErrorSchema),
     next_retry_at: UnixSeconds('When the next automatic reconnect happens (disconnected and retrying).'),
     qr_expires_at: UnixSeconds('When the QR code shown now expires (state qr).'),
+    name: Nullable(
+      Type.String({ description: 'The operator’s name for it (create_instance, update_instance).' }),
+    ),
+    behaviours: Type.Object(
+      {
+        ignore_groups: Type.Boolean({ description: 'Group messages and events are not surfaced.' }),
+        auto_read: Type.Boolean({ description: 'Incoming messages are marked read once kept.' }),
+        always_online: Type.Boolean({ description: 'The account shows online whenever it connects.' }),
+      },
+      { description: 'What it does on its own (update_instance); all off by default.' },
+    ),
     calls: Type.Object(
       {
         reject: Type.Boolean({ description: 'Every incoming call is rejected at once.' }),
@@ -85,6 +97,8 @@ export function instanceView(record: InstanceRecord, status: InstanceStatus): In
     },
     next_retry_at: seconds(status.nextRetryAt),
     qr_expires_at: status.qr ? seconds(status.qr.expiresAt) : null,
+    name: record.name ?? null,
+    behaviours: behavioursOf(record),
     calls: record.calls ?? { reject: false, message: null },
   }
 }

@@ -1,6 +1,7 @@
 import type { EventSink } from '../events/event-types'
 import type { Logger } from '../logger'
 import { tallyVotes } from '../wa/poll-votes'
+import type { InstanceBehaviours } from '../instances/instance-settings'
 import type { CallDesk } from './call-desk'
 import type { PollVotes } from './poll-votes'
 import type {
@@ -8,6 +9,7 @@ import type {
   WaInboundMessage,
   WaMessageAction,
   WaMessageHooks,
+  WaMessageKey,
   WaPresence,
   WaPresenceUpdate,
   WaStatusUpdate,
@@ -35,6 +37,10 @@ export interface MessageIntakeDeps {
   calls: Pick<CallDesk, 'offered'>
   /** Each voter's latest vote on each poll. */
   polls: PollVotes
+  /** What the instance does on its own: ignore groups, mark incoming messages read. */
+  behaviours(instanceId: string): InstanceBehaviours
+  /** Marks a received message read (auto_read). */
+  read(instanceId: string, key: WaMessageKey): Promise<void>
   /** The local URL where a message's media can be downloaded. */
   downloadUrl(instanceId: string, messageId: string): string
 }
@@ -82,6 +88,9 @@ export class MessageIntake implements WaMessageHooks {
    * copy follows asynchronously. Throws only if the event cannot be journaled.
    */
   private take(instanceId: string, inbound: WaInboundMessage, live: boolean): void {
+    const behaviours = this.deps.behaviours(instanceId)
+    // Ignored groups surface nothing, and nothing of them is kept.
+    if (inbound.message.is_group && behaviours.ignore_groups) return
     const { action } = inbound
     if (action?.kind === 'vote') return this.vote(instanceId, inbound.message, action)
     if (action) return announceAction(this.deps.events, instanceId, inbound.message, action)
@@ -103,6 +112,12 @@ export class MessageIntake implements WaMessageHooks {
           'storing an incoming message failed',
         )
       })
+      // Read once kept: after the network has its delivery receipt, as a person reading it would be.
+      if (behaviours.auto_read && !message.from_me) {
+        await this.deps.read(instanceId, inbound.networkKey).catch((error: unknown) => {
+          this.log.warn({ err: error, instanceId, messageId: message.id }, 'auto-read failed')
+        })
+      }
     })
   }
 
@@ -151,11 +166,14 @@ export class MessageIntake implements WaMessageHooks {
   }
 
   onCall(instanceId: string, call: WaCallOffer): void {
+    if (call.group && this.deps.behaviours(instanceId).ignore_groups) return
     this.deps.calls.offered(instanceId, call)
   }
 
   onPresence(instanceId: string, updates: WaPresenceUpdate[]): void {
+    const ignoreGroups = this.deps.behaviours(instanceId).ignore_groups
     for (const update of updates) {
+      if (ignoreGroups && update.chat.endsWith('@g.us')) continue
       const phone = update.participant.endsWith('@s.whatsapp.net') ? update.participant.split('@')[0] : null
       this.deps.events.emit(instanceId, 'presence.update', {
         chat: update.chat,
@@ -214,7 +232,7 @@ export class MessageIntake implements WaMessageHooks {
     for (const update of updates) {
       const { status } = update
       const stored = this.deps.store.get(instanceId, update.id)
-      if (!stored) continue
+      if (!stored || (stored.message.is_group && this.deps.behaviours(instanceId).ignore_groups)) continue
       // Group receipts come per member: each is news. A 1:1 status is news only if it moves forward.
       const perMember = stored.message.is_group && update.participant !== null && status !== 'sent'
       if (!perMember && !(await this.deps.store.advanceStatus(instanceId, update.id, status))) continue

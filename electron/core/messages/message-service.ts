@@ -8,6 +8,7 @@ import type { SentAnswer, WaConnection, WaMessageHooks } from '../wa/wa-types'
 import { AckTracker } from './ack-tracker'
 import { IdempotencyLedger } from './idempotency-ledger'
 import type { LinkPreviewer } from './link-preview'
+import type { InstanceBehaviours } from '../instances/instance-settings'
 import { CallDesk, type CallSettings } from './call-desk'
 import { ChatSignals } from './chat-signals'
 import { ContactLookup } from './contact-lookup'
@@ -34,6 +35,8 @@ export interface MessageServiceDeps {
   voiceNotes: VoiceNoteConverter
   /** Makes the preview of a text's first link, when a send asks for one. */
   linkPreviews: LinkPreviewer
+  /** What an instance does on its own (its settings). */
+  behaviours(instanceId: string): InstanceBehaviours
   /** How an instance answers calls (its setting). */
   callSettings(instanceId: string): CallSettings
   saveCallSettings(instanceId: string, settings: CallSettings): void
@@ -95,6 +98,8 @@ export class MessageService {
       downloadUrl: (instanceId, messageId) => `${deps.apiBase()}${mediaDownloadPath(instanceId, messageId)}`,
       calls: { offered: (instanceId, call) => this.calls.offered(instanceId, call) },
       polls: new PollVotes(deps.db),
+      behaviours: deps.behaviours,
+      read: async (instanceId, key) => (await deps.connection(instanceId)).read([key]),
     })
     this.hooks = intake
     this.sender = new MessageSender({

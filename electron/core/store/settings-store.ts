@@ -17,6 +17,10 @@ export interface InstanceRecord {
   /** Whether credentials exist for it (linked at least once and not logged out since). */
   linked: boolean
   webhook: { url: string | null; enable: boolean; secret: string }
+  /** The operator's name for it ("Sales"); absent: none given. */
+  name?: string
+  /** What it does on its own (ignore groups, auto-read, always online); absent: all off. */
+  behaviours?: { ignore_groups: boolean; auto_read: boolean; always_online: boolean }
   /** How the instance answers calls; absent: they ring (records kept before the setting existed). */
   calls?: { reject: boolean; message: string | null }
 }

@@ -47,10 +47,17 @@ export function foundationOperations(deps: FoundationDeps): Operation[] {
       tag: 'Instances',
       summary: 'Create an instance: one account connection, linked later by QR or pairing code.',
       auth: 'token',
-      fields: {},
+      fields: {
+        name: {
+          type: 'string',
+          maxLength: 200,
+          description: 'A name to recognise it by ("Sales"), shown in lists; names need not be unique.',
+          example: 'Sales',
+        },
+      },
       example: { status: 'success', message: 'Instance created', instance_id: '609ACF283XXXX6F2E1B0A4C5' },
-      handle: ({ principal }) => {
-        const record = deps.instances.create(principal)
+      handle: ({ principal, params }) => {
+        const record = deps.instances.create(principal, params.name)
         return { status: 'success', message: 'Instance created', instance_id: record.id }
       },
     }),

@@ -78,6 +78,30 @@ export function instanceOperations({ registry, instances }: InstanceRoutesDeps):
       },
     }),
     defineOperation({
+      name: 'update_instance',
+      tag: 'Instances',
+      summary: 'Rename an instance or change what it does on its own.',
+      description:
+        'Changes any of: `name`; `ignore_groups` (group messages, reactions, votes, statuses and calls are not surfaced as events); `auto_read` (every incoming message is marked read once kept); `always_online` (the account shows online whenever the instance connects: the phone then gets no notifications). Only the parameters given change; kept across restarts, shown in the instance answers, announced by instance.updated. Answers the instance.',
+      auth: 'token',
+      instance: true,
+      fields: {
+        name: { type: 'string', maxLength: 200, description: 'The new name.', example: 'Support' },
+        ignore_groups: { type: 'boolean', description: 'Surface nothing from groups.', example: true },
+        auto_read: { type: 'boolean', description: 'Mark incoming messages read.', example: false },
+        always_online: { type: 'boolean', description: 'Show online while connected.', example: false },
+      },
+      example: { status: 'success', instance: { instance_id: '609ACF283XXXX6F2E1B0A4C5', name: 'Support' } },
+      handle: ({ params, instance }) => {
+        const { name, ignore_groups, auto_read, always_online } = params
+        const record = instances.updateSettings(instance.id, {
+          name,
+          behaviours: { ignore_groups, auto_read, always_online },
+        })
+        return { status: 'success', instance: instanceView(record, instances.status(record.id)) }
+      },
+    }),
+    defineOperation({
       name: 'reinitialize',
       aliases: ['reboot'],
       tag: 'Instances',

@@ -1,0 +1,39 @@
+import { AppError } from '../errors'
+import type { InstanceRecord } from '../store/settings-store'
+
+/** What an instance does on its own with what arrives; each off unless the operator turns it on. */
+export interface InstanceBehaviours {
+  /** No group messages, reactions, votes, statuses or calls are surfaced as events. */
+  ignore_groups: boolean
+  /** Every incoming message is marked read (blue ticks) once it is kept. */
+  auto_read: boolean
+  /** The account shows online whenever the instance connects (the phone then gets no notifications). */
+  always_online: boolean
+}
+
+export const BEHAVIOURS = ['ignore_groups', 'auto_read', 'always_online'] as const
+
+export const DEFAULT_BEHAVIOURS: InstanceBehaviours = {
+  ignore_groups: false,
+  auto_read: false,
+  always_online: false,
+}
+
+export const INSTANCE_NAME_CHARS = 100
+
+/** An instance's name: free text an operator recognises, trimmed; names need not be unique. */
+export function instanceName(value: string): string {
+  const name = value.trim()
+  if (!name || name.length > INSTANCE_NAME_CHARS || /\p{Cc}/u.test(name)) {
+    throw new AppError(
+      'invalid_parameter',
+      `name must be 1 to ${INSTANCE_NAME_CHARS} characters, without control characters.`,
+      { details: { parameter: 'name' } },
+    )
+  }
+  return name
+}
+
+export function behavioursOf(record: InstanceRecord | undefined): InstanceBehaviours {
+  return { ...DEFAULT_BEHAVIOURS, ...record?.behaviours }
+}
