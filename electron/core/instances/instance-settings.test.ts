@@ -1,49 +1,31 @@
 import assert from 'node:assert/strict'
-import { rmSync } from 'node:fs'
-import { after, before, test } from 'node:test'
-import type { Core } from '../index'
-import { call, ok, startCore, tempDataDir } from './testing/instance-harness'
-import { eventually, linkedInstance, recordEvents } from '../messages/testing/messaging-harness'
+import { test } from 'node:test'
+import { ok } from './testing/instance-harness'
+import { linkedCoreFixture } from '../messages/testing/linked-core'
+import { eventually } from '../messages/testing/messaging-harness'
 
 const ME = '15550470001'
 const ALICE = '15550470002'
 const BOB = '15550470003'
 
-let core: Core
-let dataDir: string
-let instanceId: string
-let events: ReturnType<typeof recordEvents>
-
-const options = () => ({ dataDir, sandbox: true, limits: { sendIntervalMs: 0, sendJitterMs: 0 } })
-
-before(async () => {
-  dataDir = tempDataDir()
-  core = await startCore(options())
-  events = recordEvents(core)
-  await core.sandbox!.control.addAccount({ phone: ALICE, name: 'Alice' })
-  await core.sandbox!.control.addAccount({ phone: BOB, name: 'Bob' })
-  instanceId = await linkedInstance(core, ME)
-})
-
-after(async () => {
-  await core.close()
-  rmSync(dataDir, { recursive: true, force: true })
-})
-
-const control = () => core.sandbox!.control
-const update = (params: Record<string, unknown>) =>
-  call(core.apiBase, 'update_instance', { instance_id: instanceId, ...params })
-const view = async (id = instanceId) => (await ok(core.apiBase, 'instance', { instance_id: id })).instance
+const linked = linkedCoreFixture(ME, [
+  { phone: ALICE, name: 'Alice' },
+  { phone: BOB, name: 'Bob' },
+])
+const control = () => linked.control
+const update = (params: Record<string, unknown>) => linked.api('update_instance', params)
+const view = async (id = linked.instanceId) =>
+  (await ok(linked.core.apiBase, 'instance', { instance_id: id })).instance
 
 test('a name is given at creation and changed later, announced, and bad names change nothing', async () => {
-  const created = await ok(core.apiBase, 'create_instance', { name: '  Sales  ' })
+  const created = await ok(linked.core.apiBase, 'create_instance', { name: '  Sales  ' })
   assert.equal((await view(created.instance_id)).name, 'Sales')
-  const listed = (await ok(core.apiBase, 'instances')).instances
+  const listed = (await ok(linked.core.apiBase, 'instances')).instances
   assert.ok(listed.some((instance: { name: string | null }) => instance.name === 'Sales'))
   const renamed = await update({ name: 'Front desk' })
   assert.equal(renamed.status, 200, JSON.stringify(renamed.body))
   assert.equal(renamed.body.instance.name, 'Front desk')
-  await events.waitFor(
+  await linked.events.waitFor(
     (event) => event.event === 'instance.updated' && (event.data.changed as string[]).includes('name'),
     'instance.updated',
   )
@@ -66,41 +48,53 @@ test('a name is given at creation and changed later, announced, and bad names ch
 })
 
 test('auto_read marks each incoming message read on the contact’s side', async () => {
-  await ok(core.apiBase, 'update_instance', { instance_id: instanceId, auto_read: true })
+  await ok(linked.core.apiBase, 'update_instance', { instance_id: linked.instanceId, auto_read: true })
   const { id } = await control().send(ALICE, { to: ME, text: 'Did you read this?' })
   await eventually(
     () => control().reads(ALICE),
     (ids) => ids.includes(id),
     'read automatically',
   )
-  await ok(core.apiBase, 'update_instance', { instance_id: instanceId, auto_read: false })
+  await ok(linked.core.apiBase, 'update_instance', { instance_id: linked.instanceId, auto_read: false })
   const { id: unread } = await control().send(ALICE, { to: ME, text: 'And this one?' })
-  await events.waitFor((event) => event.event === 'message.received' && event.data.id === unread, 'received')
+  await linked.events.waitFor(
+    (event) => event.event === 'message.received' && event.data.id === unread,
+    'received',
+  )
   await new Promise((resolve) => setTimeout(resolve, 300))
   assert.ok(!control().reads(ALICE).includes(unread), 'not read once auto_read is off')
 })
 
 test('ignore_groups surfaces nothing from groups while 1:1 chats still arrive', async () => {
   const { groupId } = await control().createGroup({ subject: 'Noise', participants: [ALICE, BOB, ME] })
-  await ok(core.apiBase, 'update_instance', { instance_id: instanceId, ignore_groups: true })
+  await ok(linked.core.apiBase, 'update_instance', { instance_id: linked.instanceId, ignore_groups: true })
   const group = await control().send(ALICE, { to: groupId, text: 'group chatter' })
   const direct = await control().send(ALICE, { to: ME, text: 'just for you' })
-  await events.waitFor((event) => event.event === 'message.received' && event.data.id === direct.id, '1:1')
+  await linked.events.waitFor(
+    (event) => event.event === 'message.received' && event.data.id === direct.id,
+    '1:1',
+  )
   await new Promise((resolve) => setTimeout(resolve, 300))
-  assert.ok(!events.seen.some((event) => event.data.id === group.id), 'the group message is not surfaced')
-  await ok(core.apiBase, 'update_instance', { instance_id: instanceId, ignore_groups: false })
+  assert.ok(
+    !linked.events.seen.some((event) => event.data.id === group.id),
+    'the group message is not surfaced',
+  )
+  await ok(linked.core.apiBase, 'update_instance', { instance_id: linked.instanceId, ignore_groups: false })
   const later = await control().send(ALICE, { to: groupId, text: 'heard again' })
-  await events.waitFor((event) => event.event === 'message.received' && event.data.id === later.id, 'group')
+  await linked.events.waitFor(
+    (event) => event.event === 'message.received' && event.data.id === later.id,
+    'group',
+  )
 })
 
 test('always_online shows the account online now and after every reconnect', async () => {
-  await ok(core.apiBase, 'update_instance', { instance_id: instanceId, always_online: true })
+  await ok(linked.core.apiBase, 'update_instance', { instance_id: linked.instanceId, always_online: true })
   await eventually(
     () => control().presence(ME).online,
     (online) => online === true,
     'online',
   )
-  await ok(core.apiBase, 'send_presence', { instance_id: instanceId, presence: 'offline' })
+  await ok(linked.core.apiBase, 'send_presence', { instance_id: linked.instanceId, presence: 'offline' })
   await eventually(
     () => control().presence(ME).online,
     (online) => online === false,
@@ -112,7 +106,7 @@ test('always_online shows the account online now and after every reconnect', asy
     (online) => online === true,
     'online after reconnect',
   )
-  await ok(core.apiBase, 'update_instance', { instance_id: instanceId, always_online: false })
+  await ok(linked.core.apiBase, 'update_instance', { instance_id: linked.instanceId, always_online: false })
   await eventually(
     () => control().presence(ME).online,
     (online) => online === false,
@@ -121,10 +115,12 @@ test('always_online shows the account online now and after every reconnect', asy
 })
 
 test('the name and behaviours survive a restart', async () => {
-  await ok(core.apiBase, 'update_instance', { instance_id: instanceId, ignore_groups: true, auto_read: true })
-  await core.close()
-  core = await startCore(options())
-  events = recordEvents(core)
+  await ok(linked.core.apiBase, 'update_instance', {
+    instance_id: linked.instanceId,
+    ignore_groups: true,
+    auto_read: true,
+  })
+  await linked.restart()
   const restored = await view()
   assert.equal(restored.name, 'Front desk')
   assert.deepEqual(restored.behaviours, { ignore_groups: true, auto_read: true, always_online: false })

@@ -1,35 +1,17 @@
 import assert from 'node:assert/strict'
-import { rmSync } from 'node:fs'
-import { after, before, test } from 'node:test'
-import type { Core } from '../index'
-import { call, ok, startCore, tempDataDir } from '../instances/testing/instance-harness'
+import { test } from 'node:test'
+import { ok } from '../instances/testing/instance-harness'
 import { inboxEntry } from '../sandbox/testing/sandbox-fixture'
-import { eventually, linkedInstance, recordEvents } from './testing/messaging-harness'
+import { linkedCoreFixture } from './testing/linked-core'
+import { eventually } from './testing/messaging-harness'
 
 const ME = '15550450001'
 const ALICE = '15550450002'
 
-let core: Core
-let dataDir: string
-let instanceId: string
-let events: ReturnType<typeof recordEvents>
+const linked = linkedCoreFixture(ME, [{ phone: ALICE, name: 'Alice' }])
 
-before(async () => {
-  dataDir = tempDataDir()
-  core = await startCore({ dataDir, sandbox: true, limits: { sendIntervalMs: 0, sendJitterMs: 0 } })
-  events = recordEvents(core)
-  await core.sandbox!.control.addAccount({ phone: ALICE, name: 'Alice' })
-  instanceId = await linkedInstance(core, ME)
-})
-
-after(async () => {
-  await core.close()
-  rmSync(dataDir, { recursive: true, force: true })
-})
-
-const control = () => core.sandbox!.control
-const api = (operation: string, params: Record<string, unknown>) =>
-  call(core.apiBase, operation, { instance_id: instanceId, ...params })
+const control = () => linked.control
+const api = linked.api
 const callOf = (id: string) =>
   control()
     .calls(ALICE)
@@ -37,7 +19,7 @@ const callOf = (id: string) =>
 
 test('a call rings as call.received and is rejected by hand: the caller sees it declined', async () => {
   const { id } = control().call(ALICE, { to: ME })
-  const rang = await events.waitFor(
+  const rang = await linked.events.waitFor(
     (event) => event.event === 'call.received' && event.data.id === id,
     'call',
   )
@@ -56,15 +38,15 @@ test('a call rings as call.received and is rejected by hand: the caller sees it 
 test('with call rejection on, a video call is rejected at once and the caller gets the text', async () => {
   const set = await api('set_call_rejection', { enable: true, message: 'No calls please: write to us.' })
   assert.equal(set.status, 200, JSON.stringify(set.body))
-  await events.waitFor(
+  await linked.events.waitFor(
     (event) => event.event === 'instance.updated' && (event.data.changed as string[]).includes('calls'),
     'instance.updated',
   )
-  const { instance } = await ok(core.apiBase, 'instance', { instance_id: instanceId })
+  const { instance } = await ok(linked.core.apiBase, 'instance', { instance_id: linked.instanceId })
   assert.deepEqual(instance.calls, { reject: true, message: 'No calls please: write to us.' })
 
   const { id } = control().call(ALICE, { to: ME, video: true })
-  const rang = await events.waitFor(
+  const rang = await linked.events.waitFor(
     (event) => event.event === 'call.received' && event.data.id === id,
     'call',
   )
@@ -82,17 +64,21 @@ test('with call rejection on, a video call is rejected at once and the caller ge
     (entry) => entry !== undefined,
     'the text to the caller',
   )
-  await inboxEntry(core.sandbox!, ALICE, text!.id)
+  await inboxEntry(linked.core.sandbox!, ALICE, text!.id)
 
-  await ok(core.apiBase, 'set_call_rejection', { instance_id: instanceId, enable: false })
+  await ok(linked.core.apiBase, 'set_call_rejection', { instance_id: linked.instanceId, enable: false })
   const ringing = control().call(ALICE, { to: ME })
-  await events.waitFor((event) => event.event === 'call.received' && event.data.id === ringing.id, 'call')
+  await linked.events.waitFor(
+    (event) => event.event === 'call.received' && event.data.id === ringing.id,
+    'call',
+  )
   await new Promise((resolve) => setTimeout(resolve, 300))
   assert.equal(callOf(ringing.id)?.status, 'ringing', 'calls ring again')
 })
 
 test('bad call settings are refused and change nothing', async () => {
-  const before = (await ok(core.apiBase, 'instance', { instance_id: instanceId })).instance.calls
+  const before = (await ok(linked.core.apiBase, 'instance', { instance_id: linked.instanceId })).instance
+    .calls
   const cases: Array<[Record<string, unknown>, number, string]> = [
     [{ enable: 'maybe' }, 400, 'invalid_parameter'],
     [{}, 400, 'missing_parameter'],
@@ -104,7 +90,10 @@ test('bad call settings are refused and change nothing', async () => {
     assert.equal(answer.status, status, JSON.stringify([params, answer.body]))
     assert.equal(answer.body.code, code)
   }
-  assert.deepEqual((await ok(core.apiBase, 'instance', { instance_id: instanceId })).instance.calls, before)
+  assert.deepEqual(
+    (await ok(linked.core.apiBase, 'instance', { instance_id: linked.instanceId })).instance.calls,
+    before,
+  )
   const unknown = await api('reject_call', { call_id: 'NO-SUCH-CALL' })
   assert.equal(unknown.status, 404)
 })

@@ -1,39 +1,20 @@
 import assert from 'node:assert/strict'
-import { rmSync } from 'node:fs'
-import { after, before, describe, test } from 'node:test'
-import type { Core } from '../index'
-import { call, startCore, tempDataDir } from '../instances/testing/instance-harness'
+import { describe, test } from 'node:test'
 import { sineAudio } from './media-convert/testing/sine-audio'
-import { eventually, linkedInstance, recordEvents } from './testing/messaging-harness'
+import { linkedCoreFixture } from './testing/linked-core'
+import { eventually } from './testing/messaging-harness'
 
 const ME = '15550430001'
 const ALICE = '15550430002'
 
-let core: Core
-let dataDir: string
-let instanceId: string
-let events: ReturnType<typeof recordEvents>
+const linked = linkedCoreFixture(ME, [{ phone: ALICE, name: 'Alice' }])
 
-before(async () => {
-  dataDir = tempDataDir()
-  core = await startCore({ dataDir, sandbox: true, limits: { sendIntervalMs: 0, sendJitterMs: 0 } })
-  events = recordEvents(core)
-  await core.sandbox!.control.addAccount({ phone: ALICE, name: 'Alice' })
-  instanceId = await linkedInstance(core, ME)
-})
-
-after(async () => {
-  await core.close()
-  rmSync(dataDir, { recursive: true, force: true })
-})
-
-const control = () => core.sandbox!.control
-const api = (operation: string, params: Record<string, unknown>) =>
-  call(core.apiBase, operation, { instance_id: instanceId, ...params })
+const control = () => linked.control
+const api = linked.api
 
 async function fromAlice(text: string): Promise<string> {
   const { id } = await control().send(ALICE, { to: ME, text })
-  await events.waitFor((event) => event.event === 'message.received' && event.data.id === id, text)
+  await linked.events.waitFor((event) => event.event === 'message.received' && event.data.id === id, text)
   return id
 }
 
@@ -115,11 +96,11 @@ describe('presence', () => {
     const subscribed = await api('subscribe_presence', { number: ALICE })
     assert.equal(subscribed.status, 200, JSON.stringify(subscribed.body))
     assert.equal(subscribed.body.chat, `${ALICE}@s.whatsapp.net`)
-    const since = events.seen.length
+    const since = linked.events.seen.length
     const next = (presence: string) =>
-      events.waitFor(
+      linked.events.waitFor(
         (event) =>
-          events.seen.indexOf(event) >= since &&
+          linked.events.seen.indexOf(event) >= since &&
           event.event === 'presence.update' &&
           event.data.presence === presence &&
           event.data.participant_phone === ALICE,
@@ -163,7 +144,7 @@ describe('played', () => {
     })
     assert.equal(sent.status, 200, JSON.stringify(sent.body))
     const id = sent.body.message.key.id
-    const played = await events.waitFor(
+    const played = await linked.events.waitFor(
       (event) => event.event === 'message.status' && event.data.id === id && event.data.status === 'played',
       'played',
     )

@@ -1,47 +1,31 @@
 import assert from 'node:assert/strict'
-import { rmSync } from 'node:fs'
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import sharp from 'sharp'
-import type { Core } from '../index'
-import { call, startCore, TOKEN, tempDataDir } from '../instances/testing/instance-harness'
-import { linkedInstance, sha256 } from './testing/messaging-harness'
+import { TOKEN } from '../instances/testing/instance-harness'
+import { linkedCoreFixture } from './testing/linked-core'
+import { sha256 } from './testing/messaging-harness'
 
 const ME = '15550440001'
 const ALICE = '15550440002'
 const BOB = '15550440003'
 
-let core: Core
-let dataDir: string
-let instanceId: string
-let aliceLid: string
-
-before(async () => {
-  dataDir = tempDataDir()
-  core = await startCore({ dataDir, sandbox: true, limits: { sendIntervalMs: 0, sendJitterMs: 0 } })
-  aliceLid = (await core.sandbox!.control.addAccount({ phone: ALICE, name: 'Alice', about: 'At the beach' }))
-    .lid
-  await core.sandbox!.control.addAccount({ phone: BOB, name: 'Bob' })
-  instanceId = await linkedInstance(core, ME)
-})
-
-after(async () => {
-  await core.close()
-  rmSync(dataDir, { recursive: true, force: true })
-})
-
-const api = (operation: string, params: Record<string, unknown>) =>
-  call(core.apiBase, operation, { instance_id: instanceId, ...params })
+const linked = linkedCoreFixture(ME, [
+  { phone: ALICE, name: 'Alice', about: 'At the beach' },
+  { phone: BOB, name: 'Bob' },
+])
+const api = linked.api
+const aliceLid = () => linked.control.accounts().find((account) => account.phone === ALICE)?.lid
 
 test('numbers on the network answer their chat id and LID, others that they are not; nothing is sent', async () => {
-  const inboxes = [ALICE, BOB].map((phone) => core.sandbox!.control.inbox(phone).length)
+  const inboxes = [ALICE, BOB].map((phone) => linked.control.inbox(phone).length)
   const checked = await api('check_numbers', { numbers: ['+1 (555) 044-0002', '19990004444'] })
   assert.equal(checked.status, 200, JSON.stringify(checked.body))
   assert.deepEqual(checked.body.numbers, [
-    { number: ALICE, exists: true, chat_id: `${ALICE}@s.whatsapp.net`, lid: aliceLid },
+    { number: ALICE, exists: true, chat_id: `${ALICE}@s.whatsapp.net`, lid: aliceLid() },
     { number: '19990004444', exists: false, chat_id: null, lid: null },
   ])
   const query = await fetch(
-    `${core.apiBase}/check_numbers?access_token=${TOKEN}&instance_id=${instanceId}&numbers=${BOB},${ALICE}`,
+    `${linked.core.apiBase}/check_numbers?access_token=${TOKEN}&instance_id=${linked.instanceId}&numbers=${BOB},${ALICE}`,
   )
   const body = await query.json()
   assert.deepEqual(
@@ -56,7 +40,7 @@ test('numbers on the network answer their chat id and LID, others that they are 
   assert.equal(bad.body.code, 'invalid_parameter')
   assert.match(bad.body.message, /call me/)
   assert.deepEqual(
-    [ALICE, BOB].map((phone) => core.sandbox!.control.inbox(phone).length),
+    [ALICE, BOB].map((phone) => linked.control.inbox(phone).length),
     inboxes,
   )
 })
@@ -65,12 +49,12 @@ test('a profile shows the about text and serves the picture the contact set, thr
   const picture = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#c03020' } })
     .jpeg()
     .toBuffer()
-  await core.sandbox!.control.setPicture(ALICE, picture)
+  await linked.control.setPicture(ALICE, picture)
   const profile = await api('profile', { number: ALICE })
   assert.equal(profile.status, 200, JSON.stringify(profile.body))
   assert.equal(profile.body.chat, `${ALICE}@s.whatsapp.net`)
   assert.equal(profile.body.about, 'At the beach')
-  assert.ok(profile.body.picture_url.startsWith(core.apiBase))
+  assert.ok(profile.body.picture_url.startsWith(linked.core.apiBase))
   const download = await fetch(profile.body.picture_url, { headers: { authorization: `Bearer ${TOKEN}` } })
   assert.equal(download.status, 200)
   assert.equal(download.headers.get('content-type'), 'image/jpeg')

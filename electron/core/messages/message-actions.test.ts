@@ -1,48 +1,30 @@
 import assert from 'node:assert/strict'
-import { rmSync } from 'node:fs'
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import type { LinkdeskEvent } from '../events/event-types'
-import type { Core } from '../index'
-import { call, startCore, tempDataDir } from '../instances/testing/instance-harness'
 import { inboxEntry } from '../sandbox/testing/sandbox-fixture'
-import { linkedInstance, recordEvents } from './testing/messaging-harness'
+import { linkedCoreFixture } from './testing/linked-core'
 
 const ME = '15550420001'
 const ALICE = '15550420002'
 const BOB = '15550420003'
 
-let core: Core
-let dataDir: string
-let instanceId: string
-let events: ReturnType<typeof recordEvents>
+const linked = linkedCoreFixture(ME, [
+  { phone: ALICE, name: 'Alice' },
+  { phone: BOB, name: 'Bob' },
+])
 
-before(async () => {
-  dataDir = tempDataDir()
-  core = await startCore({ dataDir, sandbox: true, limits: { sendIntervalMs: 0, sendJitterMs: 0 } })
-  events = recordEvents(core)
-  await core.sandbox!.control.addAccount({ phone: ALICE, name: 'Alice' })
-  await core.sandbox!.control.addAccount({ phone: BOB, name: 'Bob' })
-  instanceId = await linkedInstance(core, ME)
-})
-
-after(async () => {
-  await core.close()
-  rmSync(dataDir, { recursive: true, force: true })
-})
-
-const control = () => core.sandbox!.control
-const api = (operation: string, params: Record<string, unknown>) =>
-  call(core.apiBase, operation, { instance_id: instanceId, ...params })
+const control = () => linked.control
+const api = linked.api
 
 async function sendText(text: string): Promise<string> {
   const sent = await api('send_message', { number: ALICE, type: 'text', message: text })
   assert.equal(sent.status, 200, JSON.stringify(sent.body))
-  await inboxEntry(core.sandbox!, ALICE, sent.body.message.key.id)
+  await inboxEntry(linked.core.sandbox!, ALICE, sent.body.message.key.id)
   return sent.body.message.key.id
 }
 
 function eventFor(name: string, match: (data: Record<string, unknown>) => boolean): Promise<LinkdeskEvent> {
-  return events.waitFor((event) => event.event === name && match(event.data), name)
+  return linked.events.waitFor((event) => event.event === name && match(event.data), name)
 }
 
 describe('the account acts on messages, and the contact sees it', () => {
@@ -51,7 +33,7 @@ describe('the account acts on messages, and the contact sees it', () => {
     const reacted = await api('react', { message_id: target, emoji: '👍' })
     assert.equal(reacted.status, 200, JSON.stringify(reacted.body))
     assert.equal(reacted.body.message.message.reactionMessage.text, '👍')
-    const seen = await inboxEntry(core.sandbox!, ALICE, reacted.body.message.key.id)
+    const seen = await inboxEntry(linked.core.sandbox!, ALICE, reacted.body.message.key.id)
     assert.equal(seen.type, 'reaction')
     assert.equal(seen.text, '👍')
     assert.equal(seen.targetId, target)
@@ -62,7 +44,7 @@ describe('the account acts on messages, and the contact sees it', () => {
 
     const removed = await api('react', { message_id: target })
     assert.equal(removed.status, 200)
-    const gone = await inboxEntry(core.sandbox!, ALICE, removed.body.message.key.id)
+    const gone = await inboxEntry(linked.core.sandbox!, ALICE, removed.body.message.key.id)
     assert.deepEqual([gone.type, gone.text, gone.targetId], ['reaction', '', target])
     const removal = await eventFor('message.reaction', (data) => data.id === removed.body.message.key.id)
     assert.equal(removal.data.removed, true)
@@ -72,7 +54,7 @@ describe('the account acts on messages, and the contact sees it', () => {
     const target = await sendText('Meeting at 2 pm')
     const edited = await api('edit_message', { message_id: target, message: 'Meeting at 3 pm' })
     assert.equal(edited.status, 200, JSON.stringify(edited.body))
-    const edit = await inboxEntry(core.sandbox!, ALICE, edited.body.message.key.id)
+    const edit = await inboxEntry(linked.core.sandbox!, ALICE, edited.body.message.key.id)
     assert.deepEqual([edit.type, edit.text, edit.targetId], ['edit', 'Meeting at 3 pm', target])
     const editEvent = await eventFor('message.edited', (data) => data.target_id === target)
     assert.equal(editEvent.data.text, 'Meeting at 3 pm')
@@ -80,7 +62,7 @@ describe('the account acts on messages, and the contact sees it', () => {
 
     const deleted = await api('delete_message', { message_id: target })
     assert.equal(deleted.status, 200, JSON.stringify(deleted.body))
-    const revoke = await inboxEntry(core.sandbox!, ALICE, deleted.body.message.key.id)
+    const revoke = await inboxEntry(linked.core.sandbox!, ALICE, deleted.body.message.key.id)
     assert.deepEqual([revoke.type, revoke.targetId], ['revoke', target])
     await eventFor('message.deleted', (data) => data.target_id === target && data.from_me === true)
   })
@@ -90,7 +72,7 @@ describe('the account acts on messages, and the contact sees it', () => {
     await eventFor('message.received', (data) => data.id === id)
     const forwarded = await api('forward_message', { message_id: id, number: BOB })
     assert.equal(forwarded.status, 200, JSON.stringify(forwarded.body))
-    const seen = await inboxEntry(core.sandbox!, BOB, forwarded.body.message.key.id)
+    const seen = await inboxEntry(linked.core.sandbox!, BOB, forwarded.body.message.key.id)
     assert.equal(seen.text, 'Please pass this on')
     assert.equal(seen.from, ME)
   })
@@ -124,10 +106,10 @@ describe('bad requests change nothing', () => {
     const { id: theirs } = await control().send(ALICE, { to: ME, text: 'Not yours to edit' })
     await eventFor('message.received', (data) => data.id === theirs)
     // A text of this account's, stored as sent an hour ago: past the edit window.
-    const old = core.messages.store.get(instanceId, mine)!
+    const old = linked.core.messages.store.get(linked.instanceId, mine)!
     const oldId = 'OLD0000000000000000001'
     const hourAgo = String(Math.floor(Date.now() / 1000) - 3600)
-    await core.messages.store.addSent(instanceId, {
+    await linked.core.messages.store.addSent(linked.instanceId, {
       ...old,
       message: { ...old.message, id: oldId, timestamp: hourAgo },
       networkKey: old.networkKey && { ...old.networkKey, id: oldId },

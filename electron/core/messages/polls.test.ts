@@ -1,38 +1,20 @@
 import assert from 'node:assert/strict'
-import { rmSync } from 'node:fs'
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import type { LinkdeskEvent } from '../events/event-types'
-import type { Core } from '../index'
-import { call, startCore, tempDataDir } from '../instances/testing/instance-harness'
 import { inboxEntry } from '../sandbox/testing/sandbox-fixture'
-import { linkedInstance, recordEvents } from './testing/messaging-harness'
+import { linkedCoreFixture } from './testing/linked-core'
 
 const ME = '15550460001'
 const ALICE = '15550460002'
 const BOB = '15550460003'
 
-let core: Core
-let dataDir: string
-let instanceId: string
-let events: ReturnType<typeof recordEvents>
+const linked = linkedCoreFixture(ME, [
+  { phone: ALICE, name: 'Alice' },
+  { phone: BOB, name: 'Bob' },
+])
 
-before(async () => {
-  dataDir = tempDataDir()
-  core = await startCore({ dataDir, sandbox: true, limits: { sendIntervalMs: 0, sendJitterMs: 0 } })
-  events = recordEvents(core)
-  await core.sandbox!.control.addAccount({ phone: ALICE, name: 'Alice' })
-  await core.sandbox!.control.addAccount({ phone: BOB, name: 'Bob' })
-  instanceId = await linkedInstance(core, ME)
-})
-
-after(async () => {
-  await core.close()
-  rmSync(dataDir, { recursive: true, force: true })
-})
-
-const control = () => core.sandbox!.control
-const api = (operation: string, params: Record<string, unknown>) =>
-  call(core.apiBase, operation, { instance_id: instanceId, ...params })
+const control = () => linked.control
+const api = linked.api
 
 async function sendPoll(number: string, multiple = false): Promise<string> {
   const sent = await api('send_poll', {
@@ -47,7 +29,10 @@ async function sendPoll(number: string, multiple = false): Promise<string> {
 
 async function vote(phone: string, pollId: string, options: string[]): Promise<LinkdeskEvent> {
   const { id } = await control().send(phone, { to: ME, vote: { id: pollId, options } })
-  return events.waitFor((event) => event.event === 'poll.vote' && event.data.id === id, `vote of ${phone}`)
+  return linked.events.waitFor(
+    (event) => event.event === 'poll.vote' && event.data.id === id,
+    `vote of ${phone}`,
+  )
 }
 
 const tallyOf = (event: LinkdeskEvent) =>
@@ -60,14 +45,14 @@ const tallyOf = (event: LinkdeskEvent) =>
 
 test('a poll arrives as a poll; votes from two contacts are tallied, and a changed vote replaces the first', async () => {
   const pollId = await sendPoll(ALICE)
-  const seenByAlice = await inboxEntry(core.sandbox!, ALICE, pollId)
+  const seenByAlice = await inboxEntry(linked.core.sandbox!, ALICE, pollId)
   assert.deepEqual(seenByAlice.poll, {
     question: 'Which day suits you?',
     options: ['Monday', 'Tuesday', 'Wednesday'],
     selectable: 1,
   })
   const pollForBob = await sendPoll(BOB)
-  await inboxEntry(core.sandbox!, BOB, pollForBob)
+  await inboxEntry(linked.core.sandbox!, BOB, pollForBob)
 
   const alice = await vote(ALICE, pollId, ['Tuesday'])
   assert.equal(alice.data.target_id, pollId)
@@ -90,18 +75,18 @@ test('a poll arrives as a poll; votes from two contacts are tallied, and a chang
 test('a multiple-choice poll in a group tallies every member’s picks', async () => {
   const { groupId } = await control().createGroup({ subject: 'Team', participants: [ALICE, BOB, ME] })
   const pollId = await sendPoll(groupId, true)
-  await inboxEntry(core.sandbox!, ALICE, pollId)
-  await inboxEntry(core.sandbox!, BOB, pollId)
+  await inboxEntry(linked.core.sandbox!, ALICE, pollId)
+  await inboxEntry(linked.core.sandbox!, BOB, pollId)
   const { id: aliceVote } = await control().send(ALICE, {
     to: groupId,
     vote: { id: pollId, options: ['Monday', 'Tuesday'] },
   })
-  await events.waitFor((event) => event.event === 'poll.vote' && event.data.id === aliceVote, 'alice')
+  await linked.events.waitFor((event) => event.event === 'poll.vote' && event.data.id === aliceVote, 'alice')
   const { id: bobVote } = await control().send(BOB, {
     to: groupId,
     vote: { id: pollId, options: ['Tuesday'] },
   })
-  const last = await events.waitFor(
+  const last = await linked.events.waitFor(
     (event) => event.event === 'poll.vote' && event.data.id === bobVote,
     'bob',
   )
@@ -135,7 +120,7 @@ test('bad polls are refused and nothing is sent; a contact cannot vote for an op
   await new Promise((resolve) => setTimeout(resolve, 300))
   assert.equal(control().inbox(ALICE).length, before)
   const pollId = await sendPoll(ALICE)
-  await inboxEntry(core.sandbox!, ALICE, pollId)
+  await inboxEntry(linked.core.sandbox!, ALICE, pollId)
   await assert.rejects(control().send(ALICE, { to: ME, vote: { id: pollId, options: ['Friday'] } }), /Friday/)
   await assert.rejects(
     control().send(ALICE, { to: ME, vote: { id: pollId, options: ['Monday', 'Tuesday'] } }),
