@@ -2,6 +2,7 @@ import { CALL_MESSAGE_CHARS } from '../../messages/call-desk'
 import type { MessageService } from '../../messages/message-service'
 import type { RoutePlugin } from '../build-api'
 import { defineOperation, type Operation } from '../operation'
+import { CHAT_NUMBER } from './chat-field'
 
 export interface ContactRoutesDeps {
   messages: MessageService
@@ -58,13 +59,7 @@ export function contactOperations({ messages }: ContactRoutesDeps): Operation[] 
       auth: 'token',
       instance: true,
       fields: {
-        number: {
-          type: 'string',
-          required: true,
-          maxLength: 100,
-          description: 'Phone number with country code, or a chat id (`@s.whatsapp.net`, `@g.us`, `@lid`).',
-          example: '15551234567',
-        },
+        number: { ...CHAT_NUMBER, required: true },
       },
       example: {
         status: 'success',

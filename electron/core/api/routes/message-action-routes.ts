@@ -1,6 +1,7 @@
 import type { MessageService } from '../../messages/message-service'
 import { AVAILABILITIES, CHAT_STATES, READ_CHAT_LIMIT, type ShownPresence } from '../../messages/chat-signals'
 import { defineOperation, type Operation } from '../operation'
+import { CHAT_NUMBER } from './chat-field'
 
 export interface MessageActionRoutesDeps {
   messages: MessageService
@@ -28,13 +29,6 @@ function answer(key: string, message: Record<string, unknown>) {
 }
 
 const TARGET_KEY = { remoteJid: '15551234567@s.whatsapp.net', fromMe: false, id: '3EB0C431C26A1916E07A' }
-
-const NUMBER = {
-  type: 'string',
-  maxLength: 100,
-  description: 'Phone number with country code, or a chat id (`@s.whatsapp.net`, `@g.us`, `@lid`).',
-  example: '15557654321',
-} as const
 
 /**
  * react, edit_message, delete_message and forward_message (what is done to messages already there), and
@@ -122,7 +116,7 @@ export function messageActionOperations({ messages }: MessageActionRoutesDeps): 
       instance: true,
       fields: {
         message_id: MESSAGE_ID,
-        number: { ...NUMBER, required: true },
+        number: { ...CHAT_NUMBER, required: true },
       },
       example: answer('3EB0A1B2C3D4E5F6A7B8', {
         extendedTextMessage: { text: 'Hello from Linkdesk' },
@@ -141,7 +135,7 @@ export function messageActionOperations({ messages }: MessageActionRoutesDeps): 
       auth: 'token',
       instance: true,
       fields: {
-        number: { ...NUMBER, required: true },
+        number: { ...CHAT_NUMBER, required: true },
         question: {
           type: 'string',
           required: true,
@@ -195,7 +189,7 @@ export function messageActionOperations({ messages }: MessageActionRoutesDeps): 
           example: ['3EB0C431C26A1916E07A'],
         },
         number: {
-          ...NUMBER,
+          ...CHAT_NUMBER,
           description: 'Instead of message_ids: the chat whose received messages to mark read.',
         },
       },
@@ -221,7 +215,7 @@ export function messageActionOperations({ messages }: MessageActionRoutesDeps): 
           description: '`typing`, `recording` or `paused` (with number); `online` or `offline` (without).',
           example: 'typing',
         },
-        number: { ...NUMBER, description: 'The chat, for typing, recording and paused.' },
+        number: { ...CHAT_NUMBER, description: 'The chat, for typing, recording and paused.' },
       },
       example: { status: 'success', presence: 'typing' },
       handle: async ({ params, instance }) => {
@@ -237,7 +231,7 @@ export function messageActionOperations({ messages }: MessageActionRoutesDeps): 
         'Asks the network for the contact’s presence: whether it is online (and, if it shares it, when it was last seen), and when it types or records in a chat with this account, each as a `presence.update` event. A subscription lasts while the connection does; subscribe again after a reconnect.',
       auth: 'token',
       instance: true,
-      fields: { number: { ...NUMBER, required: true } },
+      fields: { number: { ...CHAT_NUMBER, required: true } },
       example: { status: 'success', chat: '15557654321@s.whatsapp.net' },
       handle: async ({ params, instance }) => ({
         status: 'success',

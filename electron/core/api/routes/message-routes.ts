@@ -4,6 +4,7 @@ import type { MessageService } from '../../messages/message-service'
 import type { RoutePlugin } from '../build-api'
 import { defineOperation, type Operation } from '../operation'
 import { checks } from '../params'
+import { CHAT_NUMBER } from './chat-field'
 
 export interface MessageRoutesDeps {
   messages: MessageService
@@ -54,13 +55,7 @@ export function messageOperations({ messages }: MessageRoutesDeps): Operation[] 
       auth: 'token',
       instance: true,
       fields: {
-        number: {
-          type: 'string',
-          required: true,
-          maxLength: 100,
-          description: 'Phone number with country code, or a chat id (`@s.whatsapp.net`, `@g.us`, `@lid`).',
-          example: '15551234567',
-        },
+        number: { ...CHAT_NUMBER, required: true },
         type: {
           type: 'string',
           required: true,
