@@ -7,6 +7,7 @@ import type { InstanceAccess } from './api/operation'
 import { eventOperations, streamAndMetricsRoutes } from './api/routes/event-routes'
 import { foundationOperations } from './api/routes/foundation-routes'
 import { instanceOperations } from './api/routes/instance-routes'
+import { chatOperations } from './api/routes/chat-routes'
 import { contactOperations, profilePictureRoutes } from './api/routes/contact-routes'
 import { messageActionOperations } from './api/routes/message-action-routes'
 import { mediaDownloadRoutes, messageOperations } from './api/routes/message-routes'
@@ -190,6 +191,7 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
       ...messageOperations({ messages }),
       ...messageActionOperations({ messages }),
       ...contactOperations({ messages }),
+      ...chatOperations({ messages }),
       ...eventOperations({ ...eventDeps, access }),
       ...settingsOperations(config, sandbox !== undefined),
     ],

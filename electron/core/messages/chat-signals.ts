@@ -53,6 +53,10 @@ export class ChatSignals {
     if (messages.length === 0) return 0
     const connection = await this.deps.connection(instanceId)
     await connection.read(messages.map(networkKeyOf))
+    this.deps.store.markRead(
+      instanceId,
+      messages.map((stored) => stored.message.id),
+    )
     return messages.length
   }
 

@@ -114,9 +114,12 @@ export class MessageIntake implements WaMessageHooks {
       })
       // Read once kept: after the network has its delivery receipt, as a person reading it would be.
       if (behaviours.auto_read && !message.from_me) {
-        await this.deps.read(instanceId, inbound.networkKey).catch((error: unknown) => {
-          this.log.warn({ err: error, instanceId, messageId: message.id }, 'auto-read failed')
-        })
+        await this.deps
+          .read(instanceId, inbound.networkKey)
+          .then(() => this.deps.store.markRead(instanceId, [message.id]))
+          .catch((error: unknown) => {
+            this.log.warn({ err: error, instanceId, messageId: message.id }, 'auto-read failed')
+          })
       }
     })
   }

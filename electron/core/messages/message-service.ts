@@ -10,6 +10,7 @@ import { IdempotencyLedger } from './idempotency-ledger'
 import type { LinkPreviewer } from './link-preview'
 import type { InstanceBehaviours } from '../instances/instance-settings'
 import { CallDesk, type CallSettings } from './call-desk'
+import { ChatBook } from './chat-book'
 import { ChatSignals } from './chat-signals'
 import { ContactLookup } from './contact-lookup'
 import { MessageActions } from './message-actions'
@@ -78,6 +79,8 @@ export class MessageService {
   readonly contacts: ContactLookup
   /** Incoming calls: events, rejection by hand or by the instance's setting. */
   readonly calls: CallDesk
+  /** The chats, their messages and the contacts, as stored. */
+  readonly chats: ChatBook
   private readonly directory = new RecipientDirectory()
   private readonly acks = new AckTracker()
   private readonly ledger: IdempotencyLedger
@@ -89,6 +92,7 @@ export class MessageService {
     this.log = deps.logger.child({ module: 'messages' })
     const events = countingSink(deps.events, this.counters)
     this.store = new MessageStore(deps.db, deps.dataDir)
+    this.chats = new ChatBook(this.store)
     this.ledger = new IdempotencyLedger(deps.db)
     const intake = new MessageIntake({
       store: this.store,

@@ -8,6 +8,12 @@ import type { WaMessageKey } from '../wa/wa-types'
 import type { DeliveryStatus, LinkdeskMessage } from './message-types'
 
 /** One stored message of an instance. */
+/** Whether a stored message belongs to a chat, named by its chat id or the other id the network gave. */
+export function inChat(stored: StoredMessage, chat: string): boolean {
+  const key = stored.networkKey
+  return stored.message.chat === chat || key?.chat === chat || key?.chatAlt === chat
+}
+
 /** The network key a stored message was sent or received under, or one made from what is stored. */
 export function networkKeyOf(stored: StoredMessage): WaMessageKey {
   const { message } = stored
@@ -33,6 +39,8 @@ export interface StoredMessage {
   /** The network's key of the message: with `content`, what a media download needs. */
   networkKey?: WaMessageKey
   status?: DeliveryStatus
+  /** A received message this account marked read (mark_read, auto_read). */
+  read?: boolean
 }
 
 type Key = [string, string]
@@ -102,14 +110,29 @@ export class MessageStore {
    * for it), at most `limit` of the newest, oldest first.
    */
   receivedIn(instanceId: string, chat: string, limit: number): StoredMessage[] {
-    const found: StoredMessage[] = []
-    for (const { value } of this.db.getRange({ start: [instanceId], end: [instanceId, '\uffff'] })) {
-      const key = value.networkKey
-      const inChat = value.message.chat === chat || key?.chat === chat || key?.chatAlt === chat
-      if (value.direction === 'in' && inChat) found.push(value)
-    }
+    const found = this.all(instanceId).filter((stored) => stored.direction === 'in' && inChat(stored, chat))
     found.sort((a, b) => Number(a.message.timestamp) - Number(b.message.timestamp))
     return found.slice(-limit)
+  }
+
+  /** Every stored message of an instance, written or still being written, in no particular order. */
+  all(instanceId: string): StoredMessage[] {
+    const byId = new Map<string, StoredMessage>()
+    for (const { value } of this.db.getRange({ start: [instanceId], end: [instanceId, '\uffff'] })) {
+      byId.set(value.message.id, value)
+    }
+    const prefix = `${instanceId}\u0000`
+    for (const [key, value] of this.pending) if (key.startsWith(prefix)) byId.set(value.message.id, value)
+    return [...byId.values()]
+  }
+
+  /** Notes that received messages were marked read (they no longer count as unread). */
+  markRead(instanceId: string, ids: readonly string[]): void {
+    for (const id of ids) {
+      const stored = this.get(instanceId, id)
+      if (stored && stored.direction === 'in' && !stored.read)
+        this.put([instanceId, id], { ...stored, read: true })
+    }
   }
 
   /** The encoded content of a message, for Baileys' getMessage; undefined when unknown. */
@@ -177,7 +200,6 @@ export class MessageStore {
     return join(this.mediaDir, instanceId, name)
   }
 
-  /** Queues a write that later writes of the same key (status updates) are ordered after. */
   /** Queues a write, visible to reads at once; the promise (already handled) settles with its commit. */
   private put(key: Key, value: StoredMessage): Promise<boolean> {
     if (this.failure !== undefined)

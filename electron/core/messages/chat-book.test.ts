@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { linkedCoreFixture } from './testing/linked-core'
+
+const ME = '15550480001'
+const ALICE = '15550480002'
+const BOB = '15550480003'
+
+const linked = linkedCoreFixture(ME, [
+  { phone: ALICE, name: 'Alice' },
+  { phone: BOB, name: 'Bob' },
+])
+
+async function fromContact(phone: string, text: string): Promise<string> {
+  const { id } = await linked.control.send(phone, { to: ME, text })
+  await linked.events.waitFor((event) => event.event === 'message.received' && event.data.id === id, text)
+  return id
+}
+
+async function toContact(phone: string, text: string): Promise<string> {
+  const sent = await linked.api('send_message', { number: phone, type: 'text', message: text })
+  assert.equal(sent.status, 200, JSON.stringify(sent.body))
+  return sent.body.message.key.id
+}
+
+test('chats list each conversation newest first, with its last message and unread count', async () => {
+  await fromContact(ALICE, 'Hi, Alice here')
+  await fromContact(ALICE, 'Are you there?')
+  await toContact(ALICE, 'Yes!')
+  await new Promise((resolve) => setTimeout(resolve, 1100))
+  await fromContact(BOB, 'Bob says hi')
+  const { body } = await linked.api('chats')
+  assert.equal(body.status, 'success')
+  const [first, second] = body.chats
+  assert.equal(first.chat, `${BOB}@s.whatsapp.net`, 'the newest conversation first')
+  assert.equal(first.last_message.text, 'Bob says hi')
+  assert.equal(first.unread, 1)
+  assert.equal(second.chat, `${ALICE}@s.whatsapp.net`)
+  assert.equal(second.last_message.text, 'Yes!')
+  assert.equal(second.unread, 2)
+  assert.equal(second.messages, 3)
+
+  const read = await linked.api('mark_read', { number: ALICE })
+  assert.equal(read.status, 200)
+  const after = (await linked.api('chats')).body.chats
+  assert.equal(after.find((chat: { chat: string }) => chat.chat === `${ALICE}@s.whatsapp.net`).unread, 0)
+})
+
+test('a chat’s messages come newest first, a page at a time, to the last page', async () => {
+  for (let n = 1; n <= 5; n++) await fromContact(BOB, `count ${n}`)
+  const texts: string[] = []
+  let cursor: string | undefined
+  let pages = 0
+  do {
+    const { status, body } = await linked.api('chat_messages', {
+      number: BOB,
+      limit: 2,
+      ...(cursor ? { cursor } : {}),
+    })
+    assert.equal(status, 200, JSON.stringify(body))
+    assert.ok(body.messages.length <= 2)
+    texts.push(...body.messages.map((message: { text: string }) => message.text))
+    cursor = body.next_cursor ?? undefined
+    pages++
+  } while (cursor)
+  assert.deepEqual(texts, ['count 5', 'count 4', 'count 3', 'count 2', 'count 1', 'Bob says hi'])
+  assert.equal(pages, 3)
+  const bad = await linked.api('chat_messages', { number: BOB, cursor: 'not-a-cursor' })
+  assert.equal(bad.status, 400)
+  assert.equal(bad.body.code, 'invalid_parameter')
+  const tooMany = await linked.api('chat_messages', { number: BOB, limit: 500 })
+  assert.equal(tooMany.status, 400)
+})
+
+test('contacts are the people who wrote, with the names they gave themselves', async () => {
+  const { body } = await linked.api('contacts')
+  const byPhone = Object.fromEntries(
+    body.contacts.map((contact: { phone: string; push_name: string }) => [contact.phone, contact.push_name]),
+  )
+  assert.deepEqual(byPhone, { [ALICE]: 'Alice', [BOB]: 'Bob' })
+})
