@@ -44,6 +44,17 @@ describe('the served OpenAPI document', () => {
     await SwaggerParser.validate(structuredClone(document))
   })
 
+  test('states how lists and decimals are written in a query string', () => {
+    const parameters = document.paths['/send_message'].get.parameters as Array<Record<string, any>>
+    const mentions = parameters.find((parameter) => parameter.name === 'mentions')
+    assert.deepEqual(
+      { style: mentions?.style, explode: mentions?.explode, type: mentions?.schema.type },
+      { style: 'form', explode: true, type: 'array' },
+    )
+    const latitude = parameters.find((parameter) => parameter.name === 'latitude')
+    assert.equal(latitude?.schema.type, 'number')
+  })
+
   test('describes the instance view and every event of the catalogue, from their contract schemas', () => {
     const { schemas } = document.components
     assert.deepEqual(Object.keys(schemas.Instance.properties), Object.keys(InstanceViewSchema.properties))

@@ -70,6 +70,8 @@ export function openApiDocument(
       name,
       in: 'query',
       required: spec.required ?? false,
+      // A list is the key repeated (`mentions=1&mentions=2`); one comma-separated value is read too.
+      ...(spec.type === 'list' ? { style: 'form', explode: true } : {}),
       schema: fieldSchema(spec),
     }))
     if (secured) {
