@@ -279,6 +279,25 @@ describe(
       )
     })
 
+    test('an instance’s page lists its chats and contacts; a chat opens the composer to write there', async () => {
+      await openScreen(page, 'Instances')
+      const card = page.getByRole('list', { name: 'Instances' }).getByRole('listitem').first()
+      await card.getByRole('link').first().click()
+      await page.getByRole('heading', { level: 1, name: `Front desk (+${INSTANCE_PHONE})` }).waitFor()
+      const chats = page.getByRole('list', { name: 'Chats' })
+      const chat = chats.getByRole('link', { name: `+${CONTACT_PHONE}` })
+      await chat.waitFor()
+      assert.match(await chats.innerText(), /unread/, 'Bob’s messages are not read yet')
+      await page.getByRole('list', { name: 'Contacts' }).getByRole('link', { name: 'Bob' }).waitFor()
+      await screenshot(page, 'instance-chats')
+      await chat.click()
+      await page.getByRole('heading', { level: 1, name: 'Composer' }).waitFor()
+      assert.equal(
+        await page.getByLabel('Number or group id').inputValue(),
+        `${CONTACT_PHONE}@s.whatsapp.net`,
+      )
+    })
+
     test('a saved webhook delivers a test event, and the window shows the attempt', async () => {
       await openScreen(page, 'Webhooks')
       await page.getByLabel('Webhook URL').fill(receiver.url)

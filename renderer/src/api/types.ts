@@ -10,6 +10,8 @@ import type {
   TokenInfoView,
   UploadView,
   WebhookView,
+  ChatSummaryView,
+  ContactSummaryView,
 } from '../../../electron/core/shared-types'
 
 export type {
@@ -36,6 +38,14 @@ export interface TokenList {
 export interface CreatedToken {
   token: string
   info: TokenInfo
+}
+
+export interface ChatList {
+  chats: ChatSummaryView[]
+}
+
+export interface ContactList {
+  contacts: ContactSummaryView[]
 }
 
 export interface InstanceList {

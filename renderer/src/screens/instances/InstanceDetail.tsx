@@ -2,6 +2,7 @@ import { hrefFor } from '../../app/routes'
 import { ErrorNotice } from '../../components/ErrorNotice'
 import { ScreenHeader } from '../../components/ScreenHeader'
 import { AccountAvatar } from './AccountAvatar'
+import { ChatsPanel } from './ChatsPanel'
 import { InstanceActions } from './InstanceActions'
 import { instanceLabel } from './instance-label'
 import { LinkPanel } from './link/LinkPanel'
@@ -86,6 +87,7 @@ export function InstanceDetail({ instanceId, startLinking }: { instanceId: strin
         <dt>Created</dt>
         <dd>{time(instance.created_at)}</dd>
       </dl>
+      {instance.linked ? <ChatsPanel instanceId={instance.instance_id} /> : null}
     </section>
   )
 }
