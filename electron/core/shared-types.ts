@@ -13,7 +13,10 @@ import type { InstanceRecord } from './store/settings-store'
 import type { TokenInfo } from './tokens/token-service'
 
 export type { InstanceAccountView, InstanceView } from './instances/instance-view'
-export type { ChatSummary as ChatSummaryView, ContactSummary as ContactSummaryView } from './messages/chat-book'
+export type {
+  ChatSummary as ChatSummaryView,
+  ContactSummary as ContactSummaryView,
+} from './messages/chat-book'
 
 /** An access token as the admin API lists it: never its value. */
 export type TokenInfoView = TokenInfo
