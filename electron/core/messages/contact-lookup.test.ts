@@ -3,7 +3,7 @@ import { test } from 'node:test'
 import sharp from 'sharp'
 import { TOKEN } from '../instances/testing/instance-harness'
 import { linkedCoreFixture } from './testing/linked-core'
-import { sha256 } from './testing/messaging-harness'
+import { eventually, sha256 } from './testing/messaging-harness'
 
 const ME = '15550440001'
 const ALICE = '15550440002'
@@ -71,4 +71,45 @@ test('a contact without a picture has none; an unknown number is refused', async
   const unknown = await api('profile', { number: '19990004444' })
   assert.equal(unknown.status, 422)
   assert.equal(unknown.body.code, 'recipient_not_found')
+})
+
+test('a blocked contact’s messages stop arriving, it is listed, and unblocking lets them through again', async () => {
+  const blocked = await api('block', { number: BOB })
+  assert.equal(blocked.status, 200, JSON.stringify(blocked.body))
+  assert.deepEqual(blocked.body, { status: 'success', chat: `${BOB}@s.whatsapp.net`, blocked: true })
+  const listed = await api('blocked', {})
+  assert.deepEqual(
+    listed.body.blocked.map((entry: { phone: string }) => entry.phone),
+    [BOB],
+  )
+  const events: string[] = []
+  const stop = linked.core.events.live.subscribe((item) => {
+    if (item.kind === 'event' && item.stored.envelope.event === 'message.received') {
+      events.push(String(item.stored.envelope.data.text))
+    }
+  })
+  try {
+    await linked.control.send(BOB, { to: ME, text: 'while blocked' })
+    await linked.control.send(ALICE, { to: ME, text: 'from someone else' })
+    await eventually(
+      () => events,
+      (seen) => seen.includes('from someone else'),
+      'the other message',
+    )
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    assert.ok(!events.includes('while blocked'), 'the blocked contact’s message did not arrive')
+
+    assert.equal((await api('unblock', { number: BOB })).status, 200)
+    assert.deepEqual((await api('blocked', {})).body.blocked, [])
+    await linked.control.send(BOB, { to: ME, text: 'after unblocking' })
+    await eventually(
+      () => events,
+      (seen) => seen.includes('after unblocking'),
+      'the unblocked message',
+    )
+  } finally {
+    stop()
+  }
+  const unknown = await api('block', { number: '19990004444' })
+  assert.equal(unknown.status, 422)
 })

@@ -34,6 +34,19 @@ export class ContactLookup {
     return { chat, about, picture_url: pictureUrl ? this.deps.pictureUrl(instanceId, chat) : null }
   }
 
+  /** Blocks or unblocks a contact; answers its chat id. */
+  async setBlocked(instanceId: string, number: string, blocked: boolean): Promise<string> {
+    const chat = await this.deps.sender.chatOf(instanceId, number)
+    const connection = await this.deps.connection(instanceId)
+    await connection.setBlocked(chat, blocked)
+    return chat
+  }
+
+  /** The contacts this account blocked, as the network lists them. */
+  async blocked(instanceId: string): Promise<Array<{ chat: string; phone: string | null }>> {
+    return (await this.deps.connection(instanceId)).blocklist()
+  }
+
   /** The picture itself, fetched from the network now (it changes; nothing is cached). */
   async picture(instanceId: string, chat: string): Promise<Buffer> {
     const connection = await this.deps.connection(instanceId)

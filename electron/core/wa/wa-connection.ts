@@ -99,6 +99,27 @@ export function createWaConnection(
         return { number, jid: hit?.jid ?? null }
       })
     },
+    async setBlocked(chat, blocked) {
+      try {
+        await socket.updateBlockStatus(chat, blocked ? 'block' : 'unblock')
+      } catch (error) {
+        throw upstreamError(error, blocked ? 'block' : 'unblock')
+      }
+    },
+    async blocklist() {
+      let jids: string[]
+      try {
+        jids = (await socket.fetchBlocklist()).filter((jid): jid is string => Boolean(jid))
+      } catch (error) {
+        throw upstreamError(error, 'block list')
+      }
+      return Promise.all(
+        jids.map(async (chat) => {
+          const pn = chat.endsWith('@lid') ? await socket.signalRepository.lidMapping.getPNForLID(chat) : chat
+          return { chat, phone: pn ? pn.split('@')[0]!.split(':')[0]! : null }
+        }),
+      )
+    },
     async rejectCall(callId, from) {
       try {
         await socket.rejectCall(callId, from)

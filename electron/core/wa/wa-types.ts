@@ -230,6 +230,10 @@ export interface WaConnection {
   lookup(numbers: readonly string[]): Promise<WaNumberLookup[]>
   /** Downloads and decrypts the media of a message from its stored key and content. */
   downloadMedia(key: WaMessageKey, content: Uint8Array): Promise<Buffer>
+  /** Blocks (or unblocks) a contact: the network then stops delivering its messages. */
+  setBlocked(chat: string, blocked: boolean): Promise<void>
+  /** The contacts this account blocked: their chat ids, with the phone number when the network maps it. */
+  blocklist(): Promise<Array<{ chat: string; phone: string | null }>>
   /** Declines a ringing call. */
   rejectCall(callId: string, from: string): Promise<void>
   /** A contact's or group's profile: its picture's address on the network (null: none) and its about text. */

@@ -74,6 +74,48 @@ export function contactOperations({ messages }: ContactRoutesDeps): Operation[] 
       }),
     }),
     defineOperation({
+      name: 'block',
+      tag: 'Contacts',
+      summary: 'Block a contact: the network stops delivering its messages.',
+      description:
+        'Blocks `number` on the network, as the phone does: its messages no longer arrive (it sees one tick), and it cannot call. `unblock` undoes it; `blocked` lists the blocked contacts. A number not on the network is 422 recipient_not_found.',
+      auth: 'token',
+      instance: true,
+      fields: { number: { ...CHAT_NUMBER, required: true } },
+      example: { status: 'success', chat: '15551234567@s.whatsapp.net', blocked: true },
+      handle: async ({ params, instance }) => ({
+        status: 'success',
+        chat: await contacts.setBlocked(instance.id, params.number, true),
+        blocked: true,
+      }),
+    }),
+    defineOperation({
+      name: 'unblock',
+      tag: 'Contacts',
+      summary: 'Unblock a contact.',
+      auth: 'token',
+      instance: true,
+      fields: { number: { ...CHAT_NUMBER, required: true } },
+      example: { status: 'success', chat: '15551234567@s.whatsapp.net', blocked: false },
+      handle: async ({ params, instance }) => ({
+        status: 'success',
+        chat: await contacts.setBlocked(instance.id, params.number, false),
+        blocked: false,
+      }),
+    }),
+    defineOperation({
+      name: 'blocked',
+      tag: 'Contacts',
+      summary: 'The contacts this account blocked.',
+      description:
+        'As the network lists them: each by the chat id it gives (often a LID), with the phone number where it is known.',
+      auth: 'token',
+      instance: true,
+      fields: {},
+      example: { status: 'success', blocked: [{ chat: '123456789012345@lid', phone: '15551234567' }] },
+      handle: async ({ instance }) => ({ status: 'success', blocked: await contacts.blocked(instance.id) }),
+    }),
+    defineOperation({
       name: 'reject_call',
       tag: 'Contacts',
       summary: 'Reject a ringing call.',

@@ -23,6 +23,8 @@ export interface AccountRecord {
   addedAt: number
   /** The "about" text others see (kept from later versions on; absent in earlier state: the default). */
   about?: string
+  /** Phone numbers this account blocked (absent in earlier state: none). */
+  blocked?: string[]
 }
 
 /** What a new account's about reads, as on WhatsApp. */
@@ -41,6 +43,7 @@ export class Account {
   readonly inbox: StoredList<InboxEntry>
   private displayName: string
   private aboutText: string
+  private readonly blockedPhones: Set<string>
   private reply: 'echo' | undefined
   private nextDeviceId: number
   private readonly addedAt: number
@@ -55,6 +58,7 @@ export class Account {
     this.lid = record.lid
     this.displayName = record.name
     this.aboutText = record.about ?? DEFAULT_ABOUT
+    this.blockedPhones = new Set(record.blocked ?? [])
     this.reply = record.autoReply ?? undefined
     this.nextDeviceId = record.nextDeviceId
     this.addedAt = record.addedAt
@@ -77,6 +81,22 @@ export class Account {
   /** The phone changes the account's about text. */
   setAbout(text: string): void {
     this.aboutText = text
+    this.save()
+  }
+
+  /** Whether this account blocked that one: its messages are then not delivered here. */
+  blocks(phone: string): boolean {
+    return this.blockedPhones.has(phone)
+  }
+
+  get blocked(): string[] {
+    return [...this.blockedPhones]
+  }
+
+  /** The account blocks or unblocks a phone number. */
+  setBlocked(phone: string, blocked: boolean): void {
+    if (blocked) this.blockedPhones.add(phone)
+    else this.blockedPhones.delete(phone)
     this.save()
   }
 
@@ -147,6 +167,7 @@ export class Account {
       nextDeviceId: this.nextDeviceId,
       addedAt: this.addedAt,
       about: this.aboutText,
+      blocked: [...this.blockedPhones],
     })
   }
 }

@@ -140,7 +140,8 @@ export async function sendFromPhone(
     return record
   }
   const recipient = record.recipient as Account
-  if (recipient !== sender) {
+  // A blocked sender's message reaches the network (one tick) but never the account that blocked it.
+  if (recipient !== sender && !recipient.blocks(sender.phone)) {
     recordInbox(network, recipient, {
       id: record.id,
       from: sender,

@@ -1,4 +1,4 @@
-import { children, iqResult, node } from './binary-node'
+import { children, iqError, iqResult, node } from './binary-node'
 import type { StanzaRouter } from './stanza-router'
 
 const PRIVACY_CATEGORIES: Record<string, string> = {
@@ -27,7 +27,22 @@ export function registerSessionQueries(router: StanzaRouter): void {
         ]),
       ),
     )
-    .iq('blocklist', 'get', '', ({ connection }, iq) => connection.send(iqResult(iq, [node('list')])))
+    .iq('blocklist', 'get', '', ({ connection, network, session }, iq) => {
+      const items = (session?.account.blocked ?? []).flatMap((phone) => {
+        const account = network.directory.get(phone)
+        return account ? [node('item', { jid: account.lidJid, pn_jid: account.pnJid })] : []
+      })
+      connection.send(iqResult(iq, [node('list', {}, items)]))
+    })
+    .iq('blocklist', 'set', 'item', ({ connection, network, session }, iq, item) => {
+      const target = network.directory.resolve(item?.attrs.jid)
+      const action = item?.attrs.action
+      if (!session || !target || (action !== 'block' && action !== 'unblock')) {
+        return connection.send(iqError(iq, 400, 'bad-request'))
+      }
+      session.account.setBlocked(target.account.phone, action === 'block')
+      connection.send(iqResult(iq))
+    })
     .iq('privacy', 'get', 'privacy', ({ connection }, iq) =>
       connection.send(
         iqResult(iq, [
