@@ -8,6 +8,7 @@ import { eventOperations, streamAndMetricsRoutes } from './api/routes/event-rout
 import { foundationOperations } from './api/routes/foundation-routes'
 import { instanceOperations } from './api/routes/instance-routes'
 import { chatOperations } from './api/routes/chat-routes'
+import { profileOperations } from './api/routes/profile-routes'
 import { contactOperations, profilePictureRoutes } from './api/routes/contact-routes'
 import { messageActionOperations } from './api/routes/message-action-routes'
 import { mediaDownloadRoutes, messageOperations } from './api/routes/message-routes'
@@ -192,6 +193,7 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
       ...messageActionOperations({ messages }),
       ...contactOperations({ messages }),
       ...chatOperations({ messages }),
+      ...profileOperations({ messages }),
       ...eventOperations({ ...eventDeps, access }),
       ...settingsOperations(config, sandbox !== undefined),
     ],

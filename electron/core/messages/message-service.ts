@@ -11,6 +11,7 @@ import type { LinkPreviewer } from './link-preview'
 import type { InstanceBehaviours } from '../instances/instance-settings'
 import { CallDesk, type CallSettings } from './call-desk'
 import { ChatBook } from './chat-book'
+import { OwnProfile } from './own-profile'
 import { ChatSignals } from './chat-signals'
 import { ContactLookup } from './contact-lookup'
 import { MessageActions } from './message-actions'
@@ -81,6 +82,8 @@ export class MessageService {
   readonly calls: CallDesk
   /** The chats, their messages and the contacts, as stored. */
   readonly chats: ChatBook
+  /** The account's own about text, picture and privacy settings. */
+  readonly profile: OwnProfile
   private readonly directory = new RecipientDirectory()
   private readonly acks = new AckTracker()
   private readonly ledger: IdempotencyLedger
@@ -93,6 +96,7 @@ export class MessageService {
     const events = countingSink(deps.events, this.counters)
     this.store = new MessageStore(deps.db, deps.dataDir)
     this.chats = new ChatBook(this.store)
+    this.profile = new OwnProfile({ limits: deps.limits, logger: deps.logger, connection: deps.connection })
     this.ledger = new IdempotencyLedger(deps.db)
     const intake = new MessageIntake({
       store: this.store,

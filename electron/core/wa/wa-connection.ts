@@ -99,6 +99,42 @@ export function createWaConnection(
         return { number, jid: hit?.jid ?? null }
       })
     },
+    async setAbout(text) {
+      try {
+        await socket.updateProfileStatus(text)
+      } catch (error) {
+        throw upstreamError(error, 'about text')
+      }
+    },
+    async setPicture(image) {
+      try {
+        await socket.updateProfilePicture(account.id, image)
+      } catch (error) {
+        throw upstreamError(error, 'profile picture')
+      }
+    },
+    async privacy() {
+      try {
+        return (await socket.fetchPrivacySettings(true)) as Record<string, string>
+      } catch (error) {
+        throw upstreamError(error, 'privacy settings')
+      }
+    },
+    async setPrivacy(category, value) {
+      const update = {
+        last: socket.updateLastSeenPrivacy,
+        online: socket.updateOnlinePrivacy,
+        profile: socket.updateProfilePicturePrivacy,
+        status: socket.updateStatusPrivacy,
+        readreceipts: socket.updateReadReceiptsPrivacy,
+        groupadd: socket.updateGroupsAddPrivacy,
+      }[category] as (value: string) => Promise<void>
+      try {
+        await update(value)
+      } catch (error) {
+        throw upstreamError(error, 'privacy setting')
+      }
+    },
     async setBlocked(chat, blocked) {
       try {
         await socket.updateBlockStatus(chat, blocked ? 'block' : 'unblock')

@@ -230,6 +230,14 @@ export interface WaConnection {
   lookup(numbers: readonly string[]): Promise<WaNumberLookup[]>
   /** Downloads and decrypts the media of a message from its stored key and content. */
   downloadMedia(key: WaMessageKey, content: Uint8Array): Promise<Buffer>
+  /** Sets this account's about text, which contacts read. */
+  setAbout(text: string): Promise<void>
+  /** Sets this account's profile picture (any image; Baileys makes it the square JPEG the apps show). */
+  setPicture(image: Buffer): Promise<void>
+  /** This account's privacy settings, by the network's category names (last, online, profile, status, …). */
+  privacy(): Promise<Record<string, string>>
+  /** Changes one privacy category. */
+  setPrivacy(category: WaPrivacyCategory, value: string): Promise<void>
   /** Blocks (or unblocks) a contact: the network then stops delivering its messages. */
   setBlocked(chat: string, blocked: boolean): Promise<void>
   /** The contacts this account blocked: their chat ids, with the phone number when the network maps it. */
@@ -249,6 +257,9 @@ export interface WaConnection {
   /** Asks the network for a contact's presence: its changes arrive through onPresence. */
   subscribePresence(chat: string): Promise<void>
 }
+
+/** The privacy categories Baileys can change, by the network's names. */
+export type WaPrivacyCategory = 'last' | 'online' | 'profile' | 'status' | 'readreceipts' | 'groupadd'
 
 /** What an account shows others: online or not, and in a chat whether it is typing or recording. */
 export type WaPresence = 'available' | 'unavailable' | 'composing' | 'recording' | 'paused'

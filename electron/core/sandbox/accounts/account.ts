@@ -25,6 +25,8 @@ export interface AccountRecord {
   about?: string
   /** Phone numbers this account blocked (absent in earlier state: none). */
   blocked?: string[]
+  /** Privacy settings the account changed, by the network's category name (the rest keep their default). */
+  privacy?: Record<string, string>
 }
 
 /** What a new account's about reads, as on WhatsApp. */
@@ -44,6 +46,7 @@ export class Account {
   private displayName: string
   private aboutText: string
   private readonly blockedPhones: Set<string>
+  private readonly privacySettings: Record<string, string>
   private reply: 'echo' | undefined
   private nextDeviceId: number
   private readonly addedAt: number
@@ -59,6 +62,7 @@ export class Account {
     this.displayName = record.name
     this.aboutText = record.about ?? DEFAULT_ABOUT
     this.blockedPhones = new Set(record.blocked ?? [])
+    this.privacySettings = { ...record.privacy }
     this.reply = record.autoReply ?? undefined
     this.nextDeviceId = record.nextDeviceId
     this.addedAt = record.addedAt
@@ -97,6 +101,16 @@ export class Account {
   setBlocked(phone: string, blocked: boolean): void {
     if (blocked) this.blockedPhones.add(phone)
     else this.blockedPhones.delete(phone)
+    this.save()
+  }
+
+  /** The privacy settings the account changed, by category. */
+  get privacy(): Record<string, string> {
+    return { ...this.privacySettings }
+  }
+
+  setPrivacy(category: string, value: string): void {
+    this.privacySettings[category] = value
     this.save()
   }
 
@@ -168,6 +182,7 @@ export class Account {
       addedAt: this.addedAt,
       about: this.aboutText,
       blocked: [...this.blockedPhones],
+      privacy: this.privacySettings,
     })
   }
 }

@@ -43,17 +43,30 @@ export function registerSessionQueries(router: StanzaRouter): void {
       session.account.setBlocked(target.account.phone, action === 'block')
       connection.send(iqResult(iq))
     })
-    .iq('privacy', 'get', 'privacy', ({ connection }, iq) =>
-      connection.send(
-        iqResult(iq, [
-          node(
-            'privacy',
-            {},
-            Object.entries(PRIVACY_CATEGORIES).map(([name, value]) => node('category', { name, value })),
-          ),
-        ]),
-      ),
-    )
+    .iq('privacy', 'get', 'privacy', ({ connection, session }, iq) => {
+      const settings = { ...PRIVACY_CATEGORIES, ...session?.account.privacy }
+      const categories = Object.entries(settings).map(([name, value]) => node('category', { name, value }))
+      connection.send(iqResult(iq, [node('privacy', {}, categories)]))
+    })
+    .iq('privacy', 'set', 'privacy', ({ connection, session }, iq, privacy) => {
+      const categories = children(privacy, 'category')
+      const known = categories.every(
+        ({ attrs }) => attrs.name && attrs.name in PRIVACY_CATEGORIES && attrs.value,
+      )
+      if (!session || categories.length === 0 || !known)
+        return connection.send(iqError(iq, 400, 'bad-request'))
+      for (const { attrs } of categories) session.account.setPrivacy(attrs.name ?? '', attrs.value ?? '')
+      connection.send(iqResult(iq))
+    })
+    // The account's own about text, which contacts read through the status query.
+    .iq('status', 'set', 'status', ({ connection, session }, iq, status) => {
+      const text = status?.content
+      if (!session || !(typeof text === 'string' || text instanceof Uint8Array)) {
+        return connection.send(iqError(iq, 400, 'bad-request'))
+      }
+      session.account.setAbout(Buffer.from(text).toString('utf8'))
+      connection.send(iqResult(iq))
+    })
     .iq('privacy', 'set', 'tokens', ({ connection }, iq) => connection.send(iqResult(iq, [node('tokens')])))
     // "Nothing to sync" for every collection the client asks about.
     .iq('w:sync:app:state', 'set', 'sync', ({ connection }, iq, sync) =>
@@ -75,6 +88,19 @@ export function registerSessionQueries(router: StanzaRouter): void {
     .iq('w:profile:picture', 'get', 'picture', ({ connection, network }, iq) =>
       connection.send(network.pictures.answer(iq, network.directory.resolve(iq.attrs.target)?.account)),
     )
+    // The account's own picture (a group's, with a target, is not simulated: 501 as any unknown query).
+    .iq('w:profile:picture', 'set', 'picture', ({ connection, network, session, log }, iq, picture) => {
+      const image = picture?.content
+      if (iq.attrs.target) {
+        log.warn({ target: iq.attrs.target }, 'group pictures are not simulated')
+        return connection.send(iqError(iq, 501, 'feature-not-implemented'))
+      }
+      if (!session || !(image instanceof Uint8Array)) return connection.send(iqError(iq, 400, 'bad-request'))
+      network.pictures.set(session.account, Buffer.from(image))
+      connection.send(
+        iqResult(iq, [node('picture', { id: network.pictures.get(session.account.phone)?.id ?? '' })]),
+      )
+    })
     .iq('md', 'set', 'remove-companion-device', ({ connection, session }, iq, remove) => {
       // The device logs itself out (sock.logout()).
       if (session && remove?.attrs.jid) session.device.markRemoved()

@@ -1,0 +1,117 @@
+import type { Limits } from '../config'
+import { AppError } from '../errors'
+import type { Logger } from '../logger'
+import type { WaConnection, WaPrivacyCategory } from '../wa/wa-types'
+import { decodeBase64Media } from './base64-media'
+import { type FetchedMedia, fetchMedia, type UploadedMedia, uploadedMedia } from './media-fetcher'
+
+/** The privacy settings, in the API's names, with the network's category and the values each accepts. */
+export const PRIVACY_SETTINGS = {
+  last_seen: { category: 'last', values: ['all', 'contacts', 'contact_blacklist', 'none'] },
+  online: { category: 'online', values: ['all', 'match_last_seen'] },
+  profile_photo: { category: 'profile', values: ['all', 'contacts', 'contact_blacklist', 'none'] },
+  about: { category: 'status', values: ['all', 'contacts', 'contact_blacklist', 'none'] },
+  groups_add: { category: 'groupadd', values: ['all', 'contacts', 'contact_blacklist'] },
+  read_receipts: { category: 'readreceipts', values: ['all', 'none'] },
+} as const satisfies Record<string, { category: WaPrivacyCategory; values: readonly string[] }>
+
+export type PrivacySetting = keyof typeof PRIVACY_SETTINGS
+export const PRIVACY_NAMES = Object.keys(PRIVACY_SETTINGS) as PrivacySetting[]
+
+const ABOUT_CHARS = 139
+
+/** A picture given as media_url, an uploaded file part or base64. */
+export interface PictureInput {
+  mediaUrl?: string
+  upload?: UploadedMedia
+  mediaBase64?: string
+}
+
+export interface OwnProfileDeps {
+  limits: Limits
+  logger: Logger
+  connection(instanceId: string): Promise<WaConnection>
+}
+
+/** The account's own about text, picture and privacy settings. */
+export class OwnProfile {
+  constructor(private readonly deps: OwnProfileDeps) {}
+
+  /** Sets the about text and/or the picture; what is not given stays as it is. */
+  async update(instanceId: string, change: { about?: string; picture?: PictureInput }): Promise<string[]> {
+    const picture = change.picture && Object.values(change.picture).some((part) => part !== undefined)
+    if (change.about === undefined && !picture) {
+      throw new AppError(
+        'missing_parameter',
+        'Give about, or a picture (media_url, media_base64 or a file part).',
+        {
+          details: { parameters: ['about', 'media_url'] },
+        },
+      )
+    }
+    if (change.about !== undefined && change.about.length > ABOUT_CHARS) {
+      throw new AppError('invalid_parameter', `about must be at most ${ABOUT_CHARS} characters.`, {
+        details: { parameter: 'about' },
+      })
+    }
+    const image = picture ? await this.image(change.picture as PictureInput) : undefined
+    const connection = await this.deps.connection(instanceId)
+    const changed: string[] = []
+    if (change.about !== undefined) {
+      await connection.setAbout(change.about)
+      changed.push('about')
+    }
+    if (image) {
+      await connection.setPicture(image.data)
+      changed.push('picture')
+    }
+    return changed
+  }
+
+  /** The privacy settings, in the API's names. */
+  async privacy(instanceId: string): Promise<Partial<Record<PrivacySetting, string>>> {
+    const settings = await (await this.deps.connection(instanceId)).privacy()
+    const shown: Partial<Record<PrivacySetting, string>> = {}
+    for (const name of PRIVACY_NAMES) {
+      const value = settings[PRIVACY_SETTINGS[name].category]
+      if (value !== undefined) shown[name] = value
+    }
+    return shown
+  }
+
+  /** Changes the privacy settings given; every value is checked before any is sent. */
+  async setPrivacy(instanceId: string, change: Partial<Record<PrivacySetting, string>>): Promise<void> {
+    const given = PRIVACY_NAMES.filter((name) => change[name] !== undefined)
+    if (given.length === 0) {
+      throw new AppError('missing_parameter', `Give a privacy setting: ${PRIVACY_NAMES.join(', ')}.`, {
+        details: { parameters: PRIVACY_NAMES },
+      })
+    }
+    for (const name of given) {
+      const allowed: readonly string[] = PRIVACY_SETTINGS[name].values
+      if (!allowed.includes(change[name] as string)) {
+        throw new AppError('invalid_parameter', `${name} must be one of: ${allowed.join(', ')}.`, {
+          details: { parameter: name },
+        })
+      }
+    }
+    const connection = await this.deps.connection(instanceId)
+    for (const name of given)
+      await connection.setPrivacy(PRIVACY_SETTINGS[name].category, change[name] as string)
+  }
+
+  private async image(input: PictureInput): Promise<FetchedMedia> {
+    const { mediaBytes: maxBytes, mediaFetchMs: timeoutMs } = this.deps.limits
+    const media = input.mediaBase64
+      ? uploadedMedia(decodeBase64Media(input.mediaBase64), { maxBytes, source: 'media_base64' })
+      : input.upload
+        ? uploadedMedia(input.upload, { maxBytes })
+        : await fetchMedia(input.mediaUrl as string, { maxBytes, timeoutMs, log: this.deps.logger })
+    if (media.kind !== 'image') {
+      throw new AppError('media_unavailable', `The picture is not an image (it is ${media.mimetype}).`, {
+        details: { parameter: 'media_url' },
+      })
+    }
+    return media
+  }
+}
