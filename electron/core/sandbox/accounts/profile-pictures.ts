@@ -11,7 +11,7 @@ export interface ProfilePicture {
   directPath: string
 }
 
-/** Profile pictures, by phone number. */
+/** Profile pictures, by phone number (accounts) or JID (groups). */
 const PROFILE_PICTURES = defineTable<ProfilePicture>({ name: 'profile-pictures' })
 
 /**
@@ -28,15 +28,22 @@ export class ProfilePictures {
     this.table = state.open(PROFILE_PICTURES)
   }
 
-  get(phone: string): ProfilePicture | undefined {
-    return this.table.get(phone)
+  /** The picture of an account (by phone number) or a group (by JID). */
+  get(owner: string): ProfilePicture | undefined {
+    return this.table.get(owner)
+  }
+
+  /** Keeps a new picture for an account (by phone number) or a group (by JID); the caller tells who needs to know. */
+  setFor(owner: string, image: Buffer): ProfilePicture {
+    const { url, directPath } = this.media.put(image)
+    const picture = { id: String(unixNow()), url, directPath }
+    this.table.put(owner, picture)
+    return picture
   }
 
   /** The phone sets a new picture; its linked devices are told, as the real server tells them. */
   set(account: Account, image: Buffer): ProfilePicture {
-    const { url, directPath } = this.media.put(image)
-    const picture = { id: String(unixNow()), url, directPath }
-    this.table.put(account.phone, picture)
+    const picture = this.setFor(account.phone, image)
     const notification = node(
       'notification',
       { from: account.pnJid, type: 'picture', id: randomBytes(8).toString('hex'), t: String(unixNow()) },
@@ -47,8 +54,8 @@ export class ProfilePictures {
   }
 
   /** The answer to `<iq xmlns="w:profile:picture" target=…><picture query="url"/></iq>`; 404 without one. */
-  answer(iq: BinaryNode, target: Account | undefined): BinaryNode {
-    const picture = target && this.get(target.phone)
+  answer(iq: BinaryNode, owner: string | undefined): BinaryNode {
+    const picture = owner && this.get(owner)
     if (!picture) return iqError(iq, 404, 'item-not-found')
     return iqResult(iq, [
       node('picture', { id: picture.id, type: 'image', url: picture.url, direct_path: picture.directPath }),

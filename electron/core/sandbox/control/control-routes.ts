@@ -11,6 +11,7 @@ import {
 import {
   SANDBOX_PRESENCE_STATES,
   type SandboxControl,
+  type SandboxGroupChange,
   type SandboxPresenceState,
   type SandboxSendInput,
 } from './control-types'
@@ -33,6 +34,41 @@ function requiredString(body: Body, field: string): string {
   const value = optionalString(body, field)
   if (value === undefined) throw new AppError('missing_parameter', `${field} is required.`)
   return value
+}
+
+function groupsAddOf(body: Body): 'all' | 'contacts' | undefined {
+  const value = optionalString(body, 'groups_add')
+  if (value !== undefined && value !== 'all' && value !== 'contacts') {
+    throw new AppError('invalid_parameter', 'groups_add must be "all" or "contacts".')
+  }
+  return value
+}
+
+/** A member's change to a group: `action` and what it needs. */
+function groupChangeOf(body: Body): SandboxGroupChange {
+  const action = requiredString(body, 'action')
+  switch (action) {
+    case 'add':
+    case 'remove':
+    case 'promote':
+    case 'demote':
+      return { action, participants: phoneList(body.participants, 'participants') }
+    case 'subject':
+      return { action, subject: requiredString(body, 'subject') }
+    case 'description':
+      return { action, description: body.description === null ? null : requiredString(body, 'description') }
+    case 'announce':
+    case 'restrict':
+      if (typeof body.on !== 'boolean') throw new AppError('invalid_parameter', 'on must be true or false.')
+      return { action, on: body.on }
+    case 'leave':
+      return { action }
+    default:
+      throw new AppError(
+        'invalid_parameter',
+        'action must be add, remove, promote, demote, subject, description, announce, restrict or leave.',
+      )
+  }
 }
 
 function phoneParam(request: FastifyRequest): string {
@@ -187,6 +223,7 @@ export function registerSandboxRoutes(app: FastifyInstance, control: SandboxCont
       name: optionalString(body, 'name'),
       autoReply,
       about: optionalString(body, 'about'),
+      groupsAdd: groupsAddOf(body),
     })
     return { status: 'success', ...account }
   })
@@ -261,6 +298,25 @@ export function registerSandboxRoutes(app: FastifyInstance, control: SandboxCont
       subject: requiredString(body, 'subject'),
       participants: phoneList(body.participants, 'participants'),
     })
+    return { status: 'success', group_id: groupId }
+  })
+
+  app.get('/groups/:group', async (request) => ({
+    status: 'success',
+    group: control.group((request.params as { group: string }).group),
+  }))
+
+  app.post('/accounts/:phone/groups/:group', async (request) => {
+    const { results } = await control.changeGroup(
+      phoneParam(request),
+      (request.params as { group: string }).group,
+      groupChangeOf(bodyOf(request)),
+    )
+    return { status: 'success', results }
+  })
+
+  app.post('/accounts/:phone/groups/join', async (request) => {
+    const { groupId } = await control.joinGroup(phoneParam(request), requiredString(bodyOf(request), 'code'))
     return { status: 'success', group_id: groupId }
   })
 

@@ -82,6 +82,8 @@ export interface SandboxControl {
     autoReply?: 'echo'
     /** The about text others see. */
     about?: string
+    /** Who may add the account to groups: `all` (the default) or `contacts` (others get an invitation instead). */
+    groupsAdd?: 'all' | 'contacts'
   }): Promise<{ phone: string; jid: string; lid: string }>
   accounts(): SandboxAccountInfo[]
   /**
@@ -109,6 +111,20 @@ export interface SandboxControl {
   send(phone: string, input: SandboxSendInput): Promise<{ id: string }>
   /** Makes a group; the first participant is its creator. */
   createGroup(input: { subject: string; participants: string[] }): Promise<{ groupId: string }>
+  /** A group as the network keeps it. Unknown group: AppError('recipient_not_found'). */
+  group(groupId: string): SandboxGroupInfo
+  /**
+   * The account's phone changes a group it is in, as its own app would: the network's rules apply (admins
+   * only where WhatsApp requires it; refused: AppError('conflict') naming why) and every member device
+   * is notified. Participant changes answer each participant's result.
+   */
+  changeGroup(
+    phone: string,
+    groupId: string,
+    change: SandboxGroupChange,
+  ): Promise<{ results: SandboxParticipantResult[] }>
+  /** The account's phone joins a group by an invite code (a link's, or an invitation it received). */
+  joinGroup(phone: string, code: string): Promise<{ groupId: string }>
   /** The phone removes all its linked devices: their sockets close with 401 and cannot log in again. */
   unlink(phone: string): Promise<void>
   /** The account's phone sets a new profile picture (its linked devices are told); answers its URL. */
@@ -119,4 +135,32 @@ export interface SandboxControl {
   failNextLogin(phone: string, reason: number): void
   /** The account's phone loses its Signal sessions, as after a reinstall: retry receipts must heal it. */
   forgetSessions(phone: string): void
+}
+
+/** A group as the network keeps it. */
+export interface SandboxGroupInfo {
+  id: string
+  subject: string
+  description: string | null
+  /** Only admins send. */
+  announce: boolean
+  /** Only admins edit the group's info. */
+  restrict: boolean
+  /** The picture's id, when the group has one. */
+  pictureId: string | null
+  members: Array<{ phone: string; lid: string; role: 'superadmin' | 'admin' | null }>
+}
+
+/** A change a member makes to a group from its phone. */
+export type SandboxGroupChange =
+  | { action: 'add' | 'remove' | 'promote' | 'demote'; participants: string[] }
+  | { action: 'subject'; subject: string }
+  | { action: 'description'; description: string | null }
+  | { action: 'announce' | 'restrict'; on: boolean }
+  | { action: 'leave' }
+
+/** One participant's result of a participant change: `error` as the network writes it (403, 404, 409). */
+export interface SandboxParticipantResult {
+  phone: string
+  error: string | null
 }

@@ -2,12 +2,29 @@ import { AppError } from '../../errors'
 import type { Account } from '../accounts/account'
 import { parseClientVersion } from '../accounts/client-version'
 import type { PairingRegistry } from '../accounts/pairing'
+import {
+  changeParticipants,
+  changeSetting,
+  GroupRefusal,
+  joinByInvite,
+  leaveGroup,
+  setDescription,
+  setSubject,
+} from '../groups/group-changes'
 import { announceGroupCreated } from '../groups/group-notifications'
+import type { Group } from '../groups/group-registry'
 import { dropConnections, failNextLogin, unlinkDevices, type DropMode } from '../faults/faults'
 import { sendFromPhone, type PhoneSendTarget } from '../messages/phone-sender'
 import type { SandboxNetwork } from '../network'
 import { deviceAddress } from '../signal/addresses'
-import type { SandboxControl, SandboxEndpoint, SandboxSendInput } from './control-types'
+import type {
+  SandboxControl,
+  SandboxEndpoint,
+  SandboxGroupChange,
+  SandboxGroupInfo,
+  SandboxParticipantResult,
+  SandboxSendInput,
+} from './control-types'
 import { assertPhone, PHONE } from './phone-number'
 import { contentOf } from './send-content'
 
@@ -23,6 +40,8 @@ function targetOf(network: SandboxNetwork, sender: Account, to: string): PhoneSe
     if (!group) throw new AppError('recipient_not_found', `No sandbox group ${to} exists.`)
     if (!group.has(sender))
       throw new AppError('invalid_parameter', `${sender.phone} is not a member of ${to}.`)
+    if (group.announce && !group.isAdmin(sender))
+      throw new AppError('conflict', `Only admins send to ${to}, and ${sender.phone} is not one.`)
     return { group }
   }
   const resolved = to.includes('@') ? network.directory.resolve(to) : undefined
@@ -37,6 +56,73 @@ function targetOf(network: SandboxNetwork, sender: Account, to: string): PhoneSe
     throw new AppError('recipient_not_found', `The number ${to} is not on the sandbox network.`)
   }
   return { account }
+}
+
+function groupOf(network: SandboxNetwork, groupId: string): Group {
+  const group = network.groups.get(groupId.includes('@') ? groupId : `${groupId}@g.us`)
+  if (!group) throw new AppError('recipient_not_found', `No sandbox group ${groupId} exists.`)
+  return group
+}
+
+function groupInfo(network: SandboxNetwork, group: Group): SandboxGroupInfo {
+  return {
+    id: group.jid,
+    subject: group.subject,
+    description: group.description?.text ?? null,
+    announce: group.announce,
+    restrict: group.restrict,
+    pictureId: network.pictures.get(group.jid)?.id ?? null,
+    members: group.members.map(({ account, role }) => ({
+      phone: account.phone,
+      lid: account.lidJid,
+      role: role ?? null,
+    })),
+  }
+}
+
+/** Applies a member's change from its phone; the network's refusal becomes a conflict naming why. */
+function applyGroupChange(
+  network: SandboxNetwork,
+  group: Group,
+  actor: Account,
+  change: SandboxGroupChange,
+): SandboxParticipantResult[] {
+  try {
+    switch (change.action) {
+      case 'add':
+      case 'remove':
+      case 'promote':
+      case 'demote': {
+        const targets = change.participants.map((phone) => ({
+          jid: `${assertPhone(phone, 'participants')}@s.whatsapp.net`,
+          account: network.directory.get(phone),
+        }))
+        return changeParticipants(group, actor, change.action, targets).map(({ jid, error }) => ({
+          phone: jid.split('@')[0] ?? jid,
+          error: error ?? null,
+        }))
+      }
+      case 'subject':
+        setSubject(group, actor, change.subject)
+        return []
+      case 'description':
+        setDescription(group, actor, change.description)
+        return []
+      case 'announce':
+        changeSetting(group, actor, change.on ? 'announcement' : 'not_announcement')
+        return []
+      case 'restrict':
+        changeSetting(group, actor, change.on ? 'locked' : 'unlocked')
+        return []
+      case 'leave':
+        leaveGroup(group, actor)
+        return []
+    }
+  } catch (error) {
+    if (error instanceof GroupRefusal)
+      throw new AppError('conflict', `The network refused: ${error.message}.`)
+    throw error
+  }
 }
 
 /** The typed control surface over a running network. */
@@ -57,9 +143,10 @@ export function createSandboxControl(
       return { jid, lid }
     },
 
-    async addAccount({ phone, name, autoReply, about }) {
+    async addAccount({ phone, name, autoReply, about, groupsAdd }) {
       const account = network.directory.ensure(assertPhone(phone), name, autoReply)
       if (about !== undefined) account.setAbout(about)
+      if (groupsAdd !== undefined) account.setPrivacy('groupadd', groupsAdd)
       await network.state.flushed()
       return { phone: account.phone, jid: account.pnJid, lid: account.lidJid }
     },
@@ -150,6 +237,30 @@ export function createSandboxControl(
       const [creator, ...others] = members as [Account, ...Account[]]
       const group = network.groups.create(subject, creator, others)
       announceGroupCreated(group)
+      await network.state.flushed()
+      return { groupId: group.jid }
+    },
+
+    group(groupId) {
+      return groupInfo(network, groupOf(network, groupId))
+    },
+
+    async changeGroup(phone, groupId, change) {
+      const results = applyGroupChange(network, groupOf(network, groupId), accountOf(network, phone), change)
+      await network.state.flushed()
+      return { results }
+    },
+
+    async joinGroup(phone, code) {
+      if (!code) throw new AppError('missing_parameter', 'code is required.')
+      let group: Group
+      try {
+        group = joinByInvite(network, accountOf(network, phone), code)
+      } catch (error) {
+        if (error instanceof GroupRefusal)
+          throw new AppError('conflict', `The network refused: ${error.message}.`)
+        throw error
+      }
       await network.state.flushed()
       return { groupId: group.jid }
     },

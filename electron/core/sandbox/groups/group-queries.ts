@@ -1,83 +1,209 @@
-import { children, iqError, iqResult, node, type BinaryNode } from '../stanzas/binary-node'
+import type { Account } from '../accounts/account'
+import type { ClientConnection } from '../transport/client-connection'
+import { type BinaryNode, child, children, iqError, iqResult, node } from '../stanzas/binary-node'
 import type { StanzaContext, StanzaRouter } from '../stanzas/stanza-router'
+import {
+  changeParticipants,
+  changeSetting,
+  GroupRefusal,
+  type GroupSetting,
+  inviteCode,
+  inviteInfo,
+  joinByInvite,
+  leaveGroup,
+  type ParticipantAction,
+  participantResults,
+  setDescription,
+  setSubject,
+} from './group-changes'
 import { announceGroupCreated } from './group-notifications'
 import type { Group } from './group-registry'
+import { groupNode } from './group-node'
 
-/** A group as the w:g2 queries describe it, addressed by LID with phone numbers beside. */
-export function groupNode(group: Group): BinaryNode {
-  const { creator } = group
-  const created = String(group.createdAt)
-  return node(
-    'group',
-    {
-      id: group.id,
-      subject: group.subject,
-      s_t: created,
-      s_o: creator.lidJid,
-      s_o_pn: creator.pnJid,
-      creation: created,
-      creator: creator.lidJid,
-      creator_pn: creator.pnJid,
-      size: String(group.members.length),
-      addressing_mode: 'lid',
-    },
-    group.members.map(({ account, role }) =>
-      node('participant', {
-        jid: account.lidJid,
-        phone_number: account.pnJid,
-        ...(role ? { type: role } : {}),
-      }),
-    ),
-  )
+/** Runs a group change for a linked device, answering its result or the network's refusal. */
+export function answerGroupChange(
+  connection: ClientConnection,
+  iq: BinaryNode,
+  change: () => BinaryNode[] | void,
+): void {
+  try {
+    connection.send(iqResult(iq, change() ?? undefined))
+  } catch (error) {
+    if (!(error instanceof GroupRefusal)) throw error
+    connection.send(iqError(iq, error.code, error.text))
+  }
 }
 
-function answerMetadata({ network, connection, session }: StanzaContext, iq: BinaryNode): void {
-  const group = network.groups.get(iq.attrs.to)
-  // Like WhatsApp, a group is invisible to non-members.
-  if (!group || (session && !group.has(session.account)))
-    return connection.send(iqError(iq, 404, 'item-not-found'))
-  connection.send(iqResult(iq, [groupNode(group)]))
+/** A query about one group, by a member: the group, or 404 as WhatsApp answers for groups it hides. */
+function memberQuery(
+  handle: (
+    group: Group,
+    account: Account,
+    ctx: StanzaContext,
+    first: BinaryNode | undefined,
+  ) => BinaryNode[] | void,
+) {
+  return (ctx: StanzaContext, iq: BinaryNode, first: BinaryNode | undefined): void => {
+    const { network, connection, session } = ctx
+    const group = network.groups.get(iq.attrs.to)
+    // Like WhatsApp, a group is invisible to non-members.
+    if (!group || !session || !group.has(session.account))
+      return connection.send(iqError(iq, 404, 'item-not-found'))
+    answerGroupChange(connection, iq, () => handle(group, session.account, ctx, first))
+  }
 }
 
-function answerParticipating({ network, connection, session }: StanzaContext, iq: BinaryNode): void {
-  const groups = session ? network.groups.of(session.account) : []
-  connection.send(iqResult(iq, [node('groups', {}, groups.map(groupNode))]))
+/** A query not about one group (`to="@g.us"`), by a logged-in device. */
+function accountQuery(
+  handle: (account: Account, ctx: StanzaContext, first: BinaryNode | undefined) => BinaryNode[] | void,
+) {
+  return (ctx: StanzaContext, iq: BinaryNode, first: BinaryNode | undefined): void => {
+    const { connection, session } = ctx
+    if (!session) return connection.send(iqError(iq, 401, 'not-authorized'))
+    answerGroupChange(connection, iq, () => handle(session.account, ctx, first))
+  }
+}
+
+function textOf(n: BinaryNode | undefined): string | undefined {
+  const content = n?.content
+  return typeof content === 'string' || content instanceof Uint8Array
+    ? Buffer.from(content).toString('utf8')
+    : undefined
+}
+
+function participantChange(action: ParticipantAction) {
+  return memberQuery((group, account, { network }, first) => {
+    const targets = children(first, 'participant').map(({ attrs }) => ({
+      jid: attrs.jid ?? '',
+      account: network.directory.resolve(attrs.jid)?.account,
+    }))
+    if (targets.length === 0) throw new GroupRefusal(400, 'bad-request', 'no participants')
+    return [participantResults(action, changeParticipants(group, account, action, targets))]
+  })
+}
+
+function settingChange(setting: GroupSetting) {
+  return memberQuery((group, account) => changeSetting(group, account, setting))
 }
 
 /** A linked device creates a group: it becomes the creator, the participants it names must be on the network. */
-function answerCreate(
-  { network, connection, session }: StanzaContext,
-  iq: BinaryNode,
-  create: BinaryNode | undefined,
-): void {
-  if (!session) return connection.send(iqError(iq, 401, 'not-authorized'))
+const answerCreate = accountQuery((account, { network, session }, create) => {
   const members = children(create, 'participant').map((participant) =>
     network.directory.resolve(participant.attrs.jid),
   )
-  if (members.some((member) => member === undefined)) return connection.send(iqError(iq, 400, 'bad-request'))
+  if (members.some((member) => member === undefined))
+    throw new GroupRefusal(400, 'bad-request', 'unknown participant')
+  const subject = create?.attrs.subject ?? ''
+  if (!subject.trim() || subject.length > 100) throw new GroupRefusal(406, 'not-acceptable', 'subject')
   const accounts = members.flatMap((member) => (member ? [member.account] : []))
-  const group = network.groups.create(create?.attrs.subject ?? 'Group', session.account, accounts)
-  connection.send(iqResult(iq, [groupNode(group)]))
-  announceGroupCreated(group, session.device)
-}
-
-function answerSubject(
-  { network, connection, session }: StanzaContext,
-  iq: BinaryNode,
-  subject: BinaryNode | undefined,
-): void {
-  const group = network.groups.get(iq.attrs.to)
-  if (!group || !session || !group.has(session.account))
-    return connection.send(iqError(iq, 404, 'item-not-found'))
-  const text = subject?.content
-  if (typeof text === 'string' || text instanceof Uint8Array) group.rename(Buffer.from(text).toString('utf8'))
-  connection.send(iqResult(iq))
-}
+  const group = network.groups.create(subject, account, accounts)
+  announceGroupCreated(group, session?.device)
+  return [groupNode(group)]
+})
 
 export function registerGroupQueries(router: StanzaRouter): void {
   router
-    .iq('w:g2', 'get', 'query', answerMetadata)
-    .iq('w:g2', 'get', 'participating', answerParticipating)
+    .iq(
+      'w:g2',
+      'get',
+      'query',
+      memberQuery((group) => [groupNode(group)]),
+    )
+    .iq(
+      'w:g2',
+      'get',
+      'participating',
+      accountQuery((account, { network }) => [
+        node(
+          'groups',
+          {},
+          network.groups.of(account).map((group) => groupNode(group)),
+        ),
+      ]),
+    )
     .iq('w:g2', 'set', 'create', answerCreate)
-    .iq('w:g2', 'set', 'subject', answerSubject)
+    .iq(
+      'w:g2',
+      'set',
+      'subject',
+      memberQuery((group, account, _ctx, subject) => setSubject(group, account, textOf(subject) ?? '')),
+    )
+    .iq(
+      'w:g2',
+      'set',
+      'description',
+      memberQuery((group, account, _ctx, description) =>
+        setDescription(
+          group,
+          account,
+          description?.attrs.delete === 'true' ? null : (textOf(child(description, 'body')) ?? ''),
+        ),
+      ),
+    )
+    .iq('w:g2', 'set', 'add', participantChange('add'))
+    .iq('w:g2', 'set', 'remove', participantChange('remove'))
+    .iq('w:g2', 'set', 'promote', participantChange('promote'))
+    .iq('w:g2', 'set', 'demote', participantChange('demote'))
+    .iq('w:g2', 'set', 'announcement', settingChange('announcement'))
+    .iq('w:g2', 'set', 'not_announcement', settingChange('not_announcement'))
+    .iq('w:g2', 'set', 'locked', settingChange('locked'))
+    .iq('w:g2', 'set', 'unlocked', settingChange('unlocked'))
+    // Leaving names its groups in the query (`to="@g.us"`).
+    .iq(
+      'w:g2',
+      'set',
+      'leave',
+      accountQuery((account, { network }, leave) => {
+        const groups = children(leave, 'group').map(({ attrs }) =>
+          network.groups.get(attrs.id?.includes('@') ? attrs.id : `${attrs.id}@g.us`),
+        )
+        if (groups.length === 0 || groups.some((group) => !group?.has(account)))
+          throw new GroupRefusal(404, 'item-not-found', 'not a member')
+        for (const group of groups) if (group) leaveGroup(group, account)
+        return [
+          node(
+            'leave',
+            {},
+            groups.map((group) => node('group', { id: group?.jid ?? '' })),
+          ),
+        ]
+      }),
+    )
+    // The invite code: on a group, get it (get) or make a new one (set); on @g.us, look one up (get) or join (set).
+    .iq('w:g2', 'get', 'invite', (ctx, iq, invite) => {
+      const code = invite?.attrs.code
+      if (!code)
+        return memberQuery((group, account) => [node('invite', { code: inviteCode(group, account, false) })])(
+          ctx,
+          iq,
+          invite,
+        )
+      return accountQuery(() => [groupNode(inviteInfo(ctx.network, code), { participants: false })])(
+        ctx,
+        iq,
+        invite,
+      )
+    })
+    .iq('w:g2', 'set', 'invite', (ctx, iq, invite) => {
+      const code = invite?.attrs.code
+      if (!code)
+        return memberQuery((group, account) => [node('invite', { code: inviteCode(group, account, true) })])(
+          ctx,
+          iq,
+          invite,
+        )
+      return accountQuery((account, { network }) => [
+        node('group', { jid: joinByInvite(network, account, code).jid }),
+      ])(ctx, iq, invite)
+    })
+    // An invitation received in a message (a refused add): accepting it joins the group.
+    .iq(
+      'w:g2',
+      'set',
+      'accept',
+      accountQuery((account, { network }, accept) => {
+        const group = joinByInvite(network, account, accept?.attrs.code ?? '')
+        return [node('group', { jid: group.jid })]
+      }),
+    )
 }

@@ -1,3 +1,5 @@
+import { setGroupPicture } from '../groups/group-changes'
+import { answerGroupChange } from '../groups/group-queries'
 import { children, iqError, iqResult, node } from './binary-node'
 import type { StanzaRouter } from './stanza-router'
 
@@ -85,17 +87,26 @@ export function registerSessionQueries(router: StanzaRouter): void {
         ]),
       ),
     )
-    .iq('w:profile:picture', 'get', 'picture', ({ connection, network }, iq) =>
-      connection.send(network.pictures.answer(iq, network.directory.resolve(iq.attrs.target)?.account)),
-    )
-    // The account's own picture (a group's, with a target, is not simulated: 501 as any unknown query).
-    .iq('w:profile:picture', 'set', 'picture', ({ connection, network, session, log }, iq, picture) => {
+    .iq('w:profile:picture', 'get', 'picture', ({ connection, network, session }, iq) => {
+      const { target } = iq.attrs
+      // A group's picture shows to its members only, as the group does.
+      const group = network.groups.get(target)
+      const owner = group
+        ? session && group.has(session.account) && group.jid
+        : network.directory.resolve(target)?.account.phone
+      connection.send(network.pictures.answer(iq, owner || undefined))
+    })
+    // The account's own picture, or (with a target) a group's.
+    .iq('w:profile:picture', 'set', 'picture', ({ connection, network, session }, iq, picture) => {
       const image = picture?.content
-      if (iq.attrs.target) {
-        log.warn({ target: iq.attrs.target }, 'group pictures are not simulated')
-        return connection.send(iqError(iq, 501, 'feature-not-implemented'))
-      }
       if (!session || !(image instanceof Uint8Array)) return connection.send(iqError(iq, 400, 'bad-request'))
+      if (iq.attrs.target) {
+        const group = network.groups.get(iq.attrs.target)
+        if (!group) return connection.send(iqError(iq, 404, 'item-not-found'))
+        return answerGroupChange(connection, iq, () => [
+          node('picture', { id: setGroupPicture(network, group, session.account, Buffer.from(image)) }),
+        ])
+      }
       network.pictures.set(session.account, Buffer.from(image))
       connection.send(
         iqResult(iq, [node('picture', { id: network.pictures.get(session.account.phone)?.id ?? '' })]),

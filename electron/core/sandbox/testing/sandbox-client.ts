@@ -45,6 +45,9 @@ export class SandboxClient {
   readonly updates: BaileysEventMap['messages.update'] = []
   readonly groupReceipts: BaileysEventMap['message-receipt.update'] = []
   readonly groups: BaileysEventMap['groups.upsert'] = []
+  readonly participantChanges: Array<BaileysEventMap['group-participants.update']> = []
+  readonly groupUpdates: BaileysEventMap['groups.update'] = []
+  readonly contactUpdates: BaileysEventMap['contacts.update'] = []
   opens = 0
   historySets = 0
   sock: WASocket | undefined
@@ -198,6 +201,18 @@ export class SandboxClient {
     })
     sock.ev.on('groups.upsert', (groups) => {
       this.groups.push(...groups)
+      changed()
+    })
+    sock.ev.on('group-participants.update', (update) => {
+      this.participantChanges.push(update)
+      changed()
+    })
+    sock.ev.on('groups.update', (updates) => {
+      this.groupUpdates.push(...updates)
+      changed()
+    })
+    sock.ev.on('contacts.update', (updates) => {
+      this.contactUpdates.push(...updates)
       changed()
     })
     sock.ev.on('messaging-history.set', () => {
