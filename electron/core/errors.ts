@@ -38,6 +38,8 @@ export const ERROR_CODES = {
     status: 404,
     message: 'No stored message with that message_id exists for this instance.',
   },
+  group_not_found: { status: 404, message: 'That is not a group this account is in.' },
+  not_group_admin: { status: 403, message: "Only the group's admins may do that." },
   call_not_found: { status: 404, message: 'No call with that call_id is ringing on this instance.' },
   action_not_allowed: { status: 422, message: 'The network does not allow that on this message.' },
   rate_limited: { status: 429, message: 'Too many requests: retry after the time in Retry-After.' },

@@ -8,6 +8,7 @@ import { eventOperations, streamAndMetricsRoutes } from './api/routes/event-rout
 import { foundationOperations } from './api/routes/foundation-routes'
 import { instanceOperations } from './api/routes/instance-routes'
 import { chatOperations } from './api/routes/chat-routes'
+import { groupOperations } from './api/routes/group-routes'
 import { profileOperations } from './api/routes/profile-routes'
 import { contactOperations, profilePictureRoutes } from './api/routes/contact-routes'
 import { messageActionOperations } from './api/routes/message-action-routes'
@@ -194,6 +195,7 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
       ...contactOperations({ messages }),
       ...chatOperations({ messages }),
       ...profileOperations({ messages }),
+      ...groupOperations({ messages }),
       ...eventOperations({ ...eventDeps, access }),
       ...settingsOperations(config, sandbox !== undefined),
     ],

@@ -24,7 +24,7 @@ test('a payload that departs from the catalogue is named with the field at fault
   assert.ok(contractViolations('instance.updated', { changed: [] }).length > 0, 'something changed')
 })
 
-test('a real instance’s events (link, receive, send, status, react, edit, delete, presence, poll, call, destroy) and its view have their contract shape', async (t) => {
+test('a real instance’s events (link, receive, send, status, react, edit, delete, presence, poll, call, group, destroy) and its view have their contract shape', async (t) => {
   const dataDir = tempDataDir()
   const core = await startCore({ dataDir, sandbox: true, limits: { sendIntervalMs: 0, sendJitterMs: 0 } })
   t.after(async () => {
@@ -68,6 +68,18 @@ test('a real instance’s events (link, receive, send, status, react, edit, dele
   await events.waitFor((event) => event.event === 'poll.vote', 'poll.vote')
   core.sandbox!.control.call('15550400002', { to: '15550400001' })
   await events.waitFor((event) => event.event === 'call.received', 'call.received')
+  const { group } = await ok(core.apiBase, 'create_group', {
+    instance_id: id,
+    subject: 'Team',
+    participants: ['15550400002'],
+  })
+  await core.sandbox!.control.changeGroup('15550400001', group.id, { action: 'subject', subject: 'Team!' })
+  await core.sandbox!.control.changeGroup('15550400001', group.id, {
+    action: 'promote',
+    participants: ['15550400002'],
+  })
+  await events.waitFor((event) => event.event === 'group.updated', 'group.updated')
+  await events.waitFor((event) => event.event === 'group.participants', 'group.participants')
   await ok(core.apiBase, 'set_webhook', {
     instance_id: id,
     webhook_url: 'http://127.0.0.1:9/',

@@ -1,4 +1,10 @@
 import { Type } from '@sinclair/typebox'
+import {
+  GROUP_EVENT_EXAMPLES,
+  GroupJoinedEventSchema,
+  GroupParticipantsEventSchema,
+  GroupUpdatedEventSchema,
+} from '../groups/group-change-events'
 import { INSTANCE_STATES } from '../instances/instance-status'
 import {
   DeletionSchema,
@@ -190,6 +196,27 @@ export const EVENT_CATALOGUE = {
       offline: false,
       timestamp: '1795253914',
     },
+  },
+  'group.participants': {
+    description:
+      'People joined a group the account is in, left it, were removed, or were made admin or no longer: by whom, when the network says.',
+    changesInstance: false,
+    data: GroupParticipantsEventSchema,
+    example: GROUP_EVENT_EXAMPLES['group.participants'],
+  },
+  'group.updated': {
+    description:
+      "A group's subject, description, picture or settings (only admins send, only admins edit) changed: only what changed, and by whom.",
+    changesInstance: false,
+    data: GroupUpdatedEventSchema,
+    example: GROUP_EVENT_EXAMPLES['group.updated'],
+  },
+  'group.joined': {
+    description:
+      'The account is in a new group: it made one (here or on the phone), someone made one with it, added it, or it joined by an invite. Carries the group with its members.',
+    changesInstance: false,
+    data: GroupJoinedEventSchema,
+    example: GROUP_EVENT_EXAMPLES['group.joined'],
   },
   'instance.created': {
     description:

@@ -4,8 +4,11 @@ import { tallyVotes } from '../wa/poll-votes'
 import type { InstanceBehaviours } from '../instances/instance-settings'
 import type { CallDesk } from './call-desk'
 import type { PollVotes } from './poll-votes'
+import type { GroupDesk } from '../groups/group-desk'
 import type {
+  WaAccount,
   WaCallOffer,
+  WaGroupChange,
   WaInboundMessage,
   WaMessageAction,
   WaMessageHooks,
@@ -35,6 +38,8 @@ export interface MessageIntakeDeps {
   logger: Logger
   /** Where incoming calls go. */
   calls: Pick<CallDesk, 'offered'>
+  /** Where group changes go. */
+  groups: Pick<GroupDesk, 'changed'>
   /** Each voter's latest vote on each poll. */
   polls: PollVotes
   /** What the instance does on its own: ignore groups, mark incoming messages read. */
@@ -171,6 +176,10 @@ export class MessageIntake implements WaMessageHooks {
   onCall(instanceId: string, call: WaCallOffer): void {
     if (call.group && this.deps.behaviours(instanceId).ignore_groups) return
     this.deps.calls.offered(instanceId, call)
+  }
+
+  onGroupChange(instanceId: string, change: WaGroupChange, account: WaAccount): void {
+    this.deps.groups.changed(instanceId, change, account)
   }
 
   onPresence(instanceId: string, updates: WaPresenceUpdate[]): void {

@@ -10,6 +10,7 @@ import { IdempotencyLedger } from './idempotency-ledger'
 import type { LinkPreviewer } from './link-preview'
 import type { InstanceBehaviours } from '../instances/instance-settings'
 import { CallDesk, type CallSettings } from './call-desk'
+import { GroupDesk } from '../groups/group-desk'
 import { ChatBook } from './chat-book'
 import { OwnProfile } from './own-profile'
 import { ChatSignals } from './chat-signals'
@@ -84,6 +85,8 @@ export class MessageService {
   readonly chats: ChatBook
   /** The account's own about text, picture and privacy settings. */
   readonly profile: OwnProfile
+  /** The account's groups and their changes. */
+  readonly groups: GroupDesk
   private readonly directory = new RecipientDirectory()
   private readonly acks = new AckTracker()
   private readonly ledger: IdempotencyLedger
@@ -105,6 +108,7 @@ export class MessageService {
       logger: deps.logger,
       downloadUrl: (instanceId, messageId) => `${deps.apiBase()}${mediaDownloadPath(instanceId, messageId)}`,
       calls: { offered: (instanceId, call) => this.calls.offered(instanceId, call) },
+      groups: { changed: (instanceId, change, account) => this.groups.changed(instanceId, change, account) },
       polls: new PollVotes(deps.db),
       behaviours: deps.behaviours,
       read: async (instanceId, key) => (await deps.connection(instanceId)).read([key]),
@@ -137,6 +141,14 @@ export class MessageService {
       sender: this.sender,
       connection: deps.connection,
       pictureUrl: (instanceId, chat) => `${deps.apiBase()}${profilePicturePath(instanceId, chat)}`,
+    })
+    this.groups = new GroupDesk({
+      limits: deps.limits,
+      logger: deps.logger,
+      events,
+      sender: this.sender,
+      behaviours: deps.behaviours,
+      connection: deps.connection,
     })
     this.signals = new ChatSignals({ store: this.store, sender: this.sender, connection: deps.connection })
     this.actions = new MessageActions({ limits: deps.limits, store: this.store, sender: this.sender, events })

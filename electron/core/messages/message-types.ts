@@ -13,6 +13,7 @@ export const MESSAGE_TYPES = [
   'contact',
   'reaction',
   'poll',
+  'group_invite',
   'unknown',
 ] as const
 export type MessageType = (typeof MESSAGE_TYPES)[number]

@@ -39,7 +39,7 @@ export class OwnProfile {
 
   /** Sets the about text and/or the picture; what is not given stays as it is. */
   async update(instanceId: string, change: { about?: string; picture?: PictureInput }): Promise<string[]> {
-    const picture = change.picture && Object.values(change.picture).some((part) => part !== undefined)
+    const picture = pictureGiven(change.picture)
     if (change.about === undefined && !picture) {
       throw new AppError(
         'missing_parameter',
@@ -54,7 +54,7 @@ export class OwnProfile {
         details: { parameter: 'about' },
       })
     }
-    const image = picture ? await this.image(change.picture as PictureInput) : undefined
+    const image = picture ? await loadPicture(change.picture as PictureInput, this.deps) : undefined
     const connection = await this.deps.connection(instanceId)
     const changed: string[] = []
     if (change.about !== undefined) {
@@ -99,19 +99,28 @@ export class OwnProfile {
     for (const name of given)
       await connection.setPrivacy(PRIVACY_SETTINGS[name].category, change[name] as string)
   }
+}
 
-  private async image(input: PictureInput): Promise<FetchedMedia> {
-    const { mediaBytes: maxBytes, mediaFetchMs: timeoutMs } = this.deps.limits
-    const media = input.mediaBase64
-      ? uploadedMedia(decodeBase64Media(input.mediaBase64), { maxBytes, source: 'media_base64' })
-      : input.upload
-        ? uploadedMedia(input.upload, { maxBytes })
-        : await fetchMedia(input.mediaUrl as string, { maxBytes, timeoutMs, log: this.deps.logger })
-    if (media.kind !== 'image') {
-      throw new AppError('media_unavailable', `The picture is not an image (it is ${media.mimetype}).`, {
-        details: { parameter: 'media_url' },
-      })
-    }
-    return media
+/** Reads a picture (fetched, uploaded or base64) under the media limits; anything but an image is refused. */
+export async function loadPicture(
+  input: PictureInput,
+  { limits, logger }: { limits: Limits; logger: Logger },
+): Promise<FetchedMedia> {
+  const { mediaBytes: maxBytes, mediaFetchMs: timeoutMs } = limits
+  const media = input.mediaBase64
+    ? uploadedMedia(decodeBase64Media(input.mediaBase64), { maxBytes, source: 'media_base64' })
+    : input.upload
+      ? uploadedMedia(input.upload, { maxBytes })
+      : await fetchMedia(input.mediaUrl as string, { maxBytes, timeoutMs, log: logger })
+  if (media.kind !== 'image') {
+    throw new AppError('media_unavailable', `The picture is not an image (it is ${media.mimetype}).`, {
+      details: { parameter: 'media_url' },
+    })
   }
+  return media
+}
+
+/** Whether any part of a picture was given. */
+export function pictureGiven(input: PictureInput | undefined): input is PictureInput {
+  return input !== undefined && Object.values(input).some((part) => part !== undefined)
 }

@@ -141,7 +141,8 @@ test('kinds without a text form are named from the protocol, else unknown', () =
   assert.equal(typeOf({ locationMessage: { degreesLatitude: 1, degreesLongitude: 2 } }), 'location')
   assert.equal(typeOf({ pollCreationMessageV3: { name: 'lunch?' } }), 'poll')
   assert.equal(typeOf({ contactMessage: { displayName: 'Bob' } }), 'contact')
-  assert.equal(typeOf({ groupInviteMessage: { groupJid: '1@g.us' } }), 'unknown')
+  assert.equal(typeOf({ groupInviteMessage: { groupJid: '1@g.us', caption: 'Join' } }), 'group_invite')
+  assert.equal(typeOf({ orderMessage: { orderId: '1' } }), 'unknown')
 })
 
 test('a location reads as its coordinates, name and address', () => {

@@ -152,6 +152,8 @@ const CONTENT_KINDS: ContentKinds = {
   },
   reactionMessage: { type: 'reaction' },
   pollCreationMessage: { type: 'poll' },
+  // An invitation to a group (sent when someone's privacy refused an add): its text is the invitation's.
+  groupInviteMessage: { type: 'group_invite', read: (invite) => ({ text: invite.caption }) },
   pollCreationMessageV2: { type: 'poll' },
   pollCreationMessageV3: { type: 'poll' },
 }
@@ -516,6 +518,9 @@ const OUTGOING_KINDS: OutgoingKinds = {
   // Baileys adds the poll's secret (messageContextInfo.messageSecret): the stored content keeps it for votes.
   poll: ({ question, options, selectable }) => ({
     poll: { name: question, values: options, selectableCount: selectable },
+  }),
+  group_invite: ({ group, subject, code, expiration, text }) => ({
+    groupInvite: { jid: group, subject, inviteCode: code, inviteExpiration: expiration, text },
   }),
 }
 

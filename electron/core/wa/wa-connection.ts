@@ -9,6 +9,7 @@ import { AppError } from '../errors'
 import type { Logger } from '../logger'
 import { mapSentMessage, toProtocolContent, toProtocolKey, toQuotedMessage } from './message-mapping'
 import type { SocketNetworkConfig } from './network-endpoint'
+import { createWaGroups } from './wa-groups'
 import type { WaAccount, WaConnection, WaNumberLookup } from './wa-types'
 
 const DEFAULT_SEND_TIMEOUT_MS = 60_000
@@ -66,6 +67,7 @@ export function createWaConnection(
 ): WaConnection {
   return {
     account,
+    groups: createWaGroups(socket),
     newMessageId: () => generateMessageIDV2(socket.user?.id),
     async send(to, content, options = {}) {
       let sent: WAMessage | undefined

@@ -31,7 +31,8 @@ import {
   mapServerAck,
   mapStatusUpdates,
 } from './message-mapping'
-import type { WaAccount, WaConnection, WaMessageHooks } from './wa-types'
+import type { WaAccount, WaConnection, WaGroupChange, WaMessageHooks } from './wa-types'
+import { groupCreated, infoChange, participantsChange, phoneResolver, pictureChange } from './group-events'
 import { formatVersion, type WaVersion, type WaVersionSource } from './wa-version'
 
 /** Everything a socket of one instance is built from. */
@@ -386,9 +387,57 @@ export class WaSession {
         if (mapped.length > 0) hooks.onPresence(instanceId, mapped)
       }),
     )
-    const forgetGroup = (jid: string | undefined) => jid && this.groups.delete(jid)
-    socket.ev.on('groups.update', (updates) => updates.forEach((update) => forgetGroup(update.id)))
-    socket.ev.on('group-participants.update', (update) => forgetGroup(update.id))
+    this.listenToGroups(socket)
+  }
+
+  /**
+   * Group changes, reported in the order the network announced them (finding a LID's phone number may
+   * wait on the LID mapping). Each change makes the cached metadata stale: the next send fetches it anew.
+   */
+  private listenToGroups(socket: WASocket): void {
+    const { hooks, instanceId } = this.options
+    const resolverFor = phoneResolver(
+      (group) => this.groupMetadata(group),
+      (lid) => socket.signalRepository.lidMapping.getPNForLID(lid),
+    )
+    let reported = Promise.resolve()
+    const report = (group: string, change: () => Promise<WaGroupChange | undefined>) => {
+      reported = reported
+        .then(async () => {
+          const found = await change()
+          this.groups.delete(group)
+          const account = accountOf(this.auth?.state.creds.me)
+          if (found && account && this.socket === socket) hooks.onGroupChange(instanceId, found, account)
+        })
+        .catch((error: unknown) => this.log.error({ err: error, group }, 'reporting a group change failed'))
+    }
+    socket.ev.on('group-participants.update', (update) => {
+      // The notification pairs each member's LID with their number: kept, as the network's other mappings are.
+      const pairs = update.participants.flatMap((p) =>
+        p.id.endsWith('@lid') && p.phoneNumber ? [{ lid: p.id, pn: p.phoneNumber }] : [],
+      )
+      if (pairs.length > 0) {
+        socket.signalRepository.lidMapping
+          .storeLIDPNMappings(pairs)
+          .catch((error: unknown) => this.log.warn({ err: error }, 'keeping LID mappings failed'))
+      }
+      report(update.id, () => participantsChange(update, resolverFor(update.id)))
+    })
+    socket.ev.on('groups.update', (updates) => {
+      for (const update of updates) {
+        if (update.id) report(update.id, () => infoChange(update, resolverFor(update.id as string)))
+      }
+    })
+    socket.ev.on('groups.upsert', (groups) => {
+      for (const metadata of groups)
+        report(metadata.id, () => groupCreated(metadata, resolverFor(metadata.id)))
+    })
+    socket.ev.on('messages.upsert', ({ messages }) => {
+      for (const message of messages) {
+        const group = message.key.remoteJid
+        if (message.messageStubType && group) report(group, () => pictureChange(message, resolverFor(group)))
+      }
+    })
   }
 
   /** Hands a decrypted message to the app before Baileys receipts it (WaMessageHooks.onDecrypted). */

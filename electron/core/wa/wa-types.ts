@@ -109,6 +109,8 @@ export type WaOutgoingContent =
   | { kind: 'revoke'; target: WaMessageKey }
   /** A poll: `selectable` options per voter, 1 or 0 for any number. */
   | { kind: 'poll'; question: string; options: string[]; selectable: number }
+  /** An invitation to join a group, with the code the network made when the invitee's privacy refused an add. */
+  | { kind: 'group_invite'; group: string; subject: string; code: string; expiration: number; text: string }
   /** A stored message, sent again to another chat marked as forwarded. */
   | { kind: 'forward'; original: WaQuotedMessage }
 
@@ -194,6 +196,8 @@ export interface WaMessageHooks {
   onPresence(instanceId: string, updates: WaPresenceUpdate[]): void
   /** Someone is calling the account. */
   onCall(instanceId: string, call: WaCallOffer): void
+  /** A group changed (members, subject, description, settings, picture), or the account was put in one. */
+  onGroupChange(instanceId: string, change: WaGroupChange, account: WaAccount): void
   /** The stored content of a poll this account created or received, to decrypt its votes; undefined if unknown. */
   pollContent(instanceId: string, pollId: string): Uint8Array | undefined
 }
@@ -256,7 +260,99 @@ export interface WaConnection {
   presence(state: WaPresence, chat?: string): Promise<void>
   /** Asks the network for a contact's presence: its changes arrive through onPresence. */
   subscribePresence(chat: string): Promise<void>
+  /** Groups: read, create, administer, invite, join and leave. */
+  readonly groups: WaGroups
 }
+
+/** A member of a group: addressed by LID or phone number, with the other address where the network gave it. */
+export interface WaGroupParticipant {
+  jid: string
+  /** Digits with country code. */
+  phone: string | null
+  /** `<lid>@lid`. */
+  lid: string | null
+  role: 'superadmin' | 'admin' | null
+}
+
+/** A group as the network describes it to a member. */
+export interface WaGroup {
+  id: string
+  subject: string
+  description: string | null
+  /** The creator's chat id (often a LID), and phone number when known. */
+  owner: string | null
+  ownerPhone: string | null
+  size: number
+  /** Unix seconds. */
+  createdAt: number | null
+  /** Only admins send. */
+  announce: boolean
+  /** Only admins edit the group's info. */
+  restrict: boolean
+  participants: WaGroupParticipant[]
+}
+
+/** One participant's result of a member change: `status` as the network writes it (200, 403, 404, 409…). */
+export interface WaParticipantResult {
+  jid: string
+  status: string
+  /** For an add the participant's privacy refused: the invitation the network made instead. */
+  addRequest: { code: string; expiration: number } | null
+}
+
+/** The group settings, by the network's names. */
+export type WaGroupSetting = 'announcement' | 'not_announcement' | 'locked' | 'unlocked'
+
+/** The group operations of one connected instance; a group not there for the account is `group_not_found`. */
+export interface WaGroups {
+  list(): Promise<WaGroup[]>
+  get(group: string): Promise<WaGroup>
+  create(subject: string, participants: readonly string[]): Promise<WaGroup>
+  changeParticipants(
+    group: string,
+    action: 'add' | 'remove' | 'promote' | 'demote',
+    participants: readonly string[],
+  ): Promise<WaParticipantResult[]>
+  setSubject(group: string, subject: string): Promise<void>
+  /** null removes the description. */
+  setDescription(group: string, text: string | null): Promise<void>
+  setSetting(group: string, setting: WaGroupSetting): Promise<void>
+  setPicture(group: string, image: Buffer): Promise<void>
+  /** The group's invite code; `revoke` makes a new one (the old stops working). */
+  inviteCode(group: string, revoke: boolean): Promise<string>
+  /** What an invite code opens, before joining. */
+  inviteInfo(code: string): Promise<WaGroup>
+  /** Joins by an invite code; answers the group's id. */
+  join(code: string): Promise<string>
+  leave(group: string): Promise<void>
+}
+
+/** A change to a group the network announced (made by anyone, this account included). */
+export type WaGroupChange =
+  | {
+      kind: 'participants'
+      group: string
+      action: 'add' | 'remove' | 'promote' | 'demote'
+      participants: Array<{ phone: string | null; lid: string | null }>
+      /** Who made the change (LID or phone chat id), and the phone number when known. */
+      author: string | null
+      authorPhone: string | null
+    }
+  | {
+      kind: 'updated'
+      group: string
+      changes: {
+        subject?: string
+        description?: string | null
+        announce?: boolean
+        restrict?: boolean
+        picture?: boolean
+      }
+      author: string | null
+      authorPhone: string | null
+    }
+  /** The account is in a group it did not create: made with it as a member. */
+  | { kind: 'created'; group: WaGroup; author: string | null; authorPhone: string | null }
 
 /** The privacy categories Baileys can change, by the network's names. */
 export type WaPrivacyCategory = 'last' | 'online' | 'profile' | 'status' | 'readreceipts' | 'groupadd'

@@ -25,7 +25,7 @@ export interface LinkedCore {
  */
 export function linkedCoreFixture(
   me: string,
-  contacts: Array<{ phone: string; name: string; about?: string }>,
+  contacts: Array<Parameters<SandboxControl['addAccount']>[0]>,
   config: Omit<Parameters<typeof startCore>[0], 'dataDir' | 'sandbox'> = {},
 ): LinkedCore {
   const dataDir = tempDataDir()

@@ -14,6 +14,7 @@ export type InboxEntryType =
   | 'poll'
   | 'location'
   | 'contact'
+  | 'group_invite'
   | 'unknown'
 
 export interface SandboxLocation {
@@ -76,6 +77,8 @@ export interface SandboxInboxEntry {
   /** JIDs the message mentions. */
   mentions: string[]
   linkPreview: SandboxLinkPreview | null
+  /** An invitation to join a group: the group, its subject and the code that joins it. */
+  groupInvite: { groupId: string; subject: string; code: string; expiration: number } | null
   /** Unix seconds. */
   timestamp: number
 }
@@ -118,6 +121,7 @@ const BLANK: Omit<DescribedMessage, 'type'> = {
   poll: null,
   mentions: [],
   linkPreview: null,
+  groupInvite: null,
   media: undefined,
 }
 
@@ -267,6 +271,20 @@ function otherMessage(content: proto.IMessage): DescribedMessage | undefined {
       text: content.contactMessage.displayName ?? card.name,
       contacts: [card],
       ...contextOf(content.contactMessage.contextInfo),
+    }
+  }
+  const invite = content.groupInviteMessage
+  if (invite) {
+    return {
+      ...BLANK,
+      type: 'group_invite',
+      text: invite.caption ?? null,
+      groupInvite: {
+        groupId: invite.groupJid ?? '',
+        subject: invite.groupName ?? '',
+        code: invite.inviteCode ?? '',
+        expiration: Number(invite.inviteExpiration ?? 0),
+      },
     }
   }
   const array = content.contactsArrayMessage

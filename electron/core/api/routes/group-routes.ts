@@ -1,0 +1,273 @@
+import {
+  DESCRIPTION_CHARS,
+  INVITE_LINK_BASE,
+  parseGroupId,
+  PARTICIPANTS_PER_CHANGE,
+  SUBJECT_CHARS,
+} from '../../groups/group-input'
+import { GROUP_SAMPLE } from '../../groups/group-view'
+import type { MessageService } from '../../messages/message-service'
+import { defineOperation, type Operation } from '../operation'
+import { checks } from '../params'
+
+export interface GroupRoutesDeps {
+  messages: MessageService
+}
+
+const GROUP_ID = {
+  type: 'string',
+  required: true,
+  maxLength: 60,
+  description: 'The group id, `<digits>@g.us` (as groups and group events give it).',
+  example: GROUP_SAMPLE.id,
+} as const
+
+const PARTICIPANTS = {
+  type: 'list',
+  required: true,
+  maxItems: PARTICIPANTS_PER_CHANGE,
+  maxLength: 60,
+  description: `Phone numbers with country code (or phone / LID chat ids), at most ${PARTICIPANTS_PER_CHANGE}.`,
+  example: ['15557654321'],
+} as const
+
+const INVITE_CODE = {
+  type: 'string',
+  required: true,
+  maxLength: 200,
+  description: `An invite code, or its link (\`${INVITE_LINK_BASE}<code>\`).`,
+  example: `${INVITE_LINK_BASE}AbCdEfGhIjKlMnOpQrStUv`,
+} as const
+
+const { participants: _members, ...SUMMARY_SAMPLE } = GROUP_SAMPLE
+
+/**
+ * groups, group, create_group, group_participants, update_group, group_invite, group_invite_info,
+ * join_group and leave_group: the account's groups, read and run through the network.
+ */
+export function groupOperations({ messages }: GroupRoutesDeps): Operation[] {
+  const { groups } = messages
+  return [
+    defineOperation({
+      name: 'groups',
+      tag: 'Groups',
+      summary: 'The groups the account is in.',
+      description:
+        'Read from the network each time: id, subject, description, creator, size, and whether this account is an admin.',
+      auth: 'token',
+      instance: true,
+      fields: {},
+      example: { status: 'success', groups: [SUMMARY_SAMPLE] },
+      handle: async ({ instance }) => ({ status: 'success', groups: await groups.list(instance.id) }),
+    }),
+    defineOperation({
+      name: 'group',
+      tag: 'Groups',
+      summary: 'One group, with its members and their roles.',
+      description:
+        'A group this account is not in is 404 group_not_found (the network shows groups to their members only).',
+      auth: 'token',
+      instance: true,
+      fields: { group_id: GROUP_ID },
+      example: { status: 'success', group: GROUP_SAMPLE },
+      handle: async ({ params, instance }) => ({
+        status: 'success',
+        group: await groups.get(instance.id, params.group_id),
+      }),
+    }),
+    defineOperation({
+      name: 'create_group',
+      tag: 'Groups',
+      summary: 'Create a group with a subject and its first members; this account is its creator and admin.',
+      description:
+        'Members whose privacy refuses being added are left out by the network: add them with group_participants (`send_invite=true`) to send them an invitation.',
+      auth: 'token',
+      instance: true,
+      fields: {
+        subject: {
+          type: 'string',
+          required: true,
+          maxLength: 1000,
+          description: `At most ${SUBJECT_CHARS} characters.`,
+          example: 'Customer: Acme',
+        },
+        participants: PARTICIPANTS,
+      },
+      example: { status: 'success', group: GROUP_SAMPLE },
+      handle: async ({ params, instance }) => ({
+        status: 'success',
+        group: await groups.create(instance.id, params.subject, params.participants),
+      }),
+    }),
+    defineOperation({
+      name: 'group_participants',
+      tag: 'Groups',
+      summary: 'Add, remove, promote to admin or demote members, with each one’s result.',
+      description:
+        'Each participant’s `result`: added, removed, promoted, demoted; already_member; not_member; not_on_network; invite_required (their privacy refuses adds: `invite` is the invitation the network made, sent to them as an invite message when `send_invite=true`, its `message_id` null if that send failed); refused. Acting without being admin is 403 not_group_admin, and nothing changes.',
+      auth: 'token',
+      instance: true,
+      fields: {
+        group_id: GROUP_ID,
+        action: {
+          type: 'string',
+          required: true,
+          enum: ['add', 'remove', 'promote', 'demote'],
+          description: 'What to do to the participants.',
+          example: 'add',
+        },
+        participants: PARTICIPANTS,
+        send_invite: {
+          type: 'boolean',
+          description: 'For add: send the invitation to whoever’s privacy refused the add.',
+          example: true,
+        },
+        invite_message: {
+          type: 'string',
+          maxLength: 1000,
+          description: 'The invitation’s text (default: Join "<subject>" on WhatsApp).',
+        },
+      },
+      example: {
+        status: 'success',
+        group_id: GROUP_SAMPLE.id,
+        action: 'add',
+        participants: [
+          { participant: '15557654321', result: 'added', invite: null },
+          {
+            participant: '15550001111',
+            result: 'invite_required',
+            invite: {
+              code: 'AbCdEfGhIjKlMnOp',
+              link: `${INVITE_LINK_BASE}AbCdEfGhIjKlMnOp`,
+              expiration: 1795858714,
+              message_id: '3EB0C4F1A2B3C4D5E6F7',
+            },
+          },
+        ],
+      },
+      handle: async ({ params, instance }) => ({
+        status: 'success',
+        group_id: parseGroupId(params.group_id),
+        action: params.action,
+        participants: await groups.changeParticipants(
+          instance.id,
+          params.group_id,
+          params.action as 'add' | 'remove' | 'promote' | 'demote',
+          params.participants,
+          { sendInvite: params.send_invite, inviteText: params.invite_message },
+        ),
+      }),
+    }),
+    defineOperation({
+      name: 'update_group',
+      tag: 'Groups',
+      summary: 'Change a group’s subject, description, picture or settings.',
+      description: `Changes what is given (every value checked before anything is sent) and answers what changed. An empty description removes it. The picture comes as \`media_url\`, \`media_base64\` or a multipart file part and must be an image. When only admins may edit the group, a member who is not admin gets 403 not_group_admin.`,
+      auth: 'token',
+      instance: true,
+      fields: {
+        group_id: GROUP_ID,
+        subject: {
+          type: 'string',
+          maxLength: 1000,
+          description: `At most ${SUBJECT_CHARS} characters.`,
+          example: 'Customer: Acme (EU)',
+        },
+        description: {
+          type: 'string',
+          maxLength: 10_000,
+          description: `At most ${DESCRIPTION_CHARS} characters.`,
+        },
+        only_admins_send: { type: 'boolean', description: 'Only admins send messages.', example: false },
+        only_admins_edit: {
+          type: 'boolean',
+          description: 'Only admins change subject, description and picture.',
+          example: true,
+        },
+        media_url: {
+          type: 'string',
+          maxLength: 4096,
+          check: checks.httpUrl,
+          description: 'The new picture, fetched by Linkdesk.',
+        },
+        media_base64: { type: 'string', description: 'The new picture as base64 (or a `data:` URL).' },
+        file: { type: 'file', description: 'The new picture as the file part of a multipart body.' },
+      },
+      example: { status: 'success', group_id: GROUP_SAMPLE.id, changed: ['subject', 'only_admins_edit'] },
+      handle: async ({ params, instance }) => ({
+        status: 'success',
+        group_id: parseGroupId(params.group_id),
+        changed: await groups.update(instance.id, params.group_id, {
+          subject: params.subject,
+          description: params.description,
+          onlyAdminsSend: params.only_admins_send,
+          onlyAdminsEdit: params.only_admins_edit,
+          picture: { mediaUrl: params.media_url, mediaBase64: params.media_base64, upload: params.file },
+        }),
+      }),
+    }),
+    defineOperation({
+      name: 'group_invite',
+      tag: 'Groups',
+      summary: 'The group’s invite link; `revoke=true` replaces it and the old one stops working.',
+      auth: 'token',
+      instance: true,
+      fields: {
+        group_id: GROUP_ID,
+        revoke: { type: 'boolean', description: 'Make a new link, ending the old one.', example: false },
+      },
+      example: {
+        status: 'success',
+        group_id: GROUP_SAMPLE.id,
+        code: 'AbCdEfGhIjKlMnOpQrStUv',
+        link: `${INVITE_LINK_BASE}AbCdEfGhIjKlMnOpQrStUv`,
+      },
+      handle: async ({ params, instance }) => ({
+        status: 'success',
+        group_id: parseGroupId(params.group_id),
+        ...(await groups.invite(instance.id, params.group_id, params.revoke ?? false)),
+      }),
+    }),
+    defineOperation({
+      name: 'group_invite_info',
+      tag: 'Groups',
+      summary: 'What group an invite opens, without joining it.',
+      description: 'An invite that no longer works (revoked, or unknown) is 404 not_found.',
+      auth: 'token',
+      instance: true,
+      fields: { code: INVITE_CODE },
+      example: { status: 'success', group: { ...SUMMARY_SAMPLE, is_admin: false } },
+      handle: async ({ params, instance }) => ({
+        status: 'success',
+        group: await groups.inviteInfo(instance.id, params.code),
+      }),
+    }),
+    defineOperation({
+      name: 'join_group',
+      tag: 'Groups',
+      summary: 'Join a group by its invite.',
+      auth: 'token',
+      instance: true,
+      fields: { code: INVITE_CODE },
+      example: { status: 'success', group_id: GROUP_SAMPLE.id },
+      handle: async ({ params, instance }) => ({
+        status: 'success',
+        group_id: await groups.join(instance.id, params.code),
+      }),
+    }),
+    defineOperation({
+      name: 'leave_group',
+      tag: 'Groups',
+      summary: 'Leave a group.',
+      auth: 'token',
+      instance: true,
+      fields: { group_id: GROUP_ID },
+      example: { status: 'success', group_id: GROUP_SAMPLE.id },
+      handle: async ({ params, instance }) => {
+        await groups.leave(instance.id, params.group_id)
+        return { status: 'success', group_id: parseGroupId(params.group_id) }
+      },
+    }),
+  ]
+}

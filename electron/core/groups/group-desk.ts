@@ -1,0 +1,272 @@
+import type { Limits } from '../config'
+import { AppError } from '../errors'
+import type { EventSink } from '../events/event-types'
+import type { InstanceBehaviours } from '../instances/instance-settings'
+import type { Logger } from '../logger'
+import type { MessageSender } from '../messages/message-sender'
+import { loadPicture, type PictureInput, pictureGiven } from '../messages/own-profile'
+import { isOwn } from '../wa/wa-groups'
+import type { WaAccount, WaConnection, WaGroupChange, WaParticipantResult } from '../wa/wa-types'
+import { groupEvents } from './group-change-events'
+import {
+  checkDescription,
+  checkSubject,
+  INVITE_LINK_BASE,
+  parseGroupId,
+  parseInviteCode,
+  parseParticipants,
+} from './group-input'
+import { type GroupSummary, type GroupView, groupSummary, groupView } from './group-view'
+
+export type ParticipantAction = 'add' | 'remove' | 'promote' | 'demote'
+
+/** What became of one participant of a change. */
+export interface ParticipantOutcome {
+  participant: string
+  result:
+    | 'added'
+    | 'removed'
+    | 'promoted'
+    | 'demoted'
+    | 'already_member'
+    | 'not_member'
+    | 'not_on_network'
+    | 'invite_required'
+    | 'refused'
+  /** For invite_required: the invitation the network made, and the message that carried it when sent. */
+  invite: { code: string; link: string; expiration: number; message_id: string | null } | null
+}
+
+export interface GroupChangeInput {
+  subject?: string
+  description?: string
+  onlyAdminsSend?: boolean
+  onlyAdminsEdit?: boolean
+  picture?: PictureInput
+}
+
+export interface GroupDeskDeps {
+  limits: Limits
+  logger: Logger
+  events: EventSink
+  sender: Pick<MessageSender, 'sendTo'>
+  behaviours(instanceId: string): InstanceBehaviours
+  connection(instanceId: string): Promise<WaConnection>
+}
+
+const DONE = { add: 'added', remove: 'removed', promote: 'promoted', demote: 'demoted' } as const
+
+function outcome(action: ParticipantAction, result: WaParticipantResult): ParticipantOutcome['result'] {
+  if (result.status === '200') return DONE[action]
+  if (result.status === '409' && action === 'add') return 'already_member'
+  if (result.status === '404') return action === 'add' ? 'not_on_network' : 'not_member'
+  if (result.status === '403' && result.addRequest) return 'invite_required'
+  return 'refused'
+}
+
+function numberOf(jid: string): string {
+  return jid.endsWith('@s.whatsapp.net') ? (jid.split('@')[0] ?? jid) : jid
+}
+
+/** The account's groups: read, made, administered, joined and left, and their changes as events. */
+export class GroupDesk {
+  private readonly log: Logger
+
+  constructor(private readonly deps: GroupDeskDeps) {
+    this.log = deps.logger.child({ module: 'groups' })
+  }
+
+  async list(instanceId: string): Promise<GroupSummary[]> {
+    const { groups, account } = await this.deps.connection(instanceId)
+    return (await groups.list()).map((group) => groupSummary(group, account))
+  }
+
+  async get(instanceId: string, groupId: string): Promise<GroupView> {
+    const id = parseGroupId(groupId)
+    const { groups, account } = await this.deps.connection(instanceId)
+    return groupView(await groups.get(id), account)
+  }
+
+  async create(instanceId: string, subject: string, participants: readonly string[]): Promise<GroupView> {
+    const name = checkSubject(subject)
+    const members = parseParticipants(participants)
+    const { groups, account } = await this.deps.connection(instanceId)
+    const group = await groups.create(name, members)
+    // The network tells the account's other devices; the one that made the group hears only the answer.
+    this.changed(
+      instanceId,
+      { kind: 'created', group, author: account.lid, authorPhone: account.number },
+      account,
+    )
+    return groupView(group, account)
+  }
+
+  /**
+   * Adds, removes, promotes or demotes members, answering each one's outcome. An add the person's privacy
+   * refused comes back with the invitation the network made; `sendInvite` sends it to them as a message.
+   */
+  async changeParticipants(
+    instanceId: string,
+    groupId: string,
+    action: ParticipantAction,
+    participants: readonly string[],
+    options: { sendInvite?: boolean; inviteText?: string } = {},
+  ): Promise<ParticipantOutcome[]> {
+    const id = parseGroupId(groupId)
+    const members = parseParticipants(participants)
+    const { groups } = await this.deps.connection(instanceId)
+    const results = await groups.changeParticipants(id, action, members)
+    const subject =
+      options.sendInvite && results.some((r) => r.addRequest) ? (await groups.get(id)).subject : ''
+    const outcomes: ParticipantOutcome[] = []
+    for (const result of results) {
+      const invite = result.addRequest && {
+        code: result.addRequest.code,
+        link: `${INVITE_LINK_BASE}${result.addRequest.code}`,
+        expiration: result.addRequest.expiration,
+        message_id: options.sendInvite
+          ? await this.sendInvite(instanceId, id, subject, result, options.inviteText)
+          : null,
+      }
+      outcomes.push({
+        participant: numberOf(result.jid),
+        result: outcome(action, result),
+        invite: invite || null,
+      })
+    }
+    return outcomes
+  }
+
+  /** Changes what is given (each value checked before anything is sent); answers what changed. */
+  async update(instanceId: string, groupId: string, change: GroupChangeInput): Promise<string[]> {
+    const id = parseGroupId(groupId)
+    const subject = change.subject === undefined ? undefined : checkSubject(change.subject)
+    const description = change.description === undefined ? undefined : checkDescription(change.description)
+    const hasPicture = pictureGiven(change.picture)
+    const given = [subject, description, change.onlyAdminsSend, change.onlyAdminsEdit].some(
+      (v) => v !== undefined,
+    )
+    if (!given && !hasPicture) {
+      throw new AppError(
+        'missing_parameter',
+        'Give what to change: subject, description, only_admins_send, only_admins_edit or a picture.',
+        {
+          details: {
+            parameters: ['subject', 'description', 'only_admins_send', 'only_admins_edit', 'media_url'],
+          },
+        },
+      )
+    }
+    const image = hasPicture ? await loadPicture(change.picture as PictureInput, this.deps) : undefined
+    const { groups } = await this.deps.connection(instanceId)
+    const changed: string[] = []
+    if (subject !== undefined) {
+      await groups.setSubject(id, subject)
+      changed.push('subject')
+    }
+    if (description !== undefined) {
+      await groups.setDescription(id, description)
+      changed.push('description')
+    }
+    if (change.onlyAdminsSend !== undefined) {
+      await groups.setSetting(id, change.onlyAdminsSend ? 'announcement' : 'not_announcement')
+      changed.push('only_admins_send')
+    }
+    if (change.onlyAdminsEdit !== undefined) {
+      await groups.setSetting(id, change.onlyAdminsEdit ? 'locked' : 'unlocked')
+      changed.push('only_admins_edit')
+    }
+    if (image) {
+      await groups.setPicture(id, image.data)
+      changed.push('picture')
+    }
+    return changed
+  }
+
+  /** The group's invite code and link; `revoke` replaces it (the old one stops working). */
+  async invite(
+    instanceId: string,
+    groupId: string,
+    revoke: boolean,
+  ): Promise<{ code: string; link: string }> {
+    const id = parseGroupId(groupId)
+    const { groups } = await this.deps.connection(instanceId)
+    const code = await groups.inviteCode(id, revoke)
+    return { code, link: `${INVITE_LINK_BASE}${code}` }
+  }
+
+  /** What an invite opens, without joining. */
+  async inviteInfo(instanceId: string, codeOrLink: string): Promise<GroupSummary> {
+    const code = parseInviteCode(codeOrLink)
+    const { groups, account } = await this.deps.connection(instanceId)
+    return groupSummary(await groups.inviteInfo(code), account)
+  }
+
+  /** Joins by an invite; answers the group's id. */
+  async join(instanceId: string, codeOrLink: string): Promise<string> {
+    const code = parseInviteCode(codeOrLink)
+    const { groups } = await this.deps.connection(instanceId)
+    return groups.join(code)
+  }
+
+  async leave(instanceId: string, groupId: string): Promise<void> {
+    const id = parseGroupId(groupId)
+    const { groups } = await this.deps.connection(instanceId)
+    await groups.leave(id)
+  }
+
+  /**
+   * Announces a change the network reported. An instance that ignores groups hears nothing of them; when
+   * the account itself was added, group.joined follows with the group as it is now.
+   */
+  changed(instanceId: string, change: WaGroupChange, account: WaAccount): void {
+    if (this.deps.behaviours(instanceId).ignore_groups) return
+    for (const { event, data } of groupEvents(change, account)) this.deps.events.emit(instanceId, event, data)
+    if (
+      change.kind === 'participants' &&
+      change.action === 'add' &&
+      change.participants.some((p) => isOwn(p, account))
+    ) {
+      this.announceJoined(instanceId, change).catch((error: unknown) =>
+        this.log.warn(
+          { err: error, instanceId, group: change.group },
+          'reading a group the account joined failed',
+        ),
+      )
+    }
+  }
+
+  private async announceJoined(instanceId: string, change: Extract<WaGroupChange, { kind: 'participants' }>) {
+    const { groups, account } = await this.deps.connection(instanceId)
+    const group = await groups.get(change.group)
+    const [joined] = groupEvents(
+      { kind: 'created', group, author: change.author, authorPhone: change.authorPhone },
+      account,
+    )
+    if (joined) this.deps.events.emit(instanceId, joined.event, joined.data)
+  }
+
+  private async sendInvite(
+    instanceId: string,
+    group: string,
+    subject: string,
+    result: WaParticipantResult,
+    text: string | undefined,
+  ): Promise<string | null> {
+    const request = result.addRequest as { code: string; expiration: number }
+    try {
+      const sent = await this.deps.sender.sendTo(instanceId, result.jid, async () => ({
+        kind: 'group_invite',
+        group,
+        subject,
+        code: request.code,
+        expiration: request.expiration,
+        text: text ?? `Join "${subject}" on WhatsApp`,
+      }))
+      return sent.key.id
+    } catch (error) {
+      this.log.warn({ err: error, instanceId, group }, 'sending a group invitation failed')
+      return null
+    }
+  }
+}

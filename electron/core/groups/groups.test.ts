@@ -1,0 +1,261 @@
+import assert from 'node:assert/strict'
+import { after, test } from 'node:test'
+import sharp from 'sharp'
+import type { LinkdeskEvent } from '../events/event-types'
+import { linkedCoreFixture } from '../messages/testing/linked-core'
+import { inboxEntry, linkedClient } from '../sandbox/testing/sandbox-fixture'
+import type { SandboxClient } from '../sandbox/testing/sandbox-client'
+
+const ME = '15550610001'
+const ALICE = '15550610002'
+const BOB = '15550610003'
+const CAROL = '15550610004'
+const NOBODY = '15550619999'
+
+const linked = linkedCoreFixture(ME, [
+  { phone: ALICE, name: 'Alice' },
+  { phone: BOB, name: 'Bob' },
+  { phone: CAROL, name: 'Carol', groupsAdd: 'contacts' },
+])
+
+/** Alice's linked device: what another member of the group sees. */
+let alice: SandboxClient
+let groupId: string
+
+// The fixture's core starts in its own `before`, which a test file's hooks cannot follow: Alice links in the first test.
+after(() => alice?.stop())
+
+const roles = (id: string) =>
+  Object.fromEntries(linked.control.group(id).members.map((member) => [member.phone, member.role]))
+
+/** The first event of that name for the group matching `match`, already seen or coming. */
+function groupEvent(name: string, match: (data: any) => boolean = () => true): Promise<LinkdeskEvent> {
+  return linked.events.waitFor(
+    (event) =>
+      event.event === name &&
+      ((event.data as any).group_id ?? (event.data as any).group?.id) === groupId &&
+      match(event.data),
+    name,
+  )
+}
+
+async function ok(operation: string, params: Record<string, unknown>) {
+  const answer = await linked.api(operation, params)
+  assert.equal(answer.status, 200, `${operation}: ${JSON.stringify(answer.body)}`)
+  return answer.body
+}
+
+test('create → add → promote → subject → remove → leave: the network changes, other members see each step, events follow', async () => {
+  alice = await linkedClient(linked.core.sandbox!, ALICE)
+  const created = await ok('create_group', { subject: 'Customer: Acme', participants: [ALICE] })
+  groupId = created.group.id
+  assert.match(groupId, /^\d+@g\.us$/)
+  assert.equal(created.group.is_admin, true)
+  assert.deepEqual(roles(groupId), { [ME]: 'superadmin', [ALICE]: null })
+  await alice.waitFor(() => alice.groups.find((group) => group.id === groupId), 'Alice told of the new group')
+  const joined = await groupEvent('group.joined')
+  assert.equal((joined.data as any).group.subject, 'Customer: Acme')
+
+  const added = await ok('group_participants', {
+    group_id: groupId,
+    action: 'add',
+    participants: [BOB, NOBODY],
+  })
+  assert.deepEqual(
+    added.participants.map((p: any) => [p.participant, p.result]),
+    [
+      [BOB, 'added'],
+      [NOBODY, 'not_on_network'],
+    ],
+  )
+  assert.equal(roles(groupId)[BOB], null, 'Bob is a member')
+  await alice.waitFor(
+    () => alice.participantChanges.find((c) => c.id === groupId && c.action === 'add'),
+    'Alice sees Bob added',
+  )
+  const joinedEvent = await groupEvent('group.participants', (data) => data.action === 'joined')
+  assert.equal((joinedEvent.data as any).participants[0].phone, BOB)
+  assert.equal((joinedEvent.data as any).by.is_me, true)
+
+  const again = await ok('group_participants', { group_id: groupId, action: 'add', participants: [BOB] })
+  assert.equal(again.participants[0].result, 'already_member')
+
+  await ok('group_participants', { group_id: groupId, action: 'promote', participants: [BOB] })
+  assert.equal(roles(groupId)[BOB], 'admin')
+  await groupEvent('group.participants', (data) => data.action === 'promoted')
+
+  const renamed = await ok('update_group', { group_id: groupId, subject: 'Acme (EU)', description: 'Orders' })
+  assert.deepEqual(renamed.changed, ['subject', 'description'])
+  assert.equal(linked.control.group(groupId).subject, 'Acme (EU)')
+  await alice.waitFor(
+    () => alice.groupUpdates.find((u) => u.id === groupId && u.subject === 'Acme (EU)'),
+    'Alice sees the subject',
+  )
+  await groupEvent('group.updated', (data) => data.changes.subject === 'Acme (EU)')
+
+  await ok('group_participants', { group_id: groupId, action: 'remove', participants: [BOB] })
+  assert.equal(roles(groupId)[BOB], undefined)
+  await groupEvent(
+    'group.participants',
+    (data) => data.action === 'removed' && data.participants[0].phone === BOB,
+  )
+
+  const read = await ok('group', { group_id: groupId })
+  assert.deepEqual(read.group.participants.map((p: any) => [p.phone, p.role]).sort(), [
+    [ME, 'superadmin'],
+    [ALICE, 'member'],
+  ])
+  assert.equal(read.group.description, 'Orders')
+  const listed = await ok('groups', {})
+  assert.ok(listed.groups.some((g: any) => g.id === groupId && g.size === 2 && g.is_admin))
+})
+
+test('changes made by another admin arrive as events naming who made them', async () => {
+  await ok('group_participants', { group_id: groupId, action: 'promote', participants: [ALICE] })
+  await linked.control.changeGroup(ALICE, groupId, { action: 'subject', subject: 'Named by Alice' })
+  const renamed = await groupEvent('group.updated', (data) => data.changes.subject === 'Named by Alice')
+  assert.equal((renamed.data as any).by.phone, ALICE)
+  assert.equal((renamed.data as any).by.is_me, false)
+  await linked.control.changeGroup(ALICE, groupId, { action: 'announce', on: true })
+  await groupEvent('group.updated', (data) => data.changes.only_admins_send === true)
+  await linked.control.changeGroup(ALICE, groupId, { action: 'add', participants: [BOB] })
+  const added = await groupEvent(
+    'group.participants',
+    (data) => data.action === 'joined' && data.by?.phone === ALICE,
+  )
+  assert.equal((added.data as any).participants[0].phone, BOB)
+  await linked.control.changeGroup(BOB, groupId, { action: 'leave' })
+  await groupEvent(
+    'group.participants',
+    (data) => data.action === 'left' && data.participants[0].phone === BOB,
+  )
+})
+
+test('a picture and the admin-only settings are set, and the other members are told', async () => {
+  const picture = await sharp({ create: { width: 200, height: 200, channels: 3, background: '#3060c0' } })
+    .png()
+    .toBuffer()
+  const set = await ok('update_group', {
+    group_id: groupId,
+    media_base64: picture.toString('base64'),
+    only_admins_edit: true,
+  })
+  assert.deepEqual(set.changed, ['only_admins_edit', 'picture'])
+  const group = linked.control.group(groupId)
+  assert.equal(group.restrict, true)
+  assert.ok(group.pictureId, 'the group has a picture')
+  await groupEvent('group.updated', (data) => data.changes.picture === true)
+  await alice.waitFor(
+    () => alice.groupUpdates.find((u) => u.id === groupId && u.restrict === true),
+    'Alice sees only admins edit',
+  )
+})
+
+test('invite round trip: a contact joins by the link, the revoked link stops working', async () => {
+  const invite = await ok('group_invite', { group_id: groupId })
+  assert.equal(invite.link, `https://chat.whatsapp.com/${invite.code}`)
+  const info = await ok('group_invite_info', { code: invite.link })
+  assert.equal(info.group.id, groupId)
+  await linked.control.joinGroup(CAROL, invite.code)
+  assert.equal(roles(groupId)[CAROL], null, 'Carol joined')
+  await groupEvent(
+    'group.participants',
+    (data) => data.action === 'joined' && data.participants[0].phone === CAROL,
+  )
+  const revoked = await ok('group_invite', { group_id: groupId, revoke: true })
+  assert.notEqual(revoked.code, invite.code)
+  const stale = await linked.api('group_invite_info', { code: invite.code })
+  assert.equal(stale.status, 404, JSON.stringify(stale.body))
+  await ok('group_participants', { group_id: groupId, action: 'remove', participants: [CAROL] })
+})
+
+test('an add the person’s privacy refuses answers the invitation, and sends it to them on request', async () => {
+  const answer = await ok('group_participants', {
+    group_id: groupId,
+    action: 'add',
+    participants: [CAROL],
+    send_invite: true,
+  })
+  const [carol] = answer.participants
+  assert.equal(carol.result, 'invite_required')
+  assert.ok(carol.invite.code && carol.invite.message_id, JSON.stringify(carol))
+  assert.equal(roles(groupId)[CAROL], undefined, 'not added')
+  const received = await inboxEntry(linked.core.sandbox!, CAROL, carol.invite.message_id)
+  assert.equal(received.type, 'group_invite')
+  assert.equal(received.groupInvite?.groupId, groupId)
+  assert.equal(received.groupInvite?.code, carol.invite.code)
+  await linked.control.joinGroup(CAROL, carol.invite.code)
+  assert.equal(roles(groupId)[CAROL], null, 'Carol joined with the invitation')
+})
+
+test('the account is added to a group someone else made: group.joined, then it leaves', async () => {
+  const { groupId: theirs } = await linked.control.createGroup({
+    subject: 'Alice’s club',
+    participants: [ALICE, BOB],
+  })
+  await linked.control.changeGroup(ALICE, theirs, { action: 'add', participants: [ME] })
+  const joined = await linked.events.waitFor(
+    (event) => event.event === 'group.joined' && (event.data as any).group.id === theirs,
+    'group.joined',
+  )
+  assert.equal((joined.data as any).group.is_admin, false)
+  assert.equal((joined.data as any).by.phone, ALICE)
+  const notAdmin = await linked.api('group_participants', {
+    group_id: theirs,
+    action: 'remove',
+    participants: [BOB],
+  })
+  assert.equal(notAdmin.status, 403, JSON.stringify(notAdmin.body))
+  assert.equal(notAdmin.body.code, 'not_group_admin')
+  assert.equal(roles(theirs)[BOB], null, 'Bob is still there')
+  await linked.control.changeGroup(ALICE, theirs, { action: 'restrict', on: true })
+  const locked = await linked.api('update_group', { group_id: theirs, subject: 'Mine now' })
+  assert.equal(locked.status, 403, JSON.stringify(locked.body))
+  assert.equal(locked.body.code, 'not_group_admin')
+  assert.equal(linked.control.group(theirs).subject, 'Alice’s club', 'nothing changed')
+  await ok('leave_group', { group_id: theirs })
+  assert.equal(roles(theirs)[ME], undefined)
+  const gone = await linked.api('group', { group_id: theirs })
+  assert.equal(gone.status, 404)
+  assert.equal(gone.body.code, 'group_not_found')
+})
+
+test('bad input is refused with a message naming the problem, and nothing changes', async () => {
+  const before = linked.control.group(groupId)
+  const cases: Array<[string, Record<string, unknown>, number, string, RegExp]> = [
+    ['group', { group_id: ALICE }, 400, 'invalid_parameter', /group_id/],
+    ['group', { group_id: '120363999999999999@g.us' }, 404, 'group_not_found', /not a group/],
+    ['update_group', { group_id: groupId, subject: 'x'.repeat(101) }, 400, 'invalid_parameter', /100/],
+    [
+      'update_group',
+      { group_id: groupId, subject: 'ok', description: 'x'.repeat(2049) },
+      400,
+      'invalid_parameter',
+      /2048/,
+    ],
+    ['update_group', { group_id: groupId }, 400, 'missing_parameter', /subject/],
+    [
+      'group_participants',
+      { group_id: groupId, action: 'add', participants: ['not-a-number'] },
+      400,
+      'invalid_parameter',
+      /participant/,
+    ],
+    [
+      'group_participants',
+      { group_id: groupId, action: 'kick', participants: [BOB] },
+      400,
+      'invalid_parameter',
+      /action/,
+    ],
+    ['create_group', { subject: ' ', participants: [ALICE] }, 400, 'missing_parameter', /subject/],
+    ['join_group', { code: 'no!' }, 400, 'invalid_parameter', /invite/],
+  ]
+  for (const [operation, params, status, code, message] of cases) {
+    const answer = await linked.api(operation, params)
+    assert.equal(answer.status, status, `${operation} ${JSON.stringify([params, answer.body])}`)
+    assert.equal(answer.body.code, code, operation)
+    assert.match(answer.body.message, message, operation)
+  }
+  assert.deepEqual(linked.control.group(groupId), before, 'the group is as it was')
+})

@@ -1,0 +1,129 @@
+import { type GroupMetadata, jidNormalizedUser, type WASocket } from '@whiskeysockets/baileys'
+import { AppError } from '../errors'
+import type { WaAccount, WaGroup, WaGroupParticipant, WaGroups, WaParticipantResult } from './wa-types'
+
+/** The user part of a user JID, without device: a phone number for `@s.whatsapp.net`. */
+function userOf(jid: string): string {
+  return (jid.split('@')[0] ?? '').split(':')[0] ?? ''
+}
+
+function phoneOf(jid: string | undefined): string | null {
+  return jid?.endsWith('@s.whatsapp.net') ? userOf(jid) : null
+}
+
+function participantOf(participant: GroupMetadata['participants'][number]): WaGroupParticipant {
+  const lid = participant.id.endsWith('@lid') ? participant.id : (participant.lid ?? null)
+  const phone = phoneOf(participant.phoneNumber) ?? phoneOf(participant.id)
+  const role = participant.admin === 'superadmin' || participant.admin === 'admin' ? participant.admin : null
+  return { jid: participant.id, phone, lid: lid ? jidNormalizedUser(lid) : null, role }
+}
+
+/** A group's metadata in Linkdesk's words. */
+export function mapGroup(metadata: GroupMetadata): WaGroup {
+  return {
+    id: metadata.id,
+    subject: metadata.subject,
+    description: metadata.desc ?? null,
+    owner: metadata.owner ?? null,
+    ownerPhone: phoneOf(metadata.ownerPn ?? metadata.owner),
+    size: metadata.size ?? metadata.participants.length,
+    createdAt: metadata.creation ?? null,
+    announce: Boolean(metadata.announce),
+    restrict: Boolean(metadata.restrict),
+    participants: metadata.participants.map(participantOf),
+  }
+}
+
+/** Whether a participant is this account (by phone number or LID). */
+export function isOwn(
+  participant: { phone: string | null; lid: string | null },
+  account: WaAccount,
+): boolean {
+  return (
+    participant.phone === account.number ||
+    (participant.lid !== null && account.lid !== null && userOf(participant.lid) === userOf(account.lid))
+  )
+}
+
+/**
+ * Reads a refused group query: 404 is a group that is not there for this account (WhatsApp hides groups
+ * from non-members), 403 and 401 an action only admins may take, 406 a value the network does not accept.
+ */
+function groupError(error: unknown, what: string, group?: string): AppError {
+  const code = (error as { data?: unknown })?.data
+  if (code === 404 && group) {
+    return new AppError('group_not_found', `${group} is not a group this account is in.`, {
+      cause: error,
+      details: { parameter: 'group_id' },
+    })
+  }
+  if (code === 404) return new AppError('not_found', `The network knows no such ${what}.`, { cause: error })
+  if (code === 403 || code === 401) {
+    return new AppError('not_group_admin', `Only the group's admins may change its ${what}.`, {
+      cause: error,
+    })
+  }
+  if (code === 406 || code === 400) {
+    return new AppError('invalid_parameter', `The network did not accept the ${what}.`, { cause: error })
+  }
+  const status = (error as { output?: { statusCode?: number } })?.output?.statusCode
+  if (status === 428)
+    return new AppError('not_connected', `The connection closed during the ${what}.`, { cause: error })
+  if (status === 408)
+    return new AppError('upstream_timeout', `The network did not answer the ${what} in time.`, {
+      cause: error,
+    })
+  return new AppError('upstream_failed', `The network refused the ${what}.`, { cause: error })
+}
+
+async function ask<T>(work: () => Promise<T>, what: string, group?: string): Promise<T> {
+  try {
+    return await work()
+  } catch (error) {
+    throw groupError(error, what, group)
+  }
+}
+
+/** The group operations over one open socket. */
+export function createWaGroups(socket: WASocket): WaGroups {
+  return {
+    list: () =>
+      ask(async () => Object.values(await socket.groupFetchAllParticipating()).map(mapGroup), 'group list'),
+    get: (group) => ask(async () => mapGroup(await socket.groupMetadata(group)), 'group', group),
+    create: (subject, participants) =>
+      ask(async () => mapGroup(await socket.groupCreate(subject, [...participants])), 'new group'),
+    changeParticipants: (group, action, participants) =>
+      ask(
+        async () =>
+          (await socket.groupParticipantsUpdate(group, [...participants], action)).map(
+            ({ jid, status, content }): WaParticipantResult => {
+              const request = Array.isArray(content?.content)
+                ? content.content.find((child) => child.tag === 'add_request')
+                : undefined
+              const code = request?.attrs.code
+              return {
+                jid: jid ?? '',
+                status,
+                addRequest: code ? { code, expiration: Number(request.attrs.expiration ?? 0) } : null,
+              }
+            },
+          ),
+        'members',
+        group,
+      ),
+    setSubject: (group, subject) => ask(() => socket.groupUpdateSubject(group, subject), 'subject', group),
+    setDescription: (group, text) =>
+      ask(() => socket.groupUpdateDescription(group, text ?? undefined), 'description', group),
+    setSetting: (group, setting) => ask(() => socket.groupSettingUpdate(group, setting), 'settings', group),
+    setPicture: (group, image) => ask(() => socket.updateProfilePicture(group, image), 'picture', group),
+    inviteCode: (group, revoke) =>
+      ask(
+        async () => (await (revoke ? socket.groupRevokeInvite(group) : socket.groupInviteCode(group))) ?? '',
+        'invite code',
+        group,
+      ),
+    inviteInfo: (code) => ask(async () => mapGroup(await socket.groupGetInviteInfo(code)), 'invite code'),
+    join: (code) => ask(async () => (await socket.groupAcceptInvite(code)) ?? '', 'invite code'),
+    leave: (group) => ask(() => socket.groupLeave(group), 'membership', group),
+  }
+}
