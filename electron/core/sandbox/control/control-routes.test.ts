@@ -113,6 +113,7 @@ test('a contact sends through POST /accounts/{phone}/messages and reads its inbo
     'contacts',
     'filename',
     'from',
+    'groupInvite',
     'id',
     'linkPreview',
     'location',
