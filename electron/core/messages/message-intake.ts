@@ -9,6 +9,7 @@ import type {
   WaAccount,
   WaCallOffer,
   WaGroupChange,
+  WaHistory,
   WaInboundMessage,
   WaMessageAction,
   WaMessageHooks,
@@ -176,6 +177,49 @@ export class MessageIntake implements WaMessageHooks {
   onCall(instanceId: string, call: WaCallOffer): void {
     if (call.group && this.deps.behaviours(instanceId).ignore_groups) return
     this.deps.calls.offered(instanceId, call)
+  }
+
+  /**
+   * Keeps what the phone's history sync carries, without events (it happened before the link): messages
+   * already stored stay as they are, and only each chat's `unread` newest received messages count unread.
+   */
+  onHistory(instanceId: string, history: WaHistory): void {
+    const ignoreGroups = this.deps.behaviours(instanceId).ignore_groups
+    const unread = new Map(history.unread.map(({ chat, count }) => [chat, count]))
+    const received = history.messages
+      .filter(({ action, message }) => !action && !message.from_me)
+      .sort((a, b) => Number(b.message.timestamp) - Number(a.message.timestamp))
+    const unreadIds = new Set<string>()
+    for (const { message } of received) {
+      const left = unread.get(message.chat) ?? 0
+      if (left > 0) unreadIds.add(message.id)
+      unread.set(message.chat, left - 1)
+    }
+    // The phone lists each chat newest first: stored oldest first, so listing keeps the order within a second.
+    const kept = history.messages
+      .filter(({ action, message }) => !action && !(ignoreGroups && message.is_group))
+      .reverse()
+      .sort((a, b) => Number(a.message.timestamp) - Number(b.message.timestamp))
+    this.enqueue(instanceId, async () => {
+      for (const inbound of kept) {
+        const message = this.withDownloadUrl(instanceId, inbound.message)
+        await this.deps.store
+          .addIfNew(instanceId, {
+            direction: message.from_me ? 'out' : 'in',
+            message,
+            content: inbound.content,
+            networkKey: inbound.networkKey,
+            read: message.from_me ? undefined : !unreadIds.has(message.id),
+          })
+          .catch((error: unknown) =>
+            this.log.error(
+              { err: error, instanceId, messageId: message.id },
+              'storing a history message failed',
+            ),
+          )
+      }
+      this.log.info({ instanceId, messages: kept.length }, 'history sync kept')
+    })
   }
 
   onGroupChange(instanceId: string, change: WaGroupChange, account: WaAccount): void {

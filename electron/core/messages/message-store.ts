@@ -70,6 +70,7 @@ export class MessageStore {
   private readonly mediaDir: string
   private readonly retentionMs: number
   private readonly now: () => number
+  private lastStamp = 0
   /** Ids being written: an incoming message seen twice before its write commits is still one message. */
   private readonly recent = boundedCache<string, true>(CACHE_LIMITS.messageIdsInFlight)
 
@@ -87,7 +88,7 @@ export class MessageStore {
     // Claimed synchronously: a second copy arriving while the write is in flight is already a duplicate.
     if (this.recent.has(recentKey) || this.db.get(key) !== undefined) return false
     this.recent.set(recentKey, true)
-    this.put(key, { ...entry, storedAt: this.now() })
+    this.put(key, { ...entry, storedAt: this.stamp() })
     return true
   }
 
@@ -98,7 +99,13 @@ export class MessageStore {
   async addSent(instanceId: string, entry: Omit<StoredMessage, 'storedAt' | 'direction'>): Promise<void> {
     const key: Key = [instanceId, entry.message.id]
     this.recent.set(key.join('\u0000'), true)
-    await this.put(key, { ...entry, direction: 'out', storedAt: this.now() })
+    await this.put(key, { ...entry, direction: 'out', storedAt: this.stamp() })
+  }
+
+  /** The time a message is stored: strictly after the previous one's, so stored order is arrival order. */
+  private stamp(): number {
+    this.lastStamp = Math.max(this.now(), this.lastStamp + 1)
+    return this.lastStamp
   }
 
   get(instanceId: string, id: string): StoredMessage | undefined {

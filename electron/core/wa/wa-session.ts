@@ -340,6 +340,17 @@ export class WaSession {
       }),
     )
     socket.ev.on(
+      'messaging-history.set',
+      guard('messaging-history.set', ({ messages, chats }) => {
+        const me = auth.state.creds.me
+        const polls = me && { me, content: (id: string) => hooks.pollContent(instanceId, id) }
+        hooks.onHistory(instanceId, {
+          messages: mapInboundMessages(messages, accountOf(me), this.log, polls),
+          unread: chats.flatMap((chat) => (chat.id ? [{ chat: chat.id, count: chat.unreadCount ?? 0 }] : [])),
+        })
+      }),
+    )
+    socket.ev.on(
       'messages.update',
       guard('messages.update', (updates) => {
         const mapped = mapStatusUpdates(updates)

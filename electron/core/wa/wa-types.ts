@@ -196,6 +196,8 @@ export interface WaMessageHooks {
   onPresence(instanceId: string, updates: WaPresenceUpdate[]): void
   /** Someone is calling the account. */
   onCall(instanceId: string, call: WaCallOffer): void
+  /** The phone's history sync: its recent chats' messages, and how many of each chat's are unread. */
+  onHistory(instanceId: string, history: WaHistory): void
   /** A group changed (members, subject, description, settings, picture), or the account was put in one. */
   onGroupChange(instanceId: string, change: WaGroupChange, account: WaAccount): void
   /** The stored content of a poll this account created or received, to decrypt its votes; undefined if unknown. */
@@ -325,6 +327,13 @@ export interface WaGroups {
   /** Joins by an invite code; answers the group's id. */
   join(code: string): Promise<string>
   leave(group: string): Promise<void>
+}
+
+/** A chunk of the phone's history sync. */
+export interface WaHistory {
+  messages: WaInboundMessage[]
+  /** Per chat (as the phone names it), how many of its newest received messages are unread. */
+  unread: Array<{ chat: string; count: number }>
 }
 
 /** A change to a group the network announced (made by anyone, this account included). */

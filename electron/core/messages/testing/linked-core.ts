@@ -27,6 +27,8 @@ export function linkedCoreFixture(
   me: string,
   contacts: Array<Parameters<SandboxControl['addAccount']>[0]>,
   config: Omit<Parameters<typeof startCore>[0], 'dataDir' | 'sandbox'> = {},
+  /** What happens on the network before `me` links (such as messages its phone receives). */
+  beforeLink?: (control: SandboxControl) => Promise<void>,
 ): LinkedCore {
   const dataDir = tempDataDir()
   const start = () =>
@@ -45,6 +47,7 @@ export function linkedCoreFixture(
     const core = await start()
     const events = recordEvents(core)
     for (const contact of contacts) await core.sandbox!.control.addAccount(contact)
+    await beforeLink?.(core.sandbox!.control)
     state = { core, events, instanceId: await linkedInstance(core, me) }
   })
   after(async () => {
