@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import sharp from 'sharp'
 import { TOKEN } from '../instances/testing/instance-harness'
+import { linkedClient } from '../sandbox/testing/sandbox-fixture'
 import { linkedCoreFixture } from './testing/linked-core'
 
 const ME = '15550490001'
@@ -25,6 +26,44 @@ test('the about text and picture set through the API are what the network now an
   const shown = await sharp(Buffer.from(await picture.arrayBuffer())).metadata()
   assert.equal(shown.format, 'jpeg')
   assert.equal(shown.width, shown.height, 'made square, as the apps show it')
+})
+
+test('the display name set through the API is synced to the account and shown to contacts on its messages', async () => {
+  const alice = await linkedClient(linked.core.sandbox!, ALICE)
+  try {
+    const set = await linked.api('set_profile', { name: 'Acme Support' })
+    assert.equal(set.status, 200, JSON.stringify(set.body))
+    assert.deepEqual(set.body.changed, ['name'])
+    const account = linked.control.accounts().find((a) => a.phone === ME)
+    assert.equal(account?.name, 'Acme Support', 'the network keeps the name the app-state patch set')
+    const deadline = Date.now() + 10_000
+    let shown: string | undefined
+    while (shown !== 'Acme Support' && Date.now() < deadline) {
+      shown = (await linked.api('instance')).body.instance.account?.name
+      if (shown !== 'Acme Support') await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    assert.equal(shown, 'Acme Support', 'the instance shows the new name')
+    const sent = await linked.api('send_message', {
+      number: ALICE,
+      type: 'text',
+      message: 'Hello from support',
+    })
+    assert.equal(sent.status, 200, JSON.stringify(sent.body))
+    const seen = await alice.waitFor(
+      () => alice.upserts.find(({ message }) => message.key.id === sent.body.message.key.id),
+      'Alice receives the message',
+    )
+    assert.equal(seen.message.pushName, 'Acme Support')
+    const again = await linked.api('set_profile', { name: 'Acme Help' })
+    assert.equal(again.status, 200, JSON.stringify(again.body))
+    assert.equal(
+      linked.control.accounts().find((a) => a.phone === ME)?.name,
+      'Acme Help',
+      'a second patch follows the first',
+    )
+  } finally {
+    await alice.stop()
+  }
 })
 
 test('privacy settings are read and changed, and a bad value changes nothing', async () => {
@@ -51,6 +90,8 @@ test('a profile change without anything to change, with a file that is not an im
       'media_unavailable',
     ],
     [{ about: 'x'.repeat(140) }, 400, 'invalid_parameter'],
+    [{ name: 'x'.repeat(26) }, 400, 'invalid_parameter'],
+    [{ name: '   ' }, 400, 'invalid_parameter'],
   ]
   for (const [params, status, code] of cases) {
     const answer = await linked.api('set_profile', params)

@@ -19,6 +19,8 @@ export type PrivacySetting = keyof typeof PRIVACY_SETTINGS
 export const PRIVACY_NAMES = Object.keys(PRIVACY_SETTINGS) as PrivacySetting[]
 
 const ABOUT_CHARS = 139
+/** WhatsApp's limit on a display name. */
+const NAME_CHARS = 25
 
 /** A picture given as media_url, an uploaded file part or base64. */
 export interface PictureInput {
@@ -37,17 +39,24 @@ export interface OwnProfileDeps {
 export class OwnProfile {
   constructor(private readonly deps: OwnProfileDeps) {}
 
-  /** Sets the about text and/or the picture; what is not given stays as it is. */
-  async update(instanceId: string, change: { about?: string; picture?: PictureInput }): Promise<string[]> {
+  /** Sets the display name, the about text and/or the picture; what is not given stays as it is. */
+  async update(
+    instanceId: string,
+    change: { name?: string; about?: string; picture?: PictureInput },
+  ): Promise<string[]> {
     const picture = pictureGiven(change.picture)
-    if (change.about === undefined && !picture) {
+    if (change.name === undefined && change.about === undefined && !picture) {
       throw new AppError(
         'missing_parameter',
-        'Give about, or a picture (media_url, media_base64 or a file part).',
-        {
-          details: { parameters: ['about', 'media_url'] },
-        },
+        'Give name, about, or a picture (media_url, media_base64 or a file part).',
+        { details: { parameters: ['name', 'about', 'media_url'] } },
       )
+    }
+    const name = change.name?.trim()
+    if (name !== undefined && (name.length === 0 || [...name].length > NAME_CHARS)) {
+      throw new AppError('invalid_parameter', `name must be 1 to ${NAME_CHARS} characters.`, {
+        details: { parameter: 'name' },
+      })
     }
     if (change.about !== undefined && change.about.length > ABOUT_CHARS) {
       throw new AppError('invalid_parameter', `about must be at most ${ABOUT_CHARS} characters.`, {
@@ -57,6 +66,10 @@ export class OwnProfile {
     const image = picture ? await loadPicture(change.picture as PictureInput, this.deps) : undefined
     const connection = await this.deps.connection(instanceId)
     const changed: string[] = []
+    if (name !== undefined) {
+      await connection.setName(name)
+      changed.push('name')
+    }
     if (change.about !== undefined) {
       await connection.setAbout(change.about)
       changed.push('about')

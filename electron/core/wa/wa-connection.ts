@@ -108,6 +108,13 @@ export function createWaConnection(
         throw upstreamError(error, 'about text')
       }
     },
+    async setName(name) {
+      try {
+        await socket.updateProfileName(name)
+      } catch (error) {
+        throw upstreamError(error, 'display name')
+      }
+    },
     async setPicture(image) {
       try {
         await socket.updateProfilePicture(account.id, image)

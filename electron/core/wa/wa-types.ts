@@ -238,6 +238,8 @@ export interface WaConnection {
   downloadMedia(key: WaMessageKey, content: Uint8Array): Promise<Buffer>
   /** Sets this account's about text, which contacts read. */
   setAbout(text: string): Promise<void>
+  /** The account's display name (its push name), synced to its devices through app state. */
+  setName(name: string): Promise<void>
   /** Sets this account's profile picture (any image; Baileys makes it the square JPEG the apps show). */
   setPicture(image: Buffer): Promise<void>
   /** This account's privacy settings, by the network's category names (last, online, profile, status, …). */

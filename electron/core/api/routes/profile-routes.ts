@@ -25,12 +25,18 @@ export function profileOperations({ messages }: ProfileRoutesDeps): Operation[] 
     defineOperation({
       name: 'set_profile',
       tag: 'Profile',
-      summary: "Set the account's about text and/or profile picture.",
+      summary: "Set the account's display name, about text and/or profile picture.",
       description:
-        'Contacts see the new about text (at most 139 characters) and picture at once. The picture comes as `media_url`, `media_base64` or a multipart file part, under the media limits, and must be an image (made the square JPEG the apps show). The display name is set on the phone: it travels by app-state sync, which Linkdesk does not write.',
+        "Contacts see the new name (at most 25 characters, on the messages the account sends from then on), about text (at most 139 characters) and picture at once. The name travels to the account's other devices by app-state sync. The picture comes as `media_url`, `media_base64` or a multipart file part, under the media limits, and must be an image (made the square JPEG the apps show).",
       auth: 'token',
       instance: true,
       fields: {
+        name: {
+          type: 'string',
+          maxLength: 100,
+          description: 'The display name (push name).',
+          example: 'Acme Support',
+        },
         about: { type: 'string', maxLength: 139, description: 'The about text.', example: 'Open 9 to 5' },
         media_url: {
           type: 'string',
@@ -42,10 +48,11 @@ export function profileOperations({ messages }: ProfileRoutesDeps): Operation[] 
         media_base64: { type: 'string', description: 'The picture as base64 (or a `data:` URL).' },
         file: { type: 'file', description: 'The picture as the file part of a multipart body.' },
       },
-      example: { status: 'success', changed: ['about', 'picture'] },
+      example: { status: 'success', changed: ['name', 'about', 'picture'] },
       handle: async ({ params, instance }) => ({
         status: 'success',
         changed: await profile.update(instance.id, {
+          name: params.name,
           about: params.about,
           picture: { mediaUrl: params.media_url, mediaBase64: params.media_base64, upload: params.file },
         }),

@@ -1,4 +1,5 @@
 import { SimDevice } from '../signal/sim-device'
+import { AppState, type AppStateRecord, newAppStateRecord } from './app-state'
 import type { InboxEntry } from '../messages/inbox'
 import { defineTable, type SandboxState, type StateTable } from '../state/sandbox-state'
 import { StoredList } from '../state/stored-list'
@@ -27,6 +28,8 @@ export interface AccountRecord {
   blocked?: string[]
   /** Privacy settings the account changed, by the network's category name (the rest keep their default). */
   privacy?: Record<string, string>
+  /** The app-state sync key and patches (absent in earlier state: made on first use). */
+  appState?: AppStateRecord
 }
 
 /** What a new account's about reads, as on WhatsApp. */
@@ -51,6 +54,9 @@ export class Account {
   private nextDeviceId: number
   private readonly addedAt: number
   private readonly table: StateTable<AccountRecord>
+  private readonly appStateRecord: AppStateRecord
+  /** The settings the account's devices sync among themselves (app state). */
+  readonly appState: AppState
 
   /** The account as kept in the state, with its devices and inbox. */
   constructor(
@@ -72,6 +78,8 @@ export class Account {
       this.linkedDevices.set(device.id, new LinkedDevice(state, record.phone, device))
     }
     this.inbox = new StoredList(state, `inbox/${record.phone}`)
+    this.appStateRecord = record.appState ?? newAppStateRecord()
+    this.appState = new AppState(this.appStateRecord, () => this.save())
   }
 
   get name(): string {
@@ -183,6 +191,7 @@ export class Account {
       about: this.aboutText,
       blocked: [...this.blockedPhones],
       privacy: this.privacySettings,
+      appState: this.appStateRecord,
     })
   }
 }

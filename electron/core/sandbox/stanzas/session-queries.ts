@@ -1,6 +1,7 @@
 import { setGroupPicture } from '../groups/group-changes'
 import { answerGroupChange } from '../groups/group-queries'
 import { children, iqError, iqResult, node } from './binary-node'
+import { answerAppStateSync } from './app-state-queries'
 import type { StanzaRouter } from './stanza-router'
 
 const PRIVACY_CATEGORIES: Record<string, string> = {
@@ -14,7 +15,7 @@ const PRIVACY_CATEGORIES: Record<string, string> = {
   messages: 'all',
 }
 
-/** Keepalive, passive mode, props, privacy, blocklist, empty app state: what a client asks right after login. */
+/** Keepalive, passive mode, props, privacy, blocklist, app state: what a client asks right after login. */
 export function registerSessionQueries(router: StanzaRouter): void {
   router
     .iq('w:p', 'get', 'ping', ({ connection }, iq) => connection.send(iqResult(iq)))
@@ -70,23 +71,7 @@ export function registerSessionQueries(router: StanzaRouter): void {
       connection.send(iqResult(iq))
     })
     .iq('privacy', 'set', 'tokens', ({ connection }, iq) => connection.send(iqResult(iq, [node('tokens')])))
-    // "Nothing to sync" for every collection the client asks about.
-    .iq('w:sync:app:state', 'set', 'sync', ({ connection }, iq, sync) =>
-      connection.send(
-        iqResult(iq, [
-          node(
-            'sync',
-            {},
-            children(sync, 'collection').map((collection) =>
-              node('collection', {
-                name: collection.attrs.name ?? '',
-                version: collection.attrs.version ?? '0',
-              }),
-            ),
-          ),
-        ]),
-      ),
-    )
+    .iq('w:sync:app:state', 'set', 'sync', answerAppStateSync)
     .iq('w:profile:picture', 'get', 'picture', ({ connection, network, session }, iq) => {
       const { target } = iq.attrs
       // A group's picture shows to its members only, as the group does.
