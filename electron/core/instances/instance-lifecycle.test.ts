@@ -192,7 +192,12 @@ describe('connection loss', () => {
     assert.equal(lost.cause, 'connection_closed')
     assert.ok(lost.nextRetryAt)
     await waitForStatus(core, id, (s) => s.state === 'connected', 'reconnection')
-    assert.deepEqual(states, ['disconnected', 'connecting', 'connected'])
+    // Updates right after linking (the account's details, the app-state sync) may still report `connected`.
+    assert.deepEqual(states.slice(states[0] === 'connected' ? 1 : 0), [
+      'disconnected',
+      'connecting',
+      'connected',
+    ])
     assert.equal((await ok(api, 'instance', { instance_id: id })).instance.last_error.code, 428)
   })
 
