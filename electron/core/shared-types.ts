@@ -17,6 +17,7 @@ export type {
   ChatSummary as ChatSummaryView,
   ContactSummary as ContactSummaryView,
 } from './messages/chat-book'
+export type { GroupSummary as GroupSummaryView, GroupView as GroupDetailView } from './groups/group-view'
 
 /** An access token as the admin API lists it: never its value. */
 export type TokenInfoView = TokenInfo

@@ -298,6 +298,50 @@ describe(
       )
     })
 
+    test('an instance’s page shows its groups with their members, and changes the account’s display name', async () => {
+      const made = await fetch(`${server.apiBase}/sandbox/groups`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${await uiToken()}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ subject: 'Night shift', participants: [CONTACT_PHONE, INSTANCE_PHONE] }),
+      })
+      assert.equal(made.status, 200)
+      const { group_id: groupId } = (await made.json()) as { group_id: string }
+      await openScreen(page, 'Instances')
+      await page
+        .getByRole('list', { name: 'Instances' })
+        .getByRole('listitem')
+        .first()
+        .getByRole('link')
+        .first()
+        .click()
+      const groups = page.getByRole('list', { name: 'Groups' })
+      await groups.getByRole('link', { name: 'Night shift' }).waitFor()
+      await groups.getByText('Members', { exact: true }).click()
+      const members = page.getByRole('list', { name: 'Members of Night shift' })
+      await members.getByText(`+${CONTACT_PHONE}`).waitFor()
+      assert.match(await members.innerText(), /creator/, 'the creator is named')
+
+      await page.getByLabel('Display name').fill('Night desk')
+      await page.getByRole('button', { name: 'Save profile' }).click()
+      await page.getByRole('status').filter({ hasText: 'Changed: name.' }).waitFor()
+      const accounts = await fetch(`${server.apiBase}/sandbox/accounts`, {
+        headers: { authorization: `Bearer ${await uiToken()}` },
+      })
+      const { accounts: list } = (await accounts.json()) as {
+        accounts: Array<{ phone: string; name: string }>
+      }
+      assert.equal(list.find((account) => account.phone === INSTANCE_PHONE)?.name, 'Night desk')
+      await screenshot(page, 'instance-groups')
+
+      await groups.getByRole('link', { name: 'Night shift' }).click()
+      await page.getByRole('heading', { level: 1, name: 'Composer' }).waitFor()
+      assert.equal(await page.getByLabel('Number or group id').inputValue(), groupId)
+      const offered = await page
+        .locator('#composer-recipients option')
+        .evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value))
+      assert.ok(offered.includes(groupId) && offered.includes(CONTACT_PHONE), JSON.stringify(offered))
+    })
+
     test('a saved webhook delivers a test event, and the window shows the attempt', async () => {
       await openScreen(page, 'Webhooks')
       await page.getByLabel('Webhook URL').fill(receiver.url)

@@ -12,6 +12,8 @@ import type {
   WebhookView,
   ChatSummaryView,
   ContactSummaryView,
+  GroupDetailView,
+  GroupSummaryView,
 } from '../../../electron/core/shared-types'
 
 export type {
@@ -46,6 +48,14 @@ export interface ChatList {
 
 export interface ContactList {
   contacts: ContactSummaryView[]
+}
+
+export interface GroupList {
+  groups: GroupSummaryView[]
+}
+
+export interface GroupAnswer {
+  group: GroupDetailView
 }
 
 export interface InstanceList {

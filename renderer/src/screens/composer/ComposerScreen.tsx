@@ -18,6 +18,7 @@ import {
 import { curlCommand, curlUpload } from './curl-command'
 import { ContactFields, LocationFields, ReplyFields } from './KindFields'
 import { MediaFields, type MediaChoice } from './MediaFields'
+import { RecipientOptions } from './RecipientOptions'
 import { VoiceRecorder } from './VoiceRecorder'
 import './ComposerScreen.css'
 
@@ -80,11 +81,13 @@ export function ComposerScreen({ apiBase, query }: { apiBase: string; query: URL
             spellCheck={false}
             placeholder="e.g. 4915112345678 or 120363012345678901@g.us"
             aria-describedby="composer-number-hint"
+            list="composer-recipients"
             onChange={(event) => change({ number: event.target.value.trim() })}
           />
+          <RecipientOptions id="composer-recipients" instanceId={draft.instanceId} />
           <p id="composer-number-hint" className="hint">
-            Digits with country code, or a group&apos;s id ending in <code>@g.us</code> (the API does not list
-            an account&apos;s groups yet: take the id from a message.received event of the group).
+            Digits with country code, or a group&apos;s id ending in <code>@g.us</code>; the field offers the
+            instance&apos;s groups, contacts and chats.
           </p>
         </div>
         <fieldset className="segmented">

@@ -3,6 +3,8 @@ import { ErrorNotice } from '../../components/ErrorNotice'
 import { ScreenHeader } from '../../components/ScreenHeader'
 import { AccountAvatar } from './AccountAvatar'
 import { ChatsPanel } from './ChatsPanel'
+import { GroupsPanel } from './GroupsPanel'
+import { ProfileForm } from './ProfileForm'
 import { InstanceActions } from './InstanceActions'
 import { instanceLabel } from './instance-label'
 import { LinkPanel } from './link/LinkPanel'
@@ -87,6 +89,14 @@ export function InstanceDetail({ instanceId, startLinking }: { instanceId: strin
         <dt>Created</dt>
         <dd>{time(instance.created_at)}</dd>
       </dl>
+      {instance.linked ? (
+        <div className="chats-panel">
+          <GroupsPanel instanceId={instance.instance_id} connected={instance.state === 'connected'} />
+          {instance.state === 'connected' ? (
+            <ProfileForm instanceId={instance.instance_id} name={account?.name ?? null} />
+          ) : null}
+        </div>
+      ) : null}
       {instance.linked ? <ChatsPanel instanceId={instance.instance_id} /> : null}
     </section>
   )
