@@ -42,6 +42,10 @@ export const ERROR_CODES = {
   not_group_admin: { status: 403, message: "Only the group's admins may do that." },
   call_not_found: { status: 404, message: 'No call with that call_id is ringing on this instance.' },
   action_not_allowed: { status: 422, message: 'The network does not allow that on this message.' },
+  proxy_unreachable: {
+    status: 422,
+    message: 'The proxy cannot be reached: check its address and that it runs.',
+  },
   rate_limited: { status: 429, message: 'Too many requests: retry after the time in Retry-After.' },
   internal_error: { status: 500, message: 'An unexpected error occurred; it has been logged.' },
   upstream_failed: { status: 502, message: 'The network refused the operation.' },

@@ -40,7 +40,7 @@ import { installLibsignalConsoleFilter } from './wa/libsignal-console-filter'
 import {
   fetchSandboxEndpoint,
   type NetworkEndpoint,
-  socketNetworkConfig,
+  NetworkRoutes,
   versionUrlOf,
 } from './wa/network-endpoint'
 import { WaVersionSource } from './wa/wa-version'
@@ -105,7 +105,7 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     : config.network.kind === 'sandbox-url'
       ? await fetchSandboxEndpoint(config.network.controlUrl)
       : { kind: 'whatsapp' }
-  const network = socketNetworkConfig(endpoint)
+  const network = new NetworkRoutes(endpoint)
   const versions = new WaVersionSource({
     url: versionUrlOf(endpoint, config.waVersionUrl),
     timeoutMs: config.timings.versionFetchMs,

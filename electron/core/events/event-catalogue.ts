@@ -19,7 +19,7 @@ import {
 import { Nullable, OneOf, schemaViolations, type Static, type TSchema } from '../schema'
 
 /** The fields of an instance whose change is an `instance.updated` event. */
-export const INSTANCE_FIELDS = ['account', 'webhook', 'calls', 'name', 'behaviours'] as const
+export const INSTANCE_FIELDS = ['account', 'webhook', 'calls', 'name', 'behaviours', 'proxy'] as const
 
 const SAMPLE_MESSAGE = {
   id: '3EB0C4F1A2B3C4D5E6F7',

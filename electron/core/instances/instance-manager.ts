@@ -5,7 +5,8 @@ import type { EventSink } from '../events/event-types'
 import type { Logger } from '../logger'
 import type { AuthStore } from '../store/auth-store'
 import type { InstanceRecord } from '../store/settings-store'
-import type { SocketNetworkConfig } from '../wa/network-endpoint'
+import type { NetworkRoutes } from '../wa/network-endpoint'
+import { checkProxyReachable, parseProxyUrl } from '../wa/proxy'
 import { WaSession } from '../wa/wa-session'
 import type { WaVersionSource } from '../wa/wa-version'
 import type { WaConnection, WaMessageHooks } from '../wa/wa-types'
@@ -21,7 +22,8 @@ export interface InstanceManagerOptions {
   events: EventSink
   registry: InstanceRegistry
   authStore: AuthStore
-  network: SocketNetworkConfig
+  /** The network configs: direct, or through an instance's proxy. */
+  network: NetworkRoutes
   /** The client version every socket announces. */
   versions: WaVersionSource
   /** The messages part: stored content for retries, incoming messages, statuses. */
@@ -78,36 +80,59 @@ export class InstanceManager {
   }
 
   /**
-   * Renames an instance or changes its behaviours; announced by `instance.updated` naming what changed.
-   * Bad values are refused before anything is kept.
+   * Renames an instance, changes its behaviours or its proxy; announced by `instance.updated` naming what
+   * changed. Bad values (and a proxy that cannot be reached) are refused before anything is kept; a new proxy
+   * takes effect at once: a connected instance reconnects through it.
    */
-  updateSettings(
+  async updateSettings(
     instanceId: string,
-    change: { name?: string; behaviours?: Partial<InstanceBehaviours> },
-  ): InstanceRecord {
+    change: { name?: string; behaviours?: Partial<InstanceBehaviours>; proxy?: string },
+  ): Promise<InstanceRecord> {
     const name = change.name === undefined ? undefined : instanceName(change.name)
     const behaviours = change.behaviours ?? {}
-    const changed: Array<'name' | 'behaviours'> = []
+    // `none` (or an empty value) removes the proxy.
+    const cleared = change.proxy !== undefined && ['', 'none'].includes(change.proxy.trim().toLowerCase())
+    const proxy = change.proxy === undefined ? undefined : cleared ? '' : parseProxyUrl(change.proxy)
+    const changed: Array<'name' | 'behaviours' | 'proxy'> = []
     if (name !== undefined) changed.push('name')
     if (Object.values(behaviours).some((value) => value !== undefined)) changed.push('behaviours')
+    if (proxy !== undefined) changed.push('proxy')
     if (changed.length === 0) {
       throw new AppError(
         'missing_parameter',
-        `Give name or a behaviour to change (${BEHAVIOURS.join(', ')}).`,
-        {
-          details: { parameters: ['name', ...BEHAVIOURS] },
-        },
+        `Give name, proxy or a behaviour to change (${BEHAVIOURS.join(', ')}).`,
+        { details: { parameters: ['name', 'proxy', ...BEHAVIOURS] } },
       )
     }
+    if (proxy) await checkProxyReachable(proxy)
     const defined = Object.fromEntries(Object.entries(behaviours).filter(([, value]) => value !== undefined))
-    const record = this.options.registry.update(instanceId, (current) => ({
-      ...current,
-      ...(name === undefined ? {} : { name }),
-      behaviours: { ...behavioursOf(current), ...defined },
-    }))
+    const before = this.options.registry.find(instanceId)
+    const record = this.options.registry.update(instanceId, (current) => {
+      const { proxy: _previous, ...rest } = current
+      const nextProxy = proxy === undefined ? current.proxy : proxy || undefined
+      return {
+        ...rest,
+        ...(name === undefined ? {} : { name }),
+        ...(nextProxy ? { proxy: nextProxy } : {}),
+        behaviours: { ...behavioursOf(current), ...defined },
+      }
+    })
     this.options.events.emit(instanceId, 'instance.updated', { changed })
     for (const listener of this.settingsListeners) listener(instanceId, record)
+    if (proxy !== undefined && before?.proxy !== record.proxy) this.reroute(instanceId)
     return record
+  }
+
+  /** A running linked instance reconnects through its new proxy (or directly). */
+  private reroute(instanceId: string): void {
+    const runtime = this.runtimes.get(instanceId)
+    const state = runtime?.status.state
+    if (!runtime?.status.linked || state === 'idle' || state === 'logged_out') return
+    runtime
+      .reroute()
+      .catch((error: unknown) =>
+        this.log.warn({ err: error, instanceId }, 'reconnecting through the new proxy failed'),
+      )
   }
 
   /** Calls `listener` after every settings change (the behaviours act on it at once). */
@@ -217,7 +242,7 @@ export class InstanceManager {
             instanceId,
             logger: log,
             timings,
-            network,
+            network: () => network.for(registry.find(instanceId)?.proxy),
             openAuth: () => authStore.forInstance(instanceId),
             versions,
             hooks: this.options.hooks,

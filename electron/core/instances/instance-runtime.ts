@@ -207,6 +207,19 @@ export class InstanceRuntime {
     return { id: account.id, name: account.name ?? account.number, avatar }
   }
 
+  /**
+   * Replaces the socket of a linked instance by a new one, even while connected (its network route, such as
+   * its proxy, changed); answers without waiting for the new one to open.
+   */
+  async reroute(): Promise<void> {
+    await this.command(() => {
+      if (!this.session.linked) return
+      this.clearRetry()
+      this.versionRetried = false
+      this.startSocket('reconnect_requested')
+    })
+  }
+
   /** Logs out (if linked), wipes the credentials and starts a new QR wait. */
   reinitialize(): Promise<void> {
     return this.command(async () => {

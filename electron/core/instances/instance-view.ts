@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { Nullable, OneOf, type Static } from '../schema'
+import { maskProxy } from '../wa/proxy'
 import { behavioursOf } from './instance-settings'
 import type { InstanceRecord } from '../store/settings-store'
 import { INSTANCE_STATES, type InstanceStatus } from './instance-status'
@@ -57,6 +58,12 @@ export const InstanceViewSchema = Type.Object(
       },
       { description: 'What it does on its own (update_instance); all off by default.' },
     ),
+    proxy: Nullable(
+      Type.String({
+        description:
+          'The proxy its connection and media go through (update_instance), password masked; null: direct.',
+      }),
+    ),
     calls: Type.Object(
       {
         reject: Type.Boolean({ description: 'Every incoming call is rejected at once.' }),
@@ -99,6 +106,7 @@ export function instanceView(record: InstanceRecord, status: InstanceStatus): In
     qr_expires_at: status.qr ? seconds(status.qr.expiresAt) : null,
     name: record.name ?? null,
     behaviours: behavioursOf(record),
+    proxy: maskProxy(record.proxy),
     calls: record.calls ?? { reject: false, message: null },
   }
 }

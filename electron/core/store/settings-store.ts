@@ -21,6 +21,8 @@ export interface InstanceRecord {
   name?: string
   /** What it does on its own (ignore groups, auto-read, always online); absent: all off. */
   behaviours?: { ignore_groups: boolean; auto_read: boolean; always_online: boolean }
+  /** The proxy its connection goes through (with its credentials; shown masked); absent: direct. */
+  proxy?: string
   /** How the instance answers calls; absent: they ring (records kept before the setting existed). */
   calls?: { reject: boolean; message: string | null }
 }

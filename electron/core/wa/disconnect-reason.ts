@@ -1,3 +1,5 @@
+import { PROXY_UNREACHABLE } from './proxy'
+
 /** Why a socket closed, in Linkdesk's words, and what the instance must do about it. */
 export type CloseVerdict =
   /** 515 after pairing (or now and then later): reconnect at once with the same credentials. */
@@ -20,7 +22,12 @@ export type LoggedOutCause =
   | 'account_banned'
 export type StoppedCause = 'temporarily_banned' | 'client_outdated' | 'bad_user_agent' | 'connection_replaced'
 export type LostCause =
-  'connection_lost' | 'connection_closed' | 'server_error' | 'service_unavailable' | 'network_error'
+  | 'connection_lost'
+  | 'connection_closed'
+  | 'server_error'
+  | 'service_unavailable'
+  | 'network_error'
+  | 'proxy_unreachable'
 
 interface BoomLike {
   message?: unknown
@@ -41,6 +48,10 @@ export function classifyClose(error: unknown): CloseVerdict {
   const boom = (error ?? {}) as BoomLike
   const rawCode = boom.output?.statusCode
   const code = typeof rawCode === 'number' ? rawCode : undefined
+  // The instance's proxy could not be reached (or refused the tunnel): the connection never got to WhatsApp.
+  if ((boom.data as { code?: unknown } | undefined)?.code === PROXY_UNREACHABLE) {
+    return { action: 'retry', code, cause: 'proxy_unreachable' }
+  }
   const message = String(boom.output?.payload?.message ?? boom.message ?? '')
 
   switch (code) {

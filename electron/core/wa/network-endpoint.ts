@@ -1,7 +1,8 @@
 import { Agent as HttpsAgent } from 'node:https'
 import { DEFAULT_CONNECTION_CONFIG, WA_CERT_DETAILS } from '@whiskeysockets/baileys'
-import { Agent as UndiciAgent } from 'undici'
+import { type Dispatcher, Agent as UndiciAgent } from 'undici'
 import { AppError } from '../errors'
+import { maskProxy, proxyAgents } from './proxy'
 import { WHATSAPP_VERSION_URL } from './wa-version'
 
 /** Where sockets connect: WhatsApp itself, or a sandbox with its own chat URL, root key and media CA. */
@@ -16,13 +17,17 @@ export type NetworkEndpoint =
       versionUrl: string
     }
 
-/** The part of a socket's config that depends on the network: chat URL and media trust and timeouts. */
+/** The part of a socket's config that depends on the network: chat URL, proxy, and media trust and timeouts. */
 export interface SocketNetworkConfig {
   waWebSocketUrl: string
-  /** For media uploads (Node https); only set for a sandbox. */
+  /** For the chat WebSocket: the instance's proxy; absent: a direct connection. */
+  agent?: HttpsAgent
+  /** For media uploads (Node http/https): the proxy, or the sandbox's CA; absent: Baileys' default. */
   fetchAgent?: HttpsAgent
   /** For media downloads and URL fetches (undici fetch): timeouts always, the sandbox CA in sandbox mode. */
-  options: RequestInit & { dispatcher: UndiciAgent }
+  options: RequestInit & { dispatcher: Dispatcher }
+  /** The proxy this goes through (its password masked), for logs; null: direct. */
+  proxy: string | null
   /** Releases the HTTP agents. */
   close(): Promise<void>
 }
@@ -35,28 +40,68 @@ export const WHATSAPP_WEBSOCKET_URL = String(DEFAULT_CONNECTION_CONFIG.waWebSock
 /**
  * The one seam between the app and a sandbox. For WhatsApp it returns Baileys' defaults and touches nothing.
  * For a sandbox it also makes Baileys trust the sandbox's root key (a process-wide setting of Baileys, so it
- * happens only in sandbox mode, the way a test installs a test CA); media trust stays per socket.
+ * happens only in sandbox mode, the way a test installs a test CA); media trust stays per socket. With a
+ * proxy, the chat socket, uploads and downloads all go through it.
  */
-export function socketNetworkConfig(endpoint: NetworkEndpoint): SocketNetworkConfig {
-  if (endpoint.kind === 'whatsapp') {
-    const dispatcher = new UndiciAgent(HTTP_TIMEOUTS)
+export function socketNetworkConfig(
+  endpoint: NetworkEndpoint,
+  proxy: string | null = null,
+): SocketNetworkConfig {
+  const sandbox = endpoint.kind === 'sandbox' ? endpoint : undefined
+  if (sandbox) WA_CERT_DETAILS.PUBLIC_KEY = Buffer.from(sandbox.rootPublicKey)
+  const waWebSocketUrl = sandbox ? sandbox.wsUrl : WHATSAPP_WEBSOCKET_URL
+  const tls = sandbox ? { ca: sandbox.mediaCaPem } : {}
+  if (proxy) {
+    const { agent, dispatcher } = proxyAgents(proxy, tls)
     return {
-      waWebSocketUrl: WHATSAPP_WEBSOCKET_URL,
+      waWebSocketUrl,
+      agent,
+      fetchAgent: agent,
       options: { dispatcher },
-      close: () => dispatcher.close(),
+      proxy: maskProxy(proxy),
+      close: async () => {
+        agent.destroy()
+        await dispatcher.close()
+      },
     }
   }
-  WA_CERT_DETAILS.PUBLIC_KEY = Buffer.from(endpoint.rootPublicKey)
-  const fetchAgent = new HttpsAgent({ ca: endpoint.mediaCaPem, keepAlive: true })
-  const dispatcher = new UndiciAgent({ ...HTTP_TIMEOUTS, connect: { ca: endpoint.mediaCaPem } })
+  const dispatcher = new UndiciAgent({ ...HTTP_TIMEOUTS, ...(sandbox ? { connect: tls } : {}) })
+  const fetchAgent = sandbox ? new HttpsAgent({ ...tls, keepAlive: true }) : undefined
   return {
-    waWebSocketUrl: endpoint.wsUrl,
-    fetchAgent,
+    waWebSocketUrl,
+    ...(fetchAgent ? { fetchAgent } : {}),
     options: { dispatcher },
+    proxy: null,
     close: async () => {
-      fetchAgent.destroy()
+      fetchAgent?.destroy()
       await dispatcher.close()
     },
+  }
+}
+
+/** The network configs of every instance: the direct one, and one per proxy in use (made on first use). */
+export class NetworkRoutes {
+  private readonly direct: SocketNetworkConfig
+  private readonly proxied = new Map<string, SocketNetworkConfig>()
+
+  constructor(private readonly endpoint: NetworkEndpoint) {
+    this.direct = socketNetworkConfig(endpoint)
+  }
+
+  /** The config for an instance with that proxy (or none). */
+  for(proxy: string | null | undefined): SocketNetworkConfig {
+    if (!proxy) return this.direct
+    let config = this.proxied.get(proxy)
+    if (!config) {
+      config = socketNetworkConfig(this.endpoint, proxy)
+      this.proxied.set(proxy, config)
+    }
+    return config
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.direct, ...this.proxied.values()].map((config) => config.close()))
+    this.proxied.clear()
   }
 }
 

@@ -74,6 +74,7 @@ export function socketConfig(input: SocketConfigInput): UserFacingSocketConfig {
     onDecrypted: input.onDecrypted,
     cachedGroupMetadata: (jid) => input.groupMetadata(jid),
     waWebSocketUrl: network.waWebSocketUrl,
+    ...(network.agent ? { agent: network.agent } : {}),
     fetchAgent: network.fetchAgent,
     options: network.options,
   }
@@ -102,7 +103,8 @@ export interface WaSessionOptions {
   instanceId: string
   logger: Logger
   timings: Timings
-  network: SocketNetworkConfig
+  /** The network config for the next socket (the instance's proxy, as set now). */
+  network(): SocketNetworkConfig
   /** Opens the instance's durable auth store (after a wipe, a fresh one). */
   openAuth(): InstanceAuthStore
   /** The current client version, shared by all instances. */
@@ -143,6 +145,8 @@ export class WaSession {
   /** The version the current (or last) socket announced. */
   private announced: WaVersion | undefined
   private isOpen = false
+  /** The network config the current (or last) socket was built with. */
+  private network: SocketNetworkConfig | undefined
   private readonly retryCounter = retryCounterCache()
   private readonly groups = boundedCache<string, GroupMetadata>(CACHE_LIMITS.groupMetadata)
   /** Ids of messages the app kept before their receipt, whose upsert is not reported again. */
@@ -172,7 +176,10 @@ export class WaSession {
   connect(): void {
     this.detach()
     const auth = this.loadAuth()
-    const { timings, network, instanceId } = this.options
+    const { timings, instanceId } = this.options
+    const network = this.options.network()
+    this.network = network
+    if (network.proxy) this.log.info({ proxy: network.proxy }, 'connecting through a proxy')
     const version = this.options.versions.current
     this.announced = version
     const socket = makeWASocket(
@@ -268,7 +275,7 @@ export class WaSession {
     const socket = this.socket
     const account = this.account
     if (!socket || !this.open || !account) return undefined
-    return createWaConnection(socket, account, this.options.network, this.log)
+    return createWaConnection(socket, account, this.network ?? this.options.network(), this.log)
   }
 
   private loadAuth(): WaAuthState {

@@ -80,9 +80,9 @@ export function instanceOperations({ registry, instances }: InstanceRoutesDeps):
     defineOperation({
       name: 'update_instance',
       tag: 'Instances',
-      summary: 'Rename an instance or change what it does on its own.',
+      summary: 'Rename an instance, route it through a proxy, or change what it does on its own.',
       description:
-        'Changes any of: `name`; `ignore_groups` (group messages, reactions, votes, statuses and calls are not surfaced as events); `auto_read` (every incoming message is marked read once kept); `always_online` (the account shows online whenever the instance connects: the phone then gets no notifications). Only the parameters given change; kept across restarts, shown in the instance answers, announced by instance.updated. Answers the instance.',
+        'Changes any of: `name`; `ignore_groups` (group messages, reactions, votes, statuses and calls are not surfaced as events); `auto_read` (every incoming message is marked read once kept); `always_online` (the account shows online whenever the instance connects: the phone then gets no notifications); `proxy` (its connection and media go through it). Only the parameters given change; kept across restarts, shown in the instance answers, announced by instance.updated. Answers the instance.',
       auth: 'token',
       instance: true,
       fields: {
@@ -90,12 +90,20 @@ export function instanceOperations({ registry, instances }: InstanceRoutesDeps):
         ignore_groups: { type: 'boolean', description: 'Surface nothing from groups.', example: true },
         auto_read: { type: 'boolean', description: 'Mark incoming messages read.', example: false },
         always_online: { type: 'boolean', description: 'Show online while connected.', example: false },
+        proxy: {
+          type: 'string',
+          maxLength: 2048,
+          description:
+            'The proxy for this account’s connection and media: `http://`, `https://`, `socks4://` or `socks5://`, with `user:password@` if it needs them; `none`: direct. Checked reachable before it is kept (422 proxy_unreachable); a connected instance reconnects through it at once.',
+          example: 'socks5://user:secret@203.0.113.7:1080',
+        },
       },
       example: { status: 'success', instance: { instance_id: '609ACF283XXXX6F2E1B0A4C5', name: 'Support' } },
-      handle: ({ params, instance }) => {
-        const { name, ignore_groups, auto_read, always_online } = params
-        const record = instances.updateSettings(instance.id, {
+      handle: async ({ params, instance }) => {
+        const { name, ignore_groups, auto_read, always_online, proxy } = params
+        const record = await instances.updateSettings(instance.id, {
           name,
+          proxy,
           behaviours: { ignore_groups, auto_read, always_online },
         })
         return { status: 'success', instance: instanceView(record, instances.status(record.id)) }
