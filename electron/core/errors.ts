@@ -40,6 +40,7 @@ export const ERROR_CODES = {
   },
   group_not_found: { status: 404, message: 'That is not a group this account is in.' },
   not_group_admin: { status: 403, message: "Only the group's admins may do that." },
+  webhook_not_found: { status: 404, message: 'No webhook with that webhook_id exists for this token.' },
   call_not_found: { status: 404, message: 'No call with that call_id is ringing on this instance.' },
   action_not_allowed: { status: 422, message: 'The network does not allow that on this message.' },
   proxy_unreachable: {

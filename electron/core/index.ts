@@ -5,6 +5,8 @@ import { Authenticator, UiCredential } from './api/auth'
 import { API_PREFIX, buildApi } from './api/build-api'
 import type { InstanceAccess } from './api/operation'
 import { eventOperations, streamAndMetricsRoutes } from './api/routes/event-routes'
+import { webhookOperations } from './api/routes/webhook-routes'
+import { WebhookRegistry } from './events/webhook-registry'
 import { foundationOperations } from './api/routes/foundation-routes'
 import { instanceOperations } from './api/routes/instance-routes'
 import { chatOperations } from './api/routes/chat-routes'
@@ -90,6 +92,7 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
   const tokens = new TokenService(settings)
   if (config.accessToken) tokens.register(config.accessToken, 'LINKDESK_ACCESS_TOKEN')
   const registry = new InstanceRegistry(settings)
+  const webhooks = new WebhookRegistry(settings)
   const ui = new UiCredential()
   installLibsignalConsoleFilter(logger)
   const sandbox =
@@ -118,6 +121,7 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     db,
     dataDir: config.dataDir,
     instances: registry,
+    webhooks,
     settings: config.events,
     fsync: config.fsync,
     logger,
@@ -166,6 +170,8 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     forgetMessages: (instanceId) => messages.forget(instanceId),
   })
   keepAlwaysOnline({ instances, registry, signals: messages.signals, logger })
+  // A destroyed instance's added webhooks go with it (global ones stay).
+  instances.onDestroyed((instanceId) => webhooks.forgetInstance(instanceId))
   metrics.register(messages.metricsProvider())
   metrics.register(
     instanceMetricsProvider(
@@ -197,6 +203,7 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
       ...profileOperations({ messages }),
       ...groupOperations({ messages }),
       ...eventOperations({ ...eventDeps, access }),
+      ...webhookOperations({ webhooks, events, access }),
       ...settingsOperations(config, sandbox !== undefined),
     ],
     plugins: [

@@ -13,6 +13,8 @@ export interface DeliveryAttempt {
   delivery_id: string
   event_id: string
   instance_id: string
+  /** The added webhook it went to (add_webhook); null: the instance's own (set_webhook). */
+  webhook_id: string | null
   event: EventName
   /** 1 for the first attempt of a delivery (a redelivery starts again at 1). */
   attempt: number
@@ -34,6 +36,8 @@ interface StoredAttempt {
 export interface DeliveryFilter {
   instanceId?: string
   eventId?: string
+  /** An added webhook's id; `null`: only the instance's own webhook; absent: any. */
+  webhookId?: string | null
   outcome?: AttemptOutcome
   visible: (owner: string | null) => boolean
 }
@@ -77,7 +81,10 @@ export class DeliveryLog {
       const { attempt } = stored
       if (filter.instanceId && attempt.instance_id !== filter.instanceId) return undefined
       if (filter.outcome && attempt.outcome !== filter.outcome) return undefined
-      return attempt
+      // Attempts recorded before added webhooks existed have no webhook_id: the instance's own.
+      if (filter.webhookId !== undefined && (attempt.webhook_id ?? null) !== filter.webhookId)
+        return undefined
+      return { ...attempt, webhook_id: attempt.webhook_id ?? null }
     })
   }
 

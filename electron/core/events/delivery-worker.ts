@@ -37,6 +37,11 @@ export interface WorkerDeps {
   stop: AbortSignal
   /** Queue ids kept in memory (default MEMORY_QUEUE). */
   memoryQueue?: number
+  /**
+   * The added webhook this worker delivers to (its queue is its own); absent: the instance's own webhook,
+   * whose outcome is also the event's delivery summary.
+   */
+  webhookId?: string
 }
 
 /** A queued entry: just its id when it is read from the outbox, or with its entry and event when just emitted. */
@@ -193,7 +198,7 @@ export class InstanceDeliveryWorker {
     const target = this.deps.target(this.instanceId, entry.fallback)
     if (!stored || !target) {
       void this.deps.write('skipping a delivery', (batch) => {
-        if (stored)
+        if (stored && !this.deps.webhookId)
           this.deps.events.setDelivery(batch, entry.eventId, { ...stored.delivery, status: 'skipped' })
         this.deps.outbox.remove(batch, this.instanceId, head.queueId)
       })
@@ -220,7 +225,8 @@ export class InstanceDeliveryWorker {
     const record: DeliveryAttempt = {
       delivery_id: this.deps.newId(),
       event_id: entry.eventId,
-      instance_id: this.instanceId,
+      instance_id: stored.envelope.instance_id,
+      webhook_id: this.deps.webhookId ?? null,
       event: stored.envelope.event,
       attempt,
       attempted_at: attemptedAt,
@@ -241,13 +247,15 @@ export class InstanceDeliveryWorker {
     // queued as it was, so the event is delivered again after a restart rather than lost.
     const recorded = this.deps.write('recording a delivery attempt', (batch) => {
       this.deps.deliveries.record(batch, record, stored.owner)
-      this.deps.events.setDelivery(batch, entry.eventId, {
-        status: retrying ? 'pending' : outcome,
-        attempts: attempt,
-        last_attempt_at: attemptedAt,
-        last_status_code: statusCode,
-        last_error: error,
-      })
+      if (!this.deps.webhookId) {
+        this.deps.events.setDelivery(batch, entry.eventId, {
+          status: retrying ? 'pending' : outcome,
+          attempts: attempt,
+          last_attempt_at: attemptedAt,
+          last_status_code: statusCode,
+          last_error: error,
+        })
+      }
       if (retrying) this.deps.outbox.save(batch, this.instanceId, head.queueId, entry)
       else this.deps.outbox.remove(batch, this.instanceId, head.queueId)
     })

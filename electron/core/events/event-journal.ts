@@ -10,11 +10,24 @@ import {
 import type { StoredEvent } from './event-log'
 import type { OutboxEntry } from './webhook-outbox'
 
-/** What emit writes down: the event, its outbox entry if its webhook is on, and the network message it announces. */
+/**
+ * What emit writes down: the event, its outbox entry if its webhook is on (and those of added webhooks), and
+ * the network message it announces.
+ */
 export interface JournalRecord {
   stored: StoredEvent
   outbox?: OutboxEntry
+  /** Its entries in the queues of added webhooks that take it. */
+  extra?: ExtraDelivery[]
   messageId?: string
+}
+
+/** An event's entry in the queue of one added webhook. */
+export interface ExtraDelivery {
+  /** The webhook's queue key (`webhook:<id>`). */
+  queue: string
+  queueId: string
+  entry: OutboxEntry
 }
 
 interface JournalFile {

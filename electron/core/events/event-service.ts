@@ -9,7 +9,7 @@ import { writeBatch } from '../store/write-batch'
 import { DeliveryLog } from './delivery-log'
 import { InstanceDeliveryWorker } from './delivery-worker'
 import { createIdFactory, idFloorAt } from './event-id'
-import { EventJournal } from './event-journal'
+import { EventJournal, type ExtraDelivery } from './event-journal'
 import { EventLog, type StoredEvent } from './event-log'
 import { EventCounters, eventMetricsProvider } from './event-metrics'
 import type { EventSettings, RetentionSettings } from './event-settings'
@@ -20,6 +20,7 @@ import { MessageEventIndex } from './message-event-index'
 import { PostsInFlight } from './posts-in-flight'
 import type { MetricsProvider } from './metrics'
 import { WebhookOutbox, type OutboxEntry, type WebhookTarget } from './webhook-outbox'
+import type { WebhookRegistry } from './webhook-registry'
 
 /** Where the service reads and changes an instance's webhook settings and owner (the instance registry). */
 export interface InstanceDirectory {
@@ -44,6 +45,15 @@ export interface EventServiceDeps {
   retention?: () => RetentionSettings
   /** Queue ids kept in memory per instance; more wait in the outbox and are read in pages. */
   memoryQueue?: number
+  /** The webhooks added beside each instance's own (several per instance, global ones per token). */
+  webhooks?: Pick<WebhookRegistry, 'targetsOf' | 'find'>
+}
+
+/** The outbox queue of an added webhook. */
+const WEBHOOK_QUEUE = 'webhook:'
+
+function webhookQueue(webhookId: string): string {
+  return `${WEBHOOK_QUEUE}${webhookId}`
 }
 
 /** The webhook of an instance record if it is on and has a URL. */
@@ -171,10 +181,18 @@ export class EventService implements EventSink {
       },
     }
     const outbox = target ? outboxEntry(id, now, target) : undefined
-    this.journal.append({ stored, outbox, messageId })
+    const extra: ExtraDelivery[] = (this.deps.webhooks?.targetsOf(instanceId, stored.owner, event) ?? []).map(
+      (webhook) => ({
+        queue: webhookQueue(webhook.id),
+        queueId: this.newId(),
+        entry: outboxEntry(id, now, { url: webhook.url, secret: webhook.secret }),
+      }),
+    )
+    this.journal.append({ stored, outbox, messageId, ...(extra.length > 0 ? { extra } : {}) })
     const written = writeBatch(this.deps.db, (batch) => {
       this.events.append(batch, stored)
       if (outbox) this.outbox.add(batch, instanceId, id, outbox)
+      for (const { queue, queueId, entry } of extra) this.outbox.add(batch, queue, queueId, entry)
       if (messageId !== undefined) this.messages.add(batch, instanceId, messageId, id)
     })
     this.track(written, id)
@@ -189,7 +207,10 @@ export class EventService implements EventSink {
     this.latestId = id
     this.counters.countEvent(event)
     this.live.publish({ kind: 'event', stored })
-    if (outbox && !this.stop.signal.aborted) this.worker(instanceId).enqueue(id, { entry: outbox, stored })
+    if (!this.stop.signal.aborted) {
+      if (outbox) this.worker(instanceId).enqueue(id, { entry: outbox, stored })
+      for (const { queue, queueId, entry } of extra) this.worker(queue).enqueue(queueId, { entry, stored })
+    }
     return envelope
   }
 
@@ -212,11 +233,15 @@ export class EventService implements EventSink {
     return this.latestId
   }
 
-  /** Queues a stored event for delivery again (to the instance's webhook as it is now). */
-  async redeliver(instanceId: string, eventId: string): Promise<void> {
+  /**
+   * Queues a stored event for delivery again: to the instance's webhook as it is now, or to the added webhook
+   * `webhookId` (which must take the event's instance).
+   */
+  async redeliver(instanceId: string, eventId: string, webhookId?: string): Promise<void> {
     await this.settled()
     const stored = this.events.get(eventId)
     if (!stored || stored.envelope.instance_id !== instanceId) throw new AppError('event_not_found')
+    if (webhookId !== undefined) return this.requeueToWebhook(stored, webhookId)
     if (stored.delivery.status === 'pending') {
       throw new AppError(
         'conflict',
@@ -262,6 +287,11 @@ export class EventService implements EventSink {
       throw new AppError('conflict', 'The webhook is off: set a webhook_url with enable=true first.')
     }
     return this.emit(record.id, 'webhook.test', { message: 'Test event from Linkdesk' })
+  }
+
+  /** An added webhook changed or was removed: its delivery waiting for a retry is tried (or dropped) now. */
+  addedWebhookChanged(webhookId: string): void {
+    this.workers.get(webhookQueue(webhookId))?.retryNow()
   }
 
   /** The instance's webhook settings changed: a delivery waiting for its next retry is tried (or skipped) now. */
@@ -317,10 +347,11 @@ export class EventService implements EventSink {
     const missing = records.filter(({ stored }) => !this.events.get(stored.envelope.event_id))
     if (missing.length === 0) return
     this.deps.db.transactionSync(() => {
-      for (const { stored, outbox, messageId } of missing) {
+      for (const { stored, outbox, extra, messageId } of missing) {
         const { instance_id: instanceId, event_id: eventId } = stored.envelope
         this.events.appendSync(stored)
         if (outbox) this.outbox.addSync(instanceId, eventId, outbox)
+        for (const { queue, queueId, entry } of extra ?? []) this.outbox.addSync(queue, queueId, entry)
         if (messageId !== undefined) this.messages.addSync(instanceId, messageId, eventId)
       }
     })
@@ -379,10 +410,52 @@ export class EventService implements EventSink {
     for (const { queueId } of queued) worker.enqueue(queueId)
   }
 
+  /** Queues an event again for one added webhook (enabled, and taking the event's instance). */
+  private async requeueToWebhook(stored: StoredEvent, webhookId: string): Promise<void> {
+    const webhook = this.deps.webhooks?.find(webhookId)
+    const instanceId = stored.envelope.instance_id
+    const takes =
+      webhook &&
+      (webhook.instanceId === instanceId ||
+        (webhook.instanceId === null &&
+          (webhook.ownerTokenId === null || webhook.ownerTokenId === stored.owner)))
+    if (!webhook || !takes)
+      throw new AppError('webhook_not_found', 'No webhook with that webhook_id takes this instance’s events.')
+    if (!webhook.enable)
+      throw new AppError('conflict', 'That webhook is off: turn it on with update_webhook first.')
+    const queue = webhookQueue(webhook.id)
+    const queueId = this.newId()
+    const write = writeBatch(this.deps.db, (batch) => {
+      this.outbox.add(batch, queue, queueId, outboxEntry(stored.envelope.event_id, this.now(), webhook))
+    })
+    this.track(write, queueId)
+    try {
+      await write
+    } catch {
+      throw new AppError(
+        'unavailable',
+        'The data folder refused the write, so nothing was queued; it has been logged.',
+      )
+    }
+    await this.settled()
+    if (!this.stop.signal.aborted) this.worker(queue).enqueue(queueId)
+  }
+
+  /** The added webhook's delivery target now: undefined once it is removed or off (its queue is then skipped). */
+  private webhookTarget(queue: string): WebhookTarget | undefined {
+    const webhook = this.deps.webhooks?.find(queue.slice(WEBHOOK_QUEUE.length))
+    return webhook?.enable ? { url: webhook.url, secret: webhook.secret } : undefined
+  }
+
+  /** The worker of a queue: an instance's own webhook (keyed by instance id) or an added webhook's. */
   private worker(instanceId: string): InstanceDeliveryWorker {
     let worker = this.workers.get(instanceId)
     if (!worker) {
+      const webhookId = instanceId.startsWith(WEBHOOK_QUEUE)
+        ? instanceId.slice(WEBHOOK_QUEUE.length)
+        : undefined
       worker = new InstanceDeliveryWorker(instanceId, {
+        ...(webhookId ? { webhookId } : {}),
         outbox: this.outbox,
         events: this.events,
         deliveries: this.deliveries,
@@ -394,6 +467,7 @@ export class EventService implements EventSink {
         posts: this.posts,
         onRepost: () => this.counters.countRepost(),
         target: (id, fallback) => {
+          if (webhookId) return this.webhookTarget(id)
           const record = this.deps.instances.find(id)
           return record ? activeWebhook(record) : fallback
         },

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { EventJournal } from './event-journal'
-import { eventFixture } from './testing/event-fixture'
+import { eventFixture, oneAddedWebhook } from './testing/event-fixture'
 import { WebhookReceiver, waitFor } from './testing/webhook-receiver'
 
 const CHILD = fileURLToPath(new URL('./testing/emit-and-hang.ts', import.meta.url))
@@ -88,6 +88,37 @@ test('events are kept when the process is killed right after emit returned, befo
     restarted.service.events.page({ visible: () => true }, { limit: 500, order: 'asc' }).items.length,
     500,
   )
+})
+
+test('an added webhook’s queue survives a kill before any commit: both webhooks get every event', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'linkdesk-crash-'))
+  const own = await WebhookReceiver.start()
+  const added = await WebhookReceiver.start()
+  t.after(async () => {
+    await Promise.all([own.close(), added.close()])
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', CHILD, dataDir, own.url, '200', 'die', 'events', added.url],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  )
+  let output = ''
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  const signal = await new Promise((resolve) => child.once('exit', (_code, signal) => resolve(signal)))
+  assert.equal(signal, 'SIGKILL')
+  const emitted = JSON.parse(output) as string[]
+  const restarted = eventFixture(undefined, dataDir, { webhooks: oneAddedWebhook('CRASH', added.url) })
+  t.after(() => restarted.close())
+  restarted.addInstance('CRASH', own.url)
+  const unique = (receiver: WebhookReceiver) => [
+    ...new Set(receiver.accepted().map((delivery) => delivery.event.event_id)),
+  ]
+  await own.until(() => unique(own).length === emitted.length, 30_000)
+  await added.until(() => unique(added).length === emitted.length, 30_000)
+  assert.deepEqual(unique(own), emitted)
+  assert.deepEqual(unique(added), emitted, 'in order, each once')
+  assert.equal(added.accepted()[0]?.headers['x-linkdesk-event-id'], emitted[0])
 })
 
 test('a network message keeps its one event id across a kill before any commit', async (t) => {

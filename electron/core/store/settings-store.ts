@@ -27,9 +27,25 @@ export interface InstanceRecord {
   calls?: { reject: boolean; message: string | null }
 }
 
+/** A webhook beside an instance's own: for one instance, or global (every instance of its owner). */
+export interface WebhookRecord {
+  id: string
+  /** The token that made it; null: made from the window (a global one then hears every instance). */
+  ownerTokenId: string | null
+  /** The instance it is for; null: global. */
+  instanceId: string | null
+  url: string
+  secret: string
+  enable: boolean
+  /** Event names and patterns (`message.*`, `*`) it receives; empty: every event. */
+  events: string[]
+  createdAt: number
+}
+
 interface SettingsFile {
   tokens: Record<string, TokenRecord>
   instances: Record<string, InstanceRecord>
+  webhooks: Record<string, WebhookRecord>
 }
 
 /**
@@ -50,9 +66,13 @@ export class SettingsStore {
       configFileMode: 0o600,
       accessPropertiesByDotNotation: false,
       clearInvalidConfig: false,
-      defaults: { tokens: {}, instances: {} },
+      defaults: { tokens: {}, instances: {}, webhooks: {} },
     })
-    this.cache = { tokens: this.conf.get('tokens'), instances: this.conf.get('instances') }
+    this.cache = {
+      tokens: this.conf.get('tokens'),
+      instances: this.conf.get('instances'),
+      webhooks: this.conf.get('webhooks') ?? {},
+    }
   }
 
   tokens(): Record<string, TokenRecord> {
@@ -71,5 +91,14 @@ export class SettingsStore {
   saveInstances(instances: Record<string, InstanceRecord>): void {
     this.conf.set('instances', instances)
     this.cache.instances = instances
+  }
+
+  webhooks(): Record<string, WebhookRecord> {
+    return this.cache.webhooks
+  }
+
+  saveWebhooks(webhooks: Record<string, WebhookRecord>): void {
+    this.conf.set('webhooks', webhooks)
+    this.cache.webhooks = webhooks
   }
 }

@@ -213,6 +213,12 @@ export function eventOperations(deps: EventRoutesDeps & { access: InstanceAccess
         instance_id: optionalInstanceId,
         event_id: { ...eventId, required: false, description: 'Only attempts to deliver this event.' },
         outcome: { type: 'string', enum: ATTEMPT_OUTCOMES, description: 'delivered, retrying or failed.' },
+        webhook_id: {
+          type: 'string',
+          maxLength: 40,
+          description:
+            'Only attempts to this added webhook (add_webhook); `own`: only to the instance’s own webhook.',
+        },
         ...pageFields,
       },
       example: {
@@ -223,6 +229,7 @@ export function eventOperations(deps: EventRoutesDeps & { access: InstanceAccess
             delivery_id: '01JD5Q3R8QZ3K1V2B4N6M8P0RS',
             event_id: '01JD5Q3R8M6W2V9T0K4N7XH1CZ',
             instance_id: '609ACF283XXXX6F2E1B0A4C5',
+            webhook_id: null,
             event: 'connection.update',
             attempt: 1,
             attempted_at: '2024-11-21T09:06:40.123Z',
@@ -242,6 +249,9 @@ export function eventOperations(deps: EventRoutesDeps & { access: InstanceAccess
             instanceId: instanceFilter(registry, access, params.instance_id, principal),
             eventId: params.event_id,
             outcome: params.outcome as AttemptOutcome | undefined,
+            ...(params.webhook_id === undefined
+              ? {}
+              : { webhookId: params.webhook_id === 'own' ? null : params.webhook_id }),
             visible: visibleTo(principal),
           },
           pageOf(params),
@@ -257,17 +267,26 @@ export function eventOperations(deps: EventRoutesDeps & { access: InstanceAccess
     defineOperation({
       name: 'redeliver',
       tag: 'Events',
-      summary: 'Deliver one logged event again to the instance’s webhook as it is now.',
+      summary:
+        'Deliver one logged event again to the instance’s webhook as it is now, or to one added webhook.',
       auth: 'token',
       instance: true,
-      fields: { event_id: eventId },
+      fields: {
+        event_id: eventId,
+        webhook_id: {
+          type: 'string',
+          maxLength: 40,
+          description:
+            'An added webhook (add_webhook) that takes this instance’s events; absent: the instance’s own.',
+        },
+      },
       example: {
         status: 'success',
         message: 'Event queued for delivery',
         event_id: '01JD5Q3R8M6W2V9T0K4N7XH1CZ',
       },
       handle: async ({ params, instance }) => {
-        await events.redeliver(instance.id, params.event_id)
+        await events.redeliver(instance.id, params.event_id, params.webhook_id)
         return { status: 'success', message: 'Event queued for delivery', event_id: params.event_id }
       },
     }),

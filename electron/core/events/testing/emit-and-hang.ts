@@ -1,14 +1,20 @@
 // A child process for the crash tests: emits events for one instance whose webhook is the given URL (with
 // "messages", each announcing network message M<n>) and prints their ids on one line; then either keeps
 // delivering until it is killed ("hang") or kills itself with SIGKILL at once, before LMDB has committed
-// anything ("die").
-import { FAST_EVENT_SETTINGS, eventFixture } from './event-fixture'
+// anything ("die"). With an added webhook's URL, every event also goes to that webhook's own queue.
+import { FAST_EVENT_SETTINGS, eventFixture, oneAddedWebhook } from './event-fixture'
 
-const [dataDir, url, count, mode, kind] = process.argv.slice(2)
+const [dataDir, url, count, mode, kind, addedUrl] = process.argv.slice(2)
 if (!dataDir || !url || !count)
-  throw new Error('usage: emit-and-hang <dataDir> <webhookUrl> <count> [hang|die] [messages]')
+  throw new Error(
+    'usage: emit-and-hang <dataDir> <webhookUrl> <count> [hang|die] [messages|events] [addedUrl]',
+  )
 
-const fixture = eventFixture(FAST_EVENT_SETTINGS, dataDir)
+const fixture = eventFixture(
+  FAST_EVENT_SETTINGS,
+  dataDir,
+  addedUrl ? { webhooks: oneAddedWebhook('CRASH', addedUrl) } : {},
+)
 fixture.addInstance('CRASH', url)
 const ids: string[] = []
 for (let n = 0; n < Number(count); n++) {

@@ -3,9 +3,27 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { silentLogger } from '../../logger'
 import { openDatabase, type RootDatabase } from '../../store/database'
-import type { InstanceRecord } from '../../store/settings-store'
+import type { InstanceRecord, WebhookRecord } from '../../store/settings-store'
 import { EventService, type EventServiceDeps } from '../event-service'
 import { DEFAULT_EVENT_SETTINGS, type EventSettings } from '../event-settings'
+
+/** A webhook directory with one enabled webhook, added to `instanceId`, taking every event. */
+export function oneAddedWebhook(instanceId: string, url: string): NonNullable<EventServiceDeps['webhooks']> {
+  const record: WebhookRecord = {
+    id: 'wh_added',
+    ownerTokenId: 'token-1',
+    instanceId,
+    url,
+    secret: 'whsec_added',
+    enable: true,
+    events: [],
+    createdAt: 0,
+  }
+  return {
+    find: (id) => (id === record.id ? record : undefined),
+    targetsOf: (id) => (id === instanceId ? [record] : []),
+  }
+}
 
 /** Settings with millisecond backoffs, so retries in tests take no noticeable time. */
 export const FAST_EVENT_SETTINGS: EventSettings = {

@@ -1,0 +1,209 @@
+import { randomBytes } from 'node:crypto'
+import type { Principal } from '../api/auth'
+import { AppError } from '../errors'
+import { newWebhookSecret } from '../instances/instance-registry'
+import type { SettingsStore, WebhookRecord } from '../store/settings-store'
+import { EVENT_NAMES, type EventName } from './event-catalogue'
+
+/** Webhooks an instance (or a token) may have beside the instance's own. */
+export const WEBHOOKS_PER_SCOPE = 10
+
+/** A webhook as the API shows it (the secret is shown to its owner, as get_webhook shows the instance's). */
+export interface WebhookView {
+  webhook_id: string
+  /** null: global, for every instance of the token that made it. */
+  instance_id: string | null
+  url: string
+  enable: boolean
+  events: string[]
+  secret: string
+  created_at: number
+}
+
+export interface WebhookInput {
+  url?: string
+  enable?: boolean
+  events?: readonly string[]
+  /** The instance's own webhook URL (set_webhook): an added one may not repeat it. */
+  ownUrl?: string | null
+}
+
+function invalid(parameter: string, message: string): AppError {
+  return new AppError('invalid_parameter', message, { details: { parameter } })
+}
+
+/** Whether an event name is taken by a filter entry: its name, `prefix.*` or `*`. */
+function entryMatches(entry: string, event: string): boolean {
+  if (entry === '*' || entry === event) return true
+  return entry.endsWith('.*') && event.startsWith(entry.slice(0, -1))
+}
+
+/** Whether a filter takes an event (an empty filter takes every event). */
+export function filterMatches(filter: readonly string[], event: string): boolean {
+  return filter.length === 0 || filter.some((entry) => entryMatches(entry, event))
+}
+
+/** Reads an event filter: each entry an event name or a pattern that names at least one event. */
+export function parseEventFilter(entries: readonly string[]): string[] {
+  const filter = [...new Set(entries.map((entry) => entry.trim()).filter(Boolean))]
+  for (const entry of filter) {
+    if (!EVENT_NAMES.some((name) => entryMatches(entry, name))) {
+      throw invalid(
+        'events',
+        `events: ${JSON.stringify(entry)} is not an event name or a pattern of some (such as message.* or group.participants).`,
+      )
+    }
+  }
+  return filter
+}
+
+function parseUrl(value: string): string {
+  let url: URL
+  try {
+    url = new URL(value.trim())
+  } catch {
+    throw invalid('url', 'url must be an http:// or https:// URL.')
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw invalid('url', 'url must be an http:// or https:// URL.')
+  return url.toString()
+}
+
+function view(record: WebhookRecord): WebhookView {
+  return {
+    webhook_id: record.id,
+    instance_id: record.instanceId,
+    url: record.url,
+    enable: record.enable,
+    events: record.events,
+    secret: record.secret,
+    created_at: Math.floor(record.createdAt / 1000),
+  }
+}
+
+function visibleTo(record: WebhookRecord, principal: Principal): boolean {
+  if (principal.kind === 'operator') return true
+  return principal.kind === 'token' && record.ownerTokenId === principal.tokenId
+}
+
+/**
+ * The webhooks beside each instance's own (set_webhook): several per instance and global ones per token,
+ * each with its URL, secret, switch and event filter, kept in the settings file.
+ */
+export class WebhookRegistry {
+  constructor(
+    private readonly store: SettingsStore,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  find(id: string): WebhookRecord | undefined {
+    return this.store.webhooks()[id]
+  }
+
+  /** The caller's webhooks: of one instance, or (without one) its global ones. */
+  list(principal: Principal, instanceId: string | null): WebhookView[] {
+    return Object.values(this.store.webhooks())
+      .filter((record) => record.instanceId === instanceId && visibleTo(record, principal))
+      .sort((a, b) => a.createdAt - b.createdAt)
+      .map(view)
+  }
+
+  /** The enabled webhooks that take this event of this instance (owned by `owner`). */
+  targetsOf(instanceId: string, owner: string | null, event: EventName): WebhookRecord[] {
+    return Object.values(this.store.webhooks()).filter(
+      (record) =>
+        record.enable &&
+        (record.instanceId === instanceId ||
+          (record.instanceId === null && (record.ownerTokenId === null || record.ownerTokenId === owner))) &&
+        filterMatches(record.events, event),
+    )
+  }
+
+  add(principal: Principal, instanceId: string | null, input: WebhookInput): WebhookView {
+    if (input.url === undefined)
+      throw new AppError('missing_parameter', 'Give the url that receives the events.', {
+        details: { parameters: ['url'] },
+      })
+    const url = parseUrl(input.url)
+    const events = parseEventFilter(input.events ?? [])
+    const owner = principal.kind === 'token' ? principal.tokenId : null
+    const siblings = Object.values(this.store.webhooks()).filter(
+      (record) => record.instanceId === instanceId && record.ownerTokenId === owner,
+    )
+    this.refuseDuplicate(siblings, url, input.ownUrl)
+    if (siblings.length >= WEBHOOKS_PER_SCOPE) {
+      throw new AppError(
+        'conflict',
+        `At most ${WEBHOOKS_PER_SCOPE} webhooks ${instanceId ? 'per instance' : 'global ones per token'}: remove one first.`,
+      )
+    }
+    const record: WebhookRecord = {
+      id: `wh_${randomBytes(9).toString('base64url')}`,
+      ownerTokenId: owner,
+      instanceId,
+      url,
+      secret: newWebhookSecret(),
+      enable: input.enable ?? true,
+      events,
+      createdAt: this.now(),
+    }
+    this.store.saveWebhooks({ ...this.store.webhooks(), [record.id]: record })
+    return view(record)
+  }
+
+  /** The caller's webhook by id: webhook_not_found for an unknown id and another token's alike. */
+  accessible(id: string, principal: Principal): WebhookRecord {
+    const record = this.find(id)
+    if (!record || !visibleTo(record, principal)) throw new AppError('webhook_not_found')
+    return record
+  }
+
+  update(id: string, principal: Principal, input: WebhookInput & { rotateSecret?: boolean }): WebhookView {
+    const record = this.accessible(id, principal)
+    const url = input.url === undefined ? record.url : parseUrl(input.url)
+    const events = input.events === undefined ? record.events : parseEventFilter(input.events)
+    if (url !== record.url) {
+      this.refuseDuplicate(
+        Object.values(this.store.webhooks()).filter(
+          (other) =>
+            other.id !== id &&
+            other.instanceId === record.instanceId &&
+            other.ownerTokenId === record.ownerTokenId,
+        ),
+        url,
+        input.ownUrl,
+      )
+    }
+    const updated: WebhookRecord = {
+      ...record,
+      url,
+      events,
+      enable: input.enable ?? record.enable,
+      secret: input.rotateSecret ? newWebhookSecret() : record.secret,
+    }
+    this.store.saveWebhooks({ ...this.store.webhooks(), [id]: updated })
+    return view(updated)
+  }
+
+  remove(id: string, principal: Principal): void {
+    this.accessible(id, principal)
+    const { [id]: _removed, ...rest } = this.store.webhooks()
+    this.store.saveWebhooks(rest)
+  }
+
+  /** Drops an instance's webhooks (the instance was destroyed). */
+  forgetInstance(instanceId: string): void {
+    const kept = Object.fromEntries(
+      Object.entries(this.store.webhooks()).filter(([, record]) => record.instanceId !== instanceId),
+    )
+    this.store.saveWebhooks(kept)
+  }
+
+  private refuseDuplicate(siblings: WebhookRecord[], url: string, ownUrl?: string | null): void {
+    if (siblings.some((record) => record.url === url) || (ownUrl && new URL(ownUrl).toString() === url)) {
+      throw new AppError('conflict', `A webhook with the url ${url} is already there: update it instead.`, {
+        details: { parameter: 'url' },
+      })
+    }
+  }
+}
