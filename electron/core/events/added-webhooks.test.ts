@@ -56,6 +56,8 @@ test('two webhooks of one instance receive exactly the events of their filters, 
   await messages.until(() => messages.accepted().some((d) => (d.event.data as any).id === id))
   await linked.api('update_instance', { name: 'Sales' })
   await failing.until(() => failing.received.some((d) => d.event.event === 'instance.updated'))
+  const renamed = failing.received.find((d) => d.event.event === 'instance.updated')!
+  assert.equal(renamed.event.instance_name, 'Sales', 'the envelope names the instance')
   assert.ok(
     names(messages).every((name) => name.startsWith('message.')),
     JSON.stringify(names(messages)),

@@ -166,6 +166,7 @@ export class EventService implements EventSink {
       event,
       event_id: id,
       instance_id: instanceId,
+      instance_name: record?.name ?? null,
       timestamp: String(Math.floor(now / 1000)),
       data,
     }

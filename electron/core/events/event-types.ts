@@ -5,6 +5,8 @@ export interface LinkdeskEvent {
   event: EventName
   event_id: string
   instance_id: string
+  /** The instance's name when the event was made (create_instance, update_instance); null: none given. */
+  instance_name?: string | null
   /** Unix seconds, as a string. */
   timestamp: string
   data: Record<string, unknown>
