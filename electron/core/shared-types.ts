@@ -18,6 +18,7 @@ export type {
   ContactSummary as ContactSummaryView,
 } from './messages/chat-book'
 export type { GroupSummary as GroupSummaryView, GroupView as GroupDetailView } from './groups/group-view'
+export type { WebhookView as AddedWebhookView } from './events/webhook-registry'
 
 /** An access token as the admin API lists it: never its value. */
 export type TokenInfoView = TokenInfo

@@ -11,6 +11,7 @@ import { type HeadlessServer, startHeadlessServer } from './headless-server'
 import { ensureRendererBuilt } from './renderer-build'
 import { screenshot } from './screenshots'
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver'
+import { startHttpProxy } from '../../electron/core/wa/testing/local-proxies'
 
 const execFileAsync = promisify(execFile)
 const SCREENS = ['Instances', 'Composer', 'Events', 'Webhooks', 'Sandbox', 'Tokens', 'Settings'] as const
@@ -379,6 +380,43 @@ describe(
       await screenshot(page, 'events')
     })
 
+    test('more webhooks: one added with an event filter gets only its events, and is removed after confirmation', async () => {
+      const crm = await startWebhookReceiver()
+      try {
+        await openScreen(page, 'Webhooks')
+        await page.getByLabel('URL', { exact: true }).fill(crm.url)
+        await page.getByLabel('Events', { exact: true }).fill('message.*')
+        await page.getByRole('button', { name: 'Add webhook' }).click()
+        const listed = page.getByRole('list', { name: 'Webhooks of this instance' })
+        await listed.getByText(crm.url).waitFor()
+        assert.match(await listed.innerText(), /message\.\*/)
+        const reply = await fetch(`${server.apiBase}/sandbox/accounts/${CONTACT_PHONE}/messages`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${await uiToken()}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ to: INSTANCE_PHONE, text: 'For the CRM' }),
+        })
+        assert.equal(reply.status, 200)
+        const deadline = Date.now() + 10_000
+        while (!crm.received.some((event) => event.event === 'message.received') && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 50))
+        }
+        assert.ok(crm.received.length > 0, 'the added webhook got the message')
+        assert.ok(
+          crm.received.every((event) => event.event.startsWith('message.')),
+          'and nothing else',
+        )
+        await screenshot(page, 'webhooks-added')
+        await listed.getByRole('button', { name: `Remove ${crm.url}` }).click()
+        await page
+          .getByRole('dialog', { name: 'Remove this webhook?' })
+          .getByRole('button', { name: 'Remove webhook' })
+          .click()
+        await listed.waitFor({ state: 'detached' })
+      } finally {
+        await crm.close()
+      }
+    })
+
     test('a token created from the window is shown once and works for scripts', async () => {
       await openScreen(page, 'Tokens')
       await page.getByRole('heading', { name: 'No access tokens yet' }).waitFor()
@@ -465,6 +503,49 @@ describe(
       const { instance_id: instanceId } = JSON.parse(stdout)
       await cards.filter({ hasText: instanceId }).waitFor()
       assert.equal(await cards.count(), shown + 1)
+    })
+
+    test('an instance’s settings: its name, a behaviour and a proxy are saved from its page', async () => {
+      const proxy = await startHttpProxy()
+      try {
+        await openScreen(page, 'Instances')
+        const card = page
+          .getByRole('list', { name: 'Instances' })
+          .getByRole('listitem')
+          .filter({ hasText: `+${INSTANCE_PHONE}` })
+        const instanceId = (await card.locator('code').first().innerText()).trim()
+        await card.getByRole('link').first().click()
+        await page.getByLabel('Name', { exact: true }).fill('Support desk')
+        await page.getByRole('switch', { name: 'Read incoming messages' }).check()
+        await page.getByLabel('Proxy', { exact: true }).fill(`http://127.0.0.1:${proxy.port}`)
+        await page.getByRole('button', { name: 'Save settings' }).click()
+        await page.getByRole('status').filter({ hasText: 'Settings saved.' }).waitFor()
+        const read = async () =>
+          (
+            await (
+              await fetch(`${server.apiBase}/instance?instance_id=${instanceId}`, {
+                headers: { authorization: `Bearer ${await uiToken()}` },
+              })
+            ).json()
+          ).instance
+        const saved = await read()
+        assert.equal(saved.name, 'Support desk')
+        assert.equal(saved.behaviours.auto_read, true)
+        assert.equal(saved.proxy, `http://127.0.0.1:${proxy.port}`)
+        await page.getByRole('heading', { level: 1, name: /^Support desk/ }).waitFor()
+        await screenshot(page, 'instance-settings')
+        const deadline = Date.now() + 10_000
+        while (!proxy.tunnels.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+        assert.ok(proxy.tunnels.length > 0, 'the instance reconnected through the proxy')
+        await page.getByRole('button', { name: 'Go direct' }).click()
+        await page.getByRole('button', { name: 'Go direct' }).waitFor({ state: 'detached' })
+        assert.equal((await read()).proxy, null)
+        while ((await read()).state !== 'connected' && Date.now() < deadline + 10_000) {
+          await new Promise((resolve) => setTimeout(resolve, 50))
+        }
+      } finally {
+        await proxy.close()
+      }
     })
 
     test('destroying an instance asks first, naming the consequence, then replaces its id', async () => {

@@ -17,6 +17,7 @@ import type {
 } from '../../../electron/core/shared-types'
 
 export type {
+  AddedWebhookView,
   DeliveryAttemptView,
   DeliveryStatusView,
   EventEnvelopeView,

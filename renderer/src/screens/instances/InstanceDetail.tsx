@@ -6,6 +6,7 @@ import { ChatsPanel } from './ChatsPanel'
 import { GroupsPanel } from './GroupsPanel'
 import { ProfileForm } from './ProfileForm'
 import { InstanceActions } from './InstanceActions'
+import { InstanceSettingsForm } from './InstanceSettingsForm'
 import { instanceLabel } from './instance-label'
 import { LinkPanel } from './link/LinkPanel'
 import { StateBadge, nextStep } from './StateBadge'
@@ -89,6 +90,9 @@ export function InstanceDetail({ instanceId, startLinking }: { instanceId: strin
         <dt>Created</dt>
         <dd>{time(instance.created_at)}</dd>
       </dl>
+      <div className="chats-panel">
+        <InstanceSettingsForm key={instance.instance_id} instance={instance} onSaved={() => void reload()} />
+      </div>
       {instance.linked ? (
         <div className="chats-panel">
           <GroupsPanel instanceId={instance.instance_id} connected={instance.state === 'connected'} />

@@ -6,6 +6,7 @@ import { useOperation } from '../../app/use-operation'
 import { ErrorNotice } from '../../components/ErrorNotice'
 import { ScreenHeader } from '../../components/ScreenHeader'
 import { InstanceSelect } from '../../components/InstanceSelect'
+import { AddedWebhooks } from './AddedWebhooks'
 import { TestDelivery } from './TestDelivery'
 import { WebhookSecret } from './WebhookSecret'
 
@@ -21,6 +22,7 @@ export function WebhooksScreen() {
       />
       <InstanceSelect value={instanceId} onChange={setInstanceId} />
       <WebhookSettings key={instanceId} instanceId={instanceId} />
+      <AddedWebhooks key={`added-${instanceId}`} instanceId={instanceId} />
     </section>
   )
 }

@@ -1,0 +1,164 @@
+import { type FormEvent, useState } from 'react'
+import type { AddedWebhookView } from '../../api/types'
+import { useApi } from '../../app/api-context'
+import { useAction } from '../../app/use-action'
+import { useOperation } from '../../app/use-operation'
+import { ConfirmDialog } from '../../components/ConfirmDialog'
+import { ErrorNotice } from '../../components/ErrorNotice'
+
+interface WebhookList {
+  webhooks: AddedWebhookView[]
+}
+
+/** The event filter as typed: names or patterns separated by commas or spaces. */
+function filterOf(text: string): string[] {
+  return text
+    .split(/[\s,]+/)
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+}
+
+/**
+ * The webhooks beside the instance's own: the instance's added ones and the global ones (for every instance),
+ * each with its event filter, switch and removal; a form adds one.
+ */
+export function AddedWebhooks({ instanceId }: { instanceId: string }) {
+  const api = useApi()
+  const [lists, reload] = useOperation(
+    async (client) => ({
+      instance: instanceId
+        ? (await client.call<WebhookList>('webhooks', { instance_id: instanceId })).webhooks
+        : [],
+      global: (await client.call<WebhookList>('webhooks', {})).webhooks,
+    }),
+    `added-webhooks/${instanceId}`,
+  )
+  const [url, setUrl] = useState('')
+  const [events, setEvents] = useState('')
+  const [global, setGlobal] = useState(false)
+  const [removing, setRemoving] = useState<AddedWebhookView | null>(null)
+  const { error, run } = useAction()
+
+  const add = async (event: FormEvent) => {
+    event.preventDefault()
+    const added = await run(() =>
+      api.call('add_webhook', {
+        ...(global ? {} : { instance_id: instanceId }),
+        url,
+        ...(filterOf(events).length > 0 ? { events: filterOf(events) } : {}),
+      }),
+    )
+    if (!added) return
+    setUrl('')
+    setEvents('')
+    void reload()
+  }
+  const toggle = async (webhook: AddedWebhookView) => {
+    await run(() => api.call('update_webhook', { webhook_id: webhook.webhook_id, enable: !webhook.enable }))
+    void reload()
+  }
+  const remove = async (webhook: AddedWebhookView) => {
+    setRemoving(null)
+    await run(() => api.call('remove_webhook', { webhook_id: webhook.webhook_id }))
+    void reload()
+  }
+  const table = (label: string, webhooks: AddedWebhookView[]) => (
+    <ul aria-label={label} className="stack">
+      {webhooks.map((webhook) => (
+        <li key={webhook.webhook_id}>
+          <code>{webhook.url}</code>{' '}
+          <span className="muted">{webhook.events.length ? webhook.events.join(', ') : 'every event'}</span>
+          <div className="actions">
+            <button
+              type="button"
+              onClick={() => void toggle(webhook)}
+              aria-label={`${webhook.enable ? 'Turn off' : 'Turn on'} ${webhook.url}`}
+            >
+              {webhook.enable ? 'Turn off' : 'Turn on'}
+            </button>
+            <button
+              type="button"
+              className="danger"
+              onClick={() => setRemoving(webhook)}
+              aria-label={`Remove ${webhook.url}`}
+            >
+              Remove
+            </button>
+          </div>
+        </li>
+      ))}
+    </ul>
+  )
+  const ready = lists.status === 'ready' ? lists.data : { instance: [], global: [] }
+  return (
+    <section aria-labelledby="added-webhooks-title">
+      <h2 id="added-webhooks-title">More webhooks</h2>
+      <p className="hint">
+        Each gets only the events of its filter, signed with its own secret, on its own queue: a slow receiver
+        never delays another. Global ones get the events of every instance.
+      </p>
+      {lists.status === 'failed' ? <ErrorNotice error={lists.error} context="Webhooks" /> : null}
+      <h3>This instance</h3>
+      {ready.instance.length === 0 ? (
+        <p className="hint">None added.</p>
+      ) : (
+        table('Webhooks of this instance', ready.instance)
+      )}
+      <h3>Global</h3>
+      {ready.global.length === 0 ? (
+        <p className="hint">None added.</p>
+      ) : (
+        table('Global webhooks', ready.global)
+      )}
+      <form className="stack" onSubmit={(event) => void add(event)} aria-label="Add a webhook">
+        <div className="field">
+          <label htmlFor="added-webhook-url">URL</label>
+          <input
+            id="added-webhook-url"
+            type="url"
+            value={url}
+            required
+            placeholder="https://crm.example.com/hooks"
+            onChange={(event) => setUrl(event.target.value.trim())}
+          />
+        </div>
+        <div className="field">
+          <label htmlFor="added-webhook-events">Events</label>
+          <input
+            id="added-webhook-events"
+            value={events}
+            placeholder="message.*, group.participants (empty: every event)"
+            onChange={(event) => setEvents(event.target.value)}
+          />
+        </div>
+        <div className="field-inline">
+          <input
+            id="added-webhook-global"
+            type="checkbox"
+            checked={global}
+            onChange={(event) => setGlobal(event.target.checked)}
+          />
+          <label htmlFor="added-webhook-global">Global: for every instance</label>
+        </div>
+        <div className="actions">
+          <button type="submit" disabled={!global && !instanceId}>
+            Add webhook
+          </button>
+        </div>
+      </form>
+      {error ? <ErrorNotice error={error} context="Webhook not changed" /> : null}
+      {removing ? (
+        <ConfirmDialog
+          title="Remove this webhook?"
+          confirmLabel="Remove webhook"
+          onConfirm={() => void remove(removing)}
+          onCancel={() => setRemoving(null)}
+        >
+          <p>
+            <code>{removing.url}</code> gets no more events, and what it had not received yet is dropped.
+          </p>
+        </ConfirmDialog>
+      ) : null}
+    </section>
+  )
+}
