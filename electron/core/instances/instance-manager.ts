@@ -243,6 +243,7 @@ export class InstanceManager {
             logger: log,
             timings,
             network: () => network.for(registry.find(instanceId)?.proxy),
+            ignoresStatus: () => behavioursOf(registry.find(instanceId)).ignore_status,
             openAuth: () => authStore.forInstance(instanceId),
             versions,
             hooks: this.options.hooks,

@@ -44,6 +44,7 @@ test('a name is given at creation and changed later, announced, and bad names ch
     ignore_groups: false,
     auto_read: false,
     always_online: false,
+    ignore_status: true,
   })
 })
 
@@ -114,6 +115,32 @@ test('always_online shows the account online now and after every reconnect', asy
   )
 })
 
+test('status updates are ignored by default, and arrive as messages of status@broadcast once asked for', async () => {
+  assert.equal((await view()).behaviours.ignore_status, true, 'on by default')
+  const unheard = await control().send(BOB, { to: 'status@broadcast', text: 'Out of office today' })
+  const direct = await control().send(BOB, { to: ME, text: 'after my status' })
+  await linked.events.waitFor(
+    (event) => event.event === 'message.received' && event.data.id === direct.id,
+    'the 1:1 message',
+  )
+  assert.ok(!linked.events.seen.some((event) => event.data.id === unheard.id), 'the status is not surfaced')
+  assert.ok(
+    control()
+      .inbox(ALICE)
+      .some((entry) => entry.id === unheard.id && entry.chat === 'status@broadcast'),
+    'the network did send it: Alice’s phone got it',
+  )
+  await ok(linked.core.apiBase, 'update_instance', { instance_id: linked.instanceId, ignore_status: false })
+  const heard = await control().send(BOB, { to: 'status@broadcast', text: 'Back tomorrow' })
+  const event = await linked.events.waitFor(
+    (candidate) => candidate.event === 'message.received' && candidate.data.id === heard.id,
+    'the status update',
+  )
+  assert.equal(event.data.chat, 'status@broadcast')
+  assert.equal(event.data.text, 'Back tomorrow')
+  assert.equal(event.data.sender_phone, BOB)
+})
+
 test('the name and behaviours survive a restart', async () => {
   await ok(linked.core.apiBase, 'update_instance', {
     instance_id: linked.instanceId,
@@ -123,5 +150,10 @@ test('the name and behaviours survive a restart', async () => {
   await linked.restart()
   const restored = await view()
   assert.equal(restored.name, 'Front desk')
-  assert.deepEqual(restored.behaviours, { ignore_groups: true, auto_read: true, always_online: false })
+  assert.deepEqual(restored.behaviours, {
+    ignore_groups: true,
+    auto_read: true,
+    always_online: false,
+    ignore_status: false,
+  })
 })

@@ -1,7 +1,7 @@
 import { AppError } from '../errors'
 import type { InstanceRecord } from '../store/settings-store'
 
-/** What an instance does on its own with what arrives; each off unless the operator turns it on. */
+/** What an instance does on its own with what arrives; each off unless the operator turns it on, but ignore_status. */
 export interface InstanceBehaviours {
   /** No group messages, reactions, votes, statuses or calls are surfaced as events. */
   ignore_groups: boolean
@@ -9,14 +9,17 @@ export interface InstanceBehaviours {
   auto_read: boolean
   /** The account shows online whenever the instance connects (the phone then gets no notifications). */
   always_online: boolean
+  /** Contacts' status updates (stories) are not received at all; on by default, as before it existed. */
+  ignore_status: boolean
 }
 
-export const BEHAVIOURS = ['ignore_groups', 'auto_read', 'always_online'] as const
+export const BEHAVIOURS = ['ignore_groups', 'auto_read', 'always_online', 'ignore_status'] as const
 
 export const DEFAULT_BEHAVIOURS: InstanceBehaviours = {
   ignore_groups: false,
   auto_read: false,
   always_online: false,
+  ignore_status: true,
 }
 
 export const INSTANCE_NAME_CHARS = 100

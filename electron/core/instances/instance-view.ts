@@ -55,8 +55,11 @@ export const InstanceViewSchema = Type.Object(
         ignore_groups: Type.Boolean({ description: 'Group messages and events are not surfaced.' }),
         auto_read: Type.Boolean({ description: 'Incoming messages are marked read once kept.' }),
         always_online: Type.Boolean({ description: 'The account shows online whenever it connects.' }),
+        ignore_status: Type.Boolean({
+          description: 'Contacts’ status updates are not received (on by default).',
+        }),
       },
-      { description: 'What it does on its own (update_instance); all off by default.' },
+      { description: 'What it does on its own (update_instance); all off by default but ignore_status.' },
     ),
     proxy: Nullable(
       Type.String({

@@ -5,6 +5,7 @@ import { ClientVersionPolicy } from './accounts/client-version'
 import { CallLog } from './calls/call-log'
 import { ProfilePictures } from './accounts/profile-pictures'
 import type { LinkedDevice } from './accounts/linked-device'
+import { STATUS_BROADCAST, StatusBroadcast } from './messages/status-broadcast'
 import { SandboxEvents } from './events'
 import { GroupRegistry } from './groups/group-registry'
 import { MediaStore } from './media/media-store'
@@ -42,6 +43,8 @@ export class SandboxNetwork {
   readonly pictures: ProfilePictures
   readonly events = new SandboxEvents()
   readonly recentSends: RecentSends
+  /** Who the phones' status updates go to. */
+  readonly statusBroadcast: StatusBroadcast
   /** The secrets of polls phones received, for their votes; kept. */
   readonly pollSecrets: PollSecrets
   /** Calls between accounts, kept. */
@@ -70,7 +73,10 @@ export class SandboxNetwork {
     this.media = new MediaStore(state)
     this.pictures = new ProfilePictures(state, this.media)
     this.clientVersions = new ClientVersionPolicy(state)
-    this.recentSends = new RecentSends(state, this.directory, this.groups)
+    this.statusBroadcast = new StatusBroadcast(this.directory)
+    this.recentSends = new RecentSends(state, this.directory, (jid) =>
+      jid === STATUS_BROADCAST ? this.statusBroadcast : this.groups.get(jid),
+    )
     this.calls = new CallLog(state)
     this.pollSecrets = new PollSecrets(state)
   }

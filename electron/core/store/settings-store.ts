@@ -20,7 +20,7 @@ export interface InstanceRecord {
   /** The operator's name for it ("Sales"); absent: none given. */
   name?: string
   /** What it does on its own (ignore groups, auto-read, always online); absent: all off. */
-  behaviours?: { ignore_groups: boolean; auto_read: boolean; always_online: boolean }
+  behaviours?: { ignore_groups: boolean; auto_read: boolean; always_online: boolean; ignore_status?: boolean }
   /** The proxy its connection goes through (with its credentials; shown masked); absent: direct. */
   proxy?: string
   /** How the instance answers calls; absent: they ring (records kept before the setting existed). */

@@ -209,6 +209,9 @@ function bareJid(jid: string): string {
 }
 
 /** The phone-number form and the LID form among two addresses of one person, where given. */
+/** The chat of contacts' status updates. */
+const STATUS_BROADCAST = 'status@broadcast'
+
 function addresses(primary: string, alternate: string | null): { phone: string | null; lid: string | null } {
   const all = [primary, alternate].filter((jid): jid is string => Boolean(jid)).map(bareJid)
   return {
@@ -271,20 +274,24 @@ function toLinkdeskMessage(
   const key = keyOf(message.key)
   const chat = addresses(key.chat, key.chatAlt)
   const isGroup = key.chat.endsWith('@g.us')
+  // A status update is a message to status@broadcast from its poster (the participant), as in a group.
+  const shared = isGroup || key.chat === STATUS_BROADCAST
   let sender: { phone: string | null; lid: string | null }
   if (key.fromMe) {
     sender = {
       phone: own ? `${own.number}${PHONE_SUFFIX}` : null,
       lid: own?.lid ? bareJid(own.lid) : null,
     }
-  } else if (isGroup) {
-    sender = key.participant ? addresses(key.participant, key.participantAlt) : { phone: null, lid: null }
+  } else if (shared) {
+    // Baileys puts a status poster's other address where a 1:1 chat's would be.
+    const alternate = isGroup ? key.participantAlt : (key.participantAlt ?? key.chatAlt)
+    sender = key.participant ? addresses(key.participant, alternate) : { phone: null, lid: null }
   } else {
     sender = chat
   }
   return {
     id: key.id,
-    chat: isGroup ? key.chat : (chat.phone ?? chat.lid ?? key.chat),
+    chat: shared ? key.chat : (chat.phone ?? chat.lid ?? key.chat),
     is_group: isGroup,
     from_me: key.fromMe,
     sender: sender.phone ?? sender.lid ?? (key.participant ? bareJid(key.participant) : bareJid(key.chat)),

@@ -14,7 +14,7 @@ import { retryCounterCache, socketConfig } from './wa-session'
 const WHATSAPP_ROOT_KEY = Buffer.from(WA_CERT_DETAILS.PUBLIC_KEY)
 const EXTRA_CA_AT_START = process.env.NODE_EXTRA_CA_CERTS
 
-function configFor(network: ReturnType<typeof socketNetworkConfig>) {
+function configFor(network: ReturnType<typeof socketNetworkConfig>, ignoreStatus = true) {
   return socketConfig({
     instanceId: 'I',
     logger: createLogger('info', new Writable({ write: (_chunk, _encoding, done) => done() })),
@@ -26,6 +26,7 @@ function configFor(network: ReturnType<typeof socketNetworkConfig>) {
     groupMetadata: async () => undefined,
     onDecrypted: () => undefined,
     version: [2, 3000, 1],
+    ignoreStatus: () => ignoreStatus,
   })
 }
 
@@ -41,6 +42,8 @@ test('without sandbox mode the socket targets WhatsApp itself and the trust root
   assert.equal(config.markOnlineOnConnect, false)
   assert.equal(config.syncFullHistory, false)
   assert.equal(config.shouldIgnoreJid?.('status@broadcast'), true)
+  assert.equal(configFor(network, false).shouldIgnoreJid?.('status@broadcast'), false, 'unless asked for')
+  assert.equal(configFor(network, false).shouldIgnoreJid?.('123@broadcast'), true)
   assert.equal(config.shouldIgnoreJid?.('123@newsletter'), true)
   assert.equal(config.shouldIgnoreJid?.('15551234567@s.whatsapp.net'), false)
   assert.equal(config.logger?.level, 'warn', 'Baileys logs at warn even when the app logs at info')

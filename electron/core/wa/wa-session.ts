@@ -5,6 +5,7 @@ import makeWASocket, {
   type CacheStore,
   type GroupMetadata,
   isJidBroadcast,
+  isJidStatusBroadcast,
   isJidNewsletter,
   jidDecode,
   jidNormalizedUser,
@@ -49,6 +50,8 @@ export interface SocketConfigInput {
   onDecrypted(message: WAMessage, context: { offline: boolean }): void
   /** The client version to announce (the network refuses versions that are too old with 405). */
   version: WaVersion
+  /** Whether contacts' status updates are left unread now (the instance's ignore_status). */
+  ignoreStatus(): boolean
 }
 
 /**
@@ -69,7 +72,9 @@ export function socketConfig(input: SocketConfigInput): UserFacingSocketConfig {
     connectTimeoutMs: timings.connectTimeoutMs,
     ...(timings.qrTimeoutMs > 0 ? { qrTimeout: timings.qrTimeoutMs } : {}),
     msgRetryCounterCache: input.retryCounter,
-    shouldIgnoreJid: (jid) => Boolean(isJidBroadcast(jid) || isJidNewsletter(jid)),
+    // Status updates arrive only when the instance asks for them; other broadcasts and newsletters never.
+    shouldIgnoreJid: (jid) =>
+      isJidStatusBroadcast(jid) ? input.ignoreStatus() : Boolean(isJidBroadcast(jid) || isJidNewsletter(jid)),
     getMessage: (key) => input.getMessage(key.id),
     onDecrypted: input.onDecrypted,
     cachedGroupMetadata: (jid) => input.groupMetadata(jid),
@@ -105,6 +110,8 @@ export interface WaSessionOptions {
   timings: Timings
   /** The network config for the next socket (the instance's proxy, as set now). */
   network(): SocketNetworkConfig
+  /** Whether contacts' status updates are left unread (the instance's ignore_status, read at each one). */
+  ignoresStatus(): boolean
   /** Opens the instance's durable auth store (after a wipe, a fresh one). */
   openAuth(): InstanceAuthStore
   /** The current client version, shared by all instances. */
@@ -194,6 +201,7 @@ export class WaSession {
         groupMetadata: (jid) => this.groupMetadata(jid),
         onDecrypted: (message, { offline }) => this.decrypted(socket, auth, message, offline),
         version,
+        ignoreStatus: () => this.options.ignoresStatus(),
       }),
     )
     this.socket = socket

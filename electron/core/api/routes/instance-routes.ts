@@ -82,7 +82,7 @@ export function instanceOperations({ registry, instances }: InstanceRoutesDeps):
       tag: 'Instances',
       summary: 'Rename an instance, route it through a proxy, or change what it does on its own.',
       description:
-        'Changes any of: `name`; `ignore_groups` (group messages, reactions, votes, statuses and calls are not surfaced as events); `auto_read` (every incoming message is marked read once kept); `always_online` (the account shows online whenever the instance connects: the phone then gets no notifications); `proxy` (its connection and media go through it). Only the parameters given change; kept across restarts, shown in the instance answers, announced by instance.updated. Answers the instance.',
+        'Changes any of: `name`; `ignore_groups` (group messages, reactions, votes, statuses and calls are not surfaced as events); `auto_read` (every incoming message is marked read once kept); `always_online` (the account shows online whenever the instance connects: the phone then gets no notifications); `ignore_status` (contacts’ status updates are not received; on by default); `proxy` (its connection and media go through it). Only the parameters given change; kept across restarts, shown in the instance answers, announced by instance.updated. Answers the instance.',
       auth: 'token',
       instance: true,
       fields: {
@@ -90,6 +90,12 @@ export function instanceOperations({ registry, instances }: InstanceRoutesDeps):
         ignore_groups: { type: 'boolean', description: 'Surface nothing from groups.', example: true },
         auto_read: { type: 'boolean', description: 'Mark incoming messages read.', example: false },
         always_online: { type: 'boolean', description: 'Show online while connected.', example: false },
+        ignore_status: {
+          type: 'boolean',
+          description:
+            'Receive no status updates (on by default); off: they arrive as message.received in chat status@broadcast.',
+          example: false,
+        },
         proxy: {
           type: 'string',
           maxLength: 2048,
@@ -100,11 +106,11 @@ export function instanceOperations({ registry, instances }: InstanceRoutesDeps):
       },
       example: { status: 'success', instance: { instance_id: '609ACF283XXXX6F2E1B0A4C5', name: 'Support' } },
       handle: async ({ params, instance }) => {
-        const { name, ignore_groups, auto_read, always_online, proxy } = params
+        const { name, ignore_groups, auto_read, always_online, ignore_status, proxy } = params
         const record = await instances.updateSettings(instance.id, {
           name,
           proxy,
-          behaviours: { ignore_groups, auto_read, always_online },
+          behaviours: { ignore_groups, auto_read, always_online, ignore_status },
         })
         return { status: 'success', instance: instanceView(record, instances.status(record.id)) }
       },

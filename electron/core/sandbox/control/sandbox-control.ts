@@ -14,6 +14,7 @@ import {
 import { announceGroupCreated } from '../groups/group-notifications'
 import type { Group } from '../groups/group-registry'
 import { dropConnections, failNextLogin, unlinkDevices, type DropMode } from '../faults/faults'
+import { STATUS_BROADCAST } from '../messages/status-broadcast'
 import { sendFromPhone, type PhoneSendTarget } from '../messages/phone-sender'
 import type { SandboxNetwork } from '../network'
 import { deviceAddress } from '../signal/addresses'
@@ -35,6 +36,8 @@ function accountOf(network: SandboxNetwork, phone: string): Account {
 }
 
 function targetOf(network: SandboxNetwork, sender: Account, to: string): PhoneSendTarget {
+  // A status update: to every account, as a sender-key message to status@broadcast.
+  if (to === STATUS_BROADCAST) return { group: network.statusBroadcast }
   if (to.endsWith('@g.us')) {
     const group = network.groups.get(to)
     if (!group) throw new AppError('recipient_not_found', `No sandbox group ${to} exists.`)

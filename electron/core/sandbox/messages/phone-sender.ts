@@ -1,7 +1,6 @@
 import type { proto } from '@whiskeysockets/baileys'
 import type { Account, Addressing } from '../accounts/account'
 import type { LinkedDevice } from '../accounts/linked-device'
-import type { Group } from '../groups/group-registry'
 import type { SandboxNetwork } from '../network'
 import { deviceAddress } from '../signal/addresses'
 import { node, unixNow, type BinaryNode } from '../stanzas/binary-node'
@@ -9,8 +8,10 @@ import { encNode, encryptForDevice, newMessageId } from './device-crypto'
 import { recordInbox } from './inbox-recorder'
 import type { OutgoingContent } from './outgoing-content'
 import type { SentRecord } from './recent-sends'
+import type { SenderKeyAudience } from './status-broadcast'
 
-export type PhoneSendTarget = { account: Account } | { group: Group }
+/** A phone sends to an account, or with its sender key to a group or to its status audience. */
+export type PhoneSendTarget = { account: Account } | { group: SenderKeyAudience }
 
 /** The attributes of a message stanza from a simulated phone, as the receiving device sees them. */
 function stanzaAttrs(record: SentRecord, toOwnDevice: boolean): Record<string, string> {
@@ -40,7 +41,7 @@ function pairwiseMessage(record: SentRecord, toOwnDevice: boolean): proto.IMessa
   return { deviceSentMessage: { destinationJid: recipient.jid(record.addressing), message: content.message } }
 }
 
-function senderKeyMessage(group: Group, distribution: Buffer): proto.IMessage {
+function senderKeyMessage(group: SenderKeyAudience, distribution: Buffer): proto.IMessage {
   return {
     senderKeyDistributionMessage: { groupId: group.jid, axolotlSenderKeyDistributionMessage: distribution },
   }
@@ -83,7 +84,11 @@ export async function deliverGroupRetry(
   device.deliver(node('message', stanzaAttrs(record, false), [enc]))
 }
 
-async function sendToGroup(network: SandboxNetwork, record: SentRecord, group: Group): Promise<void> {
+async function sendToGroup(
+  network: SandboxNetwork,
+  record: SentRecord,
+  group: SenderKeyAudience,
+): Promise<void> {
   const { sender, content } = record
   const senderAddress = deviceAddress(sender, 0)
   const distribution = await sender.phoneDevice.senderKeyDistribution(group.jid, senderAddress)

@@ -1,10 +1,10 @@
 import { proto } from '@whiskeysockets/baileys'
 import type { Account, Addressing } from '../accounts/account'
 import type { AccountDirectory } from '../accounts/account-directory'
-import type { Group, GroupRegistry } from '../groups/group-registry'
 import type { SandboxState } from '../state/sandbox-state'
 import { StoredList } from '../state/stored-list'
 import type { OutgoingContent } from './outgoing-content'
+import type { SenderKeyAudience } from './status-broadcast'
 
 /** A message a simulated phone sent, kept so it can be encrypted again when a device asks for a retry. */
 export interface SentRecord {
@@ -12,7 +12,8 @@ export interface SentRecord {
   sender: Account
   /** The recipient account for 1:1, undefined for a group. */
   recipient: Account | undefined
-  group: Group | undefined
+  /** The group (or the status audience) of a sender-key message. */
+  group: SenderKeyAudience | undefined
   addressing: Addressing
   timestamp: number
   content: OutgoingContent
@@ -43,7 +44,8 @@ export class RecentSends {
   constructor(
     state: SandboxState,
     private readonly directory: AccountDirectory,
-    private readonly groups: GroupRegistry,
+    /** The group, or the status audience, a kept send went to, by JID. */
+    private readonly audience: (jid: string | undefined) => SenderKeyAudience | undefined,
   ) {
     this.kept = new StoredList(state, 'recent-sends')
   }
@@ -72,7 +74,7 @@ export class RecentSends {
       id,
       sender,
       recipient: kept.recipient === null ? undefined : this.directory.get(kept.recipient),
-      group: this.groups.get(kept.group ?? undefined),
+      group: this.audience(kept.group ?? undefined),
       addressing: kept.addressing,
       timestamp: kept.timestamp,
       content: {

@@ -8,6 +8,7 @@ const BEHAVIOURS = [
   ['ignore_groups', 'Ignore groups', 'Nothing from groups is surfaced or kept.'],
   ['auto_read', 'Read incoming messages', 'Each incoming message is marked read once kept (blue ticks).'],
   ['always_online', 'Always online', 'Shows online while connected; the phone then gets no notifications.'],
+  ['ignore_status', 'Ignore status updates', 'Contacts’ status updates are not received (on by default).'],
 ] as const
 
 type Behaviour = (typeof BEHAVIOURS)[number][0]
