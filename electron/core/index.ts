@@ -195,7 +195,7 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
         version: APP_VERSION,
         waVersion: () => versions.info(),
       }),
-      ...instanceOperations({ registry, instances }),
+      ...instanceOperations({ registry, instances, webhooks }),
       ...messageOperations({ messages }),
       ...messageActionOperations({ messages }),
       ...contactOperations({ messages }),

@@ -46,6 +46,15 @@ test('two webhooks of one instance receive exactly the events of their filters, 
   assert.equal(added.status, 200, JSON.stringify(added.body))
   failingHook = added.body.webhook
   assert.deepEqual(added.body.webhook.events, ['instance.updated', 'group.*'])
+  const { instance } = (await linked.api('instance')).body
+  assert.deepEqual(
+    instance.webhooks.map((webhook: Record<string, unknown>) => Object.keys(webhook).sort()),
+    [
+      ['enable', 'events', 'url', 'webhook_id'],
+      ['enable', 'events', 'url', 'webhook_id'],
+    ],
+    'the instance answers show its webhooks, never their secrets',
+  )
   const listed = await linked.api('webhooks')
   assert.deepEqual(
     listed.body.webhooks.map((webhook: { url: string }) => webhook.url),

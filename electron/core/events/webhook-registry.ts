@@ -108,6 +108,14 @@ export class WebhookRegistry {
       .map(view)
   }
 
+  /** An instance's added webhooks as its view shows them: without their secrets. */
+  summaries(instanceId: string): Array<Pick<WebhookView, 'webhook_id' | 'url' | 'enable' | 'events'>> {
+    return Object.values(this.store.webhooks())
+      .filter((record) => record.instanceId === instanceId)
+      .sort((a, b) => a.createdAt - b.createdAt)
+      .map(({ id, url, enable, events }) => ({ webhook_id: id, url, enable, events }))
+  }
+
   /** The enabled webhooks that take this event of this instance (owned by `owner`). */
   targetsOf(instanceId: string, owner: string | null, event: EventName): WebhookRecord[] {
     return Object.values(this.store.webhooks()).filter(

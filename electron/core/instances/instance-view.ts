@@ -61,6 +61,17 @@ export const InstanceViewSchema = Type.Object(
       },
       { description: 'What it does on its own (update_instance); all off by default but ignore_status.' },
     ),
+    webhooks: Type.Array(
+      Type.Object({
+        webhook_id: Type.String(),
+        url: Type.String(),
+        enable: Type.Boolean(),
+        events: Type.Array(Type.String(), { description: 'Its event filter; empty: every event.' }),
+      }),
+      {
+        description: 'The webhooks added beside its own (add_webhook), without their secrets (see webhooks).',
+      },
+    ),
     proxy: Nullable(
       Type.String({
         description:
@@ -84,7 +95,11 @@ export type InstanceView = Static<typeof InstanceViewSchema>
 const seconds = (ms: number | null) => (ms === null ? null : Math.floor(ms / 1000))
 
 /** The public view of one instance: its record and its live state. */
-export function instanceView(record: InstanceRecord, status: InstanceStatus): InstanceView {
+export function instanceView(
+  record: InstanceRecord,
+  status: InstanceStatus,
+  webhooks: InstanceView['webhooks'] = [],
+): InstanceView {
   const { account, lastError } = status
   return {
     instance_id: record.id,
@@ -109,6 +124,7 @@ export function instanceView(record: InstanceRecord, status: InstanceStatus): In
     qr_expires_at: status.qr ? seconds(status.qr.expiresAt) : null,
     name: record.name ?? null,
     behaviours: behavioursOf(record),
+    webhooks,
     proxy: maskProxy(record.proxy),
     calls: record.calls ?? { reject: false, message: null },
   }

@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import type { InstanceManager } from '../../instances/instance-manager'
+import type { WebhookRegistry } from '../../events/webhook-registry'
+import type { InstanceRecord } from '../../store/settings-store'
 import type { InstanceRegistry } from '../../instances/instance-registry'
 import { instanceView, InstanceViewSchema } from '../../instances/instance-view'
 import { defineOperation, type Operation } from '../operation'
@@ -7,6 +9,7 @@ import { defineOperation, type Operation } from '../operation'
 export interface InstanceRoutesDeps {
   registry: InstanceRegistry
   instances: InstanceManager
+  webhooks: Pick<WebhookRegistry, 'summaries'>
 }
 
 const phoneField = {
@@ -23,7 +26,9 @@ const phoneField = {
 } as const
 
 /** The v1 instance operations (seed + design §4-§5): QR, pairing code, reconnect, reinitialize, destroy, state. */
-export function instanceOperations({ registry, instances }: InstanceRoutesDeps): Operation[] {
+export function instanceOperations({ registry, instances, webhooks }: InstanceRoutesDeps): Operation[] {
+  const view = (record: InstanceRecord) =>
+    instanceView(record, instances.status(record.id), webhooks.summaries(record.id))
   return [
     defineOperation({
       name: 'generate_qrcode',
@@ -112,7 +117,7 @@ export function instanceOperations({ registry, instances }: InstanceRoutesDeps):
           proxy,
           behaviours: { ignore_groups, auto_read, always_online, ignore_status },
         })
-        return { status: 'success', instance: instanceView(record, instances.status(record.id)) }
+        return { status: 'success', instance: view(record) }
       },
     }),
     defineOperation({
@@ -159,9 +164,7 @@ export function instanceOperations({ registry, instances }: InstanceRoutesDeps):
       handle: ({ principal }) => ({
         status: 'success',
         message: 'Instances',
-        instances: registry
-          .list(principal)
-          .map((record) => instanceView(record, instances.status(record.id))),
+        instances: registry.list(principal).map((record) => view(record)),
       }),
     }),
     defineOperation({
@@ -175,7 +178,7 @@ export function instanceOperations({ registry, instances }: InstanceRoutesDeps):
       handle: ({ instance }) => ({
         status: 'success',
         message: 'Instance',
-        instance: instanceView(instance, instances.status(instance.id)),
+        instance: view(instance),
       }),
     }),
   ]

@@ -19,15 +19,31 @@ export function InstanceSettingsForm({ instance, onSaved }: { instance: Instance
   const [name, setName] = useState(instance.name ?? '')
   const [behaviours, setBehaviours] = useState<Record<Behaviour, boolean>>({ ...instance.behaviours })
   const [proxy, setProxy] = useState('')
+  const [rejectCalls, setRejectCalls] = useState(instance.calls.reject)
+  const [callMessage, setCallMessage] = useState(instance.calls.message ?? '')
   const [saved, setSaved] = useState(false)
   const { busy, error, run } = useAction()
   const save = async (event: FormEvent, params: Record<string, unknown>) => {
     event.preventDefault()
     setSaved(false)
-    const answer = await run(
-      () => api.call<InstanceAnswer>('update_instance', { instance_id: instance.instance_id, ...params }),
-      'Saving…',
-    )
+    const answer = await run(async () => {
+      const updated = await api.call<InstanceAnswer>('update_instance', {
+        instance_id: instance.instance_id,
+        ...params,
+      })
+      const calls = {
+        reject: rejectCalls,
+        message: rejectCalls && callMessage.trim() ? callMessage.trim() : null,
+      }
+      if (calls.reject !== instance.calls.reject || calls.message !== instance.calls.message) {
+        await api.call('set_call_rejection', {
+          instance_id: instance.instance_id,
+          enable: calls.reject,
+          ...(calls.message ? { message: calls.message } : {}),
+        })
+      }
+      return updated
+    }, 'Saving…')
     if (!answer) return
     setSaved(true)
     setProxy('')
@@ -72,6 +88,29 @@ export function InstanceSettingsForm({ instance, onSaved }: { instance: Instance
           </span>
         </div>
       ))}
+      <div className="field-inline">
+        <input
+          id="instance-reject-calls"
+          type="checkbox"
+          role="switch"
+          checked={rejectCalls}
+          onChange={(event) => setRejectCalls(event.target.checked)}
+        />
+        <label htmlFor="instance-reject-calls">Reject calls</label>
+        <span className="hint">Each call is declined as it rings (it still arrives as call.received).</span>
+      </div>
+      {rejectCalls ? (
+        <div className="field">
+          <label htmlFor="instance-call-message">Text to the caller (optional)</label>
+          <input
+            id="instance-call-message"
+            value={callMessage}
+            maxLength={1000}
+            placeholder="Sorry, no calls: please write."
+            onChange={(event) => setCallMessage(event.target.value)}
+          />
+        </div>
+      ) : null}
       <div className="field">
         <label htmlFor="instance-proxy">Proxy</label>
         <input
