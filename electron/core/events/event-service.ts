@@ -5,7 +5,7 @@ import { newWebhookSecret } from '../instances/instance-registry'
 import type { Logger } from '../logger'
 import type { RootDatabase } from '../store/database'
 import type { InstanceRecord } from '../store/settings-store'
-import { writeBatch } from '../store/write-batch'
+import { type WriteBatch, writeBatch } from '../store/write-batch'
 import { DeliveryLog } from './delivery-log'
 import { InstanceDeliveryWorker } from './delivery-worker'
 import { createIdFactory, idFloorAt } from './event-id'
@@ -20,7 +20,7 @@ import { MessageEventIndex } from './message-event-index'
 import { PostsInFlight } from './posts-in-flight'
 import type { MetricsProvider } from './metrics'
 import { WebhookOutbox, type OutboxEntry, type WebhookTarget } from './webhook-outbox'
-import type { WebhookRegistry } from './webhook-registry'
+import { type WebhookRegistry, webhookTakes } from './webhook-registry'
 
 /** Where the service reads and changes an instance's webhook settings and owner (the instance registry). */
 export interface InstanceDirectory {
@@ -389,14 +389,26 @@ export class EventService implements EventSink {
       )
     }
     const queued = events.map((stored) => ({ stored, queueId: this.newId() }))
-    const write = writeBatch(this.deps.db, (batch) => {
-      for (const { stored, queueId } of queued) {
-        const eventId = stored.envelope.event_id
-        this.events.setDelivery(batch, eventId, { ...stored.delivery, status: 'pending', attempts: 0 })
-        this.outbox.add(batch, instanceId, queueId, outboxEntry(eventId, this.now(), target))
-      }
-    })
-    this.track(write, queued.at(-1)?.queueId)
+    await this.queueCommitted(
+      instanceId,
+      queued.map(({ queueId }) => queueId),
+      (batch) => {
+        for (const { stored, queueId } of queued) {
+          const eventId = stored.envelope.event_id
+          this.events.setDelivery(batch, eventId, { ...stored.delivery, status: 'pending', attempts: 0 })
+          this.outbox.add(batch, instanceId, queueId, outboxEntry(eventId, this.now(), target))
+        }
+      },
+    )
+  }
+
+  /**
+   * Writes the outbox entries `stage` adds to `queue` and, once committed, hands them to its worker; a
+   * refused write queues nothing and says so.
+   */
+  private async queueCommitted(queue: string, queueIds: string[], stage: (batch: WriteBatch) => void) {
+    const write = writeBatch(this.deps.db, stage)
+    this.track(write, queueIds.at(-1))
     try {
       await write
     } catch {
@@ -407,39 +419,23 @@ export class EventService implements EventSink {
     }
     await this.settled()
     if (this.stop.signal.aborted) return
-    const worker = this.worker(instanceId)
-    for (const { queueId } of queued) worker.enqueue(queueId)
+    const worker = this.worker(queue)
+    for (const queueId of queueIds) worker.enqueue(queueId)
   }
 
   /** Queues an event again for one added webhook (enabled, and taking the event's instance). */
   private async requeueToWebhook(stored: StoredEvent, webhookId: string): Promise<void> {
     const webhook = this.deps.webhooks?.find(webhookId)
     const instanceId = stored.envelope.instance_id
-    const takes =
-      webhook &&
-      (webhook.instanceId === instanceId ||
-        (webhook.instanceId === null &&
-          (webhook.ownerTokenId === null || webhook.ownerTokenId === stored.owner)))
-    if (!webhook || !takes)
+    if (!webhook || !webhookTakes(webhook, instanceId, stored.owner))
       throw new AppError('webhook_not_found', 'No webhook with that webhook_id takes this instance’s events.')
     if (!webhook.enable)
       throw new AppError('conflict', 'That webhook is off: turn it on with update_webhook first.')
     const queue = webhookQueue(webhook.id)
     const queueId = this.newId()
-    const write = writeBatch(this.deps.db, (batch) => {
-      this.outbox.add(batch, queue, queueId, outboxEntry(stored.envelope.event_id, this.now(), webhook))
-    })
-    this.track(write, queueId)
-    try {
-      await write
-    } catch {
-      throw new AppError(
-        'unavailable',
-        'The data folder refused the write, so nothing was queued; it has been logged.',
-      )
-    }
-    await this.settled()
-    if (!this.stop.signal.aborted) this.worker(queue).enqueue(queueId)
+    await this.queueCommitted(queue, [queueId], (batch) =>
+      this.outbox.add(batch, queue, queueId, outboxEntry(stored.envelope.event_id, this.now(), webhook)),
+    )
   }
 
   /** The added webhook's delivery target now: undefined once it is removed or off (its queue is then skipped). */

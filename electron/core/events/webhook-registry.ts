@@ -43,6 +43,12 @@ export function filterMatches(filter: readonly string[], event: string): boolean
   return filter.length === 0 || filter.some((entry) => entryMatches(entry, event))
 }
 
+/** Whether a webhook takes the events of that instance (owned by `owner`): its own, or a global one of the owner. */
+export function webhookTakes(webhook: WebhookRecord, instanceId: string, owner: string | null): boolean {
+  if (webhook.instanceId !== null) return webhook.instanceId === instanceId
+  return webhook.ownerTokenId === null || webhook.ownerTokenId === owner
+}
+
 /** Reads an event filter: each entry an event name or a pattern that names at least one event. */
 export function parseEventFilter(entries: readonly string[]): string[] {
   const filter = [...new Set(entries.map((entry) => entry.trim()).filter(Boolean))]
@@ -120,10 +126,7 @@ export class WebhookRegistry {
   targetsOf(instanceId: string, owner: string | null, event: EventName): WebhookRecord[] {
     return Object.values(this.store.webhooks()).filter(
       (record) =>
-        record.enable &&
-        (record.instanceId === instanceId ||
-          (record.instanceId === null && (record.ownerTokenId === null || record.ownerTokenId === owner))) &&
-        filterMatches(record.events, event),
+        record.enable && webhookTakes(record, instanceId, owner) && filterMatches(record.events, event),
     )
   }
 
