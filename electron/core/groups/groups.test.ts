@@ -2,7 +2,9 @@ import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
 import sharp from 'sharp'
 import type { LinkdeskEvent } from '../events/event-types'
+import { call } from '../instances/testing/instance-harness'
 import { linkedCoreFixture } from '../messages/testing/linked-core'
+import { linkedInstance } from '../messages/testing/messaging-harness'
 import { inboxEntry, linkedClient } from '../sandbox/testing/sandbox-fixture'
 import type { SandboxClient } from '../sandbox/testing/sandbox-client'
 
@@ -170,6 +172,8 @@ test('invite round trip: a contact joins by the link, the revoked link stops wor
 })
 
 test('an add the person’s privacy refuses answers the invitation, and sends it to them on request', async () => {
+  // Carol's account is linked to an instance of its own here too: her bot joins with what the message carries.
+  const carolInstance = await linkedInstance(linked.core, CAROL)
   const answer = await ok('group_participants', {
     group_id: groupId,
     action: 'add',
@@ -184,7 +188,23 @@ test('an add the person’s privacy refuses answers the invitation, and sends it
   assert.equal(received.type, 'group_invite')
   assert.equal(received.groupInvite?.groupId, groupId)
   assert.equal(received.groupInvite?.code, carol.invite.code)
-  await linked.control.joinGroup(CAROL, carol.invite.code)
+  const invitation = await linked.events.waitFor(
+    (event) =>
+      event.event === 'message.received' &&
+      event.instance_id === carolInstance &&
+      (event.data as any).id === carol.invite.message_id,
+    'the invitation on Carol’s instance',
+  )
+  const data = invitation.data as any
+  assert.equal(data.type, 'group_invite')
+  assert.equal(data.group_invite.group_id, groupId)
+  assert.equal(data.group_invite.code, carol.invite.code)
+  const joined = await call(linked.core.apiBase, 'join_group', {
+    instance_id: carolInstance,
+    code: data.group_invite.code,
+  })
+  assert.equal(joined.status, 200, JSON.stringify(joined.body))
+  assert.equal(joined.body.group_id, groupId)
   assert.equal(roles(groupId)[CAROL], null, 'Carol joined with the invitation')
 })
 

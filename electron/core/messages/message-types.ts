@@ -77,6 +77,15 @@ export type QuotedMessage = Static<typeof QuotedMessageSchema>
  * A message as Linkdesk shows it in events and answers: who, where, what; never Baileys' own shapes and
  * never media keys.
  */
+/** An invitation to join a group (type `group_invite`): what join_group needs. */
+export const GroupInviteInfoSchema = Type.Object({
+  group_id: Type.String(),
+  subject: Type.String(),
+  code: Type.String({ description: 'The invite code: give it to join_group.' }),
+  expiration: Nullable(Type.Integer({ description: 'Unix seconds after which the code stops working.' })),
+})
+export type GroupInviteInfo = Static<typeof GroupInviteInfoSchema>
+
 export const LinkdeskMessageSchema = Type.Object({
   id: Type.String(),
   chat: Type.String({
@@ -107,6 +116,7 @@ export const LinkdeskMessageSchema = Type.Object({
     description: 'Chat ids (`<number>@s.whatsapp.net` or `<lid>@lid`) of the accounts the message mentions.',
   }),
   link_preview: Nullable(LinkPreviewInfoSchema),
+  group_invite: Type.Optional(Nullable(GroupInviteInfoSchema)),
   quoted: Nullable(QuotedMessageSchema),
   timestamp: Type.String({ description: 'Unix seconds, as a string.' }),
 })

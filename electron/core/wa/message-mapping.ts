@@ -18,6 +18,7 @@ import { parseContactCard } from '../messages/contact-card'
 import type {
   ContactCardInfo,
   DeliveryStatus,
+  GroupInviteInfo,
   LinkdeskMessage,
   LinkPreviewInfo,
   LocationInfo,
@@ -54,6 +55,7 @@ interface ContentReading {
   location?: LocationInfo
   contacts?: ContactCardInfo[]
   linkPreview?: LinkPreviewInfo
+  groupInvite?: GroupInviteInfo | null
 }
 
 /** How Linkdesk names and reads one kind of protocol content (`imageMessage`, `locationMessage`, …). */
@@ -153,7 +155,21 @@ const CONTENT_KINDS: ContentKinds = {
   reactionMessage: { type: 'reaction' },
   pollCreationMessage: { type: 'poll' },
   // An invitation to a group (sent when someone's privacy refused an add): its text is the invitation's.
-  groupInviteMessage: { type: 'group_invite', read: (invite) => ({ text: invite.caption }) },
+  groupInviteMessage: {
+    type: 'group_invite',
+    read: (invite) => ({
+      text: invite.caption,
+      groupInvite:
+        invite.groupJid && invite.inviteCode
+          ? {
+              group_id: invite.groupJid,
+              subject: invite.groupName ?? '',
+              code: invite.inviteCode,
+              expiration: invite.inviteExpiration ? toNumber(invite.inviteExpiration) : null,
+            }
+          : null,
+    }),
+  },
   pollCreationMessageV2: { type: 'poll' },
   pollCreationMessageV3: { type: 'poll' },
 }
@@ -164,6 +180,7 @@ function readContent(content: proto.IMessage | undefined): Pick<
   'type' | 'text' | 'caption' | 'media' | 'location' | 'contacts'
 > & {
   linkPreview: LinkPreviewInfo | null
+  groupInvite: GroupInviteInfo | null
 } {
   const field = getContentType(content)
   const kind = field ? (CONTENT_KINDS[field] as ContentKind<unknown> | undefined) : undefined
@@ -176,6 +193,7 @@ function readContent(content: proto.IMessage | undefined): Pick<
     location: reading.location ?? null,
     contacts: reading.contacts ?? null,
     linkPreview: reading.linkPreview ?? null,
+    groupInvite: reading.groupInvite ?? null,
   }
 }
 
@@ -208,10 +226,10 @@ function bareJid(jid: string): string {
   return `${jid.slice(0, at).replace(/:\d+$/, '')}${jid.slice(at)}`
 }
 
-/** The phone-number form and the LID form among two addresses of one person, where given. */
 /** The chat of contacts' status updates. */
 const STATUS_BROADCAST = 'status@broadcast'
 
+/** The phone-number form and the LID form among two addresses of one person, where given. */
 function addresses(primary: string, alternate: string | null): { phone: string | null; lid: string | null } {
   const all = [primary, alternate].filter((jid): jid is string => Boolean(jid)).map(bareJid)
   return {
@@ -252,12 +270,13 @@ export function quotedOf(content: proto.IMessage): QuotedMessage | null {
 
 /** What a message holds, from the message as it travels and its content unwrapped. */
 function contentOf(message: proto.IMessage, content: proto.IMessage): WaMessageContent {
-  const { linkPreview, ...read } = readContent(content)
+  const { linkPreview, groupInvite, ...read } = readContent(content)
   return {
     ...read,
     view_once: isViewOnce(message, content),
     mentions: (contextOf(content)?.mentionedJid ?? []).map(bareJid),
     link_preview: linkPreview,
+    group_invite: groupInvite,
     quoted: quotedOf(content),
   }
 }

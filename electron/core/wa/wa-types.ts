@@ -152,6 +152,7 @@ export type WaMessageContent = Pick<
   | 'contacts'
   | 'mentions'
   | 'link_preview'
+  | 'group_invite'
   | 'quoted'
 >
 
