@@ -5,7 +5,7 @@ import jsQR from 'jsqr'
 // @ts-expect-error pngjs ships no type declarations
 import { PNG } from 'pngjs'
 import { postJson, postOk } from './http'
-import { startNode, type Started } from './processes'
+import { compileServer, startNode, type Started } from './processes'
 import { sleep } from './stats'
 
 export interface MemoryReport {
@@ -52,8 +52,8 @@ export function removeDataDirs(): void {
 }
 
 /**
- * Starts `npm run serve -- --sandbox-url <control> --send-interval-ms 0` through the bench launcher (same entry,
- * plus GC-and-report on SIGUSR2). Calls use the operator credential from the printed login URL: the per-token
+ * Starts `npm run serve -- --sandbox-url <control> --send-interval-ms 0` through the bench launcher, compiled
+ * as `npm run serve` compiles the server (same entry, plus GC-and-report on SIGUSR2). Calls use the operator credential from the printed login URL: the per-token
  * limit of 600 requests a minute would otherwise cap every figure at 10 requests/s.
  */
 export async function startApp(
@@ -61,10 +61,11 @@ export async function startApp(
   dataDir = newDataDir(),
   options: { profileDir?: string } = {},
 ): Promise<AppProcess> {
+  compileServer()
   const started = await startNode(
     'app',
     [
-      'bench/harness/app-launcher.ts',
+      'out/headless/bench-app.js',
       '--sandbox-url',
       controlUrl,
       '--send-interval-ms',
@@ -80,6 +81,7 @@ export async function startApp(
       waitFor: ['api', 'ui-login'],
       nodeArgs: ['--expose-gc', ...cpuProfileArgs(options.profileDir)],
       timeoutMs: 60_000,
+      compiled: true,
     },
   )
   const apiBase = started.values.get('api') ?? ''

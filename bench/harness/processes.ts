@@ -1,7 +1,19 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url))
+
+let compiledOnce = false
+
+/**
+ * Builds the headless entries (`npm run build:server`) once per bench run: the app and the sandbox run as
+ * compiled JavaScript, as `npm run serve` and `npm run sandbox` run them.
+ */
+export function compileServer(): void {
+  if (compiledOnce) return
+  execFileSync('npm', ['run', '--silent', 'build:server'], { cwd: REPO, stdio: 'inherit' })
+  compiledOnce = true
+}
 
 /** A child process whose stdout lines of the form `key: value` are collected. */
 export interface Started {
@@ -16,15 +28,23 @@ export interface Started {
 }
 
 /**
- * Spawns `node [nodeArgs] --import tsx <args>` in the repo and resolves once every key in `waitFor` has been
+ * Spawns `node [nodeArgs] --import tsx <args>` (without tsx for compiled scripts) in the repo and resolves once every key in `waitFor` has been
  * printed as `key: value`; rejects if it exits first or takes longer than `timeoutMs`.
  */
 export function startNode(
   name: string,
   args: string[],
-  options: { waitFor: string[]; nodeArgs?: string[]; env?: NodeJS.ProcessEnv; timeoutMs?: number },
+  options: {
+    waitFor: string[]
+    nodeArgs?: string[]
+    env?: NodeJS.ProcessEnv
+    timeoutMs?: number
+    /** The script is compiled JavaScript (`npm run build:server`): no TypeScript loader. */
+    compiled?: boolean
+  },
 ): Promise<Started> {
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', ...args], {
+  const loader = options.compiled ? [] : ['--import', 'tsx']
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...loader, ...args], {
     cwd: REPO,
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

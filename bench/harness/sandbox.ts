@@ -1,5 +1,5 @@
 import { getOk, postOk } from './http'
-import { startNode, type Started } from './processes'
+import { compileServer, startNode, type Started } from './processes'
 
 /** The outside sandbox process (`npm run sandbox`) and its control API (no token on that loopback process). */
 export interface OutsideSandbox {
@@ -16,20 +16,18 @@ export interface OutsideSandbox {
 }
 
 /**
- * Starts `npm run sandbox` (as `node --import tsx electron/headless/sandbox.ts`, so its pid is the network's
- * own), or attaches to the one at BENCH_SANDBOX_URL.
+ * Starts `npm run sandbox` (as `node out/headless/sandbox.js`, compiled, so its pid is the network's own), or
+ * attaches to the one at BENCH_SANDBOX_URL.
  */
 export async function startSandbox(): Promise<OutsideSandbox> {
   let started: Started | undefined
   let controlUrl = process.env.BENCH_SANDBOX_URL
   if (!controlUrl) {
-    started = await startNode(
-      'sandbox',
-      ['electron/headless/sandbox.ts', '--port', '0', '--log-level', 'warn'],
-      {
-        waitFor: ['websocket', 'root-key', 'control'],
-      },
-    )
+    compileServer()
+    started = await startNode('sandbox', ['out/headless/sandbox.js', '--port', '0', '--log-level', 'warn'], {
+      waitFor: ['websocket', 'root-key', 'control'],
+      compiled: true,
+    })
     controlUrl = started.values.get('control') ?? ''
   }
   const base = controlUrl.replace(/\/$/, '')

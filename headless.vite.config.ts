@@ -1,0 +1,31 @@
+import { resolve } from 'node:path'
+import { defineConfig } from 'vite'
+
+const root = import.meta.dirname
+
+/**
+ * The headless server and the standalone sandbox as compiled JavaScript (as the desktop app's main process
+ * is): ESM for Node, the core bundled in, every npm dependency left external (Baileys, lmdb's native
+ * binaries, fastify load from node_modules). `out/headless/` sits as deep as `electron/headless/`, so the
+ * entries' paths to `renderer/dist` and `package.json` hold in both.
+ */
+export default defineConfig({
+  build: {
+    ssr: true,
+    outDir: resolve(root, 'out/headless'),
+    emptyOutDir: true,
+    target: 'node20',
+    sourcemap: true,
+    minify: false,
+    rolldownOptions: {
+      input: {
+        serve: resolve(root, 'electron/headless/serve.ts'),
+        sandbox: resolve(root, 'electron/headless/sandbox.ts'),
+        // The bench runs the app as `npm run serve` does, plus its memory-report hook.
+        'bench-app': resolve(root, 'bench/harness/app-launcher.ts'),
+      },
+      // Chunks beside the entries: their paths relative to the repository hold as the sources' do.
+      output: { format: 'es', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js' },
+    },
+  },
+})
