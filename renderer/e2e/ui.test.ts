@@ -390,6 +390,7 @@ describe(
         const listed = page.getByRole('list', { name: 'Webhooks of this instance' })
         await listed.getByText(crm.url).waitFor()
         assert.match(await listed.innerText(), /message\.\*/)
+        await listed.getByRole('button', { name: `Copy the signing secret of ${crm.url}` }).waitFor()
         const reply = await fetch(`${server.apiBase}/sandbox/accounts/${CONTACT_PHONE}/messages`, {
           method: 'POST',
           headers: { authorization: `Bearer ${await uiToken()}`, 'content-type': 'application/json' },

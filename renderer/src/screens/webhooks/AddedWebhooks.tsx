@@ -4,6 +4,7 @@ import { useApi } from '../../app/api-context'
 import { useAction } from '../../app/use-action'
 import { useOperation } from '../../app/use-operation'
 import { ConfirmDialog } from '../../components/ConfirmDialog'
+import { CopyButton } from '../../components/CopyButton'
 import { ErrorNotice } from '../../components/ErrorNotice'
 
 interface WebhookList {
@@ -69,6 +70,7 @@ export function AddedWebhooks({ instanceId }: { instanceId: string }) {
           <code>{webhook.url}</code>{' '}
           <span className="muted">{webhook.events.length ? webhook.events.join(', ') : 'every event'}</span>
           <div className="actions">
+            <CopyButton text={webhook.secret} label={`the signing secret of ${webhook.url}`} />
             <button
               type="button"
               onClick={() => void toggle(webhook)}
