@@ -41,13 +41,15 @@ function WebhookSettings({ instanceId }: { instanceId: string }) {
   const [url, setUrl] = useState('')
   const [enable, setEnable] = useState(true)
   const [status, setStatus] = useState<string | null>(null)
+  /** The operator has typed: the saved settings, when they arrive, no longer overwrite the form. */
+  const [edited, setEdited] = useState(false)
   const { error, run } = useAction()
 
   useEffect(() => {
-    if (!saved) return
+    if (!saved || edited) return
     setUrl(saved.url ?? '')
     setEnable(saved.url ? saved.enable : true)
-  }, [saved])
+  }, [saved, edited])
 
   const save = async (event: FormEvent) => {
     event.preventDefault()
@@ -71,7 +73,10 @@ function WebhookSettings({ instanceId }: { instanceId: string }) {
             value={url}
             required
             placeholder="http://127.0.0.1:3000/webhook"
-            onChange={(event) => setUrl(event.target.value.trim())}
+            onChange={(event) => {
+              setEdited(true)
+              setUrl(event.target.value.trim())
+            }}
           />
         </div>
         <div className="field-inline">
@@ -80,7 +85,10 @@ function WebhookSettings({ instanceId }: { instanceId: string }) {
             type="checkbox"
             role="switch"
             checked={enable}
-            onChange={(event) => setEnable(event.target.checked)}
+            onChange={(event) => {
+              setEdited(true)
+              setEnable(event.target.checked)
+            }}
           />
           <label htmlFor="webhook-enable">Deliver events to this URL</label>
         </div>
