@@ -23,6 +23,8 @@ export default defineConfig({
         sandbox: resolve(root, 'electron/headless/sandbox.ts'),
         // The bench runs the app as `npm run serve` does, plus its memory-report hook.
         'bench-app': resolve(root, 'bench/harness/app-launcher.ts'),
+        // Raw Baileys (and the reference server) for the bench's side-by-side figures, compiled the same way.
+        'raw-worker': resolve(root, 'bench/raw/raw-worker.ts'),
       },
       // Chunks beside the entries: their paths relative to the repository hold as the sources' do.
       output: { format: 'es', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js' },

@@ -4,6 +4,7 @@ import { isEntry, runMain, type Figure, type FigureContext } from './harness/fig
 import { cpuSeconds } from './harness/proc'
 import { percentile, sleep, spread } from './harness/stats'
 import { formatSpread, markdownTable, verdict } from './harness/table'
+import { postJson } from './harness/http'
 import { RawProcess } from './raw/raw-client'
 
 const SENDS = Number(process.env.BENCH_SENDS ?? 1000)
@@ -33,6 +34,28 @@ async function appSends(app: AppProcess, instanceId: string, to: string, count: 
         message: `bench ${next}`,
       })
       if (status !== 200) throw new Error(`send_message: ${status} ${JSON.stringify(body).slice(0, 300)}`)
+      latencies.push(performance.now() - started)
+    }
+  }
+  const started = performance.now()
+  await Promise.all(Array.from({ length: concurrency }, lane))
+  return { latencies, seconds: (performance.now() - started) / 1000 }
+}
+
+/** `count` sends through the reference server (HTTP over raw Baileys), `concurrency` in flight. */
+async function referenceSends(port: number, slot: number, to: string, count: number, concurrency: number) {
+  const latencies: number[] = []
+  let next = 0
+  const lane = async (): Promise<void> => {
+    while (next < count) {
+      next++
+      const started = performance.now()
+      const { status, body } = await postJson(`http://127.0.0.1:${port}/send`, {
+        slot,
+        to,
+        text: `bench ${next}`,
+      })
+      if (status !== 200) throw new Error(`reference send: ${status} ${JSON.stringify(body).slice(0, 300)}`)
       latencies.push(performance.now() - started)
     }
   }
@@ -99,6 +122,8 @@ export const sendFigure: Figure = async ({ sandbox, rounds, phone }) => {
     await sandbox.send(rawContact, rawPhone, 'hello back')
     await sleep(300)
     await raw.send(slot, rawTo, WARMUP, 10, 'acked')
+    const { port: referencePort } = await raw.call<{ port: number }>({ cmd: 'serve' })
+    await referenceSends(referencePort, slot, rawTo, WARMUP, 10)
 
     const appPhase = (sender: Sender, count: number, concurrency: number) =>
       measure(sender.app.process.pid, () =>
@@ -115,6 +140,10 @@ export const sendFigure: Figure = async ({ sandbox, rounds, phone }) => {
         const runRaw = async () => {
           record(`${concurrency}/raw written`, await rawPhase(concurrency, 'written'))
           record(`${concurrency}/raw acked`, await rawPhase(concurrency, 'acked'))
+          record(
+            `${concurrency}/reference`,
+            await measure(raw.pid, () => referenceSends(referencePort, slot, rawTo, SENDS, concurrency)),
+          )
         }
         if (round % 2 === 0) await runApp().then(runRaw)
         else await runRaw().then(runApp)
@@ -150,10 +179,22 @@ export const sendFigure: Figure = async ({ sandbox, rounds, phone }) => {
     rows.push(row(scenario, `${concurrency}/app`, 'app: send_message over HTTP, pacing off (answers on ack)'))
     rows.push(row(scenario, `${concurrency}/raw written`, 'raw: sendMessage resolved (written)'))
     rows.push(row(scenario, `${concurrency}/raw acked`, 'raw: server ack'))
+    rows.push(
+      row(
+        scenario,
+        `${concurrency}/reference`,
+        'reference: HTTP over raw Baileys, own process (answers on ack)',
+      ),
+    )
     rows.push(row(scenario, `${concurrency}/app on tmpfs`, 'diagnosis: app, data dir on tmpfs (fsync free)'))
     const rate = (key: string) => figure(`${concurrency}/${key}`, (p) => p.perSecond).median
     const p50 = (key: string) => figure(`${concurrency}/${key}`, (p) => p.p50).median
     const added = p50('app') - p50('raw acked')
+    const cpu = (key: string) => figure(`${concurrency}/${key}`, (p) => p.cpuPer1000).median
+    notes.push(
+      `- ${scenario}, against the reference server: throughput ${verdict(rate('app') >= 0.8 * rate('reference'), `${(rate('app') / rate('reference')).toFixed(2)}×`)} (target ≥ 0.8×); ` +
+        `CPU per send ${verdict(cpu('app') <= 2 * cpu('reference'), `${(cpu('app') / cpu('reference')).toFixed(2)}×`)} (target ≤ 2×).`,
+    )
     notes.push(
       `- ${scenario}: throughput ${verdict(rate('app') >= 0.8 * rate('raw written'), `${(rate('app') / rate('raw written')).toFixed(2)}× raw as written`)}, ` +
         `${verdict(rate('app') >= 0.8 * rate('raw acked'), `${(rate('app') / rate('raw acked')).toFixed(2)}× raw as acknowledged`)} (target ≥ 0.8×); ` +
@@ -167,6 +208,9 @@ export const sendFigure: Figure = async ({ sandbox, rounds, phone }) => {
     '',
     ...notes,
     '',
+    'The reference server is the smallest honest HTTP API over Baileys: one route in the raw process that calls ' +
+      'sendMessage and answers on the server’s ack, with nothing stored and no events (the ceiling for any HTTP API ' +
+      'over Baileys). Every process runs compiled JavaScript.',
     'The tmpfs row is the same app with its data dir on /dev/shm, where fsync costs nothing: the gap to the ' +
       'first row is the time the send path waits for disk flushes.',
     'Latency: app = the HTTP request from the bench client (undici, keep-alive); raw = from the sendMessage call, ' +

@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
-import { REPO } from '../harness/processes'
+import { join } from 'node:path'
+import { compileServer, REPO } from '../harness/processes'
 import type { RawCommand, RawMemory, RawSendResult } from './raw-protocol'
 
 /** A raw Baileys process (raw-worker.ts) and typed calls into it. */
@@ -32,12 +32,12 @@ export class RawProcess {
     rootKeyHex: string,
     options: { profileDir?: string } = {},
   ): Promise<RawProcess> {
-    const child = fork(fileURLToPath(new URL('./raw-worker.ts', import.meta.url)), [], {
+    // Compiled, as the app and the sandbox are, so that neither side pays for a TypeScript loader.
+    compileServer()
+    const child = fork(join(REPO, 'out/headless/raw-worker.js'), [], {
       cwd: REPO,
       execArgv: [
         '--expose-gc',
-        '--import',
-        'tsx',
         ...(options.profileDir ? ['--cpu-prof', '--cpu-prof-dir', options.profileDir] : []),
       ],
       stdio: ['ignore', 'ignore', process.env.BENCH_VERBOSE ? 'inherit' : 'ignore', 'ipc'],

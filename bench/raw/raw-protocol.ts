@@ -9,6 +9,11 @@ export type RawCommand =
   | { cmd: 'send'; slot: number; to: string; count: number; concurrency: number; mode: 'written' | 'acked' }
   /** Waits for `count` marked incoming texts (or the timeout), answers their latencies and resets. */
   | { cmd: 'received'; count: number; timeoutMs: number }
+  /**
+   * Starts the reference server in this process: `POST /send {"slot","to","text"}` calls sendMessage and
+   * answers 200 on the server's ack; no persistence, no events. Answers `{ port }`.
+   */
+  | { cmd: 'serve' }
   | { cmd: 'memory' }
   /** Writes every account's auth state to `path` (BufferJSON). */
   | { cmd: 'save'; path: string }

@@ -2,6 +2,8 @@
 // Driven over the IPC channel by bench/raw/raw-client.ts; run with --expose-gc.
 import { randomBytes } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import makeWASocket, {
   Browsers,
   BufferJSON,
@@ -128,6 +130,38 @@ function sendOne(
   return { written, acked }
 }
 
+/**
+ * The reference server: the smallest honest HTTP API over raw Baileys. One route, the body read and parsed,
+ * sendMessage called, the answer written once the server acked the message; nothing stored, no events.
+ */
+function serveReference(): Promise<number> {
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = []
+    request.on('data', (chunk: Buffer) => chunks.push(chunk))
+    request.on('end', () => {
+      const answer = (status: number, body: unknown) => {
+        response.writeHead(status, { 'content-type': 'application/json' })
+        response.end(JSON.stringify(body))
+      }
+      let input: { slot?: number; to?: string; text?: string }
+      try {
+        input = JSON.parse(Buffer.concat(chunks).toString('utf8')) as typeof input
+      } catch {
+        return answer(400, { status: 'error', message: 'not JSON' })
+      }
+      if (request.url !== '/send' || !input.to || !input.text) return answer(404, { status: 'error' })
+      const { acked } = sendOne(account(input.slot ?? 0).sock, input.to, input.text)
+      acked.then(
+        () => answer(200, { status: 'success' }),
+        (error: unknown) => answer(502, { status: 'error', message: (error as Error).message }),
+      )
+    })
+  })
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
+  )
+}
+
 async function handle(command: RawCommand): Promise<unknown> {
   switch (command.cmd) {
     case 'init':
@@ -208,6 +242,8 @@ async function handle(command: RawCommand): Promise<unknown> {
       await Promise.all(accounts.map((a) => waitFor(a, () => (a.opens > 0 ? true : undefined), 'open')))
       return { restored: saved.length }
     }
+    case 'serve':
+      return { port: await serveReference() }
     case 'exit':
       for (const a of accounts) a.sock?.end(undefined)
       setTimeout(() => process.exit(0), 50)
