@@ -19,21 +19,15 @@ interface Phase {
   cpuPer1000: number
 }
 
-/** `count` send_message calls with `concurrency` in flight; each call answers once the server acked. */
-async function appSends(app: AppProcess, instanceId: string, to: string, count: number, concurrency: number) {
+/** Runs `send(n)` for n = 1..count with `concurrency` in flight; answers each call's latency and the wall time. */
+async function inFlight(count: number, concurrency: number, send: (n: number) => Promise<void>) {
   const latencies: number[] = []
   let next = 0
   const lane = async (): Promise<void> => {
     while (next < count) {
       next++
       const started = performance.now()
-      const { status, body } = await app.raw('send_message', {
-        instance_id: instanceId,
-        number: to,
-        type: 'text',
-        message: `bench ${next}`,
-      })
-      if (status !== 200) throw new Error(`send_message: ${status} ${JSON.stringify(body).slice(0, 300)}`)
+      await send(next)
       latencies.push(performance.now() - started)
     }
   }
@@ -42,26 +36,25 @@ async function appSends(app: AppProcess, instanceId: string, to: string, count: 
   return { latencies, seconds: (performance.now() - started) / 1000 }
 }
 
+/** `count` send_message calls with `concurrency` in flight; each call answers once the server acked. */
+function appSends(app: AppProcess, instanceId: string, to: string, count: number, concurrency: number) {
+  return inFlight(count, concurrency, async (n) => {
+    const { status, body } = await app.raw('send_message', {
+      instance_id: instanceId,
+      number: to,
+      type: 'text',
+      message: `bench ${n}`,
+    })
+    if (status !== 200) throw new Error(`send_message: ${status} ${JSON.stringify(body).slice(0, 300)}`)
+  })
+}
+
 /** `count` sends through the reference server (HTTP over raw Baileys), `concurrency` in flight. */
-async function referenceSends(port: number, slot: number, to: string, count: number, concurrency: number) {
-  const latencies: number[] = []
-  let next = 0
-  const lane = async (): Promise<void> => {
-    while (next < count) {
-      next++
-      const started = performance.now()
-      const { status, body } = await postJson(`http://127.0.0.1:${port}/send`, {
-        slot,
-        to,
-        text: `bench ${next}`,
-      })
-      if (status !== 200) throw new Error(`reference send: ${status} ${JSON.stringify(body).slice(0, 300)}`)
-      latencies.push(performance.now() - started)
-    }
-  }
-  const started = performance.now()
-  await Promise.all(Array.from({ length: concurrency }, lane))
-  return { latencies, seconds: (performance.now() - started) / 1000 }
+function referenceSends(port: number, slot: number, to: string, count: number, concurrency: number) {
+  return inFlight(count, concurrency, async (n) => {
+    const { status, body } = await postJson(`http://127.0.0.1:${port}/send`, { slot, to, text: `bench ${n}` })
+    if (status !== 200) throw new Error(`reference send: ${status} ${JSON.stringify(body).slice(0, 300)}`)
+  })
 }
 
 async function measure(
