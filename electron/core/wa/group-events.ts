@@ -88,14 +88,17 @@ export async function infoChange(
   return { kind: 'updated', group: update.id, changes, ...(await authorOf(update.author, resolve)) }
 }
 
-/** A new group picture, announced as a stub message in the group. */
-export async function pictureChange(
-  message: WAMessage,
-  resolve: PhoneResolver,
-): Promise<WaGroupChange | undefined> {
-  const group = message.key.remoteJid
-  if (message.messageStubType !== WAMessageStubType.GROUP_CHANGE_ICON || !group?.endsWith('@g.us'))
-    return undefined
+/** Whether a message is the stub that announces a new group picture. */
+export function isPictureChange(message: WAMessage): boolean {
+  return (
+    message.messageStubType === WAMessageStubType.GROUP_CHANGE_ICON &&
+    Boolean(message.key.remoteJid?.endsWith('@g.us'))
+  )
+}
+
+/** A new group picture (a message isPictureChange took). */
+export async function pictureChange(message: WAMessage, resolve: PhoneResolver): Promise<WaGroupChange> {
+  const group = message.key.remoteJid as string
   const author = message.key.participant ?? message.participant
   return { kind: 'updated', group, changes: { picture: true }, ...(await authorOf(author, resolve)) }
 }

@@ -33,7 +33,14 @@ import {
   mapStatusUpdates,
 } from './message-mapping'
 import type { WaAccount, WaConnection, WaGroupChange, WaMessageHooks } from './wa-types'
-import { groupCreated, infoChange, participantsChange, phoneResolver, pictureChange } from './group-events'
+import {
+  groupCreated,
+  infoChange,
+  isPictureChange,
+  participantsChange,
+  phoneResolver,
+  pictureChange,
+} from './group-events'
 import { formatVersion, type WaVersion, type WaVersionSource } from './wa-version'
 
 /** Everything a socket of one instance is built from. */
@@ -418,7 +425,8 @@ export class WaSession {
 
   /**
    * Group changes, reported in the order the network announced them (finding a LID's phone number may
-   * wait on the LID mapping). Each change makes the cached metadata stale: the next send fetches it anew.
+   * wait on the LID mapping). Each change makes the cached metadata stale: it is dropped first, so a fetch
+   * made to name who acted is the one the next send uses.
    */
   private listenToGroups(socket: WASocket): void {
     const { hooks, instanceId } = this.options
@@ -430,8 +438,8 @@ export class WaSession {
     const report = (group: string, change: () => Promise<WaGroupChange | undefined>) => {
       reported = reported
         .then(async () => {
-          const found = await change()
           this.groups.delete(group)
+          const found = await change()
           const account = accountOf(this.auth?.state.creds.me)
           if (found && account && this.socket === socket) hooks.onGroupChange(instanceId, found, account)
         })
@@ -461,7 +469,7 @@ export class WaSession {
     socket.ev.on('messages.upsert', ({ messages }) => {
       for (const message of messages) {
         const group = message.key.remoteJid
-        if (message.messageStubType && group) report(group, () => pictureChange(message, resolverFor(group)))
+        if (group && isPictureChange(message)) report(group, () => pictureChange(message, resolverFor(group)))
       }
     })
   }
