@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Principal } from '../api/auth'
 import { AppError } from '../errors'
-import { newWebhookSecret } from '../instances/instance-registry'
+import { newWebhookSecret, ownedBy } from '../instances/instance-registry'
 import type { SettingsStore, WebhookRecord } from '../store/settings-store'
 import { EVENT_NAMES, type EventName } from './event-catalogue'
 
@@ -87,11 +87,6 @@ function view(record: WebhookRecord): WebhookView {
   }
 }
 
-function visibleTo(record: WebhookRecord, principal: Principal): boolean {
-  if (principal.kind === 'operator') return true
-  return principal.kind === 'token' && record.ownerTokenId === principal.tokenId
-}
-
 /**
  * The webhooks beside each instance's own (set_webhook): several per instance and global ones per token,
  * each with its URL, secret, switch and event filter, kept in the settings file.
@@ -109,7 +104,7 @@ export class WebhookRegistry {
   /** The caller's webhooks: of one instance, or (without one) its global ones. */
   list(principal: Principal, instanceId: string | null): WebhookView[] {
     return Object.values(this.store.webhooks())
-      .filter((record) => record.instanceId === instanceId && visibleTo(record, principal))
+      .filter((record) => record.instanceId === instanceId && ownedBy(record, principal))
       .sort((a, b) => a.createdAt - b.createdAt)
       .map(view)
   }
@@ -165,7 +160,7 @@ export class WebhookRegistry {
   /** The caller's webhook by id: webhook_not_found for an unknown id and another token's alike. */
   accessible(id: string, principal: Principal): WebhookRecord {
     const record = this.find(id)
-    if (!record || !visibleTo(record, principal)) throw new AppError('webhook_not_found')
+    if (!record || !ownedBy(record, principal)) throw new AppError('webhook_not_found')
     return record
   }
 

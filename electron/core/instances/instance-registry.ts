@@ -13,7 +13,8 @@ export function newWebhookSecret(): string {
   return `whsec_${randomBytes(24).toString('base64url')}`
 }
 
-function ownedBy(record: InstanceRecord, principal: Principal): boolean {
+/** Whether a caller may see a record its owner token made: the token itself, or the operator (the window). */
+export function ownedBy(record: { ownerTokenId: string | null }, principal: Principal): boolean {
   if (principal.kind === 'operator') return true
   return principal.kind === 'token' && record.ownerTokenId === principal.tokenId
 }
