@@ -337,7 +337,7 @@ export class MessageSender {
     } = {},
   ): Promise<SentAnswer> {
     const slot = how.slot ?? UNKEYED
-    const { sent, account } = await this.queue.run(instanceId, async () => {
+    const { sent, account } = await this.queue.run(instanceId, jid, async () => {
       const content = await build()
       const connection = await this.deps.connection(instanceId)
       // With a key, the id is recorded before the message leaves: a retry after a crash sends it again under

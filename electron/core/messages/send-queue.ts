@@ -26,15 +26,26 @@ interface Lane {
   nextStartAt: number
 }
 
+/** The lanes of one instance and the sends it holds (waiting or running) across them. */
+interface InstanceLanes {
+  lanes: Map<string, Lane>
+  held: number
+}
+
+/** With pacing on, an instance sends one message at a time whatever the chat: its sends share one lane. */
+const PACED_LANE = ''
+
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /**
- * One queue of sends per instance: one send at a time, each successful one followed by the pacing interval
- * plus jitter (so a script cannot burst an account into a ban), bounded (rate_limited with Retry-After when full), and
- * yielding to the event loop before every send so Baileys' timers and incoming frames keep running.
+ * The sends of each instance, in order per chat. With pacing on, an instance sends one message at a time,
+ * each successful one followed by the pacing interval plus jitter (so a script cannot burst an account into
+ * a ban); with pacing off, each chat has its own lane and different chats send in parallel. Bounded per
+ * instance (rate_limited with Retry-After when full), and yielding to the event loop before every send so
+ * Baileys' timers and incoming frames keep running.
  */
 export class SendQueue {
-  private readonly lanes = new Map<string, Lane>()
+  private readonly instances = new Map<string, InstanceLanes>()
   private readonly now: () => number
   private readonly random: () => number
   private readonly sleep: (ms: number) => Promise<void>
@@ -48,21 +59,25 @@ export class SendQueue {
 
   /** Sends waiting for this instance. */
   waiting(instanceId: string): number {
-    return this.lanes.get(instanceId)?.waiting.length ?? 0
+    let total = 0
+    for (const lane of this.instances.get(instanceId)?.lanes.values() ?? []) total += lane.waiting.length
+    return total
   }
 
   /** Sends waiting across all instances. */
   depth(): number {
     let total = 0
-    for (const lane of this.lanes.values()) total += lane.waiting.length
+    for (const id of this.instances.keys()) total += this.waiting(id)
     return total
   }
 
   /** Throws rate_limited when this instance's queue is full; callers check before costly work (media fetch). */
   assertRoom(instanceId: string): void {
     if (this.closed) throw new AppError('unavailable')
+    // An instance holds the sends running (one per lane) and at most maxWaiting more, across its chats.
+    const held = this.instances.get(instanceId)?.held ?? 0
+    if (held <= this.options.maxWaiting) return
     const waiting = this.waiting(instanceId)
-    if (waiting < this.options.maxWaiting) return
     const perSendMs = this.options.intervalMs > 0 ? this.options.intervalMs + this.options.jitterMs / 2 : 0
     const retryAfter = Math.max(1, Math.ceil(((waiting + 1) * perSendMs) / 1000))
     throw new AppError(
@@ -72,35 +87,51 @@ export class SendQueue {
     )
   }
 
-  /** Runs `task` in this instance's turn, after the pacing interval; resolves with its result. */
-  run<T>(instanceId: string, task: () => Promise<T>): Promise<T> {
+  /** Runs `task` in this chat's turn of the instance, after the pacing interval; resolves with its result. */
+  run<T>(instanceId: string, chat: string, task: () => Promise<T>): Promise<T> {
     this.assertRoom(instanceId)
-    let lane = this.lanes.get(instanceId)
+    let instance = this.instances.get(instanceId)
+    if (!instance) {
+      instance = { lanes: new Map(), held: 0 }
+      this.instances.set(instanceId, instance)
+    }
+    const laneKey = this.options.intervalMs > 0 ? PACED_LANE : chat
+    let lane = instance.lanes.get(laneKey)
     if (!lane) {
       lane = { waiting: [], running: false, nextStartAt: 0 }
-      this.lanes.set(instanceId, lane)
+      instance.lanes.set(laneKey, lane)
     }
+    instance.held++
     const promise = new Promise<T>((resolve, reject) => {
       lane.waiting.push({ task, resolve: resolve as (value: unknown) => void, reject })
     })
-    if (!lane.running) void this.drain(instanceId, lane)
+    if (!lane.running) void this.drain(instanceId, instance, laneKey, lane)
     return promise
   }
 
   /** Refuses the sends still waiting for an instance (it disconnected or was destroyed). */
   cancel(instanceId: string, error: AppError): void {
-    const lane = this.lanes.get(instanceId)
-    if (!lane) return
-    for (const job of lane.waiting.splice(0)) job.reject(error)
+    const instance = this.instances.get(instanceId)
+    if (!instance) return
+    for (const lane of instance.lanes.values()) {
+      const jobs = lane.waiting.splice(0)
+      instance.held -= jobs.length
+      for (const job of jobs) job.reject(error)
+    }
   }
 
   /** Refuses every waiting send and all new ones. */
   close(): void {
     this.closed = true
-    for (const id of this.lanes.keys()) this.cancel(id, new AppError('unavailable'))
+    for (const id of this.instances.keys()) this.cancel(id, new AppError('unavailable'))
   }
 
-  private async drain(instanceId: string, lane: Lane): Promise<void> {
+  private async drain(
+    instanceId: string,
+    instance: InstanceLanes,
+    laneKey: string,
+    lane: Lane,
+  ): Promise<void> {
     lane.running = true
     try {
       for (let job = lane.waiting.shift(); job; job = lane.waiting.shift()) {
@@ -113,6 +144,8 @@ export class SendQueue {
           succeeded = true
         } catch (error) {
           job.reject(error)
+        } finally {
+          instance.held--
         }
         // A task that failed (its media could not be fetched, the instance went away) sent nothing to pace.
         const { intervalMs, jitterMs } = this.options
@@ -122,7 +155,9 @@ export class SendQueue {
       }
     } finally {
       lane.running = false
-      if (lane.waiting.length === 0 && lane.nextStartAt <= this.now()) this.lanes.delete(instanceId)
+      if (lane.waiting.length === 0 && lane.nextStartAt <= this.now()) instance.lanes.delete(laneKey)
+      if (instance.lanes.size === 0 && this.instances.get(instanceId) === instance)
+        this.instances.delete(instanceId)
     }
   }
 }
