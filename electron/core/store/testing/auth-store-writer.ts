@@ -9,6 +9,9 @@ if (!dataDir) throw new Error('usage: auth-store-writer <dataDir>')
 const auth = new AuthStore(dataDir)
 const stores = WRITER_INSTANCES.map((id) => auth.forInstance(id))
 let seq = stores[0]!.readCreds<{ seq: number }>()?.seq ?? 0
+// Announced (and killable) only once two rounds of its own are committed: every run makes progress, however
+// slow the machine, and the kill still lands among writes in flight.
+const announceAt = seq + 2
 let announced = false
 
 for (;;) {
@@ -21,7 +24,7 @@ for (;;) {
     writes.push(store.setKeys(batch), store.writeCreds({ seq, noise: randomBytes(32) }))
   }
   if (seq % 4 === 0) await Promise.all(writes)
-  if (!announced) {
+  if (!announced && seq >= announceAt) {
     await Promise.all(writes)
     await Promise.all(stores.map((store) => store.committed()))
     process.stdout.write('writing\n')
