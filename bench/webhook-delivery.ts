@@ -67,15 +67,20 @@ export class ReceiverProcess {
     return new ReceiverProcess(child, `http://127.0.0.1:${port}/hook`)
   }
 
+  /** Takes (and resets) what the receiver has seen since the last take. */
+  take(): Promise<ReceiverReport> {
+    return new Promise<ReceiverReport>((resolve) => {
+      this.child.once('message', (message: { report: ReceiverReport }) => resolve(message.report))
+      this.child.send({ type: 'report' })
+    })
+  }
+
   /** Waits until the receiver has seen `count` bench markers, then takes (and resets) its report. */
   async collect(count: number, timeoutMs = 120_000): Promise<ReceiverReport> {
     const deadline = Date.now() + timeoutMs
     const total: ReceiverReport = { count: 0, latencies: [], firstAt: 0, lastAt: 0 }
     for (;;) {
-      const report = await new Promise<ReceiverReport>((resolve) => {
-        this.child.once('message', (message: { report: ReceiverReport }) => resolve(message.report))
-        this.child.send({ type: 'report' })
-      })
+      const report = await this.take()
       if (report.count > 0) {
         total.firstAt ||= report.firstAt
         total.lastAt = report.lastAt

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import jsQR from 'jsqr'
 // @ts-expect-error pngjs ships no type declarations
 import { PNG } from 'pngjs'
-import { postJson, postOk } from './http'
+import { getText, postJson, postOk } from './http'
 import { compileServer, startNode, type Started } from './processes'
 import { sleep } from './stats'
 
@@ -27,6 +27,8 @@ export interface AppProcess {
   call<T = Record<string, unknown>>(name: string, params?: Record<string, unknown>): Promise<T>
   /** Calls a v1 operation and answers status and body, whatever they are. */
   raw(name: string, params?: Record<string, unknown>): Promise<{ status: number; body: unknown }>
+  /** The sum of a metric's samples in GET /metrics (all its labels together). */
+  metric(name: string): Promise<number>
   /** create_instance → generate_qrcode → the sandbox phone scans → connected; answers the instance id and times. */
   memory(): Promise<MemoryReport>
   stop(): Promise<void>
@@ -97,6 +99,15 @@ export async function startApp(
     raw,
     call: <T>(name: string, params: Record<string, unknown> = {}) =>
       postOk<T>(`${apiBase}/${name}`, { access_token: token, ...params }),
+    metric: async (name) => {
+      const text = await getText(`${apiBase}/metrics`, { authorization: `Bearer ${token}` })
+      let sum = 0
+      for (const line of text.split('\n')) {
+        const [series, value] = line.split(' ')
+        if (series === name || series?.startsWith(`${name}{`)) sum += Number(value)
+      }
+      return sum
+    },
     memory: () =>
       new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error('app: no memory report within 30 s')), 30_000)

@@ -31,3 +31,11 @@ export async function getOk<T = Record<string, unknown>>(url: string): Promise<T
   if (response.statusCode !== 200) throw new Error(`${url}: ${response.statusCode} ${JSON.stringify(body)}`)
   return body as T
 }
+
+/** GETs a text body and fails unless the answer is 200. */
+export async function getText(url: string, headers: Record<string, string> = {}): Promise<string> {
+  const response = await request(url, { dispatcher: agent, headers, headersTimeout: 30_000 })
+  const text = await response.body.text()
+  if (response.statusCode !== 200) throw new Error(`${url}: ${response.statusCode} ${text.slice(0, 300)}`)
+  return text
+}

@@ -92,7 +92,7 @@ export class RawProcess {
 
   send(
     slot: number,
-    to: string,
+    to: string | string[],
     count: number,
     concurrency: number,
     mode: 'written' | 'acked',

@@ -5,8 +5,18 @@ export type RawCommand =
   | { cmd: 'create' }
   /** Waits until the account's socket has opened `count` times (the scan's restart makes it 1). */
   | { cmd: 'open'; slot: number; count: number }
-  /** `written`: the next send starts once sendMessage resolved; `acked`: once the server acked it. */
-  | { cmd: 'send'; slot: number; to: string; count: number; concurrency: number; mode: 'written' | 'acked' }
+  /**
+   * `written`: the next send starts once sendMessage resolved; `acked`: once the server acked it. With several
+   * chats in `to`, lane n of the `concurrency` in flight writes to `to[n % to.length]`.
+   */
+  | {
+      cmd: 'send'
+      slot: number
+      to: string | string[]
+      count: number
+      concurrency: number
+      mode: 'written' | 'acked'
+    }
   /** Waits for `count` marked incoming texts (or the timeout), answers their latencies and resets. */
   | { cmd: 'received'; count: number; timeoutMs: number }
   /**

@@ -189,10 +189,12 @@ async function handle(command: RawCommand): Promise<unknown> {
       const cpu = process.cpuUsage()
       const started = performance.now()
       let next = 0
-      const lane = async (): Promise<void> => {
+      const chats = typeof command.to === 'string' ? [command.to] : command.to
+      const lane = async (_: unknown, index: number): Promise<void> => {
+        const to = chats[index % chats.length] as string
         while (next < command.count) {
           next++
-          const times = sendOne(sock, command.to, `bench ${next}`)
+          const times = sendOne(sock, to, `bench ${next}`)
           const written = await times.written
           result.written.push(written)
           const acked = times.acked.then((ms) => void result.acked.push(ms))
