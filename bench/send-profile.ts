@@ -1,9 +1,9 @@
 // Send, profiled: where each side's main thread spends its CPU per sequential send, from `--cpu-prof` of both
 // processes cut to the measured phase. This is the diagnosis behind the Send figure's gap.
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { linkAppInstance, newDataDir, startApp } from './harness/app'
+import { linkAppInstance, newDataDir, startApp, webhooksDrained } from './harness/app'
 import {
   CATEGORIES,
   cpuBudget,
@@ -15,12 +15,14 @@ import { isEntry, runMain, type Figure } from './harness/figure'
 import { sleep } from './harness/stats'
 import { markdownTable } from './harness/table'
 import { RawProcess } from './raw/raw-client'
+import { ReceiverProcess } from './webhook-delivery'
 
 const SENDS = Number(process.env.BENCH_SENDS ?? 2000)
 const WARMUP = 200
 
 export const sendProfileFigure: Figure = async ({ sandbox, phone }) => {
   const profileDir = mkdtempSync(join(tmpdir(), 'linkdesk-bench-profiles-'))
+  const receiver = await ReceiverProcess.start()
   try {
     const app = await startApp(sandbox.controlUrl, newDataDir(), { profileDir })
     const raw = await RawProcess.start(sandbox.wsUrl, sandbox.rootKeyHex, { profileDir })
@@ -31,6 +33,7 @@ export const sendProfileFigure: Figure = async ({ sandbox, phone }) => {
     const { instanceId } = await linkAppInstance(app, link, appPhone)
     const { slot } = await raw.link(link, rawPhone)
     const rawTo = `${rawContact}@s.whatsapp.net`
+    await app.call('set_webhook', { instance_id: instanceId, webhook_url: receiver.url, enable: true })
 
     const appSend = async (count: number) => {
       for (let i = 0; i < count; i++) {
@@ -50,6 +53,7 @@ export const sendProfileFigure: Figure = async ({ sandbox, phone }) => {
     await sandbox.send(rawContact, rawPhone, 'hello back')
     await sleep(300)
     await appSend(WARMUP)
+    await webhooksDrained(app, receiver)
     await raw.send(slot, rawTo, WARMUP, 1, 'acked')
 
     const window = async (run: () => Promise<unknown>) => {
@@ -57,18 +61,29 @@ export const sendProfileFigure: Figure = async ({ sandbox, phone }) => {
       await run()
       return { from, to: monotonicUs() }
     }
-    const appWindow = await window(() => appSend(SENDS))
+    // The app's phase lasts until its webhook receiver got the last event of the sends.
+    const appWindow = await window(async () => {
+      await appSend(SENDS)
+      await webhooksDrained(app, receiver, 100)
+    })
     await sleep(500)
     const rawWindow = await window(() => raw.send(slot, rawTo, SENDS, 1, 'acked'))
     await sleep(500)
     const [appPid, rawPid] = [app.process.child.pid ?? 0, raw.pid]
     await Promise.all([app.stop(), raw.stop()])
 
+    if (process.env.BENCH_KEEP_PROFILES) {
+      const windows = { [appPid]: appWindow, [rawPid]: rawWindow }
+      writeFileSync(join(profileDir, 'windows.json'), JSON.stringify(windows))
+    }
     const appBudget = cpuBudget(readMainThreadProfile(profileDir, appPid), appWindow.from, appWindow.to)
     const rawBudget = cpuBudget(readMainThreadProfile(profileDir, rawPid), rawWindow.from, rawWindow.to)
     return section(appBudget, rawBudget, appWindow, rawWindow)
   } finally {
-    rmSync(profileDir, { recursive: true, force: true })
+    receiver.stop()
+    // BENCH_KEEP_PROFILES keeps the .cpuprofile files, for bench/profile-summary.ts.
+    if (process.env.BENCH_KEEP_PROFILES) process.stdout.write(`profiles kept in ${profileDir}\n`)
+    else rmSync(profileDir, { recursive: true, force: true })
   }
 }
 
@@ -102,7 +117,8 @@ function section(
     `## Send, profiled: main-thread CPU per sequential send (ms), ${SENDS} sends each side`,
     '',
     "Both processes run with `--cpu-prof`; each profile is cut to its side's measured phase (the profiles and " +
-      "`process.hrtime` share CLOCK_MONOTONIC). App: `send_message` over HTTP, answered on the server's ack. " +
+      "`process.hrtime` share CLOCK_MONOTONIC). App: `send_message` over HTTP, answered on the server's ack, with a webhook " +
+      'receiving every event (the phase lasts until the last one arrived). ' +
       "Raw: `sendMessage` and the server's ack, in-process. Built-in frames count for their nearest caller " +
       'with a category (JSON.stringify called by the core counts as core), except syscalls and GC.',
     '',

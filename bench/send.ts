@@ -1,6 +1,13 @@
 // Send: send_message over HTTP (pacing off, a webhook receiving every event) beside the reference server (HTTP
 // over raw Baileys) and raw Baileys' sendMessage in process, all to established contacts of the same sandbox.
-import { linkAppInstance, newDataDir, startApp, tmpfsDataDir, type AppProcess } from './harness/app'
+import {
+  linkAppInstance,
+  newDataDir,
+  startApp,
+  tmpfsDataDir,
+  webhooksDrained,
+  type AppProcess,
+} from './harness/app'
 import { isEntry, runMain, type Figure, type FigureContext } from './harness/figure'
 import { postJson } from './harness/http'
 import { cpuSeconds } from './harness/proc'
@@ -15,8 +22,6 @@ const WARMUP = Math.min(200, SENDS)
 const WIDTH = 10
 /** The reference's CPU is read until this long after its last answer: the contacts' receipts count too. */
 const SETTLE_MS = 500
-/** The app's webhook backlog counts as drained once no event was emitted for this long and the outbox is empty. */
-const QUIET_MS = 300
 
 type Scenario = 'sequential' | 'chats' | 'fleet'
 const SCENARIOS: Record<Scenario, string> = {
@@ -130,40 +135,13 @@ function referenceSends(side: RawSide, scenario: Scenario, count: number): Promi
   })
 }
 
-/**
- * Waits until the app's webhook backlog is drained: no event emitted for QUIET_MS and an empty outbox. Answers
- * the wall clock of the last POST the receiver got and how many it got (both since `receiver.take()`).
- */
-async function drained(side: AppSide): Promise<{ lastAt: number; received: number }> {
-  let lastAt = 0
-  let received = 0
-  let emitted = -1
-  let quietSince = performance.now()
-  for (;;) {
-    await sleep(50)
-    const [events, depth] = await Promise.all([
-      side.app.metric('linkdesk_events_total'),
-      side.app.metric('linkdesk_webhook_outbox_depth'),
-    ])
-    if (side.receiver) {
-      const report = await side.receiver.take()
-      received += report.count
-      if (report.count > 0) lastAt = report.lastAt
-    }
-    if (events !== emitted) {
-      emitted = events
-      quietSince = performance.now()
-    } else if (depth === 0 && performance.now() - quietSince >= QUIET_MS) return { lastAt, received }
-  }
-}
-
 /** A phase of the app: the sends, then (with a webhook) until the receiver got the last event. */
 async function appPhase(side: AppSide, scenario: Scenario, count: number): Promise<Phase> {
   await side.receiver?.take()
   const pid = side.app.process.pid
   const cpuBefore = cpuSeconds(pid)
   const timed = await appSends(side, scenario, count)
-  const { lastAt, received } = await drained(side)
+  const { lastAt, received } = await webhooksDrained(side.app, side.receiver)
   const endedAt = Math.max(timed.answeredAt, lastAt)
   return {
     perSecond: timed.latencies.length / ((endedAt - timed.startedAt) / 1000),
@@ -221,7 +199,7 @@ async function prepareApp(
     ...(options.accounts > 1 ? ['fleet' as const] : []),
   ] as const)
     await appSends(side, scenario, WARMUP)
-  await drained(side)
+  await webhooksDrained(side.app, side.receiver)
   return side
 }
 
@@ -378,7 +356,7 @@ export const sendFigure: Figure = async ({ sandbox, rounds, phone }) => {
     '',
     'The app runs as users run it: pacing off and a webhook on every instance pointing at a receiver process ' +
       'that answers 200; its phase lasts until the receiver got the last event (the outbox empty, no event ' +
-      `emitted for ${QUIET_MS} ms), and its CPU counts the delivery. The reference server is the smallest honest HTTP ` +
+      `emitted for 300 ms), and its CPU counts the delivery. The reference server is the smallest honest HTTP ` +
       'API over Baileys: one route in the raw process that calls sendMessage and answers on the server’s ack, ' +
       'with nothing stored and no events (the ceiling for any HTTP API over Baileys). Every process runs ' +
       'compiled JavaScript.',

@@ -6,6 +6,7 @@ import jsQR from 'jsqr'
 import { PNG } from 'pngjs'
 import { getText, postJson, postOk } from './http'
 import { compileServer, startNode, type Started } from './processes'
+import type { ReceiverProcess } from '../webhook-delivery'
 import { sleep } from './stats'
 
 export interface MemoryReport {
@@ -184,5 +185,36 @@ export async function linkAppInstance(
       scanToOpenMs: openAt - scanAt,
       totalMs: openAt - started - (scanAt - qrAt),
     },
+  }
+}
+
+/**
+ * Waits until the app's webhook backlog is drained: no event emitted for `quietMs` and an empty outbox.
+ * Answers the wall clock of the last POST the receiver got and how many it got since its last take.
+ */
+export async function webhooksDrained(
+  app: AppProcess,
+  receiver?: ReceiverProcess,
+  quietMs = 300,
+): Promise<{ lastAt: number; received: number }> {
+  let lastAt = 0
+  let received = 0
+  let emitted = -1
+  let quietSince = performance.now()
+  for (;;) {
+    await sleep(50)
+    const [events, depth] = await Promise.all([
+      app.metric('linkdesk_events_total'),
+      app.metric('linkdesk_webhook_outbox_depth'),
+    ])
+    if (receiver) {
+      const report = await receiver.take()
+      received += report.count
+      if (report.count > 0) lastAt = report.lastAt
+    }
+    if (events !== emitted) {
+      emitted = events
+      quietSince = performance.now()
+    } else if (depth === 0 && performance.now() - quietSince >= quietMs) return { lastAt, received }
   }
 }

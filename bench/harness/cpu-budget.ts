@@ -63,11 +63,13 @@ function categoryOfFrame(frame: ProfileNode['callFrame']): Category | undefined 
     if (pkg === 'ws') return 'WebSocket and Node streams'
     return 'other (Node internals, pino, timers)'
   }
-  if (url.includes('/electron/core/') || url.includes('/bench/raw/')) {
-    return url.includes('/bench/raw/')
-      ? 'Baileys, libsignal and their crypto'
-      : 'Linkdesk core (electron/core)'
+  // The raw worker's own code counts with Baileys; the compiled server's chunks (out/headless) are the core.
+  if (url.includes('/bench/raw/') || url.includes('/out/headless/raw-worker')) {
+    return 'Baileys, libsignal and their crypto'
   }
+  if (url.includes('/electron/core/') || url.includes('/out/headless/'))
+    return 'Linkdesk core (electron/core)'
+
   if (/^node:(_http_|http$)/.test(url)) return 'HTTP server (Node http, Fastify)'
   if (/^node:(net|internal\/streams|internal\/stream_base_commons)/.test(url))
     return 'WebSocket and Node streams'
