@@ -32,5 +32,7 @@ export function schemaViolations(schema: TSchema, value: unknown): string[] {
     check = TypeCompiler.Compile(schema)
     compiled.set(schema, check)
   }
+  // The compiled check is fast; walking the errors is not, and only a value that fails needs it.
+  if (check.Check(value)) return []
   return [...check.Errors(value)].map((error) => `${error.path || '/'}: ${error.message}`)
 }

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { randomFillSync } from 'node:crypto'
 
 // Crockford's base32: sorts in the same order as the numbers it encodes, and reads without ambiguity.
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'
@@ -18,8 +18,17 @@ function encodeTime(ms: number): string {
   return out
 }
 
+/** Random bytes drawn in blocks: one call into the system's generator per 256 ids instead of one per id. */
+const pool = Buffer.alloc(RANDOM_CHARS * 256)
+let poolOffset = pool.length
+
 function randomPart(): number[] {
-  const bytes = randomBytes(RANDOM_CHARS)
+  if (poolOffset === pool.length) {
+    randomFillSync(pool)
+    poolOffset = 0
+  }
+  const bytes = pool.subarray(poolOffset, poolOffset + RANDOM_CHARS)
+  poolOffset += RANDOM_CHARS
   // The top digit stays below 16 so that increments within one millisecond cannot overflow in practice.
   return [...bytes].map((byte, i) => (i === 0 ? byte % 16 : byte % 32))
 }
