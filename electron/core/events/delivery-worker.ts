@@ -259,7 +259,7 @@ export class InstanceDeliveryWorker {
       if (retrying) this.deps.outbox.save(batch, this.instanceId, head.queueId, entry)
       else this.deps.outbox.remove(batch, this.instanceId, head.queueId)
     })
-    void recorded.then(() => this.deps.posts.settled(head.queueId))
+    void recorded.then(() => this.deps.posts.settled(head.queueId, retrying))
     this.deps.onOutcome(outcome, record, stored.owner)
     if (retrying) return
     if (outcome === 'failed') {
