@@ -76,8 +76,36 @@ test('statuses only move forward; failed always lands', async () => {
   assert.equal(await store.advanceStatus('i1', 'S', 'sent'), true)
   assert.equal(await store.advanceStatus('i1', 'S', 'read'), true)
   assert.equal(await store.advanceStatus('i1', 'S', 'delivered'), false)
-  assert.equal(store.get('i1', 'S')?.status, 'read')
+  assert.equal(store.statusOf('i1', 'S'), 'read')
   assert.equal(await store.advanceStatus('i1', 'unknown', 'read'), false)
+  await root.close()
+})
+
+test('a status is a record of its own: the message is not rewritten, and both survive a reopen and go together', async () => {
+  const { store, root, dir } = open()
+  await store.addSent('i1', { message: message('S'), content: new Uint8Array([1, 2, 3]) })
+  const before = store.get('i1', 'S')
+  await store.advanceStatus('i1', 'S', 'delivered')
+  assert.deepEqual(store.get('i1', 'S'), before, 'the message record is untouched')
+  assert.equal(store.get('i1', 'S')?.status, undefined)
+  await root.close()
+
+  const reopenedRoot = openDatabase(dir)
+  const reopened = new MessageStore(reopenedRoot, dir)
+  assert.equal(reopened.statusOf('i1', 'S'), 'delivered')
+  assert.equal(await reopened.advanceStatus('i1', 'S', 'sent'), false, 'still only forward after a reopen')
+  await reopened.dropInstance('i1')
+  assert.equal(reopened.statusOf('i1', 'S'), undefined)
+  await reopenedRoot.close()
+})
+
+test('a status an earlier version kept inside the message still counts', async () => {
+  const { store, root } = open()
+  await store.addSent('i1', { message: message('OLD'), status: 'read' })
+  assert.equal(store.statusOf('i1', 'OLD'), 'read')
+  assert.equal(await store.advanceStatus('i1', 'OLD', 'delivered'), false)
+  assert.equal(await store.advanceStatus('i1', 'OLD', 'played'), true)
+  assert.equal(store.statusOf('i1', 'OLD'), 'played')
   await root.close()
 })
 

@@ -38,6 +38,7 @@ export interface StoredMessage {
   content?: Uint8Array
   /** The network's key of the message: with `content`, what a media download needs. */
   networkKey?: WaMessageKey
+  /** Written by earlier versions; statuses are now small records of their own (MessageStore.statusOf). */
   status?: DeliveryStatus
   /** A received message this account marked read (mark_read, auto_read). */
   read?: boolean
@@ -58,14 +59,18 @@ export const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60_000
 
 /**
  * Sent and received messages per instance, in the app's LMDB, keyed by message id (retries and receipts
- * name the id, not always the same chat id); downloaded media as files beside it. Adding a message resolves
+ * name the id, not always the same chat id), with their delivery statuses as small records beside them (a
+ * receipt rewrites a few bytes, not the message and its content); downloaded media as files beside it. Adding a message resolves
  * once its write is queued (reads see it at once), so no send or receive waits for a commit round trip; a
  * write that fails makes the next add fail with it.
  */
 export class MessageStore {
   private readonly db: Database<StoredMessage, Key>
+  private readonly statuses: Database<DeliveryStatus, Key>
   /** Messages whose write is not committed yet, by joined key. */
   private readonly pending = new Map<string, StoredMessage>()
+  /** Statuses whose write is not committed yet, by joined key. */
+  private readonly pendingStatuses = new Map<string, DeliveryStatus>()
   private failure: unknown
   private readonly mediaDir: string
   private readonly retentionMs: number
@@ -76,6 +81,7 @@ export class MessageStore {
 
   constructor(root: RootDatabase, dataDir: string, options: MessageStoreOptions = {}) {
     this.db = root.openDB<StoredMessage, Key>({ name: 'messages', encoding: 'msgpack' })
+    this.statuses = root.openDB<DeliveryStatus, Key>({ name: 'message-statuses', encoding: 'msgpack' })
     this.mediaDir = join(dataDir, 'media')
     this.retentionMs = Math.max(options.retentionMs ?? DEFAULT_RETENTION_MS, 14 * 24 * 60 * 60_000)
     this.now = options.now ?? Date.now
@@ -156,10 +162,20 @@ export class MessageStore {
   async advanceStatus(instanceId: string, id: string, status: DeliveryStatus): Promise<boolean> {
     const stored = this.get(instanceId, id)
     if (!stored) return false
-    const current = stored.status
+    const current = this.statusOf(instanceId, id)
     if (current && status !== 'failed' && STATUS_RANK[status] <= STATUS_RANK[current]) return false
-    this.put([instanceId, id], { ...stored, status })
+    this.write(this.statuses, this.pendingStatuses, [instanceId, id], status)
     return true
+  }
+
+  /** The newest delivery status of a message, written or still being written; undefined when none came yet. */
+  statusOf(instanceId: string, id: string): DeliveryStatus | undefined {
+    const key: Key = [instanceId, id]
+    return (
+      this.pendingStatuses.get(key.join('\u0000')) ??
+      this.statuses.get(key) ??
+      this.get(instanceId, id)?.status
+    )
   }
 
   /** The downloaded media of a message, if it was saved. */
@@ -186,6 +202,7 @@ export class MessageStore {
         if (value.storedAt >= cutoff) continue
         rmSync(this.mediaPath(key[0], key[1]), { force: true })
         this.db.remove(key)
+        this.statuses.remove(key)
         removed++
       }
     })
@@ -194,10 +211,12 @@ export class MessageStore {
 
   /** Forgets everything of an instance (destroyed). */
   async dropInstance(instanceId: string): Promise<void> {
-    for (const key of this.pending.keys()) if (key.startsWith(`${instanceId}\u0000`)) this.pending.delete(key)
+    for (const pending of [this.pending, this.pendingStatuses])
+      for (const key of pending.keys()) if (key.startsWith(`${instanceId}\u0000`)) pending.delete(key)
+    const range = { start: [instanceId], end: [instanceId, '\uffff'] }
     await writeBatch(this.db, () => {
-      for (const key of this.db.getKeys({ start: [instanceId], end: [instanceId, '\uffff'] }))
-        this.db.remove(key)
+      for (const key of this.db.getKeys(range)) this.db.remove(key)
+      for (const key of this.statuses.getKeys(range)) this.statuses.remove(key)
     })
     rmSync(join(this.mediaDir, instanceId), { recursive: true, force: true })
   }
@@ -209,14 +228,19 @@ export class MessageStore {
 
   /** Queues a write, visible to reads at once; the promise (already handled) settles with its commit. */
   private put(key: Key, value: StoredMessage): Promise<boolean> {
+    return this.write(this.db, this.pending, key, value)
+  }
+
+  /** Queues a write to `db`, visible through `pending` until it commits. */
+  private write<V>(db: Database<V, Key>, pending: Map<string, V>, key: Key, value: V): Promise<boolean> {
     if (this.failure !== undefined)
       throw new Error('an earlier message write failed', { cause: this.failure })
     const joined = key.join('\u0000')
-    this.pending.set(joined, value)
-    const written = this.db.put(key, value)
+    pending.set(joined, value)
+    const written = db.put(key, value)
     written.then(
       () => {
-        if (this.pending.get(joined) === value) this.pending.delete(joined)
+        if (pending.get(joined) === value) pending.delete(joined)
       },
       (error: unknown) => {
         this.failure = error
