@@ -1,7 +1,7 @@
 // Webhook delivery benchmark: events per second delivered to a local receiver (in its own process) and the
 // latency from emit to the receiver, beside a baseline that POSTs the same bodies with no outbox at all.
 //
-//   npx tsx bench/webhook-delivery.ts [--events N]
+//   npm run bench:webhooks [-- --events N]
 //
 // Every scenario is a trigger that makes events happen and carries a `bench:<unix ms>` marker in them; the
 // receiver measures latency from that marker. The "incoming sandbox message → webhook" scenario plugs in the
@@ -233,6 +233,8 @@ async function main(): Promise<void> {
     rows.push(await baselineScenario(receiver, events))
     rows.push(await burstScenario(fixture, receiver, 1, events))
     rows.push(await burstScenario(fixture, receiver, 4, Math.ceil(events / 4)))
+    const across10 = await burstScenario(fixture, receiver, 10, Math.ceil(events / 10))
+    rows.push(across10)
     fixture.addInstance('PACED', receiver.url)
     rows.push(
       await latencyScenario(
@@ -256,6 +258,10 @@ async function main(): Promise<void> {
     )
     process.stdout.write(`\nWebhook delivery (${new Date().toISOString()}, Node ${process.version})\n\n`)
     printTable(rows)
+    const rate = across10.perSecond
+    process.stdout.write(
+      `\nTarget: ≥ 2,000 events/s to a local receiver across 10 instances: ${rate >= 2000 ? 'met' : 'MISSED'} (${rate.toFixed(0)}/s).\n`,
+    )
   } finally {
     await fixture.close()
     receiver.stop()
