@@ -1,9 +1,10 @@
 // Every figure, one after another, each against its own outside sandbox: `npm run bench`.
 // Knobs: BENCH_ROUNDS (3), BENCH_SENDS (1000), BENCH_MESSAGES (1000), BENCH_MEMORY_NS (0,1,10,50,100),
-// BENCH_SETTLE_MS (10000), BENCH_START_N (100), BENCH_LINKS (5); BENCH_ONLY=send,link runs a subset
+// BENCH_SETTLE_MS (10000), BENCH_START_N (100), BENCH_LINKS (5), BENCH_LOG_EVENTS (100000); BENCH_ONLY=send,link runs a subset
 // (send-profile profiles both sides of a sequential send).
 import { runFigure, type Figure } from './harness/figure'
 import { RESULTS_PATH } from './harness/results'
+import { eventLogFigure } from './event-log'
 import { linkFigure } from './link'
 import { memoryFigure } from './memory'
 import { receiveFigure } from './receive'
@@ -18,6 +19,7 @@ const FIGURES: Array<[string, Figure]> = [
   ['link', linkFigure],
   ['start', startFigure],
   ['memory', memoryFigure],
+  ['event-log', eventLogFigure],
 ]
 
 async function main(): Promise<void> {
