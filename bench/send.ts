@@ -24,11 +24,16 @@ const WIDTH = 10
 const SETTLE_MS = 500
 
 type Scenario = 'sequential' | 'chats' | 'fleet'
-const SCENARIOS: Record<Scenario, string> = {
+const ALL_SCENARIOS: Record<Scenario, string> = {
   sequential: 'sequential, one chat',
   chats: `${WIDTH} in flight, to ${WIDTH} chats of one account`,
   fleet: `${WIDTH} accounts in parallel, each sequential`,
 }
+/** BENCH_SEND_SCENARIOS=sequential,chats runs a subset (all three by default). */
+const chosen = process.env.BENCH_SEND_SCENARIOS?.split(',')
+const SCENARIOS = Object.fromEntries(
+  Object.entries(ALL_SCENARIOS).filter(([name]) => !chosen || chosen.includes(name)),
+) as Partial<Record<Scenario, string>>
 
 interface Phase {
   perSecond: number
@@ -206,7 +211,7 @@ async function prepareApp(
 async function prepareRaw(sandbox: FigureContext['sandbox'], phone: () => string): Promise<RawSide> {
   const raw = await RawProcess.start(sandbox.wsUrl, sandbox.rootKeyHex)
   const slots: RawSide['slots'] = []
-  for (let i = 0; i < WIDTH; i++) {
+  for (let i = 0; i < (SCENARIOS.fleet ? WIDTH : 1); i++) {
     const own = phone()
     const contacts = Array.from({ length: i === 0 ? WIDTH : 1 }, phone)
     for (const contact of contacts) await sandbox.addContact(contact)
@@ -221,8 +226,7 @@ async function prepareRaw(sandbox: FigureContext['sandbox'], phone: () => string
   const side = { raw, referencePort, slots }
   const first = slots[0] as RawSide['slots'][number]
   await raw.send(first.slot, first.chats, WARMUP, WIDTH, 'acked')
-  for (const scenario of ['sequential', 'chats', 'fleet'] as const)
-    await referenceSends(side, scenario, WARMUP)
+  for (const scenario of Object.keys(SCENARIOS) as Scenario[]) await referenceSends(side, scenario, WARMUP)
   return side
 }
 
@@ -237,7 +241,7 @@ export const sendFigure: Figure = async ({ sandbox, rounds, phone }) => {
     const main = await prepareApp(sandbox, phone, {
       dataDir: newDataDir(),
       receiver: hooked,
-      accounts: WIDTH,
+      accounts: SCENARIOS.fleet ? WIDTH : 1,
       chats: WIDTH,
     })
     apps.push(main)
@@ -301,7 +305,7 @@ export const sendFigure: Figure = async ({ sandbox, rounds, phone }) => {
       const key = `${scenario}/${side}`
       if (!results.has(key)) return
       rows.push([
-        SCENARIOS[scenario],
+        SCENARIOS[scenario] ?? scenario,
         label,
         formatSpread(figure(key, (p) => p.perSecond)),
         formatSpread(
@@ -334,7 +338,7 @@ export const sendFigure: Figure = async ({ sandbox, rounds, phone }) => {
     const cpu = (side: string) => figure(`${scenario}/${side}`, (p) => p.cpuPer1000).median
     const versus = (side: string) => `${(rate('app') / rate(side)).toFixed(2)}×`
     let note =
-      `- ${SCENARIOS[scenario]}: app with a webhook ÷ reference server ` +
+      `- ${SCENARIOS[scenario] ?? scenario}: app with a webhook ÷ reference server ` +
       `${verdict(rate('app') >= 0.8 * rate('reference'), versus('reference'))} (target ≥ 0.8×)`
     if (scenario === 'sequential') {
       note +=
