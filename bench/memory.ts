@@ -128,7 +128,7 @@ export const memoryFigure: Figure = async ({ sandbox, rounds, phone }) => {
       `RSS ${verdict(rssRatio <= 1, `${rssRatio.toFixed(2)}× raw`)}. ` +
       `Fixed overhead of the app over a bare Baileys process (RSS at N=0): ${(base('app') - base('raw')).toFixed(1)} MB ` +
       `(${base('app').toFixed(1)} vs ${base('raw').toFixed(1)} MB).`,
-    'Both processes run under tsx with --expose-gc; RSS from /proc/<pid>/status after the GCs. Accounts are linked ' +
+    'Both processes run compiled JavaScript with --expose-gc; RSS from /proc/<pid>/status after the GCs. Accounts are linked ' +
       `${LINKS_IN_FLIGHT} at a time in the measured process, as in the raw baseline (its keys in memory; the app's in LMDB).`,
   ].join('\n')
 }

@@ -145,6 +145,7 @@ export const receiveFigure: Figure = async ({ sandbox, rounds, phone }) => {
   const s = (side: keyof typeof results, pick: (p: Phase) => number, digits = 0) =>
     formatSpread(spread(results[side].map(pick)), digits)
   const appRate = spread(results.app.map((p) => p.perSecond)).median
+  const rawRate = spread(results.raw.map((p) => p.perSecond)).median
   const appP99 = spread(results['app paced'].map((p) => p.p99)).median
   const row = (side: keyof typeof results, label: string) => [
     label,
@@ -171,7 +172,7 @@ export const receiveFigure: Figure = async ({ sandbox, rounds, phone }) => {
       ],
     ),
     '',
-    `Targets: ≥ 1,000 events/s (burst) ${verdict(appRate >= 1000, `${appRate.toFixed(0)}/s`)}; ` +
+    `Targets: burst ≥ 0.8× raw's receive rate ${verdict(appRate >= 0.8 * rawRate, `${(appRate / rawRate).toFixed(2)}× (${appRate.toFixed(0)}/s vs ${rawRate.toFixed(0)}/s)`)}; ` +
       `p99 ≤ 50 ms (paced, below capacity) ${verdict(appP99 <= 50, `${appP99.toFixed(1)} ms`)}.`,
     'In a burst the contact pushes as fast as the sandbox takes requests; latency then includes the backlog.',
     "Latency runs from just before the contact's control request to the receiver (app) or the upsert (raw), on " +

@@ -77,7 +77,7 @@ export const startFigure: Figure = async ({ sandbox, rounds, phone }) => {
       ],
     ),
     '',
-    `Target ≤ 15 s: ${verdict(app.median <= 15, `${app.median.toFixed(2)} s`)}. Both times include the process start (tsx).`,
+    `Target ≤ 15 s: ${verdict(app.median <= 15, `${app.median.toFixed(2)} s`)}. Both times include the process start (compiled JavaScript on both sides).`,
   ].join('\n')
 }
 

@@ -28,3 +28,14 @@ test("the retry counter speaks Baileys' cache interface", () => {
   counter.flushAll()
   assert.equal(counter.get('m2'), undefined)
 })
+
+test('an empty cache costs little, whatever its bound: caches come per account', () => {
+  const before = process.memoryUsage().heapUsed
+  const caches = Array.from({ length: 200 }, () =>
+    boundedCache<string, number>({ max: 10_000, ttlMs: 60_000 }),
+  )
+  const grown = process.memoryUsage().heapUsed - before
+  // Slots allocated up front for 10,000 entries with times to live would be ~0.35 MB a cache, 70 MB here.
+  assert.ok(grown < 10 * 2 ** 20, `200 empty caches took ${(grown / 2 ** 20).toFixed(1)} MB`)
+  assert.equal(caches.length, 200)
+})
