@@ -60,9 +60,9 @@ export const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60_000
 /**
  * Sent and received messages per instance, in the app's LMDB, keyed by message id (retries and receipts
  * name the id, not always the same chat id), with their delivery statuses as small records beside them (a
- * receipt rewrites a few bytes, not the message and its content); downloaded media as files beside it. Adding a message resolves
- * once its write is queued (reads see it at once), so no send or receive waits for a commit round trip; a
- * write that fails makes the next add fail with it.
+ * receipt rewrites a few bytes, not the message and its content); downloaded media as files beside it.
+ * Adding a message resolves once its write is queued (reads see it at once), so no send or receive waits for
+ * a commit round trip; a write that fails makes the next add fail with it.
  */
 export class MessageStore {
   private readonly db: Database<StoredMessage, Key>
