@@ -73,10 +73,10 @@ async function inFlight(
   return { latencies, startedAt, answeredAt: wallClock() }
 }
 
-/** One account of the app: its instance and its established contacts. */
+/** One account of the app: its instance and its established contacts (phone numbers). */
 interface AppAccount {
   instanceId: string
-  contacts: string[]
+  chats: string[]
 }
 
 /** An app process with its webhook receiver (none for the no-webhook diagnosis). */
@@ -96,20 +96,33 @@ async function appSend(app: AppProcess, instanceId: string, to: string, n: numbe
   if (status !== 200) throw new Error(`send_message: ${status} ${JSON.stringify(body).slice(0, 300)}`)
 }
 
-/** The sends of a scenario through the app: lane n uses chat n (one account) or account n. */
-function appSends(side: AppSide, scenario: Scenario, count: number): Promise<Timed> {
-  const [first] = side.accounts
-  if (!first) throw new Error('app side without an account')
-  if (scenario === 'sequential')
-    return inFlight(count, 1, (n) => appSend(side.app, first.instanceId, first.contacts[0] as string, n))
-  if (scenario === 'chats')
-    return inFlight(count, WIDTH, (n, lane) =>
-      appSend(side.app, first.instanceId, first.contacts[lane] as string, n),
-    )
-  return inFlight(count, WIDTH, (n, lane) => {
-    const account = side.accounts[lane] as AppAccount
-    return appSend(side.app, account.instanceId, account.contacts[0] as string, n)
+/**
+ * The sends of a scenario over a side's accounts (the first has WIDTH chats, the others one): sequential to the
+ * first chat, lane n to chat n of the first account, or lane n to account n.
+ */
+function scenarioSends<A extends { chats: string[] }>(
+  accounts: readonly A[],
+  scenario: Scenario,
+  count: number,
+  send: (account: A, chat: string, n: number) => Promise<void>,
+): Promise<Timed> {
+  const chatOf = (account: A | undefined, index: number): [A, string] => {
+    const chat = account?.chats[index]
+    if (!account || chat === undefined) throw new Error(`${scenario}: no account or chat at lane ${index}`)
+    return [account, chat]
+  }
+  const lanes = scenario === 'sequential' ? 1 : WIDTH
+  return inFlight(count, lanes, (n, lane) => {
+    const [account, chat] =
+      scenario === 'fleet' ? chatOf(accounts[lane], 0) : chatOf(accounts[0], scenario === 'chats' ? lane : 0)
+    return send(account, chat, n)
   })
+}
+
+function appSends(side: AppSide, scenario: Scenario, count: number): Promise<Timed> {
+  return scenarioSends(side.accounts, scenario, count, (account, chat, n) =>
+    appSend(side.app, account.instanceId, chat, n),
+  )
 }
 
 /** The raw process's accounts: slot and contact chat id of each, the first with WIDTH contacts. */
@@ -120,23 +133,10 @@ interface RawSide {
 }
 
 function referenceSends(side: RawSide, scenario: Scenario, count: number): Promise<Timed> {
-  const [first] = side.slots
-  if (!first) throw new Error('raw side without an account')
-  const post = async (slot: number, to: string, n: number) => {
-    const { status, body } = await postJson(`http://127.0.0.1:${side.referencePort}/send`, {
-      slot,
-      to,
-      text: `bench ${n}`,
-    })
+  return scenarioSends(side.slots, scenario, count, async ({ slot }, to, n) => {
+    const url = `http://127.0.0.1:${side.referencePort}/send`
+    const { status, body } = await postJson(url, { slot, to, text: `bench ${n}` })
     if (status !== 200) throw new Error(`reference send: ${status} ${JSON.stringify(body).slice(0, 300)}`)
-  }
-  if (scenario === 'sequential')
-    return inFlight(count, 1, (n) => post(first.slot, first.chats[0] as string, n))
-  if (scenario === 'chats')
-    return inFlight(count, WIDTH, (n, lane) => post(first.slot, first.chats[lane] as string, n))
-  return inFlight(count, WIDTH, (n, lane) => {
-    const account = side.slots[lane] as { slot: number; chats: string[] }
-    return post(account.slot, account.chats[0] as string, n)
   })
 }
 
@@ -195,7 +195,7 @@ async function prepareApp(
     }
     await Promise.all(contacts.map((contact, n) => appSend(app, instanceId, contact, n)))
     await Promise.all(contacts.map((contact) => sandbox.send(contact, own, 'hello back')))
-    side.accounts.push({ instanceId, contacts })
+    side.accounts.push({ instanceId, chats: contacts })
   }
   await sleep(300)
   for (const scenario of [
