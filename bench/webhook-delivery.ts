@@ -25,7 +25,13 @@ export interface ReceiverReport {
   lastAt: number
 }
 
-/** The receiver process: answers 200 to every POST and keeps the latency of each marker it sees. */
+/** The events of a POST's body: the event, or each of a batch (a JSON array). */
+function eventsOf(body: string): string[] {
+  if (!body.startsWith('[')) return [body]
+  return (JSON.parse(body) as unknown[]).map((event) => JSON.stringify(event))
+}
+
+/** The receiver process: answers 200 to every POST and keeps the latency of each event's marker. */
 function runReceiver(): void {
   let report: ReceiverReport = { count: 0, latencies: [], firstAt: 0, lastAt: 0 }
   const server = createServer((request, response) => {
@@ -33,10 +39,13 @@ function runReceiver(): void {
     request.on('data', (chunk: Buffer) => chunks.push(chunk))
     request.on('end', () => {
       const now = wallClock()
-      const marker = MARKER.exec(Buffer.concat(chunks).toString('utf8'))
-      if (marker) report.latencies.push(now - Number(marker[1]))
+      const events = eventsOf(Buffer.concat(chunks).toString('utf8'))
+      for (const event of events) {
+        const marker = MARKER.exec(event)
+        if (marker) report.latencies.push(now - Number(marker[1]))
+      }
       if (report.count === 0) report.firstAt = now
-      report.count += 1
+      report.count += events.length
       report.lastAt = now
       response.writeHead(200).end('ok')
     })

@@ -164,6 +164,14 @@ test('bad input changes nothing: unknown event names, duplicate URLs, bad URLs, 
     ['add_webhook', { url: 'ftp://127.0.0.1/x' }, 400, 'invalid_parameter', /url/],
     ['update_webhook', { webhook_id: messagesHook.webhook_id, url: failing.url }, 409, 'conflict', /already/],
     ['update_webhook', { webhook_id: 'wh_unknown' }, 404, 'webhook_not_found', /webhook/],
+    ['add_webhook', { url: 'http://127.0.0.1:9/x', batch_size: 0 }, 400, 'invalid_parameter', /batch_size/],
+    [
+      'update_webhook',
+      { webhook_id: messagesHook.webhook_id, batch_size: 101 },
+      400,
+      'invalid_parameter',
+      /batch_size/,
+    ],
     [
       'redeliver',
       { event_id: '01JD5Q3R8M6W2V9T0K4N7XH1CZ', webhook_id: messagesHook.webhook_id },
@@ -186,14 +194,31 @@ test('bad input changes nothing: unknown event names, duplicate URLs, bad URLs, 
   assert.deepEqual((await linked.api('webhooks')).body.webhooks, before, 'nothing changed')
 })
 
+test('update_webhook switches a webhook to batches: its POSTs then carry arrays of events, in order', async () => {
+  const updated = await linked.api('update_webhook', { webhook_id: messagesHook.webhook_id, batch_size: 20 })
+  assert.equal(updated.status, 200, JSON.stringify(updated.body))
+  assert.equal(updated.body.webhook.batch_size, 20)
+  const before = messages.received.length
+  const ids = [await fromAlice('batched one'), await fromAlice('batched two')]
+  await messages.until(() =>
+    messages.received.slice(before).some((post) => post.events.some((event) => event.data.id === ids[1])),
+  )
+  const posts = messages.received.slice(before)
+  assert.ok(posts.every((post) => post.headers[WEBHOOK_HEADERS.event] === 'batch'))
+  assert.deepEqual(
+    posts.flatMap((post) => post.events.filter((e) => e.event === 'message.received').map((e) => e.data.id)),
+    ids,
+  )
+})
+
 test('webhooks are kept across a restart, and a removed one gets nothing more', async () => {
   await linked.restart()
   const { body } = await linked.api('webhooks')
   assert.deepEqual(
-    body.webhooks.map((w: any) => [w.url, w.enable, w.events]),
+    body.webhooks.map((w: any) => [w.url, w.enable, w.events, w.batch_size]),
     [
-      [messages.url, true, ['message.*']],
-      [failing.url, false, ['instance.updated', 'group.*']],
+      [messages.url, true, ['message.*'], 20],
+      [failing.url, false, ['instance.updated', 'group.*'], 1],
     ],
   )
   const removed = await linked.api('remove_webhook', { webhook_id: messagesHook.webhook_id })

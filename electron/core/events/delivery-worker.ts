@@ -57,8 +57,8 @@ type Head = QueuedEntry & { stored?: StoredEvent }
 export const MEMORY_QUEUE = 5_000
 
 /**
- * Delivers one instance's events one at a time, in order: the head of the queue is retried until it is
- * delivered or given up before the next one goes. Each instance has its own worker, so instances deliver
+ * Delivers one instance's events in order, one POST at a time: the head of the queue (with the events waiting
+ * behind it, when the webhook takes batches) is retried until it is delivered or given up before the next goes. Each instance has its own worker, so instances deliver
  * concurrently and a slow receiver holds back only its own instance.
  */
 export class InstanceDeliveryWorker {
@@ -68,7 +68,8 @@ export class InstanceDeliveryWorker {
   private lastLoaded = ''
   /** Entries queued while in overflow (left in the outbox); a refill that overlaps one must read again. */
   private overflowed = 0
-  private current: Head | undefined
+  /** The entries being delivered together (one, unless the webhook takes batches); empty between batches. */
+  private current: Head[] = []
   private running: Promise<void> | undefined
   private wake: (() => void) | undefined
   /** The webhook changed since the current attempt started: do not wait out the backoff. */
@@ -132,14 +133,16 @@ export class InstanceDeliveryWorker {
 
   private async run(): Promise<void> {
     while (!this.deps.stop.aborted) {
-      this.current ??= await this.next()
-      const head = this.current
-      if (!head) return
-      if (this.changed) head.entry.nextAttemptAt = 0
+      if (this.current.length === 0) {
+        const head = await this.next()
+        if (!head) return
+        this.current = [head]
+      }
+      if (this.changed) for (const { entry } of this.current) entry.nextAttemptAt = 0
       this.changed = false
-      const wait = head.entry.nextAttemptAt - this.deps.now()
+      const wait = this.current[0]!.entry.nextAttemptAt - this.deps.now()
       if (wait > 0) await this.sleep(wait)
-      else await this.deliver(head)
+      else await this.deliver()
     }
   }
 
@@ -192,25 +195,68 @@ export class InstanceDeliveryWorker {
     })
   }
 
-  private async deliver(head: Head): Promise<void> {
-    const { entry } = head
-    const stored = head.stored ?? this.deps.events.get(entry.eventId)
-    const target = this.deps.target(this.instanceId, entry.fallback)
-    if (!stored || !target) {
-      void this.deps.write('skipping a delivery', (batch) => {
-        if (stored && !this.deps.webhookId)
-          this.deps.events.setDelivery(batch, entry.eventId, { ...stored.delivery, status: 'skipped' })
-        this.deps.outbox.remove(batch, this.instanceId, head.queueId)
-      })
-      this.deps.onOutcome('skipped')
-      this.current = undefined
-      return
+  /**
+   * Adds to a first attempt the entries waiting behind it that are ready now (emitted, or committed), up to
+   * the webhook's batch size; a batch being retried keeps its entries, so each retry sends the same events.
+   */
+  private fill(batch: Head[], batchSize: number): void {
+    if (batch.some(({ entry }) => entry.attempts > 0)) return
+    while (batch.length < batchSize && !this.deps.stop.aborted) {
+      const queued = this.queue[0]
+      if (queued === undefined) return
+      const { queueId, fresh } = queued
+      if (fresh) {
+        this.queue.shift()
+        batch.push({ queueId, entry: { ...fresh.entry }, stored: fresh.stored })
+        continue
+      }
+      if (this.deps.uncommitted(queueId)) return
+      this.queue.shift()
+      const entry = this.deps.outbox.get(this.instanceId, queueId)
+      if (entry) batch.push({ queueId, entry: { ...entry } })
     }
-    const attempt = entry.attempts + 1
+  }
+
+  /** Skips entries whose webhook is off (or gone) or whose event is gone: they leave the outbox undelivered. */
+  private skip(entries: Array<{ head: Head; stored: StoredEvent | undefined }>): void {
+    if (entries.length === 0) return
+    void this.deps.write('skipping a delivery', (batch) => {
+      for (const { head, stored } of entries) {
+        if (stored && !this.deps.webhookId)
+          this.deps.events.setDelivery(batch, head.entry.eventId, { ...stored.delivery, status: 'skipped' })
+        this.deps.outbox.remove(batch, this.instanceId, head.queueId)
+      }
+    })
+    for (const _ of entries) this.deps.onOutcome('skipped')
+  }
+
+  /**
+   * Posts the current batch once (one event, or as many as the webhook takes) and records one attempt per
+   * event; the batch then keeps the events to retry, if any.
+   */
+  private async deliver(): Promise<void> {
+    const target = this.deps.target(this.instanceId, this.current[0]!.entry.fallback)
+    const batchSize = Math.max(1, target?.batchSize ?? 1)
+    if (target) this.fill(this.current, batchSize)
+    const items = this.current.map((head) => ({
+      head,
+      stored: head.stored ?? this.deps.events.get(head.entry.eventId),
+    }))
+    const gone = target ? items.filter(({ stored }) => !stored) : items
+    this.skip(gone)
+    const sending = items.filter((item): item is { head: Head; stored: StoredEvent } => !gone.includes(item))
+    this.current = sending.map(({ head }) => head)
+    if (!target || sending.length === 0) return
+    for (const { head } of sending) if (this.deps.posts.starting(head.queueId)) this.deps.onRepost()
     const attemptedAt = new Date(this.deps.now()).toISOString()
-    if (this.deps.posts.starting(head.queueId)) this.deps.onRepost()
     const result = await attemptDelivery(
-      { url: target.url, secret: target.secret, event: stored.envelope, attempt },
+      {
+        url: target.url,
+        secret: target.secret,
+        events: sending.map(({ stored }) => stored.envelope),
+        batched: batchSize > 1,
+        attempt: sending[0]!.head.entry.attempts + 1,
+      },
       {
         dispatcher: this.deps.dispatcher,
         timeoutMs: this.deps.settings.timeoutMs,
@@ -219,53 +265,76 @@ export class InstanceDeliveryWorker {
       },
     )
     if (result.kind === 'aborted') return
-    const outcome = this.outcomeOf(result, entry, attempt)
     const statusCode = result.statusCode
     const error = result.kind === 'delivered' ? null : result.error
-    const record: DeliveryAttempt = {
-      delivery_id: this.deps.newId(),
-      event_id: entry.eventId,
-      instance_id: stored.envelope.instance_id,
-      webhook_id: this.deps.webhookId ?? null,
-      event: stored.envelope.event,
-      attempt,
-      attempted_at: attemptedAt,
-      url: target.url,
-      status_code: statusCode,
-      latency_ms: result.latencyMs,
-      outcome,
-      error,
-    }
-    const retrying = outcome === 'retrying'
-    if (retrying) {
-      entry.attempts = attempt
-      const backoff = retryDelayMs(attempt, this.deps.settings, this.deps.random)
-      const retryAfter = result.kind === 'retry' ? (result.retryAfterMs ?? 0) : 0
-      entry.nextAttemptAt = this.deps.now() + Math.max(backoff, retryAfter)
-    }
-    // The attempt, the event's summary and the entry's fate commit together: a failed commit leaves the entry
-    // queued as it was, so the event is delivered again after a restart rather than lost.
-    const recorded = this.deps.write('recording a delivery attempt', (batch) => {
-      this.deps.deliveries.record(batch, record, stored.owner)
-      if (!this.deps.webhookId) {
-        this.deps.events.setDelivery(batch, entry.eventId, {
-          status: retrying ? 'pending' : outcome,
-          attempts: attempt,
-          last_attempt_at: attemptedAt,
-          last_status_code: statusCode,
-          last_error: error,
-        })
+    const retryAt = this.retryAt(result, sending[0]!.head.entry.attempts + 1)
+    const attempts = sending.map(({ head, stored }) => {
+      const { entry } = head
+      const attempt = entry.attempts + 1
+      const outcome = this.outcomeOf(result, entry, attempt)
+      const record: DeliveryAttempt = {
+        delivery_id: this.deps.newId(),
+        event_id: entry.eventId,
+        instance_id: stored.envelope.instance_id,
+        webhook_id: this.deps.webhookId ?? null,
+        event: stored.envelope.event,
+        attempt,
+        attempted_at: attemptedAt,
+        url: target.url,
+        status_code: statusCode,
+        latency_ms: result.latencyMs,
+        outcome,
+        error,
       }
-      if (retrying) this.deps.outbox.save(batch, this.instanceId, head.queueId, entry)
-      else this.deps.outbox.remove(batch, this.instanceId, head.queueId)
+      if (outcome === 'retrying') {
+        entry.attempts = attempt
+        entry.nextAttemptAt = retryAt
+      }
+      return { head, stored, record, outcome }
     })
-    void recorded.then(() => this.deps.posts.settled(head.queueId, retrying))
-    this.deps.onOutcome(outcome, record, stored.owner)
-    if (retrying) return
-    if (outcome === 'failed') {
-      this.log.warn({ eventId: entry.eventId, statusCode, attempts: attempt }, 'webhook delivery failed')
+    // Each event's attempt, its summary and its entry's fate commit together: a failed commit leaves the entries
+    // queued as they were, so the events are delivered again after a restart rather than lost.
+    const recorded = this.deps.write('recording a delivery attempt', (batch) => {
+      for (const { head, stored, record, outcome } of attempts) {
+        const retrying = outcome === 'retrying'
+        this.deps.deliveries.record(batch, record, stored.owner)
+        if (!this.deps.webhookId) {
+          this.deps.events.setDelivery(batch, record.event_id, {
+            status: outcome === 'retrying' ? 'pending' : outcome,
+            attempts: record.attempt,
+            last_attempt_at: attemptedAt,
+            last_status_code: statusCode,
+            last_error: error,
+          })
+        }
+        if (retrying) this.deps.outbox.save(batch, this.instanceId, head.queueId, head.entry)
+        else this.deps.outbox.remove(batch, this.instanceId, head.queueId)
+      }
+    })
+    void recorded.then(() => {
+      for (const { head, record } of attempts)
+        this.deps.posts.settled(head.queueId, record.outcome === 'retrying')
+    })
+    for (const { stored, record } of attempts) this.deps.onOutcome(record.outcome, record, stored.owner)
+    const failed = attempts.filter(({ record }) => record.outcome === 'failed')
+    if (failed.length > 0) {
+      this.log.warn(
+        {
+          eventIds: failed.map(({ record }) => record.event_id),
+          statusCode,
+          attempts: failed[0]!.record.attempt,
+        },
+        'webhook delivery failed',
+      )
     }
-    this.current = undefined
+    this.current = attempts.filter(({ record }) => record.outcome === 'retrying').map(({ head }) => head)
+  }
+
+  /** When a retry of this attempt may go: the backoff, or the receiver's Retry-After if that is later. */
+  private retryAt(result: Exclude<AttemptResult, { kind: 'aborted' }>, attempt: number): number {
+    const backoff = retryDelayMs(attempt, this.deps.settings, this.deps.random)
+    const retryAfter = result.kind === 'retry' ? (result.retryAfterMs ?? 0) : 0
+    return this.deps.now() + Math.max(backoff, retryAfter)
   }
 
   private outcomeOf(

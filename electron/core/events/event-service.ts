@@ -58,8 +58,8 @@ function webhookQueue(webhookId: string): string {
 
 /** The webhook of an instance record if it is on and has a URL. */
 function activeWebhook(record: InstanceRecord): WebhookTarget | undefined {
-  const { url, enable, secret } = record.webhook
-  return enable && url ? { url, secret } : undefined
+  const { url, enable, secret, batchSize } = record.webhook
+  return enable && url ? { url, secret, ...(batchSize !== undefined && { batchSize }) } : undefined
 }
 
 const DAY_MS = 24 * 60 * 60_000
@@ -441,7 +441,9 @@ export class EventService implements EventSink {
   /** The added webhook's delivery target now: undefined once it is removed or off (its queue is then skipped). */
   private webhookTarget(queue: string): WebhookTarget | undefined {
     const webhook = this.deps.webhooks?.find(queue.slice(WEBHOOK_QUEUE.length))
-    return webhook?.enable ? { url: webhook.url, secret: webhook.secret } : undefined
+    if (!webhook?.enable) return undefined
+    const { url, secret, batchSize } = webhook
+    return { url, secret, ...(batchSize !== undefined && { batchSize }) }
   }
 
   /** The worker of a queue: an instance's own webhook (keyed by instance id) or an added webhook's. */
@@ -491,6 +493,6 @@ export class EventService implements EventSink {
   }
 }
 
-function outboxEntry(eventId: string, now: number, target: WebhookTarget): OutboxEntry {
-  return { eventId, enqueuedAt: now, attempts: 0, nextAttemptAt: 0, fallback: target }
+function outboxEntry(eventId: string, now: number, { url, secret }: WebhookTarget): OutboxEntry {
+  return { eventId, enqueuedAt: now, attempts: 0, nextAttemptAt: 0, fallback: { url, secret } }
 }

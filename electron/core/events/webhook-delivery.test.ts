@@ -71,7 +71,7 @@ describe('attemptDelivery against a real receiver', () => {
   function attempt(url: string, timeoutMs: number, stop = new AbortController().signal) {
     const dispatcher = new Agent()
     return attemptDelivery(
-      { url, secret: 'whsec_t', event, attempt: 1 },
+      { url, secret: 'whsec_t', events: [event], batched: false, attempt: 1 },
       { dispatcher, timeoutMs, now: Date.now, stop },
     ).finally(() => dispatcher.destroy())
   }

@@ -13,10 +13,16 @@ export type AttemptResult =
 export interface AttemptRequest {
   url: string
   secret: string
-  event: LinkdeskEvent
-  /** 1 for the first attempt. */
+  /** The events the POST carries, in order: one, or several when the webhook takes batches. */
+  events: readonly LinkdeskEvent[]
+  /** The body is a JSON array of the events (the webhook takes batches); otherwise the one event itself. */
+  batched: boolean
+  /** 1 for the first attempt (of the batch's first event, when batched). */
   attempt: number
 }
+
+/** The event header's value for a batched POST, whose event-id header lists every event's id. */
+export const BATCH_EVENT = 'batch'
 
 export interface AttemptDeps {
   /** undici's connection pool (keep-alive) the attempts go through. */
@@ -29,9 +35,26 @@ export interface AttemptDeps {
 
 const ERROR_BODY_CHARS = 200
 
-/** POSTs the event to the receiver once, signed, within the timeout, following no redirect. */
+/**
+ * The body and the event headers of a POST: one event as itself, or a batch as a JSON array of events with
+ * `batch` as the event header and their ids, comma-separated and in order, as the event-id header.
+ */
+function payload({ events, batched }: AttemptRequest): { body: string; event: string; eventId: string } {
+  if (!batched) {
+    const [event] = events
+    if (!event || events.length > 1) throw new Error('an unbatched POST carries exactly one event')
+    return { body: JSON.stringify(event), event: event.event, eventId: event.event_id }
+  }
+  return {
+    body: JSON.stringify(events),
+    event: BATCH_EVENT,
+    eventId: events.map((event) => event.event_id).join(','),
+  }
+}
+
+/** POSTs the event (or the batch) to the receiver once, signed, within the timeout, following no redirect. */
 export async function attemptDelivery(request_: AttemptRequest, deps: AttemptDeps): Promise<AttemptResult> {
-  const body = JSON.stringify(request_.event)
+  const { body, event, eventId } = payload(request_)
   const timestamp = String(Math.floor(deps.now() / 1000))
   // One controller and timer per attempt: AbortSignal.timeout with AbortSignal.any costs several times more
   // per request, and each attempt is on the path of every event.
@@ -55,8 +78,8 @@ export async function attemptDelivery(request_: AttemptRequest, deps: AttemptDep
       headers: {
         'content-type': 'application/json',
         'user-agent': 'Linkdesk-Webhook/1',
-        [WEBHOOK_HEADERS.event]: request_.event.event,
-        [WEBHOOK_HEADERS.eventId]: request_.event.event_id,
+        [WEBHOOK_HEADERS.event]: event,
+        [WEBHOOK_HEADERS.eventId]: eventId,
         [WEBHOOK_HEADERS.attempt]: String(request_.attempt),
         [WEBHOOK_HEADERS.timestamp]: timestamp,
         [WEBHOOK_HEADERS.signature]: signWebhook(request_.secret, timestamp, body),

@@ -6,6 +6,8 @@ import { ID_MAX } from './event-id'
 export interface WebhookTarget {
   url: string
   secret: string
+  /** Events one POST may carry (the webhook takes batches above 1); absent: one per POST. */
+  batchSize?: number
 }
 
 /** An event waiting for delivery to its instance's webhook, with its retry state. */

@@ -8,6 +8,9 @@ import { EVENT_NAMES, type EventName } from './event-catalogue'
 /** Webhooks an instance (or a token) may have beside the instance's own. */
 export const WEBHOOKS_PER_SCOPE = 10
 
+/** The most events one batched POST may carry. */
+export const WEBHOOK_BATCH_MAX = 100
+
 /** A webhook as the API shows it (the secret is shown to its owner, as get_webhook shows the instance's). */
 export interface WebhookView {
   webhook_id: string
@@ -17,6 +20,8 @@ export interface WebhookView {
   enable: boolean
   events: string[]
   secret: string
+  /** Events one POST may carry: 1, one event as the body; more, a JSON array of the events waiting. */
+  batch_size: number
   created_at: number
 }
 
@@ -24,6 +29,7 @@ export interface WebhookInput {
   url?: string
   enable?: boolean
   events?: readonly string[]
+  batchSize?: number
   /** The instance's own webhook URL (set_webhook): an added one may not repeat it. */
   ownUrl?: string | null
 }
@@ -83,6 +89,7 @@ function view(record: WebhookRecord): WebhookView {
     enable: record.enable,
     events: record.events,
     secret: record.secret,
+    batch_size: record.batchSize ?? 1,
     created_at: Math.floor(record.createdAt / 1000),
   }
 }
@@ -151,6 +158,7 @@ export class WebhookRegistry {
       secret: newWebhookSecret(),
       enable: input.enable ?? true,
       events,
+      ...(input.batchSize !== undefined && input.batchSize > 1 && { batchSize: input.batchSize }),
       createdAt: this.now(),
     }
     this.store.saveWebhooks({ ...this.store.webhooks(), [record.id]: record })
@@ -180,12 +188,15 @@ export class WebhookRegistry {
         input.ownUrl,
       )
     }
+    const { batchSize: _batchSize, ...rest } = record
+    const batchSize = input.batchSize ?? record.batchSize ?? 1
     const updated: WebhookRecord = {
-      ...record,
+      ...rest,
       url,
       events,
       enable: input.enable ?? record.enable,
       secret: input.rotateSecret ? newWebhookSecret() : record.secret,
+      ...(batchSize > 1 && { batchSize }),
     }
     this.store.saveWebhooks({ ...this.store.webhooks(), [id]: updated })
     return view(updated)

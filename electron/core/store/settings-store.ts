@@ -16,7 +16,8 @@ export interface InstanceRecord {
   createdAt: number
   /** Whether credentials exist for it (linked at least once and not logged out since). */
   linked: boolean
-  webhook: { url: string | null; enable: boolean; secret: string }
+  /** Its own webhook (set_webhook); batchSize: events one POST may carry (absent: one). */
+  webhook: { url: string | null; enable: boolean; secret: string; batchSize?: number }
   /** The operator's name for it ("Sales"); absent: none given. */
   name?: string
   /** What it does on its own (ignore groups, auto-read, always online); absent: all off. */
@@ -39,6 +40,8 @@ export interface WebhookRecord {
   enable: boolean
   /** Event names and patterns (`message.*`, `*`) it receives; empty: every event. */
   events: string[]
+  /** Events one POST may carry; absent: one. */
+  batchSize?: number
   createdAt: number
 }
 

@@ -68,6 +68,10 @@ describe('webhook and event operations over real HTTP', () => {
       [{ ...base, enable: 'yes' }, 400, 'invalid_parameter'],
       [{ ...base, enable: 1 }, 400, 'invalid_parameter'],
       [{ ...base, enable: 'TRUE ' }, 400, 'invalid_parameter'],
+      [{ ...base, batch_size: 0 }, 400, 'invalid_parameter'],
+      [{ ...base, batch_size: 101 }, 400, 'invalid_parameter'],
+      [{ ...base, batch_size: 2.5 }, 400, 'invalid_parameter'],
+      [{ ...base, batch_size: 'many' }, 400, 'invalid_parameter'],
       [{ ...base, instance_id: 'NOPE' }, 404, 'instance_not_found'],
       [{ ...base, access_token: otherToken }, 404, 'instance_not_found'],
       [{ ...base, access_token: 'unknown-token-123' }, 401, 'unauthorized'],
@@ -78,6 +82,49 @@ describe('webhook and event operations over real HTTP', () => {
     const settings = await t.call(`/get_webhook?access_token=${TEST_TOKEN}&instance_id=${id}`)
     assert.equal(settings.body.webhook.url, null)
     assert.equal(settings.body.webhook.enable, false)
+    assert.equal(settings.body.webhook.batch_size, 1)
+  })
+
+  test('set_webhook takes a batch_size that get_webhook shows and a later set_webhook without it keeps; batches reach the receiver', async () => {
+    const id = await newInstance()
+    const url = encodeURIComponent(receiver.url)
+    const set = (extra: string) =>
+      t.call(
+        `/set_webhook?access_token=${TEST_TOKEN}&instance_id=${id}&webhook_url=${url}&enable=true${extra}`,
+      )
+    const batchSize = async () =>
+      (await t.call(`/get_webhook?access_token=${TEST_TOKEN}&instance_id=${id}`)).body.webhook.batch_size
+    const answer = await set('&batch_size=50')
+    assert.deepEqual(answer.body, { status: 'success', message: 'Webhook saved and enabled' })
+    assert.equal(await batchSize(), 50)
+    await set('')
+    assert.equal(await batchSize(), 50, 'absent: unchanged')
+
+    const before = receiver.received.length
+    const tests = []
+    for (let n = 0; n < 3; n += 1) {
+      const { body } = await t.call(`/send_test_event?access_token=${TEST_TOKEN}&instance_id=${id}`)
+      tests.push(body.event_id)
+    }
+    await receiver.until(
+      () => receiver.received.slice(before).flatMap((post) => post.events).length === tests.length,
+    )
+    const posts = receiver.received.slice(before)
+    assert.ok(
+      posts.every((post) => Array.isArray(JSON.parse(post.body))),
+      'every POST is an array',
+    )
+    assert.deepEqual(
+      posts.flatMap((post) => post.events.map((event) => event.event_id)),
+      tests,
+    )
+
+    await set('&batch_size=1')
+    assert.equal(await batchSize(), 1)
+    const { body } = await t.call(`/send_test_event?access_token=${TEST_TOKEN}&instance_id=${id}`)
+    await receiver.until(() => receiver.received.some((post) => post.body.includes(body.event_id)))
+    const single = receiver.received.find((post) => post.body.includes(body.event_id))
+    assert.equal(JSON.parse(single!.body).event_id, body.event_id, 'batch_size 1: the event itself')
   })
 
   test('send_test_event delivers a signed webhook.test; a rotated secret signs the next ones', async () => {

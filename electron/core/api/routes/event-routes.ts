@@ -13,6 +13,7 @@ import type { Principal } from '../auth'
 import type { RoutePlugin } from '../build-api'
 import { defineOperation, INSTANCE_ID_FIELD, type InstanceAccess, type Operation } from '../operation'
 import { checks, readParams, type FieldSpec } from '../params'
+import { BATCH_SIZE_FIELD } from './webhook-routes'
 
 export interface EventRoutesDeps {
   registry: InstanceRegistry
@@ -101,14 +102,22 @@ export function eventOperations(deps: EventRoutesDeps & { access: InstanceAccess
           example: 'http://127.0.0.1:3000/webhook',
         },
         enable: { type: 'boolean', required: true, description: 'true or false.', example: true },
+        batch_size: {
+          ...BATCH_SIZE_FIELD,
+          description: `${BATCH_SIZE_FIELD.description} Absent: unchanged.`,
+        },
       },
       example: { status: 'success', message: 'Webhook saved and enabled' },
       handle: ({ params, instance }) => {
-        events.changeWebhook(instance.id, (webhook) => ({
-          ...webhook,
-          url: params.webhook_url,
-          enable: params.enable,
-        }))
+        events.changeWebhook(instance.id, ({ batchSize: current, ...webhook }) => {
+          const batchSize = params.batch_size ?? current ?? 1
+          return {
+            ...webhook,
+            url: params.webhook_url,
+            enable: params.enable,
+            ...(batchSize > 1 && { batchSize }),
+          }
+        })
         return { status: 'success', message: `Webhook saved and ${params.enable ? 'enabled' : 'disabled'}` }
       },
     }),
@@ -122,13 +131,16 @@ export function eventOperations(deps: EventRoutesDeps & { access: InstanceAccess
       example: {
         status: 'success',
         message: 'Webhook settings',
-        webhook: { url: 'http://127.0.0.1:3000/webhook', enable: true, secret: 'whsec_…' },
+        webhook: { url: 'http://127.0.0.1:3000/webhook', enable: true, secret: 'whsec_…', batch_size: 1 },
       },
-      handle: ({ instance }) => ({
-        status: 'success',
-        message: 'Webhook settings',
-        webhook: instance.webhook,
-      }),
+      handle: ({ instance }) => {
+        const { url, enable, secret, batchSize } = instance.webhook
+        return {
+          status: 'success',
+          message: 'Webhook settings',
+          webhook: { url, enable, secret, batch_size: batchSize ?? 1 },
+        }
+      },
     }),
     defineOperation({
       name: 'rotate_webhook_secret',

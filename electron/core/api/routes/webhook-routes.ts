@@ -1,6 +1,6 @@
 import { EVENT_NAMES } from '../../events/event-catalogue'
 import type { EventService } from '../../events/event-service'
-import { WEBHOOKS_PER_SCOPE, type WebhookRegistry } from '../../events/webhook-registry'
+import { WEBHOOK_BATCH_MAX, WEBHOOKS_PER_SCOPE, type WebhookRegistry } from '../../events/webhook-registry'
 import type { InstanceRecord } from '../../store/settings-store'
 import type { Principal } from '../auth'
 import { defineOperation, INSTANCE_ID_FIELD, type InstanceAccess, type Operation } from '../operation'
@@ -19,8 +19,18 @@ const SAMPLE = {
   enable: true,
   events: ['message.*', 'group.participants'],
   secret: 'whsec_…',
+  batch_size: 1,
   created_at: 1795253914,
 }
+
+/** The batch_size of set_webhook, add_webhook and update_webhook. */
+export const BATCH_SIZE_FIELD = {
+  type: 'integer',
+  minimum: 1,
+  maximum: WEBHOOK_BATCH_MAX,
+  description: `Events one POST may carry. 1 (the default): each POST's body is one event. 2–${WEBHOOK_BATCH_MAX}: each POST's body is a JSON array of the events waiting, in order (up to this many; one when only one waits), with \`x-linkdesk-event: batch\` and the events' ids, comma-separated, in \`x-linkdesk-event-id\`; the batch is answered, retried and logged as a whole, one attempt per event. For receivers that take hundreds of events a second.`,
+  example: 1,
+} as const satisfies FieldSpec
 
 const EVENTS_FIELD = {
   type: 'list',
@@ -86,6 +96,7 @@ export function webhookOperations({ webhooks, events, access }: WebhookRoutesDep
         },
         events: EVENTS_FIELD,
         enable: { type: 'boolean', description: 'On at once (default true).', example: true },
+        batch_size: BATCH_SIZE_FIELD,
       },
       example: { status: 'success', webhook: SAMPLE },
       handle: ({ params, principal }) => {
@@ -96,6 +107,7 @@ export function webhookOperations({ webhooks, events, access }: WebhookRoutesDep
             url: params.url,
             events: params.events,
             enable: params.enable,
+            batchSize: params.batch_size,
             ownUrl: instance?.webhook.url,
           }),
         }
@@ -104,7 +116,7 @@ export function webhookOperations({ webhooks, events, access }: WebhookRoutesDep
     defineOperation({
       name: 'update_webhook',
       tag: 'Webhooks',
-      summary: 'Change a webhook’s URL, switch or event filter, or give it a new secret.',
+      summary: 'Change a webhook’s URL, switch, event filter or batch size, or give it a new secret.',
       description:
         'Only what is given changes. A delivery waiting for its next retry is tried again at once (or dropped, if the webhook was switched off).',
       auth: 'token',
@@ -114,6 +126,7 @@ export function webhookOperations({ webhooks, events, access }: WebhookRoutesDep
         events: EVENTS_FIELD,
         enable: { type: 'boolean', description: 'On or off.', example: false },
         rotate_secret: { type: 'boolean', description: 'Replace the signing secret.', example: false },
+        batch_size: BATCH_SIZE_FIELD,
       },
       example: { status: 'success', webhook: { ...SAMPLE, enable: false } },
       handle: ({ params, principal }) => {
@@ -124,6 +137,7 @@ export function webhookOperations({ webhooks, events, access }: WebhookRoutesDep
           events: params.events,
           enable: params.enable,
           rotateSecret: params.rotate_secret,
+          batchSize: params.batch_size,
           ownUrl: instance?.webhook.url,
         })
         events.addedWebhookChanged(webhook.webhook_id)

@@ -6,7 +6,10 @@ import type { LinkdeskEvent } from '../event-types'
 export interface ReceivedDelivery {
   headers: IncomingHttpHeaders
   body: string
+  /** The event posted; with a batch, its first. */
   event: LinkdeskEvent
+  /** Every event the request carried: one, or a batch's, in order. */
+  events: LinkdeskEvent[]
   status: number
   /** Unix milliseconds the request arrived. */
   at: number
@@ -32,7 +35,9 @@ export class WebhookReceiver {
       request.on('end', () => {
         const at = Date.now()
         const body = Buffer.concat(chunks).toString('utf8')
-        const delivery = { headers: request.headers, body, event: JSON.parse(body) as LinkdeskEvent }
+        const parsed = JSON.parse(body) as LinkdeskEvent | LinkdeskEvent[]
+        const events = Array.isArray(parsed) ? parsed : [parsed]
+        const delivery = { headers: request.headers, body, event: events[0]!, events }
         const answer = this.respond(delivery, this.received.length)
         this.received.push({ ...delivery, status: answer.status, at })
         const reply = () => {
