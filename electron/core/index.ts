@@ -35,7 +35,7 @@ import { UploadStore } from './messages/upload-store'
 import { createSandbox, type Sandbox } from './sandbox'
 import { AuthStore, type AuthCipher } from './store/auth-store'
 import { openDatabase } from './store/database'
-import { SettingsStore } from './store/settings-store'
+import { FileSettingsStore } from './store/settings-store'
 import { TokenService } from './tokens/token-service'
 import { APP_VERSION } from './version'
 import { installLibsignalConsoleFilter } from './wa/libsignal-console-filter'
@@ -88,9 +88,9 @@ export interface Core {
 export async function createCore(config: Config, deps: CoreDeps = {}): Promise<Core> {
   const logger = deps.logger ?? createLogger(config.logLevel)
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 })
-  const settings = new SettingsStore(config.dataDir)
+  const settings = new FileSettingsStore(config.dataDir)
   const tokens = new TokenService(settings)
-  if (config.accessToken) tokens.register(config.accessToken, 'LINKDESK_ACCESS_TOKEN')
+  if (config.accessToken) await tokens.register(config.accessToken, 'LINKDESK_ACCESS_TOKEN')
   const registry = new InstanceRegistry(settings)
   const webhooks = new WebhookRegistry(settings)
   const ui = new UiCredential()
@@ -171,7 +171,11 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
   })
   keepAlwaysOnline({ instances, registry, signals: messages.signals, logger })
   // A destroyed instance's added webhooks go with it (global ones stay).
-  instances.onDestroyed((instanceId) => webhooks.forgetInstance(instanceId))
+  instances.onDestroyed((instanceId) => {
+    webhooks
+      .forgetInstance(instanceId)
+      .catch((error: unknown) => logger.error({ err: error, instanceId }, 'dropping the webhooks failed'))
+  })
   metrics.register(messages.metricsProvider())
   metrics.register(
     instanceMetricsProvider(

@@ -87,7 +87,7 @@ describe('v1 foundation over real HTTP', () => {
   test("another token's instance is instance_not_found over HTTP, as if it did not exist", async () => {
     const created = await t.call(`/create_instance?access_token=${TEST_TOKEN}`)
     const id = created.body.instance_id as string
-    const other = t.core.tokens.create('other script').token
+    const other = (await t.core.tokens.create('other script')).token
     const asOwner = await t.call(`/instance?access_token=${TEST_TOKEN}&instance_id=${id}`)
     assert.equal(asOwner.status, 200)
     const asOther = await t.call(`/instance?access_token=${other}&instance_id=${id}`)

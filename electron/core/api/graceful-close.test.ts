@@ -3,7 +3,7 @@ import { test } from 'node:test'
 import { DEFAULT_LIMITS } from '../config'
 import { silentLogger } from '../logger'
 import { InstanceRegistry } from '../instances/instance-registry'
-import { SettingsStore } from '../store/settings-store'
+import { FileSettingsStore } from '../store/settings-store'
 import { TokenService } from '../tokens/token-service'
 import { mkdtempSync } from 'node:fs'
 import { connect } from 'node:net'
@@ -30,7 +30,7 @@ async function slowApi() {
       return { status: 'success', message: 'finished' }
     },
   })
-  const settings = new SettingsStore(mkdtempSync(join(tmpdir(), 'linkdesk-close-')))
+  const settings = new FileSettingsStore(mkdtempSync(join(tmpdir(), 'linkdesk-close-')))
   const tokens = new TokenService(settings)
   const registry = new InstanceRegistry(settings)
   const app = await buildApi({

@@ -32,7 +32,7 @@ describe('the instance a token may touch', () => {
   let theirs: string
   before(async () => {
     t = await startTestCore()
-    otherToken = t.core.tokens.create('other script').token
+    otherToken = (await t.core.tokens.create('other script')).token
     theirs = (await t.call(`/create_instance?access_token=${TEST_TOKEN}`)).body.instance_id
   })
   after(async () => {

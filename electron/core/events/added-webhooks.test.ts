@@ -40,7 +40,7 @@ let failingHook: { webhook_id: string }
 let globalHook: { webhook_id: string }
 
 test('two webhooks of one instance receive exactly the events of their filters, signed with their own secrets', async () => {
-  otherToken = linked.core.tokens.create('another script').token
+  otherToken = (await linked.core.tokens.create('another script')).token
   messagesHook = (await linked.api('add_webhook', { url: messages.url, events: ['message.*'] })).body.webhook
   const added = await linked.api('add_webhook', { url: failing.url, events: 'instance.updated,group.*' })
   assert.equal(added.status, 200, JSON.stringify(added.body))

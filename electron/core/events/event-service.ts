@@ -25,7 +25,7 @@ import { type WebhookRegistry, webhookTakes } from './webhook-registry'
 /** Where the service reads and changes an instance's webhook settings and owner (the instance registry). */
 export interface InstanceDirectory {
   find(instanceId: string): InstanceRecord | undefined
-  update(instanceId: string, change: (record: InstanceRecord) => InstanceRecord): InstanceRecord
+  update(instanceId: string, change: (record: InstanceRecord) => InstanceRecord): Promise<InstanceRecord>
 }
 
 export interface EventServiceDeps {
@@ -264,11 +264,11 @@ export class EventService implements EventSink {
   }
 
   /** Changes the instance's webhook settings and announces it (`instance.updated`). */
-  changeWebhook(
+  async changeWebhook(
     instanceId: string,
     change: (webhook: InstanceRecord['webhook']) => InstanceRecord['webhook'],
-  ) {
-    const record = this.deps.instances.update(instanceId, (current) => ({
+  ): Promise<InstanceRecord['webhook']> {
+    const record = await this.deps.instances.update(instanceId, (current) => ({
       ...current,
       webhook: change(current.webhook),
     }))
@@ -278,8 +278,12 @@ export class EventService implements EventSink {
   }
 
   /** Replaces the instance's webhook secret; deliveries from now on, retries included, are signed with it. */
-  rotateWebhookSecret(instanceId: string): string {
-    return this.changeWebhook(instanceId, (webhook) => ({ ...webhook, secret: newWebhookSecret() })).secret
+  async rotateWebhookSecret(instanceId: string): Promise<string> {
+    const webhook = await this.changeWebhook(instanceId, (current) => ({
+      ...current,
+      secret: newWebhookSecret(),
+    }))
+    return webhook.secret
   }
 
   /** Emits a webhook.test event for the instance's webhook; 409 conflict while the webhook is off. */

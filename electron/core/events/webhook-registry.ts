@@ -105,12 +105,12 @@ export class WebhookRegistry {
   ) {}
 
   find(id: string): WebhookRecord | undefined {
-    return this.store.webhooks()[id]
+    return this.store.all('webhooks')[id]
   }
 
   /** The caller's webhooks: of one instance, or (without one) its global ones. */
   list(principal: Principal, instanceId: string | null): WebhookView[] {
-    return Object.values(this.store.webhooks())
+    return Object.values(this.store.all('webhooks'))
       .filter((record) => record.instanceId === instanceId && ownedBy(record, principal))
       .sort((a, b) => a.createdAt - b.createdAt)
       .map(view)
@@ -118,7 +118,7 @@ export class WebhookRegistry {
 
   /** An instance's added webhooks as its view shows them: without their secrets. */
   summaries(instanceId: string): Array<Pick<WebhookView, 'webhook_id' | 'url' | 'enable' | 'events'>> {
-    return Object.values(this.store.webhooks())
+    return Object.values(this.store.all('webhooks'))
       .filter((record) => record.instanceId === instanceId)
       .sort((a, b) => a.createdAt - b.createdAt)
       .map(({ id, url, enable, events }) => ({ webhook_id: id, url, enable, events }))
@@ -126,13 +126,13 @@ export class WebhookRegistry {
 
   /** The enabled webhooks that take this event of this instance (owned by `owner`). */
   targetsOf(instanceId: string, owner: string | null, event: EventName): WebhookRecord[] {
-    return Object.values(this.store.webhooks()).filter(
+    return Object.values(this.store.all('webhooks')).filter(
       (record) =>
         record.enable && webhookTakes(record, instanceId, owner) && filterMatches(record.events, event),
     )
   }
 
-  add(principal: Principal, instanceId: string | null, input: WebhookInput): WebhookView {
+  async add(principal: Principal, instanceId: string | null, input: WebhookInput): Promise<WebhookView> {
     if (input.url === undefined)
       throw new AppError('missing_parameter', 'Give the url that receives the events.', {
         details: { parameters: ['url'] },
@@ -140,29 +140,30 @@ export class WebhookRegistry {
     const url = parseUrl(input.url)
     const events = parseEventFilter(input.events ?? [])
     const owner = principal.kind === 'token' ? principal.tokenId : null
-    const siblings = Object.values(this.store.webhooks()).filter(
-      (record) => record.instanceId === instanceId && record.ownerTokenId === owner,
-    )
-    this.refuseDuplicate(siblings, url, input.ownUrl)
-    if (siblings.length >= WEBHOOKS_PER_SCOPE) {
-      throw new AppError(
-        'conflict',
-        `At most ${WEBHOOKS_PER_SCOPE} webhooks ${instanceId ? 'per instance' : 'global ones per token'}: remove one first.`,
+    return this.store.change('webhooks', (webhooks) => {
+      const siblings = Object.values(webhooks).filter(
+        (record) => record.instanceId === instanceId && record.ownerTokenId === owner,
       )
-    }
-    const record: WebhookRecord = {
-      id: `wh_${randomBytes(9).toString('base64url')}`,
-      ownerTokenId: owner,
-      instanceId,
-      url,
-      secret: newWebhookSecret(),
-      enable: input.enable ?? true,
-      events,
-      ...(input.batchSize !== undefined && input.batchSize > 1 && { batchSize: input.batchSize }),
-      createdAt: this.now(),
-    }
-    this.store.saveWebhooks({ ...this.store.webhooks(), [record.id]: record })
-    return view(record)
+      this.refuseDuplicate(siblings, url, input.ownUrl)
+      if (siblings.length >= WEBHOOKS_PER_SCOPE) {
+        throw new AppError(
+          'conflict',
+          `At most ${WEBHOOKS_PER_SCOPE} webhooks ${instanceId ? 'per instance' : 'global ones per token'}: remove one first.`,
+        )
+      }
+      const record: WebhookRecord = {
+        id: `wh_${randomBytes(9).toString('base64url')}`,
+        ownerTokenId: owner,
+        instanceId,
+        url,
+        secret: newWebhookSecret(),
+        enable: input.enable ?? true,
+        events,
+        ...(input.batchSize !== undefined && input.batchSize > 1 && { batchSize: input.batchSize }),
+        createdAt: this.now(),
+      }
+      return { put: [record], result: view(record) }
+    })
   }
 
   /** The caller's webhook by id: webhook_not_found for an unknown id and another token's alike. */
@@ -172,48 +173,58 @@ export class WebhookRegistry {
     return record
   }
 
-  update(id: string, principal: Principal, input: WebhookInput & { rotateSecret?: boolean }): WebhookView {
-    const record = this.accessible(id, principal)
-    const url = input.url === undefined ? record.url : parseUrl(input.url)
-    const events = input.events === undefined ? record.events : parseEventFilter(input.events)
-    if (url !== record.url) {
-      this.refuseDuplicate(
-        Object.values(this.store.webhooks()).filter(
-          (other) =>
-            other.id !== id &&
-            other.instanceId === record.instanceId &&
-            other.ownerTokenId === record.ownerTokenId,
-        ),
+  async update(
+    id: string,
+    principal: Principal,
+    input: WebhookInput & { rotateSecret?: boolean },
+  ): Promise<WebhookView> {
+    this.accessible(id, principal)
+    const newUrl = input.url === undefined ? undefined : parseUrl(input.url)
+    const newEvents = input.events === undefined ? undefined : parseEventFilter(input.events)
+    return this.store.change('webhooks', (webhooks) => {
+      const record = webhooks[id]
+      if (!record) throw new AppError('webhook_not_found')
+      const url = newUrl ?? record.url
+      const events = newEvents ?? record.events
+      if (url !== record.url) {
+        this.refuseDuplicate(
+          Object.values(webhooks).filter(
+            (other) =>
+              other.id !== id &&
+              other.instanceId === record.instanceId &&
+              other.ownerTokenId === record.ownerTokenId,
+          ),
+          url,
+          input.ownUrl,
+        )
+      }
+      const { batchSize: _batchSize, ...rest } = record
+      const batchSize = input.batchSize ?? record.batchSize ?? 1
+      const updated: WebhookRecord = {
+        ...rest,
         url,
-        input.ownUrl,
-      )
-    }
-    const { batchSize: _batchSize, ...rest } = record
-    const batchSize = input.batchSize ?? record.batchSize ?? 1
-    const updated: WebhookRecord = {
-      ...rest,
-      url,
-      events,
-      enable: input.enable ?? record.enable,
-      secret: input.rotateSecret ? newWebhookSecret() : record.secret,
-      ...(batchSize > 1 && { batchSize }),
-    }
-    this.store.saveWebhooks({ ...this.store.webhooks(), [id]: updated })
-    return view(updated)
+        events,
+        enable: input.enable ?? record.enable,
+        secret: input.rotateSecret ? newWebhookSecret() : record.secret,
+        ...(batchSize > 1 && { batchSize }),
+      }
+      return { put: [updated], result: view(updated) }
+    })
   }
 
-  remove(id: string, principal: Principal): void {
+  async remove(id: string, principal: Principal): Promise<void> {
     this.accessible(id, principal)
-    const { [id]: _removed, ...rest } = this.store.webhooks()
-    this.store.saveWebhooks(rest)
+    return this.store.change('webhooks', () => ({ remove: [id], result: undefined }))
   }
 
   /** Drops an instance's webhooks (the instance was destroyed). */
-  forgetInstance(instanceId: string): void {
-    const kept = Object.fromEntries(
-      Object.entries(this.store.webhooks()).filter(([, record]) => record.instanceId !== instanceId),
-    )
-    this.store.saveWebhooks(kept)
+  forgetInstance(instanceId: string): Promise<void> {
+    return this.store.change('webhooks', (webhooks) => ({
+      remove: Object.values(webhooks)
+        .filter((record) => record.instanceId === instanceId)
+        .map((record) => record.id),
+      result: undefined,
+    }))
   }
 
   private refuseDuplicate(siblings: WebhookRecord[], url: string, ownUrl?: string | null): void {

@@ -150,7 +150,7 @@ describe('linking', () => {
     const unknown = await call(api, 'generate_qrcode', { instance_id: 'NOPE' })
     assert.equal(unknown.status, 404)
     assert.equal(unknown.body.code, 'instance_not_found')
-    const other = core.tokens.create('other script').token
+    const other = (await core.tokens.create('other script')).token
     const theirs = (await ok(api, 'create_instance', { access_token: other })).instance_id
     for (const name of ['generate_qrcode', 'reconnect', 'reinitialize', 'destroy', 'instance']) {
       const answer = await call(api, name, { instance_id: theirs })

@@ -73,8 +73,11 @@ export class InstanceManager {
   }
 
   /** A new instance owned by the caller, announced by `instance.created`. */
-  create(owner: Principal, name?: string): InstanceRecord {
-    const record = this.options.registry.create(owner, name === undefined ? undefined : instanceName(name))
+  async create(owner: Principal, name?: string): Promise<InstanceRecord> {
+    const record = await this.options.registry.create(
+      owner,
+      name === undefined ? undefined : instanceName(name),
+    )
     this.announceCreated(record, null)
     return record
   }
@@ -107,7 +110,7 @@ export class InstanceManager {
     if (proxy) await checkProxyReachable(proxy)
     const defined = Object.fromEntries(Object.entries(behaviours).filter(([, value]) => value !== undefined))
     const before = this.options.registry.find(instanceId)
-    const record = this.options.registry.update(instanceId, (current) => {
+    const record = await this.options.registry.update(instanceId, (current) => {
       const { proxy: _previous, ...rest } = current
       const nextProxy = proxy === undefined ? current.proxy : proxy || undefined
       return {
@@ -183,7 +186,7 @@ export class InstanceManager {
     await this.options
       .forgetMessages(instanceId)
       .catch((error: unknown) => this.log.error({ err: error, instanceId }, 'dropping the messages failed'))
-    const record = this.options.registry.replace(instanceId)
+    const record = await this.options.registry.replace(instanceId)
     this.log.info({ instanceId, newInstanceId: record.id }, 'instance destroyed')
     this.announceCreated(record, instanceId)
     for (const listener of this.destroyedListeners) listener(instanceId, record.id)
@@ -251,8 +254,9 @@ export class InstanceManager {
           }),
         wipeCredentials: () => authStore.wipe(instanceId),
         setLinked: (linked) => {
-          if (registry.find(instanceId)?.linked === linked) return
-          if (registry.find(instanceId)) registry.update(instanceId, (current) => ({ ...current, linked }))
+          registry
+            .setLinked(instanceId, linked)
+            .catch((error: unknown) => log.error({ err: error }, 'recording whether it is linked failed'))
         },
       },
       record.linked,

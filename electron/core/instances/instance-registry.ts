@@ -26,7 +26,7 @@ export class InstanceRegistry {
     private readonly now: () => number = Date.now,
   ) {}
 
-  create(principal: Principal, name?: string): InstanceRecord {
+  create(principal: Principal, name?: string): Promise<InstanceRecord> {
     const record: InstanceRecord = {
       ...(name ? { name } : {}),
       id: newInstanceId(),
@@ -35,8 +35,7 @@ export class InstanceRegistry {
       linked: false,
       webhook: { url: null, enable: false, secret: newWebhookSecret() },
     }
-    this.store.saveInstances({ ...this.store.instances(), [record.id]: record })
-    return record
+    return this.store.change('instances', () => ({ put: [record], result: record }))
   }
 
   /**
@@ -44,49 +43,61 @@ export class InstanceRegistry {
    * token's instance alike, so an id never reveals that it exists. The API's one ownership check.
    */
   accessible(id: string, principal: Principal): InstanceRecord {
-    const record = this.store.instances()[id]
+    const record = this.find(id)
     if (!record || !ownedBy(record, principal)) throw new AppError('instance_not_found')
     return record
   }
 
   find(id: string): InstanceRecord | undefined {
-    return this.store.instances()[id]
+    return this.store.all('instances')[id]
   }
 
   list(principal: Principal): InstanceRecord[] {
-    return Object.values(this.store.instances())
+    return Object.values(this.store.all('instances'))
       .filter((record) => ownedBy(record, principal))
       .sort((a, b) => a.createdAt - b.createdAt)
   }
 
   all(): InstanceRecord[] {
-    return Object.values(this.store.instances())
+    return Object.values(this.store.all('instances'))
   }
 
-  update(id: string, change: (record: InstanceRecord) => InstanceRecord): InstanceRecord {
-    const instances = this.store.instances()
-    const record = instances[id]
-    if (!record) throw new AppError('instance_not_found')
-    const updated = change(record)
-    this.store.saveInstances({ ...instances, [id]: updated })
-    return updated
+  /**
+   * Changes an instance's record (from the record as the last change left it); instance_not_found if it is
+   * gone. A change that gives back the same record writes nothing.
+   */
+  update(id: string, change: (record: InstanceRecord) => InstanceRecord): Promise<InstanceRecord> {
+    return this.store.change('instances', (instances) => {
+      const record = instances[id]
+      if (!record) throw new AppError('instance_not_found')
+      const updated = change(record)
+      return updated === record ? { result: record } : { put: [updated], result: updated }
+    })
+  }
+
+  /** Records whether the instance has credentials; nothing if it is gone or already so. */
+  async setLinked(id: string, linked: boolean): Promise<void> {
+    await this.store.change('instances', (instances) => {
+      const record = instances[id]
+      return !record || record.linked === linked
+        ? { result: undefined }
+        : { put: [{ ...record, linked }], result: undefined }
+    })
   }
 
   /** Replaces an instance by a fresh one with a new id and nothing of the old one but its owner. */
-  replace(id: string): InstanceRecord {
-    const instances = { ...this.store.instances() }
-    const old = instances[id]
-    if (!old) throw new AppError('instance_not_found')
-    delete instances[id]
-    const record: InstanceRecord = {
-      ...old,
-      id: newInstanceId(),
-      createdAt: this.now(),
-      linked: false,
-      webhook: { url: null, enable: false, secret: newWebhookSecret() },
-    }
-    instances[record.id] = record
-    this.store.saveInstances(instances)
-    return record
+  replace(id: string): Promise<InstanceRecord> {
+    return this.store.change('instances', (instances) => {
+      const old = instances[id]
+      if (!old) throw new AppError('instance_not_found')
+      const record: InstanceRecord = {
+        ...old,
+        id: newInstanceId(),
+        createdAt: this.now(),
+        linked: false,
+        webhook: { url: null, enable: false, secret: newWebhookSecret() },
+      }
+      return { remove: [id], put: [record], result: record }
+    })
   }
 }

@@ -21,7 +21,7 @@ export interface CallDeskDeps {
   connection(instanceId: string): Promise<WaConnection>
   settings(instanceId: string): CallSettings
   /** Keeps an instance's call setting (it survives restarts). */
-  saveSettings(instanceId: string, settings: CallSettings): void
+  saveSettings(instanceId: string, settings: CallSettings): Promise<unknown>
 }
 
 /** Longest text sent to a rejected caller. */
@@ -70,7 +70,7 @@ export class CallDesk {
   }
 
   /** Rejects every call from now on (with a text to the caller when given), or lets calls ring again. */
-  setRejection(instanceId: string, settings: CallSettings): CallSettings {
+  async setRejection(instanceId: string, settings: CallSettings): Promise<CallSettings> {
     if (settings.message !== null && (!settings.reject || settings.message.length > CALL_MESSAGE_CHARS)) {
       throw new AppError(
         'invalid_parameter',
@@ -80,7 +80,7 @@ export class CallDesk {
         { details: { parameter: 'message' } },
       )
     }
-    this.deps.saveSettings(instanceId, settings)
+    await this.deps.saveSettings(instanceId, settings)
     this.deps.events.emit(instanceId, 'instance.updated', { changed: ['calls'] })
     return settings
   }

@@ -42,7 +42,7 @@ export interface MessageServiceDeps {
   behaviours(instanceId: string): InstanceBehaviours
   /** How an instance answers calls (its setting). */
   callSettings(instanceId: string): CallSettings
-  saveCallSettings(instanceId: string, settings: CallSettings): void
+  saveCallSettings(instanceId: string, settings: CallSettings): Promise<unknown>
   ackTimeoutMs?: number
 }
 

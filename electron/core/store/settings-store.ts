@@ -45,22 +45,48 @@ export interface WebhookRecord {
   createdAt: number
 }
 
-interface SettingsFile {
-  tokens: Record<string, TokenRecord>
-  instances: Record<string, InstanceRecord>
-  webhooks: Record<string, WebhookRecord>
+/** The records kept in the settings store, by kind. */
+export interface SettingsRecords {
+  tokens: TokenRecord
+  instances: InstanceRecord
+  webhooks: WebhookRecord
+}
+
+export type SettingsKind = keyof SettingsRecords
+
+/** The records of one kind, by id. */
+export type RecordsOf<K extends SettingsKind> = Readonly<Record<string, SettingsRecords[K]>>
+
+/** What one change does: records to put (whole, by their id), ids to remove, and what the change answers. */
+export interface SettingsEdit<K extends SettingsKind, T> {
+  put?: Array<SettingsRecords[K]>
+  remove?: string[]
+  result: T
 }
 
 /**
- * Tokens and the instance registry in one JSON file (`config.json` in the data folder), written
- * atomically by `conf`, the library `electron-store` is built on, so the desktop app and the headless server
- * read and write the same format. The file is readable by the user only. This process is its only writer,
- * so reads come from a copy in memory (conf itself would read and parse the file on every access, and the
- * registry is read on every request, event and delivery).
+ * Where tokens, instances and added webhooks are kept. They are read on every request, event and delivery,
+ * so reads come from a copy in memory, loaded when the store opens. A change is an edit of one kind's records:
+ * changes run one at a time, in call order, each from the records as the one before left them, and resolve
+ * once what they put and removed is durable; an edit that throws changes nothing.
  */
-export class SettingsStore {
+export interface SettingsStore {
+  all<K extends SettingsKind>(kind: K): RecordsOf<K>
+  change<K extends SettingsKind, T>(kind: K, edit: (current: RecordsOf<K>) => SettingsEdit<K, T>): Promise<T>
+}
+
+type SettingsFile = { [K in SettingsKind]: Record<string, SettingsRecords[K]> }
+
+/**
+ * The settings store of one data folder: one JSON file (`config.json`), written atomically by `conf`, the
+ * library `electron-store` is built on, so the desktop app and the headless server read and write the same
+ * format. The file is readable by the user only. This process is its only writer, so reads come from the
+ * copy in memory (conf itself would read and parse the file on every access).
+ */
+export class FileSettingsStore implements SettingsStore {
   private readonly conf: Conf<SettingsFile>
   private readonly cache: SettingsFile
+  private queue: Promise<unknown> = Promise.resolve()
 
   constructor(dataDir: string) {
     this.conf = new Conf<SettingsFile>({
@@ -78,30 +104,25 @@ export class SettingsStore {
     }
   }
 
-  tokens(): Record<string, TokenRecord> {
-    return this.cache.tokens
+  all<K extends SettingsKind>(kind: K): RecordsOf<K> {
+    return this.cache[kind]
   }
 
-  saveTokens(tokens: Record<string, TokenRecord>): void {
-    this.conf.set('tokens', tokens)
-    this.cache.tokens = tokens
-  }
-
-  instances(): Record<string, InstanceRecord> {
-    return this.cache.instances
-  }
-
-  saveInstances(instances: Record<string, InstanceRecord>): void {
-    this.conf.set('instances', instances)
-    this.cache.instances = instances
-  }
-
-  webhooks(): Record<string, WebhookRecord> {
-    return this.cache.webhooks
-  }
-
-  saveWebhooks(webhooks: Record<string, WebhookRecord>): void {
-    this.conf.set('webhooks', webhooks)
-    this.cache.webhooks = webhooks
+  change<K extends SettingsKind, T>(
+    kind: K,
+    edit: (current: RecordsOf<K>) => SettingsEdit<K, T>,
+  ): Promise<T> {
+    const run = this.queue.then(() => {
+      const { put = [], remove = [], result } = edit(this.cache[kind])
+      if (put.length + remove.length === 0) return result
+      const next: Record<string, SettingsRecords[K]> = { ...this.cache[kind] }
+      for (const id of remove) delete next[id]
+      for (const record of put) next[record.id] = record
+      this.conf.set(kind, next as SettingsFile[K])
+      this.cache[kind] = next as SettingsFile[K]
+      return result
+    })
+    this.queue = run.catch(() => undefined)
+    return run
   }
 }

@@ -164,7 +164,10 @@ export function contactOperations({ messages }: ContactRoutesDeps): Operation[] 
       },
       handle: async ({ params, instance }) => ({
         status: 'success',
-        calls: calls.setRejection(instance.id, { reject: params.enable, message: params.message ?? null }),
+        calls: await calls.setRejection(instance.id, {
+          reject: params.enable,
+          message: params.message ?? null,
+        }),
       }),
     }),
   ]

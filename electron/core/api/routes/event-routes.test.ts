@@ -24,7 +24,7 @@ describe('webhook and event operations over real HTTP', () => {
   before(async () => {
     t = await startTestCore({ events: FAST })
     receiver = await WebhookReceiver.start()
-    otherToken = t.core.tokens.create('other').token
+    otherToken = (await t.core.tokens.create('other')).token
   })
   after(async () => {
     await t.stop()

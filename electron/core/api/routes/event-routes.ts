@@ -108,8 +108,8 @@ export function eventOperations(deps: EventRoutesDeps & { access: InstanceAccess
         },
       },
       example: { status: 'success', message: 'Webhook saved and enabled' },
-      handle: ({ params, instance }) => {
-        events.changeWebhook(instance.id, ({ batchSize: current, ...webhook }) => {
+      handle: async ({ params, instance }) => {
+        await events.changeWebhook(instance.id, ({ batchSize: current, ...webhook }) => {
           const batchSize = params.batch_size ?? current ?? 1
           return {
             ...webhook,
@@ -155,8 +155,8 @@ export function eventOperations(deps: EventRoutesDeps & { access: InstanceAccess
         message: 'Webhook secret replaced: update your receiver',
         secret: 'whsec_…',
       },
-      handle: ({ instance }) => {
-        const secret = events.rotateWebhookSecret(instance.id)
+      handle: async ({ instance }) => {
+        const secret = await events.rotateWebhookSecret(instance.id)
         return { status: 'success', message: 'Webhook secret replaced: update your receiver', secret }
       },
     }),

@@ -56,8 +56,8 @@ export function foundationOperations(deps: FoundationDeps): Operation[] {
         },
       },
       example: { status: 'success', message: 'Instance created', instance_id: '609ACF283XXXX6F2E1B0A4C5' },
-      handle: ({ principal, params }) => {
-        const record = deps.instances.create(principal, params.name)
+      handle: async ({ principal, params }) => {
+        const record = await deps.instances.create(principal, params.name)
         return { status: 'success', message: 'Instance created', instance_id: record.id }
       },
     }),
@@ -89,8 +89,8 @@ export function foundationOperations(deps: FoundationDeps): Operation[] {
       summary: 'Create an access token; its value is shown in this answer only.',
       auth: 'operator',
       fields: { label: labelField },
-      handle: ({ params }) => {
-        const { token, info } = deps.tokens.create(params.label)
+      handle: async ({ params }) => {
+        const { token, info } = await deps.tokens.create(params.label)
         return {
           status: 'success',
           message: 'Token created: copy it now, it is not shown again',
@@ -108,10 +108,10 @@ export function foundationOperations(deps: FoundationDeps): Operation[] {
         token_id: { type: 'string', required: true, maxLength: 64, description: 'The token id.' },
         label: labelField,
       },
-      handle: ({ params }) => ({
+      handle: async ({ params }) => ({
         status: 'success',
         message: 'Token renamed',
-        info: deps.tokens.relabel(params.token_id, params.label),
+        info: await deps.tokens.relabel(params.token_id, params.label),
       }),
     }),
     defineOperation({
@@ -120,8 +120,8 @@ export function foundationOperations(deps: FoundationDeps): Operation[] {
       summary: 'Revoke an access token: requests with it are refused from now on.',
       auth: 'operator',
       fields: { token_id: { type: 'string', required: true, maxLength: 64, description: 'The token id.' } },
-      handle: ({ params }) => {
-        deps.tokens.revoke(params.token_id)
+      handle: async ({ params }) => {
+        await deps.tokens.revoke(params.token_id)
         return { status: 'success', message: 'Token revoked' }
       },
     }),

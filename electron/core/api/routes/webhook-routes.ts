@@ -99,11 +99,11 @@ export function webhookOperations({ webhooks, events, access }: WebhookRoutesDep
         batch_size: BATCH_SIZE_FIELD,
       },
       example: { status: 'success', webhook: SAMPLE },
-      handle: ({ params, principal }) => {
+      handle: async ({ params, principal }) => {
         const instance = instanceOf(params.instance_id, principal)
         return {
           status: 'success',
-          webhook: webhooks.add(principal, instance?.id ?? null, {
+          webhook: await webhooks.add(principal, instance?.id ?? null, {
             url: params.url,
             events: params.events,
             enable: params.enable,
@@ -129,10 +129,10 @@ export function webhookOperations({ webhooks, events, access }: WebhookRoutesDep
         batch_size: BATCH_SIZE_FIELD,
       },
       example: { status: 'success', webhook: { ...SAMPLE, enable: false } },
-      handle: ({ params, principal }) => {
+      handle: async ({ params, principal }) => {
         const current = webhooks.accessible(params.webhook_id, principal)
         const instance = current.instanceId ? instanceOf(current.instanceId, principal) : undefined
-        const webhook = webhooks.update(params.webhook_id, principal, {
+        const webhook = await webhooks.update(params.webhook_id, principal, {
           url: params.url,
           events: params.events,
           enable: params.enable,
@@ -151,8 +151,8 @@ export function webhookOperations({ webhooks, events, access }: WebhookRoutesDep
       auth: 'token',
       fields: { webhook_id: WEBHOOK_ID },
       example: { status: 'success', webhook_id: SAMPLE.webhook_id },
-      handle: ({ params, principal }) => {
-        webhooks.remove(params.webhook_id, principal)
+      handle: async ({ params, principal }) => {
+        await webhooks.remove(params.webhook_id, principal)
         events.addedWebhookChanged(params.webhook_id)
         return { status: 'success', webhook_id: params.webhook_id }
       },

@@ -56,7 +56,7 @@ export function eventFixture(
     dataDir: dir,
     instances: {
       find: (id) => instances.get(id),
-      update: (id, change) => {
+      update: async (id, change) => {
         const record = instances.get(id)
         if (!record) throw new Error(`no instance ${id}`)
         const changed = change(record)
