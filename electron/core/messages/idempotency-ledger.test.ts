@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { after, test } from 'node:test'
 import { AppError } from '../errors'
 import { openDatabase } from '../store/database'
-import { IdempotencyLedger, type LedgerSlot } from './idempotency-ledger'
+import { IdempotencyLedger, LmdbLedgerRecords, type LedgerSlot } from './idempotency-ledger'
 
 const dir = mkdtempSync(join(tmpdir(), 'linkdesk-idem-'))
 const root = openDatabase(dir)
@@ -15,7 +15,7 @@ after(async () => {
 })
 
 test('a retried key answers the first answer without running the work again, also concurrently', async () => {
-  const ledger = new IdempotencyLedger(root)
+  const ledger = new IdempotencyLedger(new LmdbLedgerRecords(root))
   let sends = 0
   const work = async ({ commit }: LedgerSlot<string>) => {
     sends++
@@ -25,13 +25,16 @@ test('a retried key answers the first answer without running the work again, als
   }
   const [a, b] = await Promise.all([ledger.run('i1', 'k1', 'f', work), ledger.run('i1', 'k1', 'f', work)])
   assert.deepEqual([a, b], ['message 1', 'message 1'])
-  assert.equal(await new IdempotencyLedger(root).run('i1', 'k1', 'f', work), 'message 1')
+  assert.equal(
+    await new IdempotencyLedger(new LmdbLedgerRecords(root)).run('i1', 'k1', 'f', work),
+    'message 1',
+  )
   assert.equal(sends, 1)
   assert.equal(await ledger.run('i2', 'k1', 'f', work), 'message 2')
 })
 
 test('a failure before the message left is not remembered; a different request under a used key is a conflict', async () => {
-  const ledger = new IdempotencyLedger(root)
+  const ledger = new IdempotencyLedger(new LmdbLedgerRecords(root))
   await assert.rejects(
     ledger.run('i1', 'k2', 'f', async () => {
       throw new AppError('media_unavailable')
@@ -46,7 +49,7 @@ test('a failure before the message left is not remembered; a different request u
 })
 
 test('a key that left but then failed (no ack) answers the committed answer on retry', async () => {
-  const ledger = new IdempotencyLedger(root)
+  const ledger = new IdempotencyLedger(new LmdbLedgerRecords(root))
   await assert.rejects(
     ledger.run('i1', 'k3', 'f', async ({ commit }) => {
       await commit('sent')
@@ -58,7 +61,7 @@ test('a key that left but then failed (no ack) answers the committed answer on r
 })
 
 test('a send that died after recording its message id goes out under that id again, never a new one', async () => {
-  const first = new IdempotencyLedger(root)
+  const first = new IdempotencyLedger(new LmdbLedgerRecords(root))
   let recorded = ''
   await assert.rejects(
     first.run('i1', 'k4', 'f', async ({ messageId }) => {
@@ -68,7 +71,7 @@ test('a send that died after recording its message id goes out under that id aga
   )
   assert.equal(recorded, 'ID-1')
   // After a restart (a new ledger on the same files) the retry reuses the id, then answers from the ledger.
-  const restarted = new IdempotencyLedger(root)
+  const restarted = new IdempotencyLedger(new LmdbLedgerRecords(root))
   const again = await restarted.run('i1', 'k4', 'f', async ({ messageId, commit }) => {
     const id = await messageId(() => 'ID-2')
     await commit(`sent ${id}`)

@@ -3,7 +3,7 @@ import type { Database, RootDatabase } from '../store/database'
 import { writeBatch } from '../store/write-batch'
 
 /** A key's record: its message id from before the send, and the answer once the message left. */
-interface LedgerEntry {
+export interface LedgerEntry {
   fingerprint: string
   messageId?: string
   answer?: unknown
@@ -24,6 +24,37 @@ export interface LedgerSlot<T> {
 
 type Key = [string, string]
 
+/** Where the ledger keeps its entries, by instance and key; each write resolves once it is durable. */
+export interface LedgerRecords {
+  get(instanceId: string, key: string): Promise<LedgerEntry | undefined>
+  put(instanceId: string, key: string, entry: LedgerEntry): Promise<void>
+  /** Removes the entries recorded before `cutoff` (unix ms). */
+  removeBefore(cutoff: number): Promise<void>
+}
+
+/** The ledger's entries in the LMDB environment, keyed `[instanceId, key]`. */
+export class LmdbLedgerRecords implements LedgerRecords {
+  private readonly db: Database<LedgerEntry, Key>
+
+  constructor(root: RootDatabase) {
+    this.db = root.openDB<LedgerEntry, Key>({ name: 'send-idempotency', encoding: 'msgpack' })
+  }
+
+  async get(instanceId: string, key: string): Promise<LedgerEntry | undefined> {
+    return this.db.get([instanceId, key])
+  }
+
+  async put(instanceId: string, key: string, entry: LedgerEntry): Promise<void> {
+    await this.db.put([instanceId, key], entry)
+  }
+
+  async removeBefore(cutoff: number): Promise<void> {
+    await writeBatch(this.db, () => {
+      for (const { key, value } of this.db.getRange()) if (value.at < cutoff) this.db.remove(key)
+    })
+  }
+}
+
 export interface IdempotencyLedgerOptions {
   /** How long a key is remembered. */
   ttlMs?: number
@@ -34,16 +65,17 @@ export interface IdempotencyLedgerOptions {
  * Remembers, per instance and idempotency key, the message id a send goes out under (recorded before it
  * goes) and then its answer, so a client retrying the same request (after a timeout, a dropped connection or
  * a crash of the app) gets that answer back, or the same message id sent again, instead of a second message.
- * Kept in LMDB, so a restart between the two attempts changes nothing.
+ * Kept in the store, so a restart between the two attempts changes nothing.
  */
 export class IdempotencyLedger {
-  private readonly db: Database<LedgerEntry, Key>
   private readonly inFlight = new Map<string, { fingerprint: string; promise: Promise<unknown> }>()
   private readonly ttlMs: number
   private readonly now: () => number
 
-  constructor(root: RootDatabase, options: IdempotencyLedgerOptions = {}) {
-    this.db = root.openDB<LedgerEntry, Key>({ name: 'send-idempotency', encoding: 'msgpack' })
+  constructor(
+    private readonly records: LedgerRecords,
+    options: IdempotencyLedgerOptions = {},
+  ) {
     this.ttlMs = options.ttlMs ?? 24 * 60 * 60_000
     this.now = options.now ?? Date.now
   }
@@ -66,23 +98,8 @@ export class IdempotencyLedger {
       this.assertSameRequest(running.fingerprint, fingerprint)
       return (await running.promise) as T
     }
-    const stored = this.db.get([instanceId, key])
-    const current = stored && stored.at + this.ttlMs > this.now() ? stored : undefined
-    if (current) this.assertSameRequest(current.fingerprint, fingerprint)
-    if (current?.answer !== undefined) return current.answer as T
-    const slot: LedgerSlot<T> = {
-      messageId: async (newId) => {
-        if (current?.messageId) return current.messageId
-        const messageId = newId()
-        await this.db.put([instanceId, key], { fingerprint, messageId, at: this.now() })
-        return messageId
-      },
-      commit: async (answer) => {
-        const messageId = this.db.get([instanceId, key])?.messageId
-        await this.db.put([instanceId, key], { fingerprint, messageId, answer, at: this.now() })
-      },
-    }
-    const promise = work(slot)
+    // In flight from now on, before the first read: a retry arriving meanwhile waits for this attempt.
+    const promise = this.attempt(instanceId, key, fingerprint, work)
     this.inFlight.set(memoryKey, { fingerprint, promise })
     try {
       return await promise
@@ -93,10 +110,33 @@ export class IdempotencyLedger {
 
   /** Forgets keys older than the TTL. */
   async sweep(): Promise<void> {
-    const cutoff = this.now() - this.ttlMs
-    await writeBatch(this.db, () => {
-      for (const { key, value } of this.db.getRange()) if (value.at < cutoff) this.db.remove(key)
-    })
+    await this.records.removeBefore(this.now() - this.ttlMs)
+  }
+
+  private async attempt<T>(
+    instanceId: string,
+    key: string,
+    fingerprint: string,
+    work: (slot: LedgerSlot<T>) => Promise<T>,
+  ): Promise<T> {
+    const stored = await this.records.get(instanceId, key)
+    const current = stored && stored.at + this.ttlMs > this.now() ? stored : undefined
+    if (current) this.assertSameRequest(current.fingerprint, fingerprint)
+    if (current?.answer !== undefined) return current.answer as T
+    let messageId = current?.messageId
+    const slot: LedgerSlot<T> = {
+      messageId: async (newId) => {
+        if (messageId) return messageId
+        const id = newId()
+        await this.records.put(instanceId, key, { fingerprint, messageId: id, at: this.now() })
+        messageId = id
+        return id
+      },
+      commit: async (answer) => {
+        await this.records.put(instanceId, key, { fingerprint, messageId, answer, at: this.now() })
+      },
+    }
+    return work(slot)
   }
 
   private assertSameRequest(first: string, again: string): void {

@@ -6,7 +6,7 @@ import type { Logger } from '../logger'
 import type { RootDatabase } from '../store/database'
 import type { SentAnswer, WaConnection, WaMessageHooks } from '../wa/wa-types'
 import { AckTracker } from './ack-tracker'
-import { IdempotencyLedger } from './idempotency-ledger'
+import { IdempotencyLedger, LmdbLedgerRecords } from './idempotency-ledger'
 import type { LinkPreviewer } from './link-preview'
 import type { InstanceBehaviours } from '../instances/instance-settings'
 import { CallDesk, type CallSettings } from './call-desk'
@@ -100,7 +100,7 @@ export class MessageService {
     this.store = new MessageStore(deps.db, deps.dataDir)
     this.chats = new ChatBook(this.store)
     this.profile = new OwnProfile({ limits: deps.limits, logger: deps.logger, connection: deps.connection })
-    this.ledger = new IdempotencyLedger(deps.db)
+    this.ledger = new IdempotencyLedger(new LmdbLedgerRecords(deps.db))
     const intake = new MessageIntake({
       store: this.store,
       events,
