@@ -337,6 +337,10 @@ describe(
       await groups.getByRole('link', { name: 'Night shift' }).click()
       await page.getByRole('heading', { level: 1, name: 'Composer' }).waitFor()
       assert.equal(await page.getByLabel('Number or group id').inputValue(), groupId)
+      // The composer fills its suggestions from the chats once it is open: wait for them, then read them.
+      for (const value of [groupId, CONTACT_PHONE]) {
+        await page.locator(`#composer-recipients option[value="${value}"]`).waitFor({ state: 'attached' })
+      }
       const offered = await page
         .locator('#composer-recipients option')
         .evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value))
