@@ -70,9 +70,9 @@ function afterCursor(cursor: string): (stored: StoredMessage) => boolean {
 export class ChatBook {
   constructor(private readonly store: MessageStore) {}
 
-  chats(instanceId: string): ChatSummary[] {
+  async chats(instanceId: string): Promise<ChatSummary[]> {
     const byChat = new Map<string, StoredMessage[]>()
-    for (const stored of this.store.all(instanceId)) {
+    for (const stored of await this.store.all(instanceId)) {
       const list = byChat.get(stored.message.chat) ?? []
       list.push(stored)
       byChat.set(stored.message.chat, list)
@@ -92,15 +92,14 @@ export class ChatBook {
   }
 
   /** One chat's messages, newest first, a page at a time; `next_cursor` is null on the last page. */
-  messages(
+  async messages(
     instanceId: string,
     chat: string,
     page: { limit?: number; cursor?: string },
-  ): { messages: LinkdeskMessage[]; next_cursor: string | null } {
+  ): Promise<{ messages: LinkdeskMessage[]; next_cursor: string | null }> {
     const limit = page.limit ?? PAGE_LIMIT.default
     const after = page.cursor ? afterCursor(page.cursor) : () => true
-    const list = this.store
-      .all(instanceId)
+    const list = (await this.store.all(instanceId))
       .filter((stored) => inChat(stored, chat) && after(stored))
       .sort(newestFirst)
     const shown = list.slice(0, limit)
@@ -111,9 +110,9 @@ export class ChatBook {
     }
   }
 
-  contacts(instanceId: string): ContactSummary[] {
+  async contacts(instanceId: string): Promise<ContactSummary[]> {
     const byChat = new Map<string, { contact: ContactSummary; at: number }>()
-    for (const { message } of this.store.all(instanceId)) {
+    for (const { message } of await this.store.all(instanceId)) {
       if (message.from_me) continue
       const at = Number(message.timestamp)
       const known = byChat.get(message.sender)

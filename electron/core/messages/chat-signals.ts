@@ -44,8 +44,8 @@ export class ChatSignals {
       })
     }
     const messages = target.messageIds
-      ? target.messageIds.map((id) => this.received(instanceId, id))
-      : this.deps.store.receivedIn(
+      ? await Promise.all(target.messageIds.map((id) => this.received(instanceId, id)))
+      : await this.deps.store.receivedIn(
           instanceId,
           await this.deps.sender.chatOf(instanceId, target.number ?? ''),
           READ_CHAT_LIMIT,
@@ -53,7 +53,7 @@ export class ChatSignals {
     if (messages.length === 0) return 0
     const connection = await this.deps.connection(instanceId)
     await connection.read(messages.map(networkKeyOf))
-    this.deps.store.markRead(
+    await this.deps.store.markRead(
       instanceId,
       messages.map((stored) => stored.message.id),
     )
@@ -94,8 +94,8 @@ export class ChatSignals {
     return chat
   }
 
-  private received(instanceId: string, id: string): StoredMessage {
-    const stored = this.deps.store.get(instanceId, id)
+  private async received(instanceId: string, id: string): Promise<StoredMessage> {
+    const stored = await this.deps.store.get(instanceId, id)
     if (!stored) {
       throw new AppError('message_not_found', `No stored message has the id ${id}.`, {
         details: { parameter: 'message_ids' },

@@ -106,7 +106,7 @@ describe('bad requests change nothing', () => {
     const { id: theirs } = await control().send(ALICE, { to: ME, text: 'Not yours to edit' })
     await eventFor('message.received', (data) => data.id === theirs)
     // A text of this account's, stored as sent an hour ago: past the edit window.
-    const old = linked.core.messages.store.get(linked.instanceId, mine)!
+    const old = (await linked.core.messages.store.get(linked.instanceId, mine))!
     const oldId = 'OLD0000000000000000001'
     const hourAgo = String(Math.floor(Date.now() / 1000) - 3600)
     await linked.core.messages.store.addSent(linked.instanceId, {

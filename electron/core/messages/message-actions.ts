@@ -36,18 +36,18 @@ export class MessageActions {
   }
 
   /** Puts an emoji on a message; an empty emoji takes this account's reaction back. */
-  react(instanceId: string, messageId: string, emoji: string): Promise<SentAnswer> {
+  async react(instanceId: string, messageId: string, emoji: string): Promise<SentAnswer> {
     if ([...emoji].length > MAX_REACTION_CHARS || /[\p{Cc}]/u.test(emoji)) {
       throw new AppError('invalid_parameter', 'emoji must be one emoji (empty to remove the reaction).', {
         details: { parameter: 'emoji' },
       })
     }
-    const target = this.stored(instanceId, messageId)
+    const target = await this.stored(instanceId, messageId)
     return this.act(instanceId, target, { kind: 'reaction', target: networkKeyOf(target), emoji })
   }
 
   /** Replaces the text of a text this account sent, within the network's edit window. */
-  edit(instanceId: string, messageId: string, text: string): Promise<SentAnswer> {
+  async edit(instanceId: string, messageId: string, text: string): Promise<SentAnswer> {
     if (text.length === 0 || text.length > this.deps.limits.textChars) {
       throw new AppError(
         'invalid_parameter',
@@ -55,7 +55,7 @@ export class MessageActions {
         { details: { parameter: 'message' } },
       )
     }
-    const target = this.stored(instanceId, messageId)
+    const target = await this.stored(instanceId, messageId)
     this.ownWithin(target, EDIT_WINDOW_SECONDS, 'edited', '15 minutes')
     if (target.message.type !== 'text') {
       throw new AppError(
@@ -70,8 +70,8 @@ export class MessageActions {
   }
 
   /** Deletes a message this account sent, for everyone, within the network's window. */
-  revoke(instanceId: string, messageId: string): Promise<SentAnswer> {
-    const target = this.stored(instanceId, messageId)
+  async revoke(instanceId: string, messageId: string): Promise<SentAnswer> {
+    const target = await this.stored(instanceId, messageId)
     this.ownWithin(target, REVOKE_WINDOW_SECONDS, 'deleted for everyone', '60 hours')
     return this.act(instanceId, target, { kind: 'revoke', target: networkKeyOf(target) })
   }
@@ -105,8 +105,8 @@ export class MessageActions {
   }
 
   /** Sends a stored message (sent or received) again to another chat, marked as forwarded. */
-  forward(instanceId: string, messageId: string, number: string): Promise<SentAnswer> {
-    const target = this.stored(instanceId, messageId)
+  async forward(instanceId: string, messageId: string, number: string): Promise<SentAnswer> {
+    const target = await this.stored(instanceId, messageId)
     const { content } = target
     if (!content) {
       throw new AppError('action_not_allowed', `${messageId} has no stored content to forward.`, {
@@ -117,8 +117,8 @@ export class MessageActions {
     return this.deps.sender.sendTo(instanceId, number, async () => ({ kind: 'forward', original }))
   }
 
-  private stored(instanceId: string, messageId: string): StoredMessage {
-    const stored = this.deps.store.get(instanceId, messageId)
+  private async stored(instanceId: string, messageId: string): Promise<StoredMessage> {
+    const stored = await this.deps.store.get(instanceId, messageId)
     if (!stored) {
       throw new AppError('message_not_found', `No stored message has the id ${messageId}.`, {
         details: { parameter: 'message_id' },

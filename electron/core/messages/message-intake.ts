@@ -66,34 +66,37 @@ export class MessageIntake implements WaMessageHooks {
     this.log = deps.logger.child({ module: 'messages' })
   }
 
-  getMessage(instanceId: string, messageId: string): Uint8Array | undefined {
+  getMessage(instanceId: string, messageId: string): Promise<Uint8Array | undefined> {
     return this.deps.store.content(instanceId, messageId)
   }
 
-  /** Journals the message's event before returning: the network's receipt goes out after this. */
-  onDecrypted(instanceId: string, inbound: WaInboundMessage, context: { live: boolean }): void {
-    this.take(instanceId, inbound, context.live)
+  /** Journals the message's event before resolving: the network's receipt goes out after this. */
+  async onDecrypted(
+    instanceId: string,
+    inbound: WaInboundMessage,
+    context: { live: boolean },
+  ): Promise<void> {
+    await this.take(instanceId, inbound, context.live)
   }
 
   onMessages(instanceId: string, messages: WaInboundMessage[], context: { live: boolean }): void {
     for (const inbound of messages) {
-      try {
-        this.take(instanceId, inbound, context.live)
-      } catch (error) {
+      this.take(instanceId, inbound, context.live).catch((error: unknown) => {
         this.log.error(
           { err: error, instanceId, messageId: inbound.message.id },
           'recording an incoming message failed',
         )
-      }
+      })
     }
   }
 
   /**
    * Announces a message once per network id (a copy delivered again after a lost receipt, or the echo of
    * this app's own send, gets no second event): the event is in the journal when this returns, the stored
-   * copy follows asynchronously. Throws only if the event cannot be journaled.
+   * copy follows asynchronously (a vote is announced once its poll is read). Rejects only if the event cannot
+   * be journaled.
    */
-  private take(instanceId: string, inbound: WaInboundMessage, live: boolean): void {
+  private async take(instanceId: string, inbound: WaInboundMessage, live: boolean): Promise<void> {
     const behaviours = this.deps.behaviours(instanceId)
     // Ignored groups surface nothing, and nothing of them is kept.
     if (inbound.message.is_group && behaviours.ignore_groups) return
@@ -147,19 +150,19 @@ export class MessageIntake implements WaMessageHooks {
     this.enqueue(instanceId, () => this.applyStatuses(instanceId, updates))
   }
 
-  pollContent(instanceId: string, pollId: string): Uint8Array | undefined {
+  pollContent(instanceId: string, pollId: string): Promise<Uint8Array | undefined> {
     return this.deps.store.content(instanceId, pollId)
   }
 
   /** A vote: kept as the voter's latest, then announced with the poll's running tally. */
-  private vote(
+  private async vote(
     instanceId: string,
     message: LinkdeskMessage,
     vote: Extract<WaMessageAction, { kind: 'vote' }>,
-  ): void {
-    const content = this.deps.store.content(instanceId, vote.target)
+  ): Promise<void> {
+    const content = await this.deps.store.content(instanceId, vote.target)
     if (!content) return
-    const votes = this.deps.polls.record(instanceId, vote.target, vote.voter, vote.hashes)
+    const votes = await this.deps.polls.record(instanceId, vote.target, vote.voter, vote.hashes)
     const { id, chat, is_group, from_me, sender, sender_phone, sender_lid, push_name, timestamp } = message
     this.deps.events.emitForMessage(instanceId, id, 'poll.vote', {
       ...{ id, chat, is_group, from_me, sender, sender_phone, sender_lid, push_name, timestamp },
@@ -287,7 +290,7 @@ export class MessageIntake implements WaMessageHooks {
   private async applyStatuses(instanceId: string, updates: WaStatusUpdate[]): Promise<void> {
     for (const update of updates) {
       const { status } = update
-      const stored = this.deps.store.get(instanceId, update.id)
+      const stored = await this.deps.store.get(instanceId, update.id)
       if (!stored || (stored.message.is_group && this.deps.behaviours(instanceId).ignore_groups)) continue
       // Group receipts come per member: each is news. A 1:1 status is news only if it moves forward.
       const perMember = stored.message.is_group && update.participant !== null && status !== 'sent'

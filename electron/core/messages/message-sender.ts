@@ -261,7 +261,7 @@ export class MessageSender {
   async send(instanceId: string, request: SendRequest): Promise<SentAnswer> {
     validate(request, this.deps.limits)
     const recipient = parseRecipient(request.number)
-    this.quoted(instanceId, request)
+    await this.quoted(instanceId, request)
     const key = request.idempotencyKey
     if (!key) return this.sendNew(instanceId, recipient, request, UNKEYED)
     // A key seen before answers from the ledger, even if the instance cannot send right now.
@@ -313,7 +313,7 @@ export class MessageSender {
     slot: LedgerSlot<SentAnswer>,
   ): Promise<SentAnswer> {
     const options = {
-      quoted: this.quoted(instanceId, request),
+      quoted: await this.quoted(instanceId, request),
       mentions: mentionedChatIds(request.mentions ?? [], textOf(request)),
     }
     // Media is fetched in the instance's turn: one file in memory per instance, and messages go out in
@@ -356,9 +356,9 @@ export class MessageSender {
   }
 
   /** The stored message `reply_to` names, to quote; quoted_not_found when there is none. */
-  private quoted(instanceId: string, request: SendRequest): WaQuotedMessage | undefined {
+  private async quoted(instanceId: string, request: SendRequest): Promise<WaQuotedMessage | undefined> {
     if (request.replyTo === undefined) return undefined
-    const stored = this.deps.store.get(instanceId, request.replyTo)
+    const stored = await this.deps.store.get(instanceId, request.replyTo)
     if (!stored?.content) {
       throw new AppError('quoted_not_found', `reply_to: no stored message has the id ${request.replyTo}.`, {
         details: { parameter: 'reply_to' },

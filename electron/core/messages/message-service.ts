@@ -16,12 +16,12 @@ import { OwnProfile } from './own-profile'
 import { ChatSignals } from './chat-signals'
 import { ContactLookup } from './contact-lookup'
 import { MessageActions } from './message-actions'
-import { PollVotes } from './poll-votes'
+import { LmdbPollVotes } from './poll-votes'
 import type { VoiceNoteConverter } from './media-convert/voice-note-audio'
 import { MessageIntake } from './message-intake'
 import { countingSink, type MessageCounters, messageMetricsProvider } from './message-metrics'
 import { MessageSender, type SendRequest } from './message-sender'
-import { MessageStore } from './message-store'
+import { LmdbMessageStore, type MessageStore } from './message-store'
 import { RecipientDirectory } from './recipient-directory'
 
 export interface MessageServiceDeps {
@@ -97,7 +97,7 @@ export class MessageService {
   constructor(private readonly deps: MessageServiceDeps) {
     this.log = deps.logger.child({ module: 'messages' })
     const events = countingSink(deps.events, this.counters)
-    this.store = new MessageStore(deps.db, deps.dataDir)
+    this.store = new LmdbMessageStore(deps.db, deps.dataDir)
     this.chats = new ChatBook(this.store)
     this.profile = new OwnProfile({ limits: deps.limits, logger: deps.logger, connection: deps.connection })
     this.ledger = new IdempotencyLedger(new LmdbLedgerRecords(deps.db))
@@ -109,7 +109,7 @@ export class MessageService {
       downloadUrl: (instanceId, messageId) => `${deps.apiBase()}${mediaDownloadPath(instanceId, messageId)}`,
       calls: { offered: (instanceId, call) => this.calls.offered(instanceId, call) },
       groups: { changed: (instanceId, change, account) => this.groups.changed(instanceId, change, account) },
-      polls: new PollVotes(deps.db),
+      polls: new LmdbPollVotes(deps.db),
       behaviours: deps.behaviours,
       read: async (instanceId, key) => (await deps.connection(instanceId)).read([key]),
     })
@@ -161,23 +161,21 @@ export class MessageService {
 
   /** The media of a stored message: saved bytes, or downloaded now (and saved) from the network. */
   async media(instanceId: string, messageId: string): Promise<MediaDownload> {
-    const stored = this.store.get(instanceId, messageId)
+    const stored = await this.store.get(instanceId, messageId)
     const media = stored?.message.media
     if (!stored || !media)
       throw new AppError('not_found', 'No media message with that id exists for this instance.')
     const meta = { mimetype: media.mimetype ?? 'application/octet-stream', fileName: media.filename }
-    const saved = this.store.readMedia(instanceId, messageId)
+    const saved = await this.store.readMedia(instanceId, messageId)
     if (saved) return { ...meta, data: saved }
     if (!stored.networkKey || !stored.content) {
       throw new AppError('not_found', 'This message was sent from here: its file is not kept.')
     }
     const connection = await this.deps.connection(instanceId)
     const data = await connection.downloadMedia(stored.networkKey, Uint8Array.from(stored.content))
-    try {
-      this.store.saveMedia(instanceId, messageId, data)
-    } catch (error) {
-      this.log.warn({ err: error, instanceId }, 'saving downloaded media failed')
-    }
+    await this.store
+      .saveMedia(instanceId, messageId, data)
+      .catch((error: unknown) => this.log.warn({ err: error, instanceId }, 'saving downloaded media failed'))
     return { ...meta, data }
   }
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
 import { openDatabase } from '../store/database'
-import { MessageStore } from './message-store'
+import { LmdbMessageStore } from './message-store'
 import type { LinkdeskMessage } from './message-types'
 
 const dirs: string[] = []
@@ -16,7 +16,7 @@ function open(now: () => number = Date.now) {
   const dir = mkdtempSync(join(tmpdir(), 'linkdesk-messages-'))
   dirs.push(dir)
   const root = openDatabase(dir)
-  return { root, store: new MessageStore(root, dir, { now }), dir }
+  return { root, store: new LmdbMessageStore(root, dir, { now }), dir }
 }
 
 function message(id: string): LinkdeskMessage {
@@ -52,7 +52,7 @@ test('an incoming message is stored once, even when it arrives again live and of
   assert.deepEqual([first, again], [true, false])
   assert.equal(await store.addIfNew('i1', { direction: 'in', message: message('A') }), false)
   assert.equal(await store.addIfNew('i2', { direction: 'in', message: message('A') }), true)
-  assert.equal(store.get('i1', 'A')?.message.text, 'hi')
+  assert.equal((await store.get('i1', 'A'))?.message.text, 'hi')
   await root.close()
 })
 
@@ -62,12 +62,12 @@ test('sent content is found by id for retries, undefined when unknown, and kept 
     message: { ...message('S1'), from_me: true },
     content: new Uint8Array([1, 2, 3]),
   })
-  assert.deepEqual(store.content('i1', 'S1'), new Uint8Array([1, 2, 3]))
-  assert.equal(store.content('i1', 'nope'), undefined)
-  assert.equal(store.content('i2', 'S1'), undefined)
+  assert.deepEqual(await store.content('i1', 'S1'), new Uint8Array([1, 2, 3]))
+  assert.equal(await store.content('i1', 'nope'), undefined)
+  assert.equal(await store.content('i2', 'S1'), undefined)
   await root.close()
-  const reopened = new MessageStore(openDatabase(dir), dir)
-  assert.deepEqual(reopened.content('i1', 'S1'), new Uint8Array([1, 2, 3]))
+  const reopened = new LmdbMessageStore(openDatabase(dir), dir)
+  assert.deepEqual(await reopened.content('i1', 'S1'), new Uint8Array([1, 2, 3]))
 })
 
 test('statuses only move forward; failed always lands', async () => {
@@ -76,7 +76,7 @@ test('statuses only move forward; failed always lands', async () => {
   assert.equal(await store.advanceStatus('i1', 'S', 'sent'), true)
   assert.equal(await store.advanceStatus('i1', 'S', 'read'), true)
   assert.equal(await store.advanceStatus('i1', 'S', 'delivered'), false)
-  assert.equal(store.statusOf('i1', 'S'), 'read')
+  assert.equal(await store.statusOf('i1', 'S'), 'read')
   assert.equal(await store.advanceStatus('i1', 'unknown', 'read'), false)
   await root.close()
 })
@@ -84,28 +84,28 @@ test('statuses only move forward; failed always lands', async () => {
 test('a status is a record of its own: the message is not rewritten, and both survive a reopen and go together', async () => {
   const { store, root, dir } = open()
   await store.addSent('i1', { message: message('S'), content: new Uint8Array([1, 2, 3]) })
-  const before = store.get('i1', 'S')
+  const before = await store.get('i1', 'S')
   await store.advanceStatus('i1', 'S', 'delivered')
-  assert.deepEqual(store.get('i1', 'S'), before, 'the message record is untouched')
-  assert.equal(store.get('i1', 'S')?.status, undefined)
+  assert.deepEqual(await store.get('i1', 'S'), before, 'the message record is untouched')
+  assert.equal((await store.get('i1', 'S'))?.status, undefined)
   await root.close()
 
   const reopenedRoot = openDatabase(dir)
-  const reopened = new MessageStore(reopenedRoot, dir)
-  assert.equal(reopened.statusOf('i1', 'S'), 'delivered')
+  const reopened = new LmdbMessageStore(reopenedRoot, dir)
+  assert.equal(await reopened.statusOf('i1', 'S'), 'delivered')
   assert.equal(await reopened.advanceStatus('i1', 'S', 'sent'), false, 'still only forward after a reopen')
   await reopened.dropInstance('i1')
-  assert.equal(reopened.statusOf('i1', 'S'), undefined)
+  assert.equal(await reopened.statusOf('i1', 'S'), undefined)
   await reopenedRoot.close()
 })
 
 test('a status an earlier version kept inside the message still counts', async () => {
   const { store, root } = open()
   await store.addSent('i1', { message: message('OLD'), status: 'read' })
-  assert.equal(store.statusOf('i1', 'OLD'), 'read')
+  assert.equal(await store.statusOf('i1', 'OLD'), 'read')
   assert.equal(await store.advanceStatus('i1', 'OLD', 'delivered'), false)
   assert.equal(await store.advanceStatus('i1', 'OLD', 'played'), true)
-  assert.equal(store.statusOf('i1', 'OLD'), 'played')
+  assert.equal(await store.statusOf('i1', 'OLD'), 'played')
   await root.close()
 })
 
@@ -113,13 +113,13 @@ test('media is saved and read back; the sweep removes messages and media past th
   let now = 0
   const { store, root } = open(() => now)
   await store.addIfNew('i1', { direction: 'in', message: message('M') })
-  store.saveMedia('i1', 'M', Buffer.from('bytes'))
-  assert.equal(store.readMedia('i1', 'M')?.toString(), 'bytes')
+  await store.saveMedia('i1', 'M', Buffer.from('bytes'))
+  assert.equal((await store.readMedia('i1', 'M'))?.toString(), 'bytes')
   now = 13 * 24 * 60 * 60_000
   assert.equal(await store.sweep(), 0)
   now = 31 * 24 * 60 * 60_000
   assert.equal(await store.sweep(), 1)
-  assert.equal(store.get('i1', 'M'), undefined)
-  assert.equal(store.readMedia('i1', 'M'), undefined)
+  assert.equal(await store.get('i1', 'M'), undefined)
+  assert.equal(await store.readMedia('i1', 'M'), undefined)
   await root.close()
 })

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, renameSync } from 'node:fs'
+import { rmSync } from 'node:fs'
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { boundedCache, CACHE_LIMITS } from '../bounded-cache'
 import type { Database, RootDatabase } from '../store/database'
@@ -58,13 +59,45 @@ export interface MessageStoreOptions {
 export const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60_000
 
 /**
+ * Where sent and received messages, their delivery statuses and their downloaded media are kept. Reads see
+ * every write made before them, committed or not; a message id is one message per instance.
+ */
+export interface MessageStore {
+  /** Stores an incoming (or phone-sent) message unless its id is known; true when it is new. */
+  addIfNew(instanceId: string, entry: Omit<StoredMessage, 'storedAt'>): Promise<boolean>
+  /** Stores a message this app sent (the same id sent again replaces it); resolves once durable. */
+  addSent(instanceId: string, entry: Omit<StoredMessage, 'storedAt' | 'direction'>): Promise<void>
+  get(instanceId: string, id: string): Promise<StoredMessage | undefined>
+  /** The received messages of one chat, at most `limit` of the newest, oldest first. */
+  receivedIn(instanceId: string, chat: string, limit: number): Promise<StoredMessage[]>
+  /** Every stored message of an instance, in no particular order. */
+  all(instanceId: string): Promise<StoredMessage[]>
+  /** Notes that received messages were marked read. */
+  markRead(instanceId: string, ids: readonly string[]): Promise<void>
+  /** The encoded content of a message, for Baileys' getMessage; undefined when unknown. */
+  content(instanceId: string, id: string): Promise<Uint8Array | undefined>
+  /** Records a status if it moves the message forward; resolves to whether it did. */
+  advanceStatus(instanceId: string, id: string, status: DeliveryStatus): Promise<boolean>
+  /** The newest delivery status of a message; undefined when none came yet. */
+  statusOf(instanceId: string, id: string): Promise<DeliveryStatus | undefined>
+  /** The downloaded media of a message, if it was saved. */
+  readMedia(instanceId: string, id: string): Promise<Buffer | undefined>
+  /** Saves downloaded media, whole or not at all. */
+  saveMedia(instanceId: string, id: string, data: Uint8Array): Promise<void>
+  /** Removes messages and media older than the retention; resolves to how many messages went. */
+  sweep(): Promise<number>
+  /** Forgets everything of an instance (destroyed). */
+  dropInstance(instanceId: string): Promise<void>
+}
+
+/**
  * Sent and received messages per instance, in the app's LMDB, keyed by message id (retries and receipts
  * name the id, not always the same chat id), with their delivery statuses as small records beside them (a
  * receipt rewrites a few bytes, not the message and its content); downloaded media as files beside it.
  * Adding a message resolves once its write is queued (reads see it at once), so no send or receive waits for
  * a commit round trip; a write that fails makes the next add fail with it.
  */
-export class MessageStore {
+export class LmdbMessageStore implements MessageStore {
   private readonly db: Database<StoredMessage, Key>
   private readonly statuses: Database<DeliveryStatus, Key>
   /** Messages whose write is not committed yet, by joined key. */
@@ -114,7 +147,12 @@ export class MessageStore {
     return this.lastStamp
   }
 
-  get(instanceId: string, id: string): StoredMessage | undefined {
+  async get(instanceId: string, id: string): Promise<StoredMessage | undefined> {
+    return this.current(instanceId, id)
+  }
+
+  /** The message as last written, queued or committed. */
+  private current(instanceId: string, id: string): StoredMessage | undefined {
     return this.pending.get(`${instanceId}\u0000${id}`) ?? this.db.get([instanceId, id])
   }
 
@@ -122,14 +160,16 @@ export class MessageStore {
    * The received messages of one chat (a contact or a group, by chat id or the other id the network gave
    * for it), at most `limit` of the newest, oldest first.
    */
-  receivedIn(instanceId: string, chat: string, limit: number): StoredMessage[] {
-    const found = this.all(instanceId).filter((stored) => stored.direction === 'in' && inChat(stored, chat))
+  async receivedIn(instanceId: string, chat: string, limit: number): Promise<StoredMessage[]> {
+    const found = (await this.all(instanceId)).filter(
+      (stored) => stored.direction === 'in' && inChat(stored, chat),
+    )
     found.sort((a, b) => Number(a.message.timestamp) - Number(b.message.timestamp))
     return found.slice(-limit)
   }
 
   /** Every stored message of an instance, written or still being written, in no particular order. */
-  all(instanceId: string): StoredMessage[] {
+  async all(instanceId: string): Promise<StoredMessage[]> {
     const byId = new Map<string, StoredMessage>()
     for (const { value } of this.db.getRange({ start: [instanceId], end: [instanceId, '\uffff'] })) {
       byId.set(value.message.id, value)
@@ -140,17 +180,17 @@ export class MessageStore {
   }
 
   /** Notes that received messages were marked read (they no longer count as unread). */
-  markRead(instanceId: string, ids: readonly string[]): void {
+  async markRead(instanceId: string, ids: readonly string[]): Promise<void> {
     for (const id of ids) {
-      const stored = this.get(instanceId, id)
+      const stored = this.current(instanceId, id)
       if (stored && stored.direction === 'in' && !stored.read)
-        this.put([instanceId, id], { ...stored, read: true })
+        void this.put([instanceId, id], { ...stored, read: true })
     }
   }
 
   /** The encoded content of a message, for Baileys' getMessage; undefined when unknown. */
-  content(instanceId: string, id: string): Uint8Array | undefined {
-    const content = this.get(instanceId, id)?.content
+  async content(instanceId: string, id: string): Promise<Uint8Array | undefined> {
+    const content = this.current(instanceId, id)?.content
     return content ? Uint8Array.from(content) : undefined
   }
 
@@ -160,37 +200,44 @@ export class MessageStore {
    * in the same turn is atomic, with no write transaction held on the main thread.
    */
   async advanceStatus(instanceId: string, id: string, status: DeliveryStatus): Promise<boolean> {
-    const stored = this.get(instanceId, id)
+    const stored = this.current(instanceId, id)
     if (!stored) return false
-    const current = this.statusOf(instanceId, id)
+    const current = this.currentStatus(instanceId, id, stored)
     if (current && status !== 'failed' && STATUS_RANK[status] <= STATUS_RANK[current]) return false
     this.write(this.statuses, this.pendingStatuses, [instanceId, id], status)
     return true
   }
 
   /** The newest delivery status of a message, written or still being written; undefined when none came yet. */
-  statusOf(instanceId: string, id: string): DeliveryStatus | undefined {
+  async statusOf(instanceId: string, id: string): Promise<DeliveryStatus | undefined> {
+    return this.currentStatus(instanceId, id, this.current(instanceId, id))
+  }
+
+  private currentStatus(
+    instanceId: string,
+    id: string,
+    stored: StoredMessage | undefined,
+  ): DeliveryStatus | undefined {
     const key: Key = [instanceId, id]
-    return (
-      this.pendingStatuses.get(key.join('\u0000')) ??
-      this.statuses.get(key) ??
-      this.get(instanceId, id)?.status
-    )
+    return this.pendingStatuses.get(key.join('\u0000')) ?? this.statuses.get(key) ?? stored?.status
   }
 
   /** The downloaded media of a message, if it was saved. */
-  readMedia(instanceId: string, id: string): Buffer | undefined {
-    const path = this.mediaPath(instanceId, id)
-    return existsSync(path) ? readFileSync(path) : undefined
+  async readMedia(instanceId: string, id: string): Promise<Buffer | undefined> {
+    try {
+      return await readFile(this.mediaPath(instanceId, id))
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+      throw error
+    }
   }
 
   /** Saves downloaded media (written aside and renamed, so a crash never leaves half a file). */
-  saveMedia(instanceId: string, id: string, data: Uint8Array): void {
-    const dir = join(this.mediaDir, instanceId)
-    mkdirSync(dir, { recursive: true, mode: 0o700 })
+  async saveMedia(instanceId: string, id: string, data: Uint8Array): Promise<void> {
+    await mkdir(join(this.mediaDir, instanceId), { recursive: true, mode: 0o700 })
     const path = this.mediaPath(instanceId, id)
-    writeFileSync(`${path}.tmp`, data, { mode: 0o600 })
-    renameSync(`${path}.tmp`, path)
+    await writeFile(`${path}.tmp`, data, { mode: 0o600 })
+    await rename(`${path}.tmp`, path)
   }
 
   /** Removes messages and media older than the retention; returns how many messages went. */

@@ -8,12 +8,25 @@ interface StoredVote {
 
 type Key = [string, string, string]
 
+/** Each voter's latest vote on each poll of an instance. */
+export interface PollVotes {
+  /**
+   * Records a voter's vote, replacing the earlier one, and resolves, once it is durable, to every voter's
+   * latest vote on that poll (this one included).
+   */
+  record(
+    instanceId: string,
+    pollId: string,
+    voter: string,
+    hashes: readonly Uint8Array[],
+  ): Promise<Array<{ voter: string; hashes: Uint8Array[] }>>
+}
+
 /**
- * The latest vote of each voter on each poll of an instance, kept so that a running tally survives restarts
- * and a changed vote replaces the earlier one. Written synchronously: votes are rare, and the next one's
- * tally must see this one.
+ * The votes in the LMDB environment, kept so that a running tally survives restarts and a changed vote
+ * replaces the earlier one. Written synchronously: votes are rare, and the next one's tally must see this one.
  */
-export class PollVotes {
+export class LmdbPollVotes implements PollVotes {
   private readonly db: Database<StoredVote, Key>
 
   constructor(root: RootDatabase) {
@@ -21,12 +34,12 @@ export class PollVotes {
   }
 
   /** Records a voter's vote, replacing the earlier one, and answers every voter's latest vote. */
-  record(
+  async record(
     instanceId: string,
     pollId: string,
     voter: string,
     hashes: readonly Uint8Array[],
-  ): Array<{ voter: string; hashes: Uint8Array[] }> {
+  ): Promise<Array<{ voter: string; hashes: Uint8Array[] }>> {
     const encoded = hashes.map((hash) => Buffer.from(hash).toString('base64'))
     this.db.putSync([instanceId, pollId, voter], { hashes: encoded, at: Date.now() })
     const votes: Array<{ voter: string; hashes: Uint8Array[] }> = []

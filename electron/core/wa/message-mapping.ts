@@ -350,6 +350,17 @@ export interface PollLookup {
   me: { id: string; lid?: string }
 }
 
+/** The polls these messages vote on (their creation ids): what a PollLookup must hold to read the votes. */
+export function votedPolls(messages: readonly WAMessage[]): string[] {
+  const ids = new Set<string>()
+  for (const message of messages) {
+    const content = message.message ? normalizeMessageContent(message.message) : undefined
+    const id = content?.pollUpdateMessage?.pollCreationMessageKey?.id
+    if (id) ids.add(id)
+  }
+  return [...ids]
+}
+
 /** A vote on a poll this account has stored, decrypted to the hashes of the options picked. */
 function voteOf(
   update: proto.Message.IPollUpdateMessage,

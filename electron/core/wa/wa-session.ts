@@ -31,6 +31,8 @@ import {
   mapReceipts,
   mapServerAck,
   mapStatusUpdates,
+  type PollLookup,
+  votedPolls,
 } from './message-mapping'
 import type { WaAccount, WaConnection, WaGroupChange, WaMessageHooks } from './wa-types'
 import {
@@ -54,7 +56,7 @@ export interface SocketConfigInput {
   getMessage(id: string | null | undefined): Promise<proto.IMessage | undefined>
   groupMetadata(jid: string): Promise<GroupMetadata | undefined>
   /** A decrypted message, before its receipt (Linkdesk's patch of Baileys awaits this; see the README). */
-  onDecrypted(message: WAMessage, context: { offline: boolean }): void
+  onDecrypted(message: WAMessage, context: { offline: boolean }): Promise<void> | void
   /** The client version to announce (the network refuses versions that are too old with 405). */
   version: WaVersion
   /** Whether contacts' status updates are left unread now (the instance's ignore_status). */
@@ -356,20 +358,25 @@ export class WaSession {
         // Messages the app kept before their receipt were reported already.
         const unreported = messages.filter((message) => !this.kept.delete(message.key.id ?? ''))
         const me = auth.state.creds.me
-        const polls = me && { me, content: (id: string) => hooks.pollContent(instanceId, id) }
-        const mapped = mapInboundMessages(unreported, accountOf(me), this.log, polls)
-        if (mapped.length > 0) hooks.onMessages(instanceId, mapped, { live: type === 'notify' })
+        this.withPolls(me, unreported, (polls) => {
+          const mapped = mapInboundMessages(unreported, accountOf(me), this.log, polls)
+          if (mapped.length > 0) hooks.onMessages(instanceId, mapped, { live: type === 'notify' })
+        })
       }),
     )
     socket.ev.on(
       'messaging-history.set',
       guard('messaging-history.set', ({ messages, chats }) => {
         const me = auth.state.creds.me
-        const polls = me && { me, content: (id: string) => hooks.pollContent(instanceId, id) }
-        hooks.onHistory(instanceId, {
-          messages: mapInboundMessages(messages, accountOf(me), this.log, polls),
-          unread: chats.flatMap((chat) => (chat.id ? [{ chat: chat.id, count: chat.unreadCount ?? 0 }] : [])),
-        })
+        const unread = chats.flatMap((chat) =>
+          chat.id ? [{ chat: chat.id, count: chat.unreadCount ?? 0 }] : [],
+        )
+        this.withPolls(me, messages, (polls) =>
+          hooks.onHistory(instanceId, {
+            messages: mapInboundMessages(messages, accountOf(me), this.log, polls),
+            unread,
+          }),
+        )
       }),
     )
     socket.ev.on(
@@ -475,18 +482,47 @@ export class WaSession {
   }
 
   /** Hands a decrypted message to the app before Baileys receipts it (WaMessageHooks.onDecrypted). */
-  private decrypted(socket: WASocket, auth: WaAuthState, message: WAMessage, offline: boolean): void {
+  private async decrypted(
+    socket: WASocket,
+    auth: WaAuthState,
+    message: WAMessage,
+    offline: boolean,
+  ): Promise<void> {
+    const me = auth.state.creds.me
+    const polls = await this.pollLookup(me, [message])
     // A socket being replaced withholds its receipt: the network then delivers the message to the next one.
     if (this.socket !== socket) throw new Error('the socket was replaced before the message was kept')
-    const me = auth.state.creds.me
-    const polls = me && {
-      me,
-      content: (id: string) => this.options.hooks.pollContent(this.options.instanceId, id),
-    }
     const inbound = me ? mapDecryptedMessage(message, me, accountOf(me), this.log, polls) : undefined
     if (!inbound) return
-    this.options.hooks.onDecrypted(this.options.instanceId, inbound, { live: !offline })
+    await this.options.hooks.onDecrypted(this.options.instanceId, inbound, { live: !offline })
     this.kept.add(inbound.message.id)
+  }
+
+  /**
+   * Reads the stored polls these messages vote on, then maps them: at once when none votes (most messages,
+   * so they keep their order with the socket's other events), after the reads otherwise.
+   */
+  private withPolls(
+    me: { id: string; lid?: string } | undefined,
+    messages: readonly WAMessage[],
+    use: (polls: PollLookup | undefined) => void,
+  ): void {
+    if (!me || votedPolls(messages).length === 0) return use(me && { me, content: () => undefined })
+    this.pollLookup(me, messages)
+      .then(use)
+      .catch((error: unknown) => this.log.error({ err: error }, 'reading votes failed'))
+  }
+
+  /** What the mapping needs to read the votes among these messages: the polls' stored contents. */
+  private async pollLookup(
+    me: { id: string; lid?: string } | undefined,
+    messages: readonly WAMessage[],
+  ): Promise<PollLookup | undefined> {
+    if (!me) return undefined
+    const { hooks, instanceId } = this.options
+    const contents = new Map<string, Uint8Array | undefined>()
+    for (const id of votedPolls(messages)) contents.set(id, await hooks.pollContent(instanceId, id))
+    return { me, content: (id) => contents.get(id) }
   }
 
   private async storedMessage(id: string | null | undefined): Promise<proto.IMessage | undefined> {

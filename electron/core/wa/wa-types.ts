@@ -186,7 +186,7 @@ export interface WaMessageHooks {
    * it durably before returning, since the network forgets a receipted message and the session cannot
    * decrypt it again. Throwing withholds the receipt, so the network delivers the message again later.
    */
-  onDecrypted(instanceId: string, message: WaInboundMessage, context: { live: boolean }): void
+  onDecrypted(instanceId: string, message: WaInboundMessage, context: { live: boolean }): Promise<void> | void
   /**
    * Messages reported otherwise (this app's own sends, the phone's history); `live` is false for messages
    * that arrived while offline and for the echo of this app's own sends.
@@ -202,7 +202,7 @@ export interface WaMessageHooks {
   /** A group changed (members, subject, description, settings, picture), or the account was put in one. */
   onGroupChange(instanceId: string, change: WaGroupChange, account: WaAccount): void
   /** The stored content of a poll this account created or received, to decrypt its votes; undefined if unknown. */
-  pollContent(instanceId: string, pollId: string): Uint8Array | undefined
+  pollContent(instanceId: string, pollId: string): Promise<Uint8Array | undefined>
 }
 
 /** An incoming call, as it starts ringing. */

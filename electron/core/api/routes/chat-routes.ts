@@ -42,7 +42,7 @@ export function chatOperations({ messages }: ChatRoutesDeps): Operation[] {
           },
         ],
       },
-      handle: ({ instance }) => ({ status: 'success', chats: chats.chats(instance.id) }),
+      handle: async ({ instance }) => ({ status: 'success', chats: await chats.chats(instance.id) }),
     }),
     defineOperation({
       name: 'chat_messages',
@@ -68,12 +68,12 @@ export function chatOperations({ messages }: ChatRoutesDeps): Operation[] {
         },
       },
       example: { status: 'success', messages: [SAMPLE_MESSAGE], next_cursor: null },
-      handle: ({ params, instance }) => ({
+      handle: async ({ params, instance }) => ({
         status: 'success',
-        ...chats.messages(instance.id, parseRecipient(params.number).jid, {
+        ...(await chats.messages(instance.id, parseRecipient(params.number).jid, {
           limit: params.limit,
           cursor: params.cursor,
-        }),
+        })),
       }),
     }),
     defineOperation({
@@ -96,7 +96,7 @@ export function chatOperations({ messages }: ChatRoutesDeps): Operation[] {
           },
         ],
       },
-      handle: ({ instance }) => ({ status: 'success', contacts: chats.contacts(instance.id) }),
+      handle: async ({ instance }) => ({ status: 'success', contacts: await chats.contacts(instance.id) }),
     }),
   ]
 }
