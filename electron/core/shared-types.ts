@@ -41,8 +41,8 @@ export type LoggedEventView = EventView
 /** One webhook delivery attempt, from the `deliveries` operation and `event: delivery` stream frames. */
 export type DeliveryAttemptView = DeliveryAttempt
 
-/** An instance's webhook as `get_webhook` answers it. */
-export type WebhookView = InstanceRecord['webhook']
+/** An instance's webhook as `get_webhook` answers it; batch_size: events one POST may carry. */
+export type WebhookView = Omit<InstanceRecord['webhook'], 'batchSize'> & { batch_size: number }
 
 /** A file stored by `POST /uploads` for a later send_message. */
 export interface UploadView {

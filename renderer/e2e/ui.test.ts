@@ -362,6 +362,17 @@ describe(
         .filter({ hasText: 'delivered' })
         .waitFor()
       assert.ok(receiver.received.some((event) => event.event === 'webhook.test'))
+
+      // Events per POST above 1: the next test event arrives in a batch (a JSON array).
+      await page.getByLabel('Events per POST').fill('10')
+      const saved = page.waitForResponse((response) => response.url().includes('/set_webhook'))
+      await page.getByRole('button', { name: 'Save webhook' }).click()
+      assert.equal((await saved).status(), 200)
+      await page.getByRole('button', { name: 'Send a test event' }).click()
+      for (let waited = 0; receiver.batches === 0; waited += 50) {
+        assert.ok(waited < 10_000, 'no batch reached the receiver within 10 s')
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
       await screenshot(page, 'webhooks')
 
       await openScreen(page, 'Events')

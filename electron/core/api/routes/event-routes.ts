@@ -9,6 +9,7 @@ import { EventStreamClient } from '../../events/live-stream'
 import type { MetricsRegistry } from '../../events/metrics'
 import type { InstanceRegistry } from '../../instances/instance-registry'
 import type { Logger } from '../../logger'
+import type { WebhookView } from '../../shared-types'
 import type { Principal } from '../auth'
 import type { RoutePlugin } from '../build-api'
 import { defineOperation, INSTANCE_ID_FIELD, type InstanceAccess, type Operation } from '../operation'
@@ -135,11 +136,8 @@ export function eventOperations(deps: EventRoutesDeps & { access: InstanceAccess
       },
       handle: ({ instance }) => {
         const { url, enable, secret, batchSize } = instance.webhook
-        return {
-          status: 'success',
-          message: 'Webhook settings',
-          webhook: { url, enable, secret, batch_size: batchSize ?? 1 },
-        }
+        const webhook: WebhookView = { url, enable, secret, batch_size: batchSize ?? 1 }
+        return { status: 'success', message: 'Webhook settings', webhook }
       },
     }),
     defineOperation({

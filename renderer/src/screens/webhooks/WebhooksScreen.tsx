@@ -40,6 +40,7 @@ function WebhookSettings({ instanceId }: { instanceId: string }) {
   const saved = loaded.status === 'ready' ? loaded.data : null
   const [url, setUrl] = useState('')
   const [enable, setEnable] = useState(true)
+  const [batchSize, setBatchSize] = useState(1)
   const [status, setStatus] = useState<string | null>(null)
   /** The operator has typed: the saved settings, when they arrive, no longer overwrite the form. */
   const [edited, setEdited] = useState(false)
@@ -49,13 +50,19 @@ function WebhookSettings({ instanceId }: { instanceId: string }) {
     if (!saved || edited) return
     setUrl(saved.url ?? '')
     setEnable(saved.url ? saved.enable : true)
+    setBatchSize(saved.batch_size)
   }, [saved, edited])
 
   const save = async (event: FormEvent) => {
     event.preventDefault()
     setStatus(null)
     const answer = await run(() =>
-      api.call<{ message: string }>('set_webhook', { instance_id: instanceId, webhook_url: url, enable }),
+      api.call<{ message: string }>('set_webhook', {
+        instance_id: instanceId,
+        webhook_url: url,
+        enable,
+        batch_size: batchSize,
+      }),
     )
     if (!answer) return
     setStatus(answer.message)
@@ -91,6 +98,26 @@ function WebhookSettings({ instanceId }: { instanceId: string }) {
             }}
           />
           <label htmlFor="webhook-enable">Deliver events to this URL</label>
+        </div>
+        <div className="field">
+          <label htmlFor="webhook-batch">Events per POST</label>
+          <input
+            id="webhook-batch"
+            type="number"
+            min={1}
+            max={100}
+            required
+            aria-describedby="webhook-batch-hint"
+            value={batchSize}
+            onChange={(event) => {
+              setEdited(true)
+              setBatchSize(Number(event.target.value))
+            }}
+          />
+          <p id="webhook-batch-hint" className="hint">
+            1: each POST is one event. More: under load, a POST carries the events waiting, as a JSON array,
+            in order.
+          </p>
         </div>
         <div className="actions">
           <button type="submit" className="primary" disabled={!instanceId}>
