@@ -33,7 +33,7 @@ import { createVoiceNoteConverter } from './messages/media-convert/voice-note-au
 import { MessageService } from './messages/message-service'
 import { UploadStore } from './messages/upload-store'
 import { createSandbox, type Sandbox } from './sandbox'
-import { AuthStore, type AuthCipher } from './store/auth-store'
+import { type AuthCipher, type AuthStore, LmdbAuthStore } from './store/auth-store'
 import { openDatabase } from './store/database'
 import { FileSettingsStore } from './store/settings-store'
 import { TokenService } from './tokens/token-service'
@@ -114,7 +114,8 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     timeoutMs: config.timings.versionFetchMs,
     logger: logger.child({ module: 'wa-version' }),
   })
-  const authStore = new AuthStore(config.dataDir, deps.cipher)
+  const authStore: AuthStore = new LmdbAuthStore(config.dataDir, deps.cipher)
+  await authStore.load(registry.all().map((record) => record.id))
   const auth = new Authenticator(tokens, ui, config.limits.requestsPerMinute)
   const db = openDatabase(config.dataDir)
   const events = new EventService({

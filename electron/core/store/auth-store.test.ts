@@ -7,7 +7,7 @@ import { after, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { open } from 'lmdb'
 import { encodeValue } from './auth-codec'
-import { AuthStore, type AuthCipher } from './auth-store'
+import { LmdbAuthStore, type AuthCipher } from './auth-store'
 
 const roots: string[] = []
 function tempDir(): string {
@@ -42,7 +42,7 @@ const LONG_ID = `120363776314219747298@g.us::${'1'.repeat(60)}::1`
 describe('InstanceAuthStore', () => {
   test('round-trips creds and keys with Buffers, Uint8Arrays and unknown key types', async () => {
     const dataDir = tempDir()
-    const auth = new AuthStore(dataDir)
+    const auth = new LmdbAuthStore(dataDir)
     const store = auth.forInstance('A')
     await store.writeCreds({
       noiseKey: { private: Buffer.from([1, 2, 3]) },
@@ -55,32 +55,32 @@ describe('InstanceAuthStore', () => {
     await store.setKeys({ session: { b: null } })
     await auth.close()
 
-    const reopened = new AuthStore(dataDir)
+    const reopened = new LmdbAuthStore(dataDir)
     const again = reopened.forInstance('A')
     const creds = again.readCreds<any>()
     assert.deepEqual(creds.noiseKey.private, Buffer.from([1, 2, 3]))
     assert.equal(creds.me.id, '1:2@s.whatsapp.net')
-    const sessions = again.getKeys('session', ['a', 'b', 'missing'])
+    const sessions = await again.getKeys('session', ['a', 'b', 'missing'])
     assert.deepEqual(Object.keys(sessions), ['a'])
     assert.deepEqual((sessions.a as any).record, Buffer.from([9, 8]))
-    assert.deepEqual(again.getKeys('some-future-type', ['x']), { x: 'anything' })
+    assert.deepEqual(await again.getKeys('some-future-type', ['x']), { x: 'anything' })
     await reopened.close()
   })
 
   test('a write is visible to reads once queued, and committed() waits for the disk', async () => {
-    const auth = new AuthStore(tempDir())
+    const auth = new LmdbAuthStore(tempDir())
     const store = auth.forInstance('A')
     const write = store.setKeys({ session: { a: { n: 1 } } })
-    assert.deepEqual(store.getKeys('session', ['a']), { a: { n: 1 } })
+    assert.deepEqual(await store.getKeys('session', ['a']), { a: { n: 1 } })
     await write
     await store.committed()
-    assert.equal(store.countKeys('session'), 1)
+    assert.equal(await store.countKeys('session'), 1)
     await auth.close()
   })
 
   test('with a cipher, nothing readable reaches the file and the files are user-only', async () => {
     const dataDir = tempDir()
-    const auth = new AuthStore(dataDir, xorCipher)
+    const auth = new LmdbAuthStore(dataDir, xorCipher)
     const store = auth.forInstance('A')
     await store.writeCreds({ secret: 'PLAINTEXT-CREDS-MARKER' })
     await store.setKeys({ session: { a: { secret: 'PLAINTEXT-KEY-MARKER' } } })
@@ -96,14 +96,14 @@ describe('InstanceAuthStore', () => {
 
   test('a store written without a cipher stays readable once a cipher is given; encrypted values need it', async () => {
     const dataDir = tempDir()
-    const plain = new AuthStore(dataDir)
+    const plain = new LmdbAuthStore(dataDir)
     await plain.forInstance('A').writeCreds({ me: 'before' })
     await plain.close()
-    const encrypted = new AuthStore(dataDir, xorCipher)
+    const encrypted = new LmdbAuthStore(dataDir, xorCipher)
     assert.deepEqual(encrypted.forInstance('A').readCreds(), { me: 'before' })
     await encrypted.forInstance('A').writeCreds({ me: 'after' })
     await encrypted.close()
-    const withoutCipher = new AuthStore(dataDir)
+    const withoutCipher = new LmdbAuthStore(dataDir)
     assert.throws(() => withoutCipher.forInstance('A').readCreds(), /encrypted/)
     await withoutCipher.close()
   })
@@ -111,50 +111,50 @@ describe('InstanceAuthStore', () => {
 
 describe('read-only reads', () => {
   test('share one decoded value until a write replaces it with a copy of what was written', async () => {
-    const auth = new AuthStore(tempDir())
+    const auth = new LmdbAuthStore(tempDir())
     const store = auth.forInstance('A')
     await store.setKeys({ session: { a: { n: 1, key: Buffer.from([1]) } } })
-    const first = store.getKeys('session', ['a'], { readOnly: true }).a
-    assert.equal(store.getKeys('session', ['a'], { readOnly: true }).a, first)
-    assert.notEqual(store.getKeys('session', ['a']).a, first, 'other reads decode a fresh value')
+    const first = (await store.getKeys('session', ['a'], { readOnly: true })).a
+    assert.equal((await store.getKeys('session', ['a'], { readOnly: true })).a, first)
+    assert.notEqual((await store.getKeys('session', ['a'])).a, first, 'other reads decode a fresh value')
 
     const written = { n: 2, key: new Uint8Array([2]), gone: undefined }
     await store.setKeys({ session: { a: written } })
     written.n = 99
-    const cached = store.getKeys('session', ['a'], { readOnly: true }).a
+    const cached = (await store.getKeys('session', ['a'], { readOnly: true })).a
     assert.deepEqual(cached, { n: 2, key: Buffer.from([2]) })
     assert.ok(Buffer.isBuffer((cached as any).key), 'as decoding would give it')
-    assert.deepEqual(store.getKeys('session', ['a']).a, cached)
+    assert.deepEqual((await store.getKeys('session', ['a'])).a, cached)
 
     await store.setKeys({ session: { a: null } })
-    assert.deepEqual(store.getKeys('session', ['a'], { readOnly: true }), {})
+    assert.deepEqual(await store.getKeys('session', ['a'], { readOnly: true }), {})
     await auth.close()
   })
 
   test('a written value that cannot be copied exactly leaves the cache and is decoded on the next read', async () => {
-    const auth = new AuthStore(tempDir())
+    const auth = new LmdbAuthStore(tempDir())
     const store = auth.forInstance('A')
     await store.setKeys({ tctoken: { a: { token: Buffer.from([1]) } } })
-    store.getKeys('tctoken', ['a'], { readOnly: true })
+    await store.getKeys('tctoken', ['a'], { readOnly: true })
     class Token {
       token = Buffer.from([2])
     }
     await store.setKeys({ tctoken: { a: new Token() } })
-    const read = store.getKeys('tctoken', ['a'], { readOnly: true }).a
+    const read = (await store.getKeys('tctoken', ['a'], { readOnly: true })).a
     assert.ok(!(read instanceof Token))
     assert.deepEqual(read, { token: Buffer.from([2]) })
     await auth.close()
   })
 
   test('more keys than the cache holds still read back right', async () => {
-    const auth = new AuthStore(tempDir())
+    const auth = new LmdbAuthStore(tempDir())
     const store = auth.forInstance('A')
     const sessions: Record<string, unknown> = {}
     for (let i = 0; i < 1000; i++) sessions[`s${i}`] = { i, record: Buffer.alloc(600, i % 256) }
     await store.setKeys({ session: sessions })
     for (let round = 0; round < 2; round++) {
       for (let i = 0; i < 1000; i++) {
-        const { [`s${i}`]: value } = store.getKeys('session', [`s${i}`], { readOnly: true }) as any
+        const { [`s${i}`]: value } = (await store.getKeys('session', [`s${i}`], { readOnly: true })) as any
         assert.equal(value.i, i)
         assert.deepEqual(value.record, Buffer.alloc(600, i % 256))
       }
@@ -166,46 +166,46 @@ describe('read-only reads', () => {
 describe('AuthStore', () => {
   test('instances share one environment under their own prefixes, and closing one leaves the others open', async () => {
     const dataDir = tempDir()
-    const auth = new AuthStore(dataDir)
+    const auth = new LmdbAuthStore(dataDir)
     await auth.forInstance('A').setKeys({ session: { x: 'of A' } })
     await auth.forInstance('A1').setKeys({ session: { x: 'of A1' } })
     await auth.forInstance('A').committed()
-    assert.deepEqual(auth.forInstance('A').getKeys('session', ['x']), { x: 'of A' })
-    assert.equal(auth.forInstance('A').countKeys('session'), 1)
+    assert.deepEqual(await auth.forInstance('A').getKeys('session', ['x']), { x: 'of A' })
+    assert.equal(await auth.forInstance('A').countKeys('session'), 1)
     assert.deepEqual(readdirSync(dataDir), ['auth'])
 
     const a = auth.forInstance('A')
     await a.close()
-    assert.throws(() => a.getKeys('session', ['x']), /closed/)
-    assert.deepEqual(auth.forInstance('A1').getKeys('session', ['x']), { x: 'of A1' })
+    await assert.rejects(a.getKeys('session', ['x']), /closed/)
+    assert.deepEqual(await auth.forInstance('A1').getKeys('session', ['x']), { x: 'of A1' })
     await auth.close()
   })
 
   test('wipe deletes all the credentials and keys of one instance; remove also its folder', async () => {
     const dataDir = tempDir()
-    const auth = new AuthStore(dataDir)
+    const auth = new LmdbAuthStore(dataDir)
     for (const id of ['A', 'B', 'C']) {
       await auth.forInstance(id).writeCreds({ me: id })
       await auth.forInstance(id).setKeys({ session: { s: { id } }, 'pre-key': { 1: { id }, 2: { id } } })
     }
-    auth.forInstance('A').getKeys('session', ['s'], { readOnly: true })
+    await auth.forInstance('A').getKeys('session', ['s'], { readOnly: true })
     await auth.forInstance('C').committed()
-    assert.equal(auth.exists('A'), true)
-    assert.equal(auth.countEntries('A'), 4)
+    assert.equal(await auth.exists('A'), true)
+    assert.equal(await auth.countEntries('A'), 4)
 
     await auth.wipe('A')
-    assert.equal(auth.exists('A'), false)
-    assert.equal(auth.countEntries('A'), 0)
+    assert.equal(await auth.exists('A'), false)
+    assert.equal(await auth.countEntries('A'), 0)
     assert.equal(auth.forInstance('A').readCreds(), undefined)
-    assert.deepEqual(auth.forInstance('A').getKeys('session', ['s'], { readOnly: true }), {})
+    assert.deepEqual(await auth.forInstance('A').getKeys('session', ['s'], { readOnly: true }), {})
 
     mkdirSync(join(auth.instanceDir('B'), 'media'), { recursive: true })
     await auth.remove('B')
-    assert.equal(auth.countEntries('B'), 0)
+    assert.equal(await auth.countEntries('B'), 0)
     assert.equal(existsSync(auth.instanceDir('B')), false)
     await auth.remove('never-stored')
 
-    assert.equal(auth.countEntries('C'), 4)
+    assert.equal(await auth.countEntries('C'), 4)
     assert.deepEqual(auth.forInstance('C').readCreds(), { me: 'C' })
     await auth.close()
   })
@@ -214,7 +214,7 @@ describe('AuthStore', () => {
     // Group sender keys and sender-key memory have keys of 64 characters and more.
     const group = '120363776314219747298@g.us'
     const senderKey = `${group}::168229437369622_1::1`
-    const auth = new AuthStore(tempDir())
+    const auth = new LmdbAuthStore(tempDir())
     const store = auth.forInstance('6584ECE663DF39866AAA68AF')
     await store.setKeys({
       'sender-key-memory': { [group]: { '1@lid': true } },
@@ -223,15 +223,19 @@ describe('AuthStore', () => {
     })
     await auth.forInstance('B').setKeys({ 'sender-key-memory': { [group]: { '2@lid': true } } })
     await store.committed()
-    assert.equal(auth.countEntries('6584ECE663DF39866AAA68AF'), 3)
-    assert.equal(store.countKeys('sender-key-memory'), 1)
+    assert.equal(await auth.countEntries('6584ECE663DF39866AAA68AF'), 3)
+    assert.equal(await store.countKeys('sender-key-memory'), 1)
 
     await auth.wipe('6584ECE663DF39866AAA68AF')
     const after = auth.forInstance('6584ECE663DF39866AAA68AF')
-    assert.equal(auth.countEntries('6584ECE663DF39866AAA68AF'), 0)
-    assert.deepEqual(after.getKeys('sender-key-memory', [group]), {}, 'no memory of whom the old key went to')
-    assert.deepEqual(after.getKeys('sender-key', [senderKey]), {})
-    assert.deepEqual(auth.forInstance('B').getKeys('sender-key-memory', [group]), {
+    assert.equal(await auth.countEntries('6584ECE663DF39866AAA68AF'), 0)
+    assert.deepEqual(
+      await after.getKeys('sender-key-memory', [group]),
+      {},
+      'no memory of whom the old key went to',
+    )
+    assert.deepEqual(await after.getKeys('sender-key', [senderKey]), {})
+    assert.deepEqual(await auth.forInstance('B').getKeys('sender-key-memory', [group]), {
       [group]: { '2@lid': true },
     })
     await auth.close()
@@ -250,23 +254,23 @@ describe('AuthStore', () => {
       },
       xorCipher,
     )
-    const auth = new AuthStore(dataDir, xorCipher)
-    assert.equal(auth.exists('OLD'), true)
+    const auth = new LmdbAuthStore(dataDir, xorCipher)
+    assert.equal(await auth.exists('OLD'), true)
     assert.equal(existsSync(legacy), false)
     const store = auth.forInstance('OLD')
     assert.deepEqual(store.readCreds(), { me: 'old', key: Buffer.from([7]) })
-    assert.deepEqual(store.getKeys('session', ['a']), { a: { n: 1 } })
-    assert.equal(store.countKeys('pre-key'), 1)
-    assert.deepEqual(store.getKeys('sender-key', [LONG_ID]), { [LONG_ID]: { k: 2 } }, 'long keys too')
+    assert.deepEqual(await store.getKeys('session', ['a']), { a: { n: 1 } })
+    assert.equal(await store.countKeys('pre-key'), 1)
+    assert.deepEqual(await store.getKeys('sender-key', [LONG_ID]), { [LONG_ID]: { k: 2 } }, 'long keys too')
     await store.writeCreds({ me: 'new' })
     await auth.close()
 
     // A folder left behind once the import committed (a crash before the delete) does not replace newer data.
     await writeLegacyAuth(legacy, { creds: { me: 'stale' } })
-    const reopened = new AuthStore(dataDir, xorCipher)
+    const reopened = new LmdbAuthStore(dataDir, xorCipher)
     assert.deepEqual(reopened.forInstance('OLD').readCreds(), { me: 'new' })
     assert.equal(existsSync(legacy), false)
-    assert.equal(reopened.countEntries('OLD'), 4)
+    assert.equal(await reopened.countEntries('OLD'), 4)
     await reopened.close()
   })
 })
@@ -293,14 +297,14 @@ describe('crash safety', () => {
     let lastSeq = 0
     for (let round = 0; round < 8; round++) {
       await runWriterAndKill(dataDir, 20 + round * 37)
-      const auth = new AuthStore(dataDir)
+      const auth = new LmdbAuthStore(dataDir)
       const seqs: number[] = []
       for (const id of ['A', 'B']) {
         const store = auth.forInstance(id)
         const creds = store.readCreds<{ seq: number }>()
         assert.ok(creds, `round ${round} ${id}: creds missing`)
         const ids = Array.from({ length: 40 }, (_, i) => `s${i}`)
-        const sessions = Object.values(store.getKeys('session', ids)) as Array<{ seq: number }>
+        const sessions = Object.values(await store.getKeys('session', ids)) as Array<{ seq: number }>
         assert.equal(sessions.length, 40, `round ${round} ${id}: a batch was half applied`)
         const keySeq = sessions[0]!.seq
         assert.ok(
@@ -311,7 +315,11 @@ describe('crash safety', () => {
           keySeq === creds.seq || keySeq === creds.seq + 1,
           `round ${round} ${id}: keys and creds out of order`,
         )
-        assert.equal(store.countKeys('pre-key'), 1, `round ${round} ${id}: pre-key delete and put not atomic`)
+        assert.equal(
+          await store.countKeys('pre-key'),
+          1,
+          `round ${round} ${id}: pre-key delete and put not atomic`,
+        )
         seqs.push(creds.seq)
       }
       const [a, b] = seqs as [number, number]

@@ -36,6 +36,44 @@ const MAX_QUEUED = 64
 const CACHE_ENTRIES = 256
 const CACHE_BYTES = 256 * 1024
 
+/**
+ * One instance's credentials and Signal keys. Credentials are read synchronously (the session decides from
+ * them whether it is linked): a store that reads over the network loads them in `AuthStore.load`. Keys are
+ * read and written asynchronously; each `setKeys` batch is all or nothing, writes apply in call order, and
+ * reads see every write made before them.
+ */
+export interface InstanceAuthStore {
+  /** The saved credentials, or undefined for an instance that never stored any. */
+  readCreds<T>(): T | undefined
+  /** Saves the whole credentials document, ordered after every write asked before it. */
+  writeCreds(creds: unknown): Promise<void>
+  /** The stored values of `ids` of one key type; ids without a value are left out. */
+  getKeys(type: string, ids: readonly string[], options?: KeyReadOptions): Promise<Record<string, unknown>>
+  /** Applies a whole batch in one transaction: all of it or none. Null or undefined deletes. */
+  setKeys(batch: KeyBatch): Promise<void>
+  /** Resolves once every write made so far is durable. */
+  committed(): Promise<void>
+  /** How many keys of `type` are durable (for tests and diagnostics). */
+  countKeys(type: string): Promise<number>
+}
+
+/** Every instance's credentials and keys. */
+export interface AuthStore {
+  /** Makes the instances' stored credentials readable synchronously; call before their sessions start. */
+  load(instanceIds: readonly string[]): Promise<void>
+  /** The instance's store, opened once and shared by all its sockets. */
+  forInstance(instanceId: string): InstanceAuthStore
+  /** Whether credentials are stored for the instance. */
+  exists(instanceId: string): Promise<boolean>
+  /** How many values (credentials and keys) of the instance are durable (for tests and diagnostics). */
+  countEntries(instanceId: string): Promise<number>
+  /** Deletes the instance's credentials and keys, in one transaction (it is linked again from scratch). */
+  wipe(instanceId: string): Promise<void>
+  /** Deletes the instance's credentials, keys and files (it is destroyed). */
+  remove(instanceId: string): Promise<void>
+  close(): Promise<void>
+}
+
 type Entry = { key: string; stored: Buffer | null; value: unknown }
 /** What a stored value decodes to: JSON, never null (a null write deletes). */
 type Decoded = NonNullable<unknown>
@@ -53,7 +91,7 @@ type Decoded = NonNullable<unknown>
  * than one it wrote. A process killed before the commit loses at most its last writes, as if it had died just
  * before them (whole batches, in order); a commit that fails makes every later write fail, never silently.
  */
-export class InstanceAuthStore {
+export class LmdbInstanceAuthStore implements InstanceAuthStore {
   private closed = false
   /** Written values not committed yet (null: deleted), by key. */
   private readonly pending = new Map<string, Buffer | null>()
@@ -63,14 +101,13 @@ export class InstanceAuthStore {
   private queued = 0
   private failure: unknown
 
-  /** Opened through `AuthStore.forInstance`; `prefix` starts every key of the instance. */
+  /** Opened through `LmdbAuthStore.forInstance`; `prefix` starts every key of the instance. */
   constructor(
     private readonly db: Database<Buffer, string>,
     private readonly prefix: string,
     private readonly cipher: AuthCipher | undefined,
   ) {}
 
-  /** The saved credentials, or undefined for an instance that never stored any. */
   readCreds<T>(): T | undefined {
     const stored = this.stored(this.prefix + CREDS_KEY)
     return stored ? (decodeValue(stored, this.cipher) as T) : undefined
@@ -81,15 +118,17 @@ export class InstanceAuthStore {
     return this.stored(this.prefix + CREDS_KEY) !== undefined
   }
 
-  /** Saves the whole credentials document, ordered after every write asked before it. */
   async writeCreds(creds: unknown): Promise<void> {
     await this.write([
       { key: this.prefix + CREDS_KEY, stored: encodeValue(creds, this.cipher), value: creds },
     ])
   }
 
-  /** The stored values of `ids` of one key type; ids without a value are left out. */
-  getKeys(type: string, ids: readonly string[], options: KeyReadOptions = {}): Record<string, unknown> {
+  async getKeys(
+    type: string,
+    ids: readonly string[],
+    options: KeyReadOptions = {},
+  ): Promise<Record<string, unknown>> {
     const found: Record<string, unknown> = {}
     for (const id of ids) {
       const key = this.keyOf(type, id)
@@ -109,7 +148,6 @@ export class InstanceAuthStore {
     return found
   }
 
-  /** Applies a whole batch in one transaction: all of it or none. Null or undefined deletes. */
   async setKeys(batch: KeyBatch): Promise<void> {
     const entries: Entry[] = []
     for (const [type, values] of Object.entries(batch)) {
@@ -170,13 +208,11 @@ export class InstanceAuthStore {
     else this.cache.set(key, value, { size })
   }
 
-  /** Resolves once every write queued so far is committed. */
   async committed(): Promise<void> {
     await this.lastCommit
   }
 
-  /** How many keys of `type` are committed (for tests and diagnostics). */
-  countKeys(type: string): number {
+  async countKeys(type: string): Promise<number> {
     const start = this.keyOf(type, '')
     return this.db.getKeysCount({ start, end: `${start.slice(0, -1)}${AFTER_SEPARATOR}` })
   }
@@ -212,8 +248,8 @@ export class InstanceAuthStore {
  * accounts instead of one per account. A per-instance environment left by an earlier version
  * (`instances/<id>/auth`) is imported once, the first time the instance is looked up, then deleted.
  */
-export class AuthStore {
-  private readonly stores = new Map<string, InstanceAuthStore>()
+export class LmdbAuthStore implements AuthStore {
+  private readonly stores = new Map<string, LmdbInstanceAuthStore>()
   private readonly db: RootDatabase<Buffer, string>
   private closing: Promise<void> | undefined
 
@@ -233,38 +269,39 @@ export class AuthStore {
     return join(this.dataDir, 'instances', instanceId)
   }
 
-  /** Whether credentials are stored for the instance. */
-  exists(instanceId: string): boolean {
+  /** Credentials are read from the memory-mapped file on demand; an earlier version's files are imported. */
+  async load(instanceIds: readonly string[]): Promise<void> {
+    for (const instanceId of instanceIds) this.importLegacy(instanceId)
+  }
+
+  async exists(instanceId: string): Promise<boolean> {
     this.importLegacy(instanceId)
     const store = this.stores.get(instanceId)
     return store ? store.hasCreds() : this.db.get(prefixOf(instanceId) + CREDS_KEY) !== undefined
   }
 
-  /** How many values (credentials and keys) of the instance are committed (for tests and diagnostics). */
-  countEntries(instanceId: string): number {
-    return this.db.getKeysCount(rangeOf(instanceId))
+  async countEntries(instanceId: string): Promise<number> {
+    return this.entries(instanceId)
   }
 
-  /** The instance's store, opened once and shared by all its sockets. */
-  forInstance(instanceId: string): InstanceAuthStore {
+  forInstance(instanceId: string): LmdbInstanceAuthStore {
     if (this.closing) throw new Error('the auth store is closed')
     let store = this.stores.get(instanceId)
     if (!store) {
       this.importLegacy(instanceId)
-      store = new InstanceAuthStore(this.db, prefixOf(instanceId), this.cipher)
+      store = new LmdbInstanceAuthStore(this.db, prefixOf(instanceId), this.cipher)
       this.stores.set(instanceId, store)
     }
     return store
   }
 
-  /** Closes the instance's store and deletes its credentials and keys, in one transaction. */
   async wipe(instanceId: string): Promise<void> {
     await this.release(instanceId)
     await this.deleteEntries(instanceId)
     rmSync(this.legacyDir(instanceId), { recursive: true, force: true })
   }
 
-  /** Closes the instance's store, deletes its credentials and keys, and its folder if it has one. */
+  /** Also deletes the instance's folder, if it has one. */
   async remove(instanceId: string): Promise<void> {
     await this.release(instanceId)
     await this.deleteEntries(instanceId)
@@ -296,7 +333,7 @@ export class AuthStore {
   private importLegacy(instanceId: string): void {
     const dir = this.legacyDir(instanceId)
     if (!existsSync(dir)) return
-    if (this.countEntries(instanceId) === 0) {
+    if (this.entries(instanceId) === 0) {
       const prefix = prefixOf(instanceId)
       const entries = readLegacyAuth(dir)
       this.db.transactionSync(() => {
@@ -305,6 +342,10 @@ export class AuthStore {
       })
     }
     rmSync(dir, { recursive: true, force: true })
+  }
+
+  private entries(instanceId: string): number {
+    return this.db.getKeysCount(rangeOf(instanceId))
   }
 
   private legacyDir(instanceId: string): string {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
 import { BufferJSON, initAuthCreds, proto } from '@whiskeysockets/baileys'
-import { AuthStore, bufferJson } from '../store/auth-store'
+import { LmdbAuthStore, bufferJson } from '../store/auth-store'
 import { isLinked, loadWaAuthState } from './wa-auth-state'
 
 const dir = mkdtempSync(join(tmpdir(), 'linkdesk-wa-auth-'))
@@ -18,7 +18,7 @@ test("the store's JSON is Baileys' BufferJSON, both ways", () => {
 })
 
 test('fresh creds are made once, saved on demand, and reload as the same identity; app-state keys revive', async () => {
-  const auth = new AuthStore(dir)
+  const auth = new LmdbAuthStore(dir)
   const store = auth.forInstance('a')
   const first = loadWaAuthState(store)
   assert.equal(isLinked(first.state.creds), false)
@@ -36,7 +36,7 @@ test('fresh creds are made once, saved on demand, and reload as the same identit
   })
   await auth.close()
 
-  const reopenedAuth = new AuthStore(dir)
+  const reopenedAuth = new LmdbAuthStore(dir)
   const second = loadWaAuthState(reopenedAuth.forInstance('a'))
   assert.deepEqual(
     Buffer.from(second.state.creds.noiseKey.private),
@@ -51,7 +51,7 @@ test('fresh creds are made once, saved on demand, and reload as the same identit
 })
 
 test('cached reads: app-state keys are new objects each read, values Baileys changes are never shared', async () => {
-  const auth = new AuthStore(join(dir, 'cache'))
+  const auth = new LmdbAuthStore(join(dir, 'cache'))
   const { state } = loadWaAuthState(auth.forInstance('c'))
   await state.keys.set({
     'app-state-sync-key': { K: { keyData: Buffer.from([1, 2]), timestamp: 5 } as never },

@@ -39,7 +39,7 @@ export function loadWaAuthState(store: InstanceAuthStore): WaAuthState {
     keys: {
       get: async <T extends keyof SignalDataTypeMap>(type: T, ids: string[]) => {
         const readOnly = READ_ONLY_TYPES.has(type)
-        const found = store.getKeys(type, ids, { readOnly }) as Record<string, SignalDataTypeMap[T]>
+        const found = (await store.getKeys(type, ids, { readOnly })) as Record<string, SignalDataTypeMap[T]>
         if (type === 'app-state-sync-key') {
           for (const [id, value] of Object.entries(found)) {
             found[id] = proto.Message.AppStateSyncKeyData.fromObject(

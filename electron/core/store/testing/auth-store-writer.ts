@@ -1,12 +1,12 @@
 // Child process for the crash test: writes key batches and creds of two instances as fast as it can until killed.
 import { randomBytes } from 'node:crypto'
-import { AuthStore } from '../auth-store'
+import { LmdbAuthStore } from '../auth-store'
 
 const WRITER_INSTANCES = ['A', 'B']
 
 const dataDir = process.argv[2]
 if (!dataDir) throw new Error('usage: auth-store-writer <dataDir>')
-const auth = new AuthStore(dataDir)
+const auth = new LmdbAuthStore(dataDir)
 const stores = WRITER_INSTANCES.map((id) => auth.forInstance(id))
 let seq = stores[0]!.readCreds<{ seq: number }>()?.seq ?? 0
 // Announced (and killable) only once two rounds of its own are committed: every run makes progress, however
