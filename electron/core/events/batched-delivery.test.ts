@@ -36,7 +36,9 @@ test('a webhook taking batches gets the events waiting behind a post in one sign
   const emitted = await emitBehindFirstPost(fixture.service, receiver, 7)
 
   await receiver.until(() => receiver.accepted().flatMap((post) => post.events).length === 7)
-  await waitFor(() => fixture.service.outbox.depth === 0)
+  await waitFor(() =>
+    emitted.every((event) => fixture.service.events.get(event.event_id)?.delivery.status === 'delivered'),
+  )
   // The first event went alone (nothing waited yet); the six behind it went four, then two.
   assert.deepEqual(
     receiver.received.map((post) => post.events.length),
@@ -92,6 +94,10 @@ test('a failed batch is retried whole, with the same events, before anything beh
   const later = fixture.service.emit('A', 'message.received', { n: 7 })
 
   await waitFor(() => fixture.service.outbox.depth === 0)
+  // The outcomes commit together with the outbox removal, a moment after the depth counts it.
+  await waitFor(() =>
+    emitted.every((event) => fixture.service.events.get(event.event_id)?.delivery.status === 'delivered'),
+  )
   const ids = (from: number, to: number) => emitted.slice(from, to).map((event) => event.event_id)
   assert.deepEqual(
     receiver.received.map((post) => [
@@ -170,5 +176,37 @@ test('an added webhook taking batches gets arrays while the instance’s own web
       post.body,
       String(post.headers['x-linkdesk-signature']),
     ),
+  )
+})
+
+test('a batch being retried when the batch size goes down to 1 goes on one event per POST, in order', async (t) => {
+  // The first post holds while four events queue; their batch fails until the batch size is set to 1.
+  let single = false
+  const receiver = await slowFirstReceiver(300, (index) => (index === 0 || single ? 200 : 503))
+  const fixture = eventFixture()
+  t.after(async () => {
+    await fixture.close()
+    await receiver.close()
+  })
+  const record = fixture.addInstance('A', receiver.url)
+  fixture.instances.set('A', { ...record, webhook: { ...record.webhook, batchSize: 4 } })
+  const emitted = await emitBehindFirstPost(fixture.service, receiver, 5)
+  await receiver.until(() => receiver.received.length === 2)
+  single = true
+  await fixture.service.changeWebhook('A', ({ batchSize: _batchSize, ...webhook }) => webhook)
+  // The change is announced (instance.updated): that event comes last.
+  const changed = fixture.service.lastEventId() ?? ''
+
+  await waitFor(() => fixture.service.outbox.depth === 0)
+  await waitFor(() => fixture.service.events.get(emitted[1]!.event_id)?.delivery.status === 'delivered')
+  const posts = receiver.received.slice(2)
+  assert.ok(
+    posts.every((post) => !Array.isArray(JSON.parse(post.body))),
+    'each POST after the change is one event',
+  )
+  assert.deepEqual(
+    [receiver.received[0]!, ...posts].flatMap((post) => post.events.map((event) => event.event_id)),
+    [...emitted.map((event) => event.event_id), changed],
+    'every event, in order, once',
   )
 })

@@ -57,9 +57,10 @@ type Head = QueuedEntry & { stored?: StoredEvent }
 export const MEMORY_QUEUE = 5_000
 
 /**
- * Delivers one instance's events in order, one POST at a time: the head of the queue (with the events waiting
- * behind it, when the webhook takes batches) is retried until it is delivered or given up before the next goes. Each instance has its own worker, so instances deliver
- * concurrently and a slow receiver holds back only its own instance.
+ * Delivers one instance's events in order, one POST at a time: the head of the queue (with the events
+ * waiting behind it, when the webhook takes batches) is retried until it is delivered or given up before the
+ * next goes. Each instance has its own worker, so instances deliver concurrently and a slow receiver holds
+ * back only its own instance.
  */
 export class InstanceDeliveryWorker {
   private readonly queue: Queued[] = []
@@ -217,6 +218,21 @@ export class InstanceDeliveryWorker {
     }
   }
 
+  /**
+   * A batch being retried when the webhook's batch size went down keeps its first events; the others go
+   * back to the front of the queue, in order, with their retry state.
+   */
+  private trim(batchSize: number): void {
+    if (this.current.length <= batchSize) return
+    const back = this.current.splice(batchSize)
+    this.queue.unshift(
+      ...back.map(({ queueId, entry, stored }) => ({
+        queueId,
+        ...(stored ? { fresh: { entry, stored } } : {}),
+      })),
+    )
+  }
+
   /** Skips entries whose webhook is off (or gone) or whose event is gone: they leave the outbox undelivered. */
   private skip(entries: Array<{ head: Head; stored: StoredEvent | undefined }>): void {
     if (entries.length === 0) return
@@ -237,7 +253,10 @@ export class InstanceDeliveryWorker {
   private async deliver(): Promise<void> {
     const target = this.deps.target(this.instanceId, this.current[0]!.entry.fallback)
     const batchSize = Math.max(1, target?.batchSize ?? 1)
-    if (target) this.fill(this.current, batchSize)
+    if (target) {
+      this.fill(this.current, batchSize)
+      this.trim(batchSize)
+    }
     const items = this.current.map((head) => ({
       head,
       stored: head.stored ?? this.deps.events.get(head.entry.eventId),
