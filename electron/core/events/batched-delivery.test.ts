@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
+import { type TestContext, test } from 'node:test'
 import type { WebhookRecord } from '../store/settings-store'
 import type { EventService } from './event-service'
 import { eventFixture } from './testing/event-fixture'
@@ -14,6 +14,18 @@ async function slowFirstReceiver(holdMs: number, status: (index: number) => numb
   }))
 }
 
+/** An event service whose instance A has its webhook at `receiver`, taking batches of `batchSize`. */
+function batchedInstance(t: TestContext, receiver: WebhookReceiver, batchSize: number) {
+  const fixture = eventFixture()
+  t.after(async () => {
+    await fixture.close()
+    await receiver.close()
+  })
+  const record = fixture.addInstance('A', receiver.url)
+  fixture.instances.set('A', { ...record, webhook: { ...record.webhook, batchSize } })
+  return fixture
+}
+
 /** Emits one event to instance A, waits until the receiver holds its post, then emits the rest behind it. */
 async function emitBehindFirstPost(service: EventService, receiver: WebhookReceiver, count: number) {
   const first = service.emit('A', 'message.received', { n: 0 })
@@ -26,13 +38,7 @@ async function emitBehindFirstPost(service: EventService, receiver: WebhookRecei
 
 test('a webhook taking batches gets the events waiting behind a post in one signed POST, in order', async (t) => {
   const receiver = await slowFirstReceiver(300)
-  const fixture = eventFixture()
-  t.after(async () => {
-    await fixture.close()
-    await receiver.close()
-  })
-  const record = fixture.addInstance('A', receiver.url)
-  fixture.instances.set('A', { ...record, webhook: { ...record.webhook, batchSize: 4 } })
+  const fixture = batchedInstance(t, receiver, 4)
   const emitted = await emitBehindFirstPost(fixture.service, receiver, 7)
 
   await receiver.until(() => receiver.accepted().flatMap((post) => post.events).length === 7)
@@ -81,13 +87,7 @@ test('a webhook taking batches gets the events waiting behind a post in one sign
 test('a failed batch is retried whole, with the same events, before anything behind it', async (t) => {
   // The first post holds while six events queue; the batch of four behind it fails twice, then succeeds.
   const receiver = await slowFirstReceiver(300, (index) => (index === 1 || index === 2 ? 503 : 200))
-  const fixture = eventFixture()
-  t.after(async () => {
-    await fixture.close()
-    await receiver.close()
-  })
-  const record = fixture.addInstance('A', receiver.url)
-  fixture.instances.set('A', { ...record, webhook: { ...record.webhook, batchSize: 4 } })
+  const fixture = batchedInstance(t, receiver, 4)
   const emitted = await emitBehindFirstPost(fixture.service, receiver, 7)
   // More events come while the batch is being retried: they wait behind it.
   await receiver.until(() => receiver.received.length === 2)
@@ -183,13 +183,7 @@ test('a batch being retried when the batch size goes down to 1 goes on one event
   // The first post holds while four events queue; their batch fails until the batch size is set to 1.
   let single = false
   const receiver = await slowFirstReceiver(300, (index) => (index === 0 || single ? 200 : 503))
-  const fixture = eventFixture()
-  t.after(async () => {
-    await fixture.close()
-    await receiver.close()
-  })
-  const record = fixture.addInstance('A', receiver.url)
-  fixture.instances.set('A', { ...record, webhook: { ...record.webhook, batchSize: 4 } })
+  const fixture = batchedInstance(t, receiver, 4)
   const emitted = await emitBehindFirstPost(fixture.service, receiver, 5)
   await receiver.until(() => receiver.received.length === 2)
   single = true
