@@ -2,71 +2,141 @@ import assert from 'node:assert/strict'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { test } from 'node:test'
+import { after, before, describe, test } from 'node:test'
+import pg from 'pg'
 import { AppError } from '../errors'
 import { InstanceRegistry } from '../instances/instance-registry'
-import { FileSettingsStore } from './settings-store'
+import { silentLogger } from '../logger'
+import { migrate } from './postgres/schema'
+import { PostgresSettingsStore } from './postgres/settings'
+import { FileSettingsStore, type SettingsStore } from './settings-store'
+import { postgresMissing, startPostgres, type PostgresServer } from './testing/postgres-server'
 
 const OPERATOR = { kind: 'operator' } as const
 
-function tempDir(t: { after(fn: () => void): void }): string {
-  const dir = mkdtempSync(join(tmpdir(), 'linkdesk-settings-'))
-  t.after(() => rmSync(dir, { recursive: true, force: true }))
-  return dir
+/** Fresh storage for one test: open a store over it (again: a restart), and read what it holds durably. */
+interface Storage {
+  open(): Promise<SettingsStore>
+  durable(): Promise<unknown>
 }
 
-test('changes made at once each start from the last one: none is lost, and all are in the file', async (t) => {
-  const dir = tempDir(t)
-  const registry = new InstanceRegistry(new FileSettingsStore(dir))
-  const { id } = await registry.create(OPERATOR)
-  await Promise.all(
-    Array.from({ length: 20 }, (_, n) =>
-      registry.update(id, (record) => ({ ...record, name: `${record.name ?? ''}${n},` })),
-    ),
-  )
-  const expected = Array.from({ length: 20 }, (_, n) => `${n},`).join('')
-  assert.equal(registry.find(id)?.name, expected)
-  const reopened = new InstanceRegistry(new FileSettingsStore(dir))
-  assert.equal(reopened.find(id)?.name, expected, 'durable once the change resolved')
+/** The same tests for each store: the JSON file of the data folder, and PostgreSQL. */
+function settingsStoreTests(
+  name: string,
+  fresh: (t: { after(fn: () => unknown): void }) => Promise<Storage>,
+) {
+  test(`${name}: changes made at once each start from the last one: none is lost, and all are durable`, async (t) => {
+    const storage = await fresh(t)
+    const registry = new InstanceRegistry(await storage.open())
+    const { id } = await registry.create(OPERATOR)
+    await Promise.all(
+      Array.from({ length: 20 }, (_, n) =>
+        registry.update(id, (record) => ({ ...record, name: `${record.name ?? ''}${n},` })),
+      ),
+    )
+    const expected = Array.from({ length: 20 }, (_, n) => `${n},`).join('')
+    assert.equal(registry.find(id)?.name, expected)
+    const reopened = new InstanceRegistry(await storage.open())
+    assert.equal(reopened.find(id)?.name, expected, 'durable once the change resolved')
+  })
+
+  test(`${name}: a change that throws changes nothing, and the next change still runs`, async (t) => {
+    const storage = await fresh(t)
+    const registry = new InstanceRegistry(await storage.open())
+    const { id } = await registry.create(OPERATOR, 'Sales')
+    const before = await storage.durable()
+    await assert.rejects(
+      registry.update(id, () => {
+        throw new AppError('invalid_parameter', 'no such change')
+      }),
+      /no such change/,
+    )
+    await assert.rejects(
+      registry.update('NOPE', (record) => record),
+      { code: 'instance_not_found' },
+    )
+    assert.deepEqual(await storage.durable(), before)
+    assert.equal(registry.find(id)?.name, 'Sales')
+    await registry.update(id, (record) => ({ ...record, name: 'Support' }))
+    assert.equal(new InstanceRegistry(await storage.open()).find(id)?.name, 'Support')
+  })
+
+  test(`${name}: replacing an instance removes the old record and puts the new one in one write`, async (t) => {
+    const storage = await fresh(t)
+    const registry = new InstanceRegistry(await storage.open())
+    const old = await registry.create(OPERATOR, 'Sales')
+    await registry.setLinked(old.id, true)
+    const replacement = await registry.replace(old.id)
+    assert.notEqual(replacement.id, old.id)
+    const reopened = new InstanceRegistry(await storage.open())
+    assert.equal(reopened.find(old.id), undefined)
+    assert.equal(reopened.find(replacement.id)?.name, 'Sales')
+    assert.equal(reopened.find(replacement.id)?.linked, false)
+    await registry.setLinked(old.id, true)
+    assert.deepEqual(
+      (await storage.open()).all('instances')[old.id],
+      undefined,
+      'a gone instance is not brought back',
+    )
+  })
+}
+
+settingsStoreTests('file', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'linkdesk-settings-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  return {
+    open: async () => new FileSettingsStore(dir),
+    durable: async () => readFileSync(join(dir, 'config.json'), 'utf8'),
+  }
 })
 
-test('a change that throws changes nothing, and the next change still runs', async (t) => {
-  const dir = tempDir(t)
-  const store = new FileSettingsStore(dir)
-  const registry = new InstanceRegistry(store)
-  const { id } = await registry.create(OPERATOR, 'Sales')
-  const before = readFileSync(join(dir, 'config.json'), 'utf8')
-  await assert.rejects(
-    registry.update(id, () => {
-      throw new AppError('invalid_parameter', 'no such change')
-    }),
-    /no such change/,
-  )
-  await assert.rejects(
-    registry.update('NOPE', (record) => record),
-    { code: 'instance_not_found' },
-  )
-  assert.equal(readFileSync(join(dir, 'config.json'), 'utf8'), before)
-  assert.equal(registry.find(id)?.name, 'Sales')
-  await registry.update(id, (record) => ({ ...record, name: 'Support' }))
-  assert.equal(new InstanceRegistry(new FileSettingsStore(dir)).find(id)?.name, 'Support')
-})
+const missing = postgresMissing()
+describe('postgres', { skip: missing }, () => {
+  let server: PostgresServer
+  before(async () => {
+    server = await startPostgres()
+  })
+  after(() => server.stop())
 
-test('replacing an instance removes the old record and puts the new one in one write', async (t) => {
-  const dir = tempDir(t)
-  const registry = new InstanceRegistry(new FileSettingsStore(dir))
-  const old = await registry.create(OPERATOR, 'Sales')
-  await registry.setLinked(old.id, true)
-  const fresh = await registry.replace(old.id)
-  assert.notEqual(fresh.id, old.id)
-  const reopened = new InstanceRegistry(new FileSettingsStore(dir))
-  assert.equal(reopened.find(old.id), undefined)
-  assert.equal(reopened.find(fresh.id)?.name, 'Sales')
-  assert.equal(reopened.find(fresh.id)?.linked, false)
-  await registry.setLinked(old.id, true)
-  assert.deepEqual(
-    reopened.all().map((record) => record.id),
-    [fresh.id],
-    'a gone instance is not brought back',
-  )
+  async function migratedPool(t: { after(fn: () => unknown): void }): Promise<pg.Pool> {
+    const pool = new pg.Pool({ connectionString: await server.createDatabase() })
+    t.after(() => pool.end())
+    const client = await pool.connect()
+    try {
+      await migrate(client, silentLogger())
+    } finally {
+      client.release()
+    }
+    return pool
+  }
+
+  test('postgres: a change the database refuses is rolled back and leaves the records in memory as they were', async (t) => {
+    const pool = await migratedPool(t)
+    const registry = new InstanceRegistry(await PostgresSettingsStore.open(pool))
+    const { id } = await registry.create(OPERATOR, 'Sales')
+    await pool.query(
+      `ALTER TABLE instances ADD CONSTRAINT no_forbidden CHECK (record->>'name' <> 'Forbidden')`,
+    )
+    await assert.rejects(
+      registry.update(id, (record) => ({ ...record, name: 'Forbidden' })),
+      /no_forbidden/,
+    )
+    assert.equal(registry.find(id)?.name, 'Sales')
+    assert.equal(new InstanceRegistry(await PostgresSettingsStore.open(pool)).find(id)?.name, 'Sales')
+    await registry.update(id, (record) => ({ ...record, name: 'Support' }))
+    assert.equal(new InstanceRegistry(await PostgresSettingsStore.open(pool)).find(id)?.name, 'Support')
+  })
+
+  settingsStoreTests('postgres', async (t) => {
+    const pool = await migratedPool(t)
+    return {
+      open: () => PostgresSettingsStore.open(pool),
+      durable: async () => {
+        const tables = ['tokens', 'instances', 'webhooks']
+        return Promise.all(
+          tables.map(async (table) => (await pool.query(`SELECT id, record FROM ${table} ORDER BY id`)).rows),
+        )
+      },
+    }
+  })
 })

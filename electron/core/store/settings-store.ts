@@ -75,34 +75,16 @@ export interface SettingsStore {
   change<K extends SettingsKind, T>(kind: K, edit: (current: RecordsOf<K>) => SettingsEdit<K, T>): Promise<T>
 }
 
-type SettingsFile = { [K in SettingsKind]: Record<string, SettingsRecords[K]> }
+export type SettingsFile = { [K in SettingsKind]: Record<string, SettingsRecords[K]> }
 
 /**
- * The settings store of one data folder: one JSON file (`config.json`), written atomically by `conf`, the
- * library `electron-store` is built on, so the desktop app and the headless server read and write the same
- * format. The file is readable by the user only. This process is its only writer, so reads come from the
- * copy in memory (conf itself would read and parse the file on every access).
+ * A settings store that reads from its copy in memory and runs changes one at a time: each edit sees the
+ * records as the last change left them, and the copy changes only once `persist` made the change durable.
  */
-export class FileSettingsStore implements SettingsStore {
-  private readonly conf: Conf<SettingsFile>
-  private readonly cache: SettingsFile
+export abstract class CachedSettingsStore implements SettingsStore {
   private queue: Promise<unknown> = Promise.resolve()
 
-  constructor(dataDir: string) {
-    this.conf = new Conf<SettingsFile>({
-      cwd: dataDir,
-      configName: 'config',
-      configFileMode: 0o600,
-      accessPropertiesByDotNotation: false,
-      clearInvalidConfig: false,
-      defaults: { tokens: {}, instances: {}, webhooks: {} },
-    })
-    this.cache = {
-      tokens: this.conf.get('tokens'),
-      instances: this.conf.get('instances'),
-      webhooks: this.conf.get('webhooks') ?? {},
-    }
-  }
+  protected constructor(private readonly cache: SettingsFile) {}
 
   all<K extends SettingsKind>(kind: K): RecordsOf<K> {
     return this.cache[kind]
@@ -112,17 +94,54 @@ export class FileSettingsStore implements SettingsStore {
     kind: K,
     edit: (current: RecordsOf<K>) => SettingsEdit<K, T>,
   ): Promise<T> {
-    const run = this.queue.then(() => {
+    const run = this.queue.then(async () => {
       const { put = [], remove = [], result } = edit(this.cache[kind])
       if (put.length + remove.length === 0) return result
       const next: Record<string, SettingsRecords[K]> = { ...this.cache[kind] }
       for (const id of remove) delete next[id]
       for (const record of put) next[record.id] = record
-      this.conf.set(kind, next as SettingsFile[K])
+      await this.persist(kind, { next, put, remove })
       this.cache[kind] = next as SettingsFile[K]
       return result
     })
     this.queue = run.catch(() => undefined)
     return run
+  }
+
+  /** Makes one change durable: the kind's records as they are now, and what was put and removed. */
+  protected abstract persist<K extends SettingsKind>(
+    kind: K,
+    change: { next: Record<string, SettingsRecords[K]>; put: Array<SettingsRecords[K]>; remove: string[] },
+  ): Promise<void> | void
+}
+
+/**
+ * The settings store of one data folder: one JSON file (`config.json`), written atomically by `conf`, the
+ * library `electron-store` is built on, so the desktop app and the headless server read and write the same
+ * format. The file is readable by the user only. This process is its only writer, so reads come from the
+ * copy in memory (conf itself would read and parse the file on every access).
+ */
+export class FileSettingsStore extends CachedSettingsStore {
+  private readonly conf: Conf<SettingsFile>
+
+  constructor(dataDir: string) {
+    const conf = new Conf<SettingsFile>({
+      cwd: dataDir,
+      configName: 'config',
+      configFileMode: 0o600,
+      accessPropertiesByDotNotation: false,
+      clearInvalidConfig: false,
+      defaults: { tokens: {}, instances: {}, webhooks: {} },
+    })
+    super({
+      tokens: conf.get('tokens'),
+      instances: conf.get('instances'),
+      webhooks: conf.get('webhooks') ?? {},
+    })
+    this.conf = conf
+  }
+
+  protected persist<K extends SettingsKind>(kind: K, { next }: { next: Record<string, SettingsRecords[K]> }) {
+    this.conf.set(kind, next as SettingsFile[K])
   }
 }

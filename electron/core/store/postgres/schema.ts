@@ -1,0 +1,26 @@
+import { fileURLToPath } from 'node:url'
+import { runner } from 'node-pg-migrate'
+import type pg from 'pg'
+import type { Logger } from '../../logger'
+
+/** The folder of the schema's migrations: SQL files, applied in the order of their names. */
+const MIGRATIONS = fileURLToPath(new URL('./migrations', import.meta.url))
+
+/**
+ * Brings the database's schema up to this version (node-pg-migrate: the migrations not yet applied, in one
+ * transaction, recorded in `linkdesk_migrations`, under its lock so that nodes starting together apply
+ * them once).
+ */
+export async function migrate(client: pg.ClientBase, logger: Logger): Promise<void> {
+  const log = logger.child({ module: 'postgres' })
+  const applied = await runner({
+    dbClient: client,
+    dir: MIGRATIONS,
+    direction: 'up',
+    migrationsTable: 'linkdesk_migrations',
+    singleTransaction: true,
+    log: () => undefined,
+  })
+  if (applied.length > 0)
+    log.info({ migrations: applied.map((migration) => migration.name) }, 'schema migrated')
+}

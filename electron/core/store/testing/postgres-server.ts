@@ -1,0 +1,105 @@
+import { execFileSync, spawnSync } from 'node:child_process'
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pg from 'pg'
+
+/** A throwaway PostgreSQL cluster for tests: its own data folder, on loopback, fsync off. */
+export interface PostgresServer {
+  /** The cluster's address, for the `postgres` database (as the trusted `linkdesk` superuser). */
+  url: string
+  /** A new empty database on the cluster, and its address. */
+  createDatabase(): Promise<string>
+  stop(): void
+}
+
+/**
+ * Where Debian's PostgreSQL binaries are (the newest version installed), or LINKDESK_PG_BIN; undefined when
+ * PostgreSQL is not installed.
+ */
+function binDir(): string | undefined {
+  if (process.env.LINKDESK_PG_BIN) return process.env.LINKDESK_PG_BIN
+  const root = '/usr/lib/postgresql'
+  if (!existsSync(root)) return undefined
+  const versions = readdirSync(root)
+    .filter((version) => existsSync(join(root, version, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a))
+  return versions[0] && join(root, versions[0], 'bin')
+}
+
+/**
+ * Why PostgreSQL tests cannot run here, or undefined when they can. Under CI a missing PostgreSQL is a
+ * failure (.ci/run installs it), never a skip.
+ */
+export function postgresMissing(): string | undefined {
+  if (binDir()) return undefined
+  const reason = 'PostgreSQL is not installed (apt-get install postgresql)'
+  if (process.env.CI) throw new Error(`${reason}: CI installs it, so its absence is a failure`)
+  return reason
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}
+
+/** Runs a PostgreSQL binary, as the `postgres` user when this process is root (initdb refuses root). */
+function run(bin: string, args: string[]): void {
+  const asRoot = process.getuid?.() === 0
+  const [command, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args]
+  const result = spawnSync(command, argv, { encoding: 'utf8' })
+  if (result.status !== 0)
+    throw new Error(`${bin} ${args.join(' ')} failed: ${result.stderr || result.stdout || result.error}`)
+}
+
+/** Starts a fresh cluster in a temporary folder; `stop` ends it and deletes the folder. */
+export async function startPostgres(): Promise<PostgresServer> {
+  const bin = binDir()
+  if (!bin) throw new Error(postgresMissing() ?? 'PostgreSQL is not installed')
+  const dir = mkdtempSync(join(tmpdir(), 'linkdesk-pg-'))
+  if (process.getuid?.() === 0) {
+    const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }))
+    chownSync(dir, id('-u'), id('-g'))
+  }
+  chmodSync(dir, 0o700)
+  const data = join(dir, 'data')
+  run(join(bin, 'initdb'), ['-D', data, '-U', 'linkdesk', '--auth=trust', '-E', 'UTF8', '--no-sync'])
+  const port = await freePort()
+  const options = [
+    `-p ${port}`,
+    `-k ${dir}`,
+    '-c listen_addresses=127.0.0.1',
+    '-c fsync=off',
+    '-c synchronous_commit=off',
+    '-c full_page_writes=off',
+  ].join(' ')
+  run(join(bin, 'pg_ctl'), ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start'])
+  const url = `postgres://linkdesk@127.0.0.1:${port}/postgres`
+  let databases = 0
+  return {
+    url,
+    async createDatabase() {
+      databases += 1
+      const name = `test_${databases}`
+      const client = new pg.Client({ connectionString: url })
+      await client.connect()
+      try {
+        await client.query(`CREATE DATABASE ${name}`)
+      } finally {
+        await client.end()
+      }
+      return `postgres://linkdesk@127.0.0.1:${port}/${name}`
+    },
+    stop() {
+      try {
+        run(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', 'stop'])
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    },
+  }
+}
