@@ -213,9 +213,11 @@ describe('webhook and event operations over real HTTP', () => {
       [0, 2, 4],
     )
 
-    const second0 = Number(emitted[0]!.timestamp)
+    // From the instance's first event (instance.created), which may fall in an earlier second than the test's.
+    const oldest = await t.call(`/events?access_token=${TEST_TOKEN}&instance_id=${id}&order=asc&limit=1`)
+    const since = Number(oldest.body.events[0].timestamp)
     const inRange = await t.call(
-      `/events?access_token=${TEST_TOKEN}&instance_id=${id}&since=${second0}&until=${Number(emitted[4]!.timestamp)}`,
+      `/events?access_token=${TEST_TOKEN}&instance_id=${id}&since=${since}&until=${Number(emitted[4]!.timestamp)}`,
     )
     // Besides the test's events, the instance's own: instance.created and instance.updated (the webhook).
     assert.deepEqual(
@@ -226,7 +228,7 @@ describe('webhook and event operations over real HTTP', () => {
       inRange.body.events.filter((e: any) => e.event.startsWith('instance.')).map((e: any) => e.event),
       ['instance.updated', 'instance.created'],
     )
-    const before = await t.call(`/events?access_token=${TEST_TOKEN}&instance_id=${id}&until=${second0 - 1}`)
+    const before = await t.call(`/events?access_token=${TEST_TOKEN}&instance_id=${id}&until=${since - 1}`)
     assert.deepEqual(before.body.events, [])
     const attempts = await t.call(`/deliveries?access_token=${TEST_TOKEN}&event_id=${emitted[0]!.event_id}`)
     assert.equal(attempts.body.deliveries.length, 1)
