@@ -75,7 +75,8 @@ export interface SettingsStore {
   change<K extends SettingsKind, T>(kind: K, edit: (current: RecordsOf<K>) => SettingsEdit<K, T>): Promise<T>
 }
 
-export type SettingsFile = { [K in SettingsKind]: Record<string, SettingsRecords[K]> }
+/** Every settings record, by kind and id. */
+export type AllSettings = { [K in SettingsKind]: Record<string, SettingsRecords[K]> }
 
 /**
  * A settings store that reads from its copy in memory and runs changes one at a time: each edit sees the
@@ -84,7 +85,7 @@ export type SettingsFile = { [K in SettingsKind]: Record<string, SettingsRecords
 export abstract class CachedSettingsStore implements SettingsStore {
   private queue: Promise<unknown> = Promise.resolve()
 
-  protected constructor(private readonly cache: SettingsFile) {}
+  protected constructor(private readonly cache: AllSettings) {}
 
   all<K extends SettingsKind>(kind: K): RecordsOf<K> {
     return this.cache[kind]
@@ -101,7 +102,7 @@ export abstract class CachedSettingsStore implements SettingsStore {
       for (const id of remove) delete next[id]
       for (const record of put) next[record.id] = record
       await this.persist(kind, { next, put, remove })
-      this.cache[kind] = next as SettingsFile[K]
+      this.cache[kind] = next as AllSettings[K]
       return result
     })
     this.queue = run.catch(() => undefined)
@@ -122,10 +123,10 @@ export abstract class CachedSettingsStore implements SettingsStore {
  * copy in memory (conf itself would read and parse the file on every access).
  */
 export class FileSettingsStore extends CachedSettingsStore {
-  private readonly conf: Conf<SettingsFile>
+  private readonly conf: Conf<AllSettings>
 
   constructor(dataDir: string) {
-    const conf = new Conf<SettingsFile>({
+    const conf = new Conf<AllSettings>({
       cwd: dataDir,
       configName: 'config',
       configFileMode: 0o600,
@@ -142,6 +143,6 @@ export class FileSettingsStore extends CachedSettingsStore {
   }
 
   protected persist<K extends SettingsKind>(kind: K, { next }: { next: Record<string, SettingsRecords[K]> }) {
-    this.conf.set(kind, next as SettingsFile[K])
+    this.conf.set(kind, next as AllSettings[K])
   }
 }

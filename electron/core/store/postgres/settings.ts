@@ -1,7 +1,7 @@
 import type pg from 'pg'
 import {
   CachedSettingsStore,
-  type SettingsFile,
+  type AllSettings,
   type SettingsKind,
   type SettingsRecords,
 } from '../settings-store'
@@ -15,13 +15,13 @@ const KINDS: readonly SettingsKind[] = ['tokens', 'instances', 'webhooks']
 export class PostgresSettingsStore extends CachedSettingsStore {
   private constructor(
     private readonly pool: pg.Pool,
-    cache: SettingsFile,
+    cache: AllSettings,
   ) {
     super(cache)
   }
 
   static async open(pool: pg.Pool): Promise<PostgresSettingsStore> {
-    const cache: SettingsFile = { tokens: {}, instances: {}, webhooks: {} }
+    const cache: AllSettings = { tokens: {}, instances: {}, webhooks: {} }
     for (const kind of KINDS) {
       const { rows } = await pool.query<{ id: string; record: never }>(`SELECT id, record FROM ${kind}`)
       cache[kind] = Object.fromEntries(rows.map(({ id, record }) => [id, record]))
