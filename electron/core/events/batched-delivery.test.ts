@@ -3,7 +3,7 @@ import { type TestContext, test } from 'node:test'
 import type { WebhookRecord } from '../store/settings-store'
 import type { EventService } from './event-service'
 import { eventFixture } from './testing/event-fixture'
-import { WebhookReceiver, waitFor } from './testing/webhook-receiver'
+import { type ReceivedDelivery, WebhookReceiver, waitFor } from './testing/webhook-receiver'
 import { verifyWebhookSignature } from './webhook-signature'
 
 /** A receiver whose first request waits `holdMs` before its answer, so that events queue up behind it. */
@@ -24,6 +24,17 @@ function batchedInstance(t: TestContext, receiver: WebhookReceiver, batchSize: n
   const record = fixture.addInstance('A', receiver.url)
   fixture.instances.set('A', { ...record, webhook: { ...record.webhook, batchSize } })
   return fixture
+}
+
+/** Whether a received POST carries a valid signature of its body by this secret. */
+function signedWith(secret: string, post: ReceivedDelivery): boolean {
+  const header = (name: string) => String(post.headers[name])
+  return verifyWebhookSignature(
+    secret,
+    header('x-linkdesk-timestamp'),
+    post.body,
+    header('x-linkdesk-signature'),
+  )
 }
 
 /** Emits one event to instance A, waits until the receiver holds its post, then emits the rest behind it. */
@@ -59,15 +70,7 @@ test('a webhook taking batches gets the events waiting behind a post in one sign
     assert.equal(post.headers['x-linkdesk-event'], 'batch')
     assert.equal(post.headers['x-linkdesk-event-id'], post.events.map((event) => event.event_id).join(','))
     assert.equal(post.headers['x-linkdesk-attempt'], '1')
-    const timestamp = String(post.headers['x-linkdesk-timestamp'])
-    assert.ok(
-      verifyWebhookSignature(
-        'whsec_test_A',
-        timestamp,
-        post.body,
-        String(post.headers['x-linkdesk-signature']),
-      ),
-    )
+    assert.ok(signedWith('whsec_test_A', post))
   }
   for (const event of emitted) {
     const stored = fixture.service.events.get(event.event_id)
@@ -167,16 +170,7 @@ test('an added webhook taking batches gets arrays while the instance’s own web
     added.received.flatMap((post) => post.events.map((event) => event.event_id)),
     emitted.map((event) => event.event_id),
   )
-  const post = added.received[1]!
-  const timestamp = String(post.headers['x-linkdesk-timestamp'])
-  assert.ok(
-    verifyWebhookSignature(
-      'whsec_batched',
-      timestamp,
-      post.body,
-      String(post.headers['x-linkdesk-signature']),
-    ),
-  )
+  assert.ok(signedWith('whsec_batched', added.received[1]!))
 })
 
 test('a batch being retried when the batch size goes down to 1 goes on one event per POST, in order', async (t) => {
