@@ -253,11 +253,10 @@ export class InstanceManager {
             events: sessionEvents,
           }),
         wipeCredentials: () => authStore.wipe(instanceId),
-        setLinked: (linked) => {
+        setLinked: (linked) =>
           registry
             .setLinked(instanceId, linked)
-            .catch((error: unknown) => log.error({ err: error }, 'recording whether it is linked failed'))
-        },
+            .catch((error: unknown) => log.error({ err: error }, 'recording whether it is linked failed')),
       },
       record.linked,
     )

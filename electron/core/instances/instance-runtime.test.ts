@@ -78,7 +78,9 @@ function setup(timings = {}) {
         return session
       },
       wipeCredentials: async () => undefined,
-      setLinked: (value) => (linked = value),
+      setLinked: async (value) => {
+        linked = value
+      },
       random: () => 0.5,
     },
     true,

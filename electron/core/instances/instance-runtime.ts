@@ -35,8 +35,11 @@ export interface InstanceRuntimeOptions {
   createSession(events: WaSessionEvents): SessionPort
   /** Deletes the instance's stored credentials (after the session forgot them). */
   wipeCredentials(): Promise<void>
-  /** Records whether the instance is linked, so the next start restores it. */
-  setLinked(linked: boolean): void
+  /**
+   * Records whether the instance is linked, so the next start restores it; resolves once durable (a failure
+   * is reported there, never rejected).
+   */
+  setLinked(linked: boolean): Promise<void>
   random?: () => number
   now?: () => number
 }
@@ -148,10 +151,10 @@ export class InstanceRuntime {
 
   /** Starts linked instances when the core starts; unlinked ones stay idle. */
   restore(): Promise<void> {
-    return this.serial(() => {
+    return this.serial(async () => {
       if (this.stopped || this.current.state === 'connected' || this.current.state === 'connecting') return
       if (!this.session.linked) {
-        this.options.setLinked(false)
+        await this.options.setLinked(false)
         this.setState('idle', 'created', { linked: false, account: null })
         return
       }
@@ -292,7 +295,7 @@ export class InstanceRuntime {
     await this.session.logout()
     this.session.forgetCredentials()
     await this.options.wipeCredentials()
-    this.options.setLinked(false)
+    await this.options.setLinked(false)
     this.current.lastError = null
     if (reason && wasLinked) {
       this.setState('logged_out', reason, { linked: false, account: null, qr: null })
@@ -327,7 +330,8 @@ export class InstanceRuntime {
   private onPaired(): void {
     if (this.stopped) return
     this.qrGeneration += 1
-    this.options.setLinked(true)
+    // Recorded in the background: the socket's next events must not wait for the write.
+    void this.options.setLinked(true)
     this.setState('connecting', 'paired', {
       linked: true,
       qr: null,
@@ -342,7 +346,7 @@ export class InstanceRuntime {
     this.clearRetry()
     clearTimeout(this.stableTimer)
     this.stableTimer = setTimeout(() => (this.attempt = 0), this.options.timings.stableOpenMs)
-    if (!this.current.linked) this.options.setLinked(true)
+    if (!this.current.linked) void this.options.setLinked(true)
     const avatar = this.current.account?.id === account.id ? this.current.account.avatar : ''
     this.setState('connected', 'logged_in', {
       linked: true,
@@ -443,7 +447,8 @@ export class InstanceRuntime {
     this.clearTimers()
     this.session.forgetCredentials()
     await this.options.wipeCredentials()
-    this.options.setLinked(false)
+    // Durable before it is announced: a restart from now on does not try the wiped link again.
+    await this.options.setLinked(false)
     this.setState('logged_out', cause, { linked: false, account: null, qr: null, nextRetryAt: null })
     this.emit('instance.logged_out', { reason: cause })
   }
