@@ -3,14 +3,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import pg from 'pg'
 import { AppError } from '../errors'
 import { InstanceRegistry } from '../instances/instance-registry'
-import { silentLogger } from '../logger'
-import { migrate } from './postgres/schema'
 import { PostgresSettingsStore } from './postgres/settings'
 import { FileSettingsStore, type SettingsStore } from './settings-store'
-import { postgresMissing, startPostgres, type PostgresServer } from './testing/postgres-server'
+import { migratedPool, postgresMissing, startPostgres, type PostgresServer } from './testing/postgres-server'
 
 const OPERATOR = { kind: 'operator' } as const
 
@@ -98,20 +95,9 @@ describe('postgres', { skip: missing }, () => {
   })
   after(() => server.stop())
 
-  async function migratedPool(t: { after(fn: () => unknown): void }): Promise<pg.Pool> {
-    const pool = new pg.Pool({ connectionString: await server.createDatabase() })
-    t.after(() => pool.end())
-    const client = await pool.connect()
-    try {
-      await migrate(client, silentLogger())
-    } finally {
-      client.release()
-    }
-    return pool
-  }
-
   test('postgres: a change the database refuses is rolled back and leaves the records in memory as they were', async (t) => {
-    const pool = await migratedPool(t)
+    const pool = await migratedPool(server)
+    t.after(() => pool.end())
     const registry = new InstanceRegistry(await PostgresSettingsStore.open(pool))
     const { id } = await registry.create(OPERATOR, 'Sales')
     await pool.query(
@@ -128,7 +114,8 @@ describe('postgres', { skip: missing }, () => {
   })
 
   settingsStoreTests('postgres', async (t) => {
-    const pool = await migratedPool(t)
+    const pool = await migratedPool(server)
+    t.after(() => pool.end())
     return {
       open: () => PostgresSettingsStore.open(pool),
       durable: async () => {

@@ -5,6 +5,7 @@ import {
   type SettingsKind,
   type SettingsRecords,
 } from '../settings-store'
+import { inTransaction } from './transaction'
 
 const KINDS: readonly SettingsKind[] = ['tokens', 'instances', 'webhooks']
 
@@ -33,9 +34,7 @@ export class PostgresSettingsStore extends CachedSettingsStore {
     kind: K,
     { put, remove }: { put: Array<SettingsRecords[K]>; remove: string[] },
   ): Promise<void> {
-    const client = await this.pool.connect()
-    try {
-      await client.query('BEGIN')
+    await inTransaction(this.pool, async (client) => {
       if (remove.length > 0) await client.query(`DELETE FROM ${kind} WHERE id = ANY($1)`, [remove])
       for (const record of put) {
         await client.query(
@@ -44,12 +43,6 @@ export class PostgresSettingsStore extends CachedSettingsStore {
           [record.id, JSON.stringify(record)],
         )
       }
-      await client.query('COMMIT')
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined)
-      throw error
-    } finally {
-      client.release()
-    }
+    })
   }
 }

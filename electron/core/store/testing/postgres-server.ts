@@ -4,6 +4,8 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
+import { silentLogger } from '../../logger'
+import { migrate } from '../postgres/schema'
 
 /** A throwaway PostgreSQL cluster for tests: its own data folder, on loopback, fsync off. */
 export interface PostgresServer {
@@ -102,4 +104,16 @@ export async function startPostgres(): Promise<PostgresServer> {
       }
     },
   }
+}
+
+/** A pool on a new database of the server, with the schema migrated; the caller ends it. */
+export async function migratedPool(server: PostgresServer): Promise<pg.Pool> {
+  const pool = new pg.Pool({ connectionString: await server.createDatabase() })
+  const client = await pool.connect()
+  try {
+    await migrate(client, silentLogger())
+  } finally {
+    client.release()
+  }
+  return pool
 }
