@@ -2,17 +2,11 @@ import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { after, before, describe, test } from 'node:test'
-import type pg from 'pg'
+import { after, test } from 'node:test'
 import { AppError } from '../errors'
 import { openDatabase } from '../store/database'
 import { PostgresLedgerRecords } from '../store/postgres/ledger'
-import {
-  migratedPool,
-  postgresMissing,
-  startPostgres,
-  type PostgresServer,
-} from '../store/testing/postgres-server'
+import { postgresSuite } from '../store/testing/postgres-server'
 import {
   IdempotencyLedger,
   type LedgerRecords,
@@ -112,16 +106,4 @@ after(async () => {
 })
 ledgerTests('lmdb', async () => new LmdbLedgerRecords(root))
 
-describe('postgres', { skip: postgresMissing() }, () => {
-  let server: PostgresServer
-  let pool: pg.Pool
-  before(async () => {
-    server = await startPostgres()
-    pool = await migratedPool(server)
-  })
-  after(async () => {
-    await pool.end()
-    server.stop()
-  })
-  ledgerTests('postgres', async () => new PostgresLedgerRecords(pool))
-})
+postgresSuite('postgres', (pool) => ledgerTests('postgres', async () => new PostgresLedgerRecords(pool())))

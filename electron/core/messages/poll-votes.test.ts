@@ -2,16 +2,10 @@ import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { after, before, describe, test } from 'node:test'
-import type pg from 'pg'
+import { after, test } from 'node:test'
 import { openDatabase } from '../store/database'
 import { PostgresPollVotes } from '../store/postgres/poll-votes'
-import {
-  migratedPool,
-  postgresMissing,
-  startPostgres,
-  type PostgresServer,
-} from '../store/testing/postgres-server'
+import { postgresSuite } from '../store/testing/postgres-server'
 import { LmdbPollVotes, type PollVotes } from './poll-votes'
 
 const hash = (...bytes: number[]) => Uint8Array.from(bytes)
@@ -49,16 +43,4 @@ after(async () => {
 })
 pollVoteTests('lmdb', async () => new LmdbPollVotes(root))
 
-describe('postgres', { skip: postgresMissing() }, () => {
-  let server: PostgresServer
-  let pool: pg.Pool
-  before(async () => {
-    server = await startPostgres()
-    pool = await migratedPool(server)
-  })
-  after(async () => {
-    await pool.end()
-    server.stop()
-  })
-  pollVoteTests('postgres', async () => new PostgresPollVotes(pool))
-})
+postgresSuite('postgres', (pool) => pollVoteTests('postgres', async () => new PostgresPollVotes(pool())))

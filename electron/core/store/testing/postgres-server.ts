@@ -3,6 +3,7 @@ import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } fr
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { after, before, describe } from 'node:test'
 import pg from 'pg'
 import { silentLogger } from '../../logger'
 import { migrate } from '../postgres/schema'
@@ -116,4 +117,27 @@ export async function migratedPool(server: PostgresServer): Promise<pg.Pool> {
     client.release()
   }
   return pool
+}
+
+/**
+ * A suite run against a throwaway cluster started for it: `pool()` is a pool on a migrated database of it.
+ * Skipped without PostgreSQL, except under CI (see postgresMissing).
+ */
+export function postgresSuite(name: string, body: (pool: () => pg.Pool) => void): void {
+  describe(name, { skip: postgresMissing() }, () => {
+    let server: PostgresServer | undefined
+    let pool: pg.Pool | undefined
+    before(async () => {
+      server = await startPostgres()
+      pool = await migratedPool(server)
+    })
+    after(async () => {
+      await pool?.end()
+      server?.stop()
+    })
+    body(() => {
+      if (!pool) throw new Error('the PostgreSQL suite has not started')
+      return pool
+    })
+  })
 }
