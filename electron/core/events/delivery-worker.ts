@@ -319,7 +319,7 @@ export class InstanceDeliveryWorker {
         this.deps.deliveries.record(batch, record, stored.owner)
         if (!this.deps.webhookId) {
           this.deps.events.setDelivery(batch, record.event_id, {
-            status: outcome === 'retrying' ? 'pending' : outcome,
+            status: retrying ? 'pending' : outcome,
             attempts: record.attempt,
             last_attempt_at: attemptedAt,
             last_status_code: statusCode,
