@@ -19,7 +19,7 @@ const LONG_FRAME_MS = 50
 /** Writes `count` message.received events into a fresh data dir through the core's event service, committed. */
 async function seedLog(count: number): Promise<string> {
   const dataDir = newDataDir()
-  const fixture = eventFixture(DEFAULT_EVENT_SETTINGS, dataDir)
+  const fixture = await eventFixture(DEFAULT_EVENT_SETTINGS, dataDir)
   for (let n = 0; n < count; n++) {
     fixture.service.emit(`BENCHLOG${n % INSTANCES}`, 'message.received', {
       id: `3EB0${n.toString(16).padStart(16, '0')}`,

@@ -10,7 +10,7 @@ const root = process.argv[2] ?? tmpdir()
 
 for (const fsync of [false, true, false, true]) {
   const dir = mkdtempSync(join(root, 'linkdesk-fsync-'))
-  const fixture = eventFixture(FAST_EVENT_SETTINGS, dir, { fsync })
+  const fixture = await eventFixture(FAST_EVENT_SETTINGS, dir, { fsync })
   fixture.addInstance('I', null, false)
   const started = process.hrtime.bigint()
   for (let n = 0; n < EVENTS; n++) fixture.service.emit('I', 'webhook.test', { message: `event ${n}` })

@@ -235,7 +235,7 @@ function printTable(rows: Row[]): void {
 async function main(): Promise<void> {
   const events = Number(process.argv[process.argv.indexOf('--events') + 1]) || 5_000
   const receiver = await ReceiverProcess.start()
-  const fixture = eventFixture(DEFAULT_EVENT_SETTINGS)
+  const fixture = await eventFixture(DEFAULT_EVENT_SETTINGS)
   try {
     await baselineScenario(receiver, 500)
     const rows: Row[] = []

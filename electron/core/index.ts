@@ -20,6 +20,7 @@ import { settingsOperations } from './api/routes/settings-routes'
 import { uploadRoutes } from './api/routes/upload-routes'
 import type { Config } from './config'
 import { EventService } from './events/event-service'
+import { LmdbEventStore } from './events/lmdb-event-store'
 import { MetricsRegistry } from './events/metrics'
 import { InstanceManager } from './instances/instance-manager'
 import { instanceMetricsProvider } from './instances/instance-metrics'
@@ -118,8 +119,9 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
   await authStore.load(registry.all().map((record) => record.id))
   const auth = new Authenticator(tokens, ui, config.limits.requestsPerMinute)
   const db = openDatabase(config.dataDir)
-  const events = new EventService({
-    db,
+  const events = await EventService.open({
+    store: new LmdbEventStore(db),
+    durability: 'journal',
     dataDir: config.dataDir,
     instances: registry,
     webhooks,
@@ -231,6 +233,8 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     await events.close()
     await db.close()
   }
+  // Deliveries left by the last run resume before any request can start a queue of its own.
+  await events.start()
   try {
     await http.listen({ host: config.host, port: config.port })
   } catch (error) {
@@ -240,7 +244,6 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     await stopServices()
     throw error
   }
-  events.start()
   const address = http.server.address()
   const port = typeof address === 'object' && address ? address.port : config.port
   const hostForUrl = config.host.includes(':') ? `[${config.host}]` : config.host

@@ -3,7 +3,7 @@ import { type TestContext, test } from 'node:test'
 import type { WebhookRecord } from '../store/settings-store'
 import type { EventService } from './event-service'
 import { eventFixture } from './testing/event-fixture'
-import { type ReceivedDelivery, WebhookReceiver, waitFor } from './testing/webhook-receiver'
+import { type ReceivedDelivery, WebhookReceiver, allDelivered, waitFor } from './testing/webhook-receiver'
 import { verifyWebhookSignature } from './webhook-signature'
 
 /** A receiver whose first request waits `holdMs` before its answer, so that events queue up behind it. */
@@ -15,8 +15,8 @@ async function slowFirstReceiver(holdMs: number, status: (index: number) => numb
 }
 
 /** An event service whose instance A has its webhook at `receiver`, taking batches of `batchSize`. */
-function batchedInstance(t: TestContext, receiver: WebhookReceiver, batchSize: number) {
-  const fixture = eventFixture()
+async function batchedInstance(t: TestContext, receiver: WebhookReceiver, batchSize: number) {
+  const fixture = await eventFixture()
   t.after(async () => {
     await fixture.close()
     await receiver.close()
@@ -40,7 +40,7 @@ function signedWith(secret: string, post: ReceivedDelivery): boolean {
 /** Emits one event to instance A, waits until the receiver holds its post, then emits the rest behind it. */
 async function emitBehindFirstPost(service: EventService, receiver: WebhookReceiver, count: number) {
   const first = service.emit('A', 'message.received', { n: 0 })
-  await waitFor(() => receiver.received.length === 1)
+  await waitFor(async () => receiver.received.length === 1)
   const rest = Array.from({ length: count - 1 }, (_, n) =>
     service.emit('A', 'message.received', { n: n + 1 }),
   )
@@ -49,13 +49,11 @@ async function emitBehindFirstPost(service: EventService, receiver: WebhookRecei
 
 test('a webhook taking batches gets the events waiting behind a post in one signed POST, in order', async (t) => {
   const receiver = await slowFirstReceiver(300)
-  const fixture = batchedInstance(t, receiver, 4)
+  const fixture = await batchedInstance(t, receiver, 4)
   const emitted = await emitBehindFirstPost(fixture.service, receiver, 7)
 
   await receiver.until(() => receiver.accepted().flatMap((post) => post.events).length === 7)
-  await waitFor(() =>
-    emitted.every((event) => fixture.service.events.get(event.event_id)?.delivery.status === 'delivered'),
-  )
+  await waitFor(() => allDelivered(fixture.service.reader, emitted))
   // The first event went alone (nothing waited yet); the six behind it went four, then two.
   assert.deepEqual(
     receiver.received.map((post) => post.events.length),
@@ -73,11 +71,13 @@ test('a webhook taking batches gets the events waiting behind a post in one sign
     assert.ok(signedWith('whsec_test_A', post))
   }
   for (const event of emitted) {
-    const stored = fixture.service.events.get(event.event_id)
+    const stored = await fixture.service.reader.event(event.event_id)
     assert.equal(stored?.delivery.status, 'delivered')
-    const attempts = fixture.service.deliveries.page(
-      { eventId: event.event_id, visible: () => true },
-      { limit: 10, order: 'asc' },
+    const attempts = (
+      await fixture.service.reader.deliveries(
+        { eventId: event.event_id, visible: () => true },
+        { limit: 10, order: 'asc' },
+      )
     ).items
     assert.deepEqual(
       attempts.map((attempt) => [attempt.attempt, attempt.outcome, attempt.status_code]),
@@ -90,17 +90,15 @@ test('a webhook taking batches gets the events waiting behind a post in one sign
 test('a failed batch is retried whole, with the same events, before anything behind it', async (t) => {
   // The first post holds while six events queue; the batch of four behind it fails twice, then succeeds.
   const receiver = await slowFirstReceiver(300, (index) => (index === 1 || index === 2 ? 503 : 200))
-  const fixture = batchedInstance(t, receiver, 4)
+  const fixture = await batchedInstance(t, receiver, 4)
   const emitted = await emitBehindFirstPost(fixture.service, receiver, 7)
   // More events come while the batch is being retried: they wait behind it.
   await receiver.until(() => receiver.received.length === 2)
   const later = fixture.service.emit('A', 'message.received', { n: 7 })
 
-  await waitFor(() => fixture.service.outbox.depth === 0)
+  await waitFor(() => fixture.service.outboxDepth === 0)
   // The outcomes commit together with the outbox removal, a moment after the depth counts it.
-  await waitFor(() =>
-    emitted.every((event) => fixture.service.events.get(event.event_id)?.delivery.status === 'delivered'),
-  )
+  await waitFor(() => allDelivered(fixture.service.reader, emitted))
   const ids = (from: number, to: number) => emitted.slice(from, to).map((event) => event.event_id)
   assert.deepEqual(
     receiver.received.map((post) => [
@@ -116,9 +114,11 @@ test('a failed batch is retried whole, with the same events, before anything beh
       [200, '1', [...ids(5, 7), later.event_id]],
     ],
   )
-  const attempts = fixture.service.deliveries.page(
-    { eventId: emitted[3]!.event_id, visible: () => true },
-    { limit: 10, order: 'asc' },
+  const attempts = (
+    await fixture.service.reader.deliveries(
+      { eventId: emitted[3]!.event_id, visible: () => true },
+      { limit: 10, order: 'asc' },
+    )
   ).items
   assert.deepEqual(
     attempts.map((attempt) => [attempt.attempt, attempt.outcome, attempt.status_code]),
@@ -128,7 +128,7 @@ test('a failed batch is retried whole, with the same events, before anything beh
       [3, 'delivered', 200],
     ],
   )
-  assert.equal(fixture.service.events.get(emitted[3]!.event_id)?.delivery.attempts, 3)
+  assert.equal((await fixture.service.reader.event(emitted[3]!.event_id))?.delivery.attempts, 3)
 })
 
 test('an added webhook taking batches gets arrays while the instance’s own webhook gets one event per POST', async (t) => {
@@ -145,7 +145,7 @@ test('an added webhook taking batches gets arrays while the instance’s own web
     batchSize: 10,
     createdAt: 0,
   }
-  const fixture = eventFixture(undefined, undefined, {
+  const fixture = await eventFixture(undefined, undefined, {
     webhooks: {
       find: (id) => (id === webhook.id ? webhook : undefined),
       targetsOf: (id) => (id === 'A' ? [webhook] : []),
@@ -177,7 +177,7 @@ test('a batch being retried when the batch size goes down to 1 goes on one event
   // The first post holds while four events queue; their batch fails until the batch size is set to 1.
   let single = false
   const receiver = await slowFirstReceiver(300, (index) => (index === 0 || single ? 200 : 503))
-  const fixture = batchedInstance(t, receiver, 4)
+  const fixture = await batchedInstance(t, receiver, 4)
   const emitted = await emitBehindFirstPost(fixture.service, receiver, 5)
   await receiver.until(() => receiver.received.length === 2)
   single = true
@@ -185,8 +185,10 @@ test('a batch being retried when the batch size goes down to 1 goes on one event
   // The change is announced (instance.updated): that event comes last.
   const changed = fixture.service.lastEventId() ?? ''
 
-  await waitFor(() => fixture.service.outbox.depth === 0)
-  await waitFor(() => fixture.service.events.get(emitted[1]!.event_id)?.delivery.status === 'delivered')
+  await waitFor(() => fixture.service.outboxDepth === 0)
+  await waitFor(
+    async () => (await fixture.service.reader.event(emitted[1]!.event_id))?.delivery.status === 'delivered',
+  )
   const posts = receiver.received.slice(2)
   assert.ok(
     posts.every((post) => !Array.isArray(JSON.parse(post.body))),

@@ -1,5 +1,4 @@
 import type { Database, RootDatabase } from 'lmdb'
-import type { WriteBatch } from '../store/write-batch'
 import type { EventName } from './event-catalogue'
 import { collectPage, idRange, type Page, type PageQuery } from './log-range'
 
@@ -55,8 +54,8 @@ export class DeliveryLog {
     })
   }
 
-  /** Stages an attempt and its index entries in the caller's batch. */
-  record(_batch: WriteBatch, attempt: DeliveryAttempt, owner: string | null): void {
+  /** Stages an attempt and its index entries (inside the store's batch). */
+  record(attempt: DeliveryAttempt, owner: string | null): void {
     this.attempts.put(attempt.delivery_id, { attempt, owner })
     this.index.put(['i', attempt.instance_id, attempt.delivery_id], null)
     this.index.put(['e', attempt.event_id, attempt.delivery_id], null)

@@ -1,24 +1,22 @@
 import type { Dispatcher } from 'undici'
 import type { Logger } from '../logger'
-import type { WriteBatch } from '../store/write-batch'
-import type { AttemptOutcome, DeliveryAttempt, DeliveryLog } from './delivery-log'
-import type { EventLog, StoredEvent } from './event-log'
+import type { AttemptOutcome, DeliveryAttempt } from './delivery-log'
+import type { StoredEvent } from './event-log'
+import type { EventStore, EventWrite } from './event-store'
 import type { PostsInFlight } from './posts-in-flight'
 import type { WebhookSettings } from './event-settings'
 import { attemptDelivery, retryDelayMs, type AttemptResult } from './webhook-delivery'
-import type { OutboxEntry, QueuedEntry, WebhookOutbox, WebhookTarget } from './webhook-outbox'
+import type { OutboxEntry, QueuedEntry, WebhookTarget } from './webhook-outbox'
 
 /** What a worker needs: the stores, the settings, where to deliver now, and the clock and network. */
 export interface WorkerDeps {
-  outbox: WebhookOutbox
-  events: EventLog
-  deliveries: DeliveryLog
+  store: Pick<EventStore, 'event' | 'queued' | 'queuedAfter'>
   settings: WebhookSettings
   /**
-   * Commits the staged writes as one batch; resolves once committed or failed (a failure is reported there,
-   * and the entry then stays queued).
+   * Commits the writes together; resolves once committed or failed (a failure is reported there, and the
+   * entries then stay queued).
    */
-  write(what: string, stage: (batch: WriteBatch) => void): Promise<void>
+  write(what: string, writes: EventWrite[]): Promise<void>
   /** The posts under way (shared by every worker), to count re-posts after a kill. */
   posts: PostsInFlight
   /** A post repeats one that was under way when the previous run stopped (the receiver may have it). */
@@ -35,6 +33,8 @@ export interface WorkerDeps {
   /** Called after each attempt (and each event skipped because the webhook is off), for metrics and the stream. */
   onOutcome(outcome: AttemptOutcome | 'skipped', attempt?: DeliveryAttempt, owner?: string | null): void
   stop: AbortSignal
+  /** The queue had entries waiting at start (left by the last run): they are read from the outbox first. */
+  resumed?: boolean
   /** Queue ids kept in memory (default MEMORY_QUEUE). */
   memoryQueue?: number
   /**
@@ -65,7 +65,7 @@ export const MEMORY_QUEUE = 5_000
 export class InstanceDeliveryWorker {
   private readonly queue: Queued[] = []
   /** Whether the outbox holds entries past the memory queue (more than memoryQueue were waiting). */
-  private overflow = false
+  private overflow: boolean
   private lastLoaded = ''
   /** Entries queued while in overflow (left in the outbox); a refill that overlaps one must read again. */
   private overflowed = 0
@@ -84,13 +84,13 @@ export class InstanceDeliveryWorker {
   ) {
     this.log = deps.logger.child({ instanceId })
     this.memoryQueue = deps.memoryQueue ?? MEMORY_QUEUE
-    // Created when nothing of this instance is uncommitted (first emit, start, after a redelivery commit).
-    this.overflow = this.load() === this.memoryQueue
+    // A queue resumed at start is read from the outbox first; one started by this run gets all its entries.
+    this.overflow = deps.resumed ?? false
   }
 
   /**
    * Takes a newly queued entry and starts delivering if idle. An entry just emitted comes with its event: it is
-   * journaled (durable) and needs no read back from LMDB; others are read once their write is committed.
+   * durable and needs no read back from the store; others are read once their write is committed.
    */
   enqueue(queueId: string, fresh?: Queued['fresh']): void {
     if (!this.overflow && this.queue.length < this.memoryQueue) {
@@ -160,22 +160,22 @@ export class InstanceDeliveryWorker {
       }
       await this.deps.uncommitted(queueId)
       this.queue.shift()
-      const entry = this.deps.outbox.get(this.instanceId, queueId)
+      const entry = await this.deps.store.queued(this.instanceId, queueId)
       if (entry) return { queueId, entry: { ...entry } }
     }
   }
 
   private async refill(): Promise<void> {
-    // Entries queued in overflow are only in LMDB: read once they are committed, and read again if more
+    // Entries queued in overflow are only in the store: read once they are committed, and read again if more
     // came while waiting (they may not be committed yet).
     const overflowed = this.overflowed
     await this.deps.uncommitted()
-    this.overflow = this.load() === this.memoryQueue || this.overflowed !== overflowed
+    this.overflow = (await this.load()) === this.memoryQueue || this.overflowed !== overflowed
   }
 
   /** Reads the next page of committed entries into the memory queue; returns how many. */
-  private load(): number {
-    const page = this.deps.outbox.after(this.instanceId, this.lastLoaded, this.memoryQueue)
+  private async load(): Promise<number> {
+    const page = await this.deps.store.queuedAfter(this.instanceId, this.lastLoaded, this.memoryQueue)
     for (const { queueId } of page) this.queue.push({ queueId })
     const last = page.at(-1)
     if (last) this.lastLoaded = last.queueId
@@ -200,7 +200,7 @@ export class InstanceDeliveryWorker {
    * Adds to a first attempt the entries waiting behind it that are ready now (emitted, or committed), up to
    * the webhook's batch size; a batch being retried keeps its entries, so each retry sends the same events.
    */
-  private fill(batch: Head[], batchSize: number): void {
+  private async fill(batch: Head[], batchSize: number): Promise<void> {
     if (batch.some(({ entry }) => entry.attempts > 0)) return
     while (batch.length < batchSize && !this.deps.stop.aborted) {
       const queued = this.queue[0]
@@ -213,7 +213,7 @@ export class InstanceDeliveryWorker {
       }
       if (this.deps.uncommitted(queueId)) return
       this.queue.shift()
-      const entry = this.deps.outbox.get(this.instanceId, queueId)
+      const entry = await this.deps.store.queued(this.instanceId, queueId)
       if (entry) batch.push({ queueId, entry: { ...entry } })
     }
   }
@@ -236,13 +236,21 @@ export class InstanceDeliveryWorker {
   /** Skips entries whose webhook is off (or gone) or whose event is gone: they leave the outbox undelivered. */
   private skip(entries: Array<{ head: Head; stored: StoredEvent | undefined }>): void {
     if (entries.length === 0) return
-    void this.deps.write('skipping a delivery', (batch) => {
-      for (const { head, stored } of entries) {
-        if (stored && !this.deps.webhookId)
-          this.deps.events.setDelivery(batch, head.entry.eventId, { ...stored.delivery, status: 'skipped' })
-        this.deps.outbox.remove(batch, this.instanceId, head.queueId)
-      }
-    })
+    void this.deps.write(
+      'skipping a delivery',
+      entries.flatMap(({ head, stored }): EventWrite[] => [
+        ...(stored && !this.deps.webhookId
+          ? [
+              {
+                kind: 'delivery' as const,
+                eventId: head.entry.eventId,
+                delivery: { ...stored.delivery, status: 'skipped' as const },
+              },
+            ]
+          : []),
+        { kind: 'dequeue', queue: this.instanceId, queueId: head.queueId },
+      ]),
+    )
     for (const _ of entries) this.deps.onOutcome('skipped')
   }
 
@@ -254,13 +262,15 @@ export class InstanceDeliveryWorker {
     const target = this.deps.target(this.instanceId, this.current[0]!.entry.fallback)
     const batchSize = Math.max(1, target?.batchSize ?? 1)
     if (target) {
-      this.fill(this.current, batchSize)
+      await this.fill(this.current, batchSize)
       this.trim(batchSize)
     }
-    const items = this.current.map((head) => ({
-      head,
-      stored: head.stored ?? this.deps.events.get(head.entry.eventId),
-    }))
+    const items = await Promise.all(
+      this.current.map(async (head) => ({
+        head,
+        stored: head.stored ?? (await this.deps.store.event(head.entry.eventId)),
+      })),
+    )
     const gone = target ? items.filter(({ stored }) => !stored) : items
     this.skip(gone)
     const sending = items.filter((item): item is { head: Head; stored: StoredEvent } => !gone.includes(item))
@@ -313,23 +323,27 @@ export class InstanceDeliveryWorker {
     })
     // Each event's attempt, its summary and its entry's fate commit together: a failed commit leaves the entries
     // queued as they were, so the events are delivered again after a restart rather than lost.
-    const recorded = this.deps.write('recording a delivery attempt', (batch) => {
-      for (const { head, stored, record, outcome } of attempts) {
+    const queue = this.instanceId
+    const recorded = this.deps.write(
+      'recording a delivery attempt',
+      attempts.flatMap(({ head, stored, record, outcome }): EventWrite[] => {
         const retrying = outcome === 'retrying'
-        this.deps.deliveries.record(batch, record, stored.owner)
-        if (!this.deps.webhookId) {
-          this.deps.events.setDelivery(batch, record.event_id, {
-            status: retrying ? 'pending' : outcome,
-            attempts: record.attempt,
-            last_attempt_at: attemptedAt,
-            last_status_code: statusCode,
-            last_error: error,
-          })
+        const delivery = {
+          status: retrying ? ('pending' as const) : outcome,
+          attempts: record.attempt,
+          last_attempt_at: attemptedAt,
+          last_status_code: statusCode,
+          last_error: error,
         }
-        if (retrying) this.deps.outbox.save(batch, this.instanceId, head.queueId, head.entry)
-        else this.deps.outbox.remove(batch, this.instanceId, head.queueId)
-      }
-    })
+        return [
+          { kind: 'attempt', attempt: record, owner: stored.owner },
+          ...(this.deps.webhookId ? [] : [{ kind: 'delivery' as const, eventId: record.event_id, delivery }]),
+          retrying
+            ? { kind: 'retry', queue, queueId: head.queueId, entry: { ...head.entry } }
+            : { kind: 'dequeue', queue, queueId: head.queueId },
+        ]
+      }),
+    )
     void recorded.then(() => {
       for (const { head, record } of attempts)
         this.deps.posts.settled(head.queueId, record.outcome === 'retrying')

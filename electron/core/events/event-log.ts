@@ -1,5 +1,4 @@
 import type { Database, RootDatabase } from 'lmdb'
-import type { WriteBatch } from '../store/write-batch'
 import type { EventName } from './event-catalogue'
 import type { LinkdeskEvent } from './event-types'
 import { collectPage, idRange, type Page, type PageQuery } from './log-range'
@@ -64,20 +63,12 @@ export class EventLog {
     })
   }
 
-  /** Stages a new event, its delivery summary and its index entry in the caller's batch. */
-  append(_batch: WriteBatch, stored: StoredEvent): void {
+  /** Stages a new event, its delivery summary and its index entry (inside the store's batch). */
+  append(stored: StoredEvent): void {
     const { event_id: id, instance_id: instanceId, event } = stored.envelope
     this.events.put(id, { envelope: stored.envelope, owner: stored.owner })
     this.deliveries.put(id, stored.delivery)
     this.byInstance.put([instanceId, id], event)
-  }
-
-  /** Stores an event inside a synchronous transaction (journal recovery at start). */
-  appendSync(stored: StoredEvent): void {
-    const { event_id: id, instance_id: instanceId, event } = stored.envelope
-    this.events.putSync(id, { envelope: stored.envelope, owner: stored.owner })
-    this.deliveries.putSync(id, stored.delivery)
-    this.byInstance.putSync([instanceId, id], event)
   }
 
   get(id: string): StoredEvent | undefined {
@@ -86,8 +77,8 @@ export class EventLog {
     return logged && delivery ? { ...logged, delivery } : undefined
   }
 
-  /** Stages a new delivery summary of an event in the caller's batch (a crash may lose it, never the event). */
-  setDelivery(_batch: WriteBatch, id: string, delivery: EventDeliveryState): void {
+  /** Stages a new delivery summary of an event (a crash may lose it, never the event). */
+  setDelivery(id: string, delivery: EventDeliveryState): void {
     this.deliveries.put(id, delivery)
   }
 
@@ -103,11 +94,6 @@ export class EventLog {
       ? this.instanceIds(filter.instanceId, query)
       : this.events.getKeys(idRange(query, (id) => id))
     return collectPage(ids, query.limit, (id) => this.matching(id, filter))
-  }
-
-  /** Events after `cursor` (oldest first) that match the filter, and the last id looked at. */
-  after(cursor: string, limit: number, filter: EventFilter): Page<StoredEvent> {
-    return this.page(filter, { cursor, limit, order: 'asc' })
   }
 
   /** Ids of one instance's events with the given delivery status, oldest first. */

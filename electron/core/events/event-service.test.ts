@@ -6,7 +6,7 @@ import { verifyWebhookSignature } from './webhook-signature'
 
 test('a receiver that fails its first attempts then recovers gets each event once, in order, signed', async (t) => {
   const receiver = await WebhookReceiver.start((_delivery, index) => ({ status: index < 3 ? 503 : 200 }))
-  const fixture = eventFixture()
+  const fixture = await eventFixture()
   t.after(async () => {
     await fixture.close()
     await receiver.close()
@@ -30,13 +30,17 @@ test('a receiver that fails its first attempts then recovers gets each event onc
   assert.equal(accepted[0]?.headers['x-linkdesk-attempt'], '4')
   assert.equal(accepted[1]?.headers['x-linkdesk-attempt'], '1')
 
-  await waitFor(() => fixture.service.events.get(emitted[0]!.event_id)?.delivery.status === 'delivered')
-  const first = fixture.service.events.get(emitted[0]!.event_id)!
+  await waitFor(
+    async () => (await fixture.service.reader.event(emitted[0]!.event_id))?.delivery.status === 'delivered',
+  )
+  const first = (await fixture.service.reader.event(emitted[0]!.event_id))!
   assert.equal(first.delivery.attempts, 4)
-  await waitFor(() => fixture.service.outbox.depth === 0)
-  const attempts = fixture.service.deliveries.page(
-    { eventId: emitted[0]!.event_id, visible: () => true },
-    { limit: 10, order: 'asc' },
+  await waitFor(() => fixture.service.outboxDepth === 0)
+  const attempts = (
+    await fixture.service.reader.deliveries(
+      { eventId: emitted[0]!.event_id, visible: () => true },
+      { limit: 10, order: 'asc' },
+    )
   ).items
   assert.deepEqual(
     attempts.map((attempt) => [attempt.attempt, attempt.status_code, attempt.outcome]),
@@ -51,7 +55,7 @@ test('a receiver that fails its first attempts then recovers gets each event onc
 
 test('400 and 410 answers are not retried: the event is failed and the next one goes', async (t) => {
   const receiver = await WebhookReceiver.start((delivery) => ({ status: Number(delivery.event.data.answer) }))
-  const fixture = eventFixture()
+  const fixture = await eventFixture()
   t.after(async () => {
     await fixture.close()
     await receiver.close()
@@ -70,15 +74,15 @@ test('400 and 410 answers are not retried: the event is failed and the next one 
       [good.event_id, 204],
     ],
   )
-  await waitFor(() => fixture.service.events.get(gone.event_id)?.delivery.status === 'failed')
-  assert.equal(fixture.service.events.get(bad.event_id)?.delivery.status, 'failed')
-  assert.equal(fixture.service.events.get(gone.event_id)?.delivery.last_status_code, 410)
-  assert.match(fixture.service.events.get(gone.event_id)?.delivery.last_error ?? '', /^HTTP 410/)
+  await waitFor(async () => (await fixture.service.reader.event(gone.event_id))?.delivery.status === 'failed')
+  assert.equal((await fixture.service.reader.event(bad.event_id))?.delivery.status, 'failed')
+  assert.equal((await fixture.service.reader.event(gone.event_id))?.delivery.last_status_code, 410)
+  assert.match((await fixture.service.reader.event(gone.event_id))?.delivery.last_error ?? '', /^HTTP 410/)
 })
 
 test('with the webhook off nothing is delivered, events are still logged as skipped and stay so when it is turned on', async (t) => {
   const receiver = await WebhookReceiver.start()
-  const fixture = eventFixture()
+  const fixture = await eventFixture()
   t.after(async () => {
     await fixture.close()
     await receiver.close()
@@ -94,9 +98,10 @@ test('with the webhook off nothing is delivered, events are still logged as skip
   await receiver.until(() => receiver.received.length === 1)
   assert.equal(receiver.received[0]?.event.event_id, on.event_id)
   await fixture.service.settled()
-  assert.equal(fixture.service.events.get(off.event_id)?.delivery.status, 'skipped')
-  assert.equal(fixture.service.events.get(noUrl.event_id)?.delivery.status, 'skipped')
-  const logged = fixture.service.events.page({ visible: () => true }, { limit: 10, order: 'asc' }).items
+  assert.equal((await fixture.service.reader.event(off.event_id))?.delivery.status, 'skipped')
+  assert.equal((await fixture.service.reader.event(noUrl.event_id))?.delivery.status, 'skipped')
+  const logged = (await fixture.service.reader.events({ visible: () => true }, { limit: 10, order: 'asc' }))
+    .items
   assert.deepEqual(
     logged.map((stored) => stored.envelope.event_id),
     [off.event_id, noUrl.event_id, on.event_id],
@@ -105,7 +110,7 @@ test('with the webhook off nothing is delivered, events are still logged as skip
 
 test('events waiting for a retry are skipped when the webhook is turned off', async (t) => {
   const receiver = await WebhookReceiver.start(() => ({ status: 500 }))
-  const fixture = eventFixture({
+  const fixture = await eventFixture({
     ...FAST_EVENT_SETTINGS,
     webhook: {
       timeoutMs: 5_000,
@@ -125,16 +130,18 @@ test('events waiting for a retry are skipped when the webhook is turned off', as
   await receiver.until(() => receiver.received.length === 1)
   record.webhook.enable = false
   fixture.service.webhookChanged('A')
-  await waitFor(() => fixture.service.outbox.depth === 0)
-  await waitFor(() => fixture.service.events.get(second.event_id)?.delivery.status === 'skipped')
-  assert.equal(fixture.service.events.get(first.event_id)?.delivery.status, 'skipped')
+  await waitFor(() => fixture.service.outboxDepth === 0)
+  await waitFor(
+    async () => (await fixture.service.reader.event(second.event_id))?.delivery.status === 'skipped',
+  )
+  assert.equal((await fixture.service.reader.event(first.event_id))?.delivery.status, 'skipped')
   assert.equal(receiver.received.length, 1)
 })
 
 test('a slow receiver does not hold back another instance', async (t) => {
   const slow = await WebhookReceiver.start(() => ({ status: 200, delayMs: 3_000 }))
   const fast = await WebhookReceiver.start()
-  const fixture = eventFixture()
+  const fixture = await eventFixture()
   t.after(async () => {
     await fixture.close()
     await Promise.all([slow.close(), fast.close()])
@@ -150,14 +157,16 @@ test('a slow receiver does not hold back another instance', async (t) => {
 test('an event that keeps failing is marked failed after the maximum attempts and can be redelivered', async (t) => {
   let healthy = false
   const receiver = await WebhookReceiver.start(() => ({ status: healthy ? 200 : 502 }))
-  const fixture = eventFixture()
+  const fixture = await eventFixture()
   t.after(async () => {
     await fixture.close()
     await receiver.close()
   })
   fixture.addInstance('A', receiver.url)
   const event = fixture.service.emit('A', 'message.status', { status: 'read' })
-  await waitFor(() => fixture.service.events.get(event.event_id)?.delivery.status === 'failed')
+  await waitFor(
+    async () => (await fixture.service.reader.event(event.event_id))?.delivery.status === 'failed',
+  )
   assert.equal(receiver.received.length, 6)
 
   healthy = true
@@ -165,19 +174,23 @@ test('an event that keeps failing is marked failed after the maximum attempts an
   await receiver.until(() => receiver.accepted().length === 1)
   assert.equal(receiver.accepted()[0]?.event.event_id, event.event_id)
   assert.equal(receiver.accepted()[0]?.headers['x-linkdesk-attempt'], '1')
-  await waitFor(() => fixture.service.events.get(event.event_id)?.delivery.status === 'delivered')
+  await waitFor(
+    async () => (await fixture.service.reader.event(event.event_id))?.delivery.status === 'delivered',
+  )
 })
 
 test('network errors are retried until the receiver is reachable', async (t) => {
   const receiver = await WebhookReceiver.start()
   const url = receiver.url
   await receiver.close()
-  const fixture = eventFixture()
+  const fixture = await eventFixture()
   t.after(() => fixture.close())
   fixture.addInstance('A', url)
   const event = fixture.service.emit('A', 'qr.update', { count: 1 })
-  await waitFor(() => (fixture.service.events.get(event.event_id)?.delivery.attempts ?? 0) >= 2)
-  const stored = fixture.service.events.get(event.event_id)
+  await waitFor(
+    async () => ((await fixture.service.reader.event(event.event_id))?.delivery.attempts ?? 0) >= 2,
+  )
+  const stored = await fixture.service.reader.event(event.event_id)
   assert.equal(stored?.delivery.status, 'pending')
   assert.match(stored?.delivery.last_error ?? '', /network error/)
 })
@@ -185,7 +198,7 @@ test('network errors are retried until the receiver is reachable', async (t) => 
 test('408 and 429 are retried, and Retry-After is honoured', async (t) => {
   const answers = [{ status: 408 }, { status: 429, headers: { 'retry-after': '1' } }, { status: 200 }]
   const receiver = await WebhookReceiver.start((_delivery, index) => answers[index] ?? { status: 200 })
-  const fixture = eventFixture()
+  const fixture = await eventFixture()
   t.after(async () => {
     await fixture.close()
     await receiver.close()
@@ -200,7 +213,7 @@ test('408 and 429 are retried, and Retry-After is honoured', async (t) => {
 
 test('a backlog larger than the memory queue is read from the outbox in pages, in order, while events keep coming', async (t) => {
   const receiver = await WebhookReceiver.start()
-  const fixture = eventFixture(FAST_EVENT_SETTINGS, undefined, { memoryQueue: 2 })
+  const fixture = await eventFixture(FAST_EVENT_SETTINGS, undefined, { memoryQueue: 2 })
   t.after(async () => {
     await fixture.close()
     await receiver.close()
@@ -221,7 +234,7 @@ test('a backlog larger than the memory queue is read from the outbox in pages, i
 
 test('an event emitted from a microtask while the worker winds down is still delivered', async (t) => {
   const receiver = await WebhookReceiver.start()
-  const fixture = eventFixture()
+  const fixture = await eventFixture()
   t.after(async () => {
     await fixture.close()
     await receiver.close()

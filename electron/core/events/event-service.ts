@@ -3,23 +3,20 @@ import { Agent, type Dispatcher } from 'undici'
 import { AppError } from '../errors'
 import { newWebhookSecret } from '../instances/instance-registry'
 import type { Logger } from '../logger'
-import type { RootDatabase } from '../store/database'
 import type { InstanceRecord } from '../store/settings-store'
-import { type WriteBatch, writeBatch } from '../store/write-batch'
-import { DeliveryLog } from './delivery-log'
 import { InstanceDeliveryWorker } from './delivery-worker'
 import { createIdFactory, idFloorAt } from './event-id'
-import { EventJournal, type ExtraDelivery } from './event-journal'
-import { EventLog, type StoredEvent } from './event-log'
+import { EventJournal, type ExtraDelivery, type JournalRecord } from './event-journal'
+import type { StoredEvent } from './event-log'
+import type { EventStore, EventWrite, SweepCount } from './event-store'
 import { EventCounters, eventMetricsProvider } from './event-metrics'
 import type { EventSettings, RetentionSettings } from './event-settings'
 import { contractViolations, type EventName } from './event-catalogue'
 import type { EventSink, LinkdeskEvent } from './event-types'
 import { LiveStream } from './live-stream'
-import { MessageEventIndex } from './message-event-index'
 import { PostsInFlight } from './posts-in-flight'
 import type { MetricsProvider } from './metrics'
-import { WebhookOutbox, type OutboxEntry, type WebhookTarget } from './webhook-outbox'
+import type { OutboxEntry, WebhookTarget } from './webhook-outbox'
 import { type WebhookRegistry, webhookTakes } from './webhook-registry'
 
 /** Where the service reads and changes an instance's webhook settings and owner (the instance registry). */
@@ -29,8 +26,14 @@ export interface InstanceDirectory {
 }
 
 export interface EventServiceDeps {
-  db: RootDatabase
-  /** Folder of the emit journal (the data folder). */
+  store: EventStore
+  /**
+   * When an event is durable: `journal` (an embedded store committing in the background: each emit is first
+   * appended to a journal file in the data folder, replayed into the store at the next start) or `commit`
+   * (a shared store: the commit itself, awaited by emitForMessage and `durable`).
+   */
+  durability: 'journal' | 'commit'
+  /** The data folder: the emit journal and the posts under way. */
   dataDir: string
   /** fsync each journal append (survives power loss, not only kill -9); off by default. */
   fsync?: boolean
@@ -65,17 +68,13 @@ function activeWebhook(record: InstanceRecord): WebhookTarget | undefined {
 const DAY_MS = 24 * 60 * 60_000
 
 /**
- * Events and webhooks: the EventSink producers emit into, the durable event log and outbox, one delivery
- * worker per instance, the delivery log, the live stream and the retention sweep.
+ * Events and webhooks: the EventSink producers emit into, the durable event log and outbox (an EventStore),
+ * one delivery worker per queue, the delivery log, the live stream and the retention sweep.
  */
 export class EventService implements EventSink {
-  readonly events: EventLog
-  readonly deliveries: DeliveryLog
-  readonly outbox: WebhookOutbox
   readonly live = new LiveStream()
-  private readonly messages: MessageEventIndex
   private readonly posts: PostsInFlight
-  private readonly journal: EventJournal
+  private readonly journal: EventJournal | undefined
   private readonly workers = new Map<string, InstanceDeliveryWorker>()
   private readonly stop = new AbortController()
   private readonly counters = new EventCounters()
@@ -83,67 +82,128 @@ export class EventService implements EventSink {
   private readonly now: () => number
   private readonly log: Logger
   private readonly dispatcher: Dispatcher
+  private readonly store: EventStore
+  /** Network messages announced but not committed yet (`instanceId\0messageId` → event id). */
+  private readonly claimed = new Map<string, string>()
+  /** Per instance, message announcements look up and record one after the other, in call order. */
+  private readonly announcing = new Map<string, Promise<unknown>>()
   private pendingWrites = 0
   private lastWrite: Promise<unknown> = Promise.resolve()
   /** Writes resolve in the order they were made; ids up to this one are committed. */
   private committedId = ''
   private latestId: string | undefined
+  /** Outbox entries waiting, all queues together (counted as writes are made). */
+  private depth: number
   private sweepTimer: NodeJS.Timeout | undefined
   private sweeping: Promise<unknown> | undefined
   private closed = false
   private closing: Promise<void> | undefined
 
-  constructor(private readonly deps: EventServiceDeps) {
+  /** Opens the service on its store: first writes what the last run journaled but did not commit. */
+  static async open(deps: EventServiceDeps): Promise<EventService> {
+    const log = deps.logger.child({ module: 'events' })
+    const journalPath = join(deps.dataDir, 'events.journal')
+    if (deps.durability === 'journal') await recover(deps.store, EventJournal.read(journalPath), log)
+    const [lastId, latestEvent, depth] = await Promise.all([
+      deps.store.lastId(),
+      deps.store.lastEventId(),
+      deps.store.queueDepth(),
+    ])
+    return new EventService(deps, { journalPath, lastId, latestEvent, depth })
+  }
+
+  private constructor(
+    private readonly deps: EventServiceDeps,
+    opened: { journalPath: string; lastId?: string; latestEvent?: string; depth: number },
+  ) {
     this.now = deps.now ?? Date.now
     this.log = deps.logger.child({ module: 'events' })
-    this.events = new EventLog(deps.db)
-    this.deliveries = new DeliveryLog(deps.db)
-    this.outbox = new WebhookOutbox(deps.db)
-    this.messages = new MessageEventIndex(deps.db)
+    this.store = deps.store
     this.posts = new PostsInFlight(join(deps.dataDir, 'webhook-posts'))
     this.dispatcher = deps.dispatcher ?? new Agent({ keepAliveTimeout: 30_000 })
-    const journalPath = join(deps.dataDir, 'events.journal')
-    this.recover(EventJournal.read(journalPath))
-    this.journal = new EventJournal(journalPath, { fsync: deps.fsync ?? false })
-    this.latestId = this.events.lastId()
-    const latest = [this.latestId, this.deliveries.lastId()].filter((id) => id !== undefined).sort()
-    this.newId = createIdFactory(this.now, latest.at(-1))
+    this.journal =
+      deps.durability === 'journal'
+        ? new EventJournal(opened.journalPath, { fsync: deps.fsync ?? false })
+        : undefined
+    this.latestId = opened.latestEvent
+    this.depth = opened.depth
+    this.newId = createIdFactory(this.now, opened.lastId)
   }
 
   /** Resumes the deliveries left in the outbox by the last run (or a crash) and starts the retention sweep. */
-  start(): void {
-    const pending = this.outbox.instances()
-    for (const instanceId of pending) this.worker(instanceId).kick()
+  async start(): Promise<void> {
+    const pending = await this.store.queues()
+    for (const queue of pending) this.worker(queue, true).kick()
     if (pending.length > 0) {
-      this.log.info({ instances: pending.length, events: this.outbox.depth }, 'resuming webhook deliveries')
+      this.log.info({ queues: pending.length, events: this.depth }, 'resuming webhook deliveries')
     }
     this.sweepTimer = setInterval(() => void this.sweep(), this.retention().sweepIntervalMs)
     this.sweepTimer.unref()
     void this.sweep()
   }
 
-  /**
-   * Records an event and, if the instance's webhook is on, its outbox entry: appended to the journal before
-   * this returns (it survives kill -9 from then on) and committed to LMDB in the next batch. Then publishes
-   * it on the live stream and hands it to the instance's delivery worker. Throws only if the journal cannot
-   * be written or the service was closed.
-   */
-  emit(instanceId: string, event: EventName, data: Record<string, unknown>): LinkdeskEvent {
-    return this.record(instanceId, event, data)
+  /** The store behind the service: the event log, delivery attempts and outbox, for reading. */
+  get reader(): Pick<EventStore, 'event' | 'events' | 'deliveries'> {
+    return this.store
+  }
+
+  /** Entries waiting in the outbox, all queues together. */
+  get outboxDepth(): number {
+    return this.depth
   }
 
   /**
-   * Emits as `emit` does, unless this network message was already announced (then returns undefined). The
-   * message id is journaled with the event, so the answer stays the same after a kill -9.
+   * Records an event and, if the instance's webhook is on, its outbox entry, then publishes it on the live
+   * stream and hands it to the delivery workers. With a journal it is durable when this returns (appended
+   * before, committed to the store in the next batch); otherwise once `durable()` resolves. Throws only if the
+   * journal cannot be written or the service was closed.
+   */
+  emit(instanceId: string, event: EventName, data: Record<string, unknown>): LinkdeskEvent {
+    return this.record(instanceId, event, data).envelope
+  }
+
+  /**
+   * Emits as `emit` does, unless this network message was already announced (then resolves to undefined), and
+   * resolves once the event is durable: the caller may then tell the network it has the message. The message
+   * id is written with the event, so the answer stays the same after a kill -9.
    */
   emitForMessage(
     instanceId: string,
     messageId: string,
     event: EventName,
     data: Record<string, unknown>,
-  ): LinkdeskEvent | undefined {
-    if (this.messages.eventOf(instanceId, messageId) !== undefined) return undefined
-    return this.record(instanceId, event, data, messageId)
+  ): Promise<LinkdeskEvent | undefined> {
+    const key = `${instanceId}\u0000${messageId}`
+    const previous = this.announcing.get(instanceId) ?? Promise.resolve()
+    const recorded = previous.then(async () => {
+      if (this.claimed.has(key) || (await this.store.eventOfMessage(instanceId, messageId)) !== undefined)
+        return undefined
+      if (this.claimed.has(key)) return undefined
+      const emitted = this.record(instanceId, event, data, messageId)
+      const eventId = emitted.envelope.event_id
+      this.claimed.set(key, eventId)
+      // A failed commit keeps the claim: with a journal it is still there for the next start.
+      emitted.written.then(
+        () => this.claimed.get(key) === eventId && this.claimed.delete(key),
+        () => undefined,
+      )
+      return emitted
+    })
+    const settled = recorded.catch(() => undefined)
+    this.announcing.set(instanceId, settled)
+    void settled.then(() => {
+      if (this.announcing.get(instanceId) === settled) this.announcing.delete(instanceId)
+    })
+    return recorded.then(async (emitted) => {
+      if (!emitted) return undefined
+      await emitted.durable
+      return emitted.envelope
+    })
+  }
+
+  /** Resolves once every event emitted so far is durable (at once with a journal; else at their commit). */
+  durable(): Promise<void> {
+    return this.journal ? Promise.resolve() : this.settled()
   }
 
   private record(
@@ -151,7 +211,7 @@ export class EventService implements EventSink {
     event: EventName,
     data: Record<string, unknown>,
     messageId?: string,
-  ): LinkdeskEvent {
+  ): { envelope: LinkdeskEvent; written: Promise<void>; durable: Promise<void> } {
     if (this.closed)
       throw new AppError('unavailable', 'The event service has stopped; the event was not recorded.')
     const violations = contractViolations(event, data)
@@ -189,22 +249,15 @@ export class EventService implements EventSink {
         entry: outboxEntry(id, now, { url: webhook.url, secret: webhook.secret }),
       }),
     )
-    this.journal.append({ stored, outbox, messageId, ...(extra.length > 0 ? { extra } : {}) })
-    const written = writeBatch(this.deps.db, (batch) => {
-      this.events.append(batch, stored)
-      if (outbox) this.outbox.add(batch, instanceId, id, outbox)
-      for (const { queue, queueId, entry } of extra) this.outbox.add(batch, queue, queueId, entry)
-      if (messageId !== undefined) this.messages.add(batch, instanceId, messageId, id)
-    })
-    this.track(written, id)
-    if (messageId !== undefined) {
-      // A failed commit keeps the entry: the journal still holds the event for the next start.
-      written.then(
-        () => this.messages.committed(instanceId, messageId, id),
-        () => undefined,
-      )
-    }
-    this.journal.rotate(this.lastWrite)
+    const journaled: JournalRecord = { stored, outbox, messageId, ...(extra.length > 0 ? { extra } : {}) }
+    this.journal?.append(journaled)
+    const written = this.write(writesOf(journaled), id)
+    const durable = this.journal
+      ? Promise.resolve()
+      : written.catch(() => {
+          throw new AppError('unavailable', 'The store refused the write, so the event was not recorded.')
+        })
+    this.journal?.rotate(this.lastWrite)
     this.latestId = id
     this.counters.countEvent(event)
     this.live.publish({ kind: 'event', stored })
@@ -212,17 +265,17 @@ export class EventService implements EventSink {
       if (outbox) this.worker(instanceId).enqueue(id, { entry: outbox, stored })
       for (const { queue, queueId, entry } of extra) this.worker(queue).enqueue(queueId, { entry, stored })
     }
-    return envelope
+    return { envelope, written, durable }
   }
 
-  /** Resolves once every write made so far is committed to LMDB (reads then see it). */
+  /** Resolves once every write made so far is committed to the store (reads then see it). */
   async settled(): Promise<void> {
     await this.lastWrite
   }
 
   /**
-   * While the write of `id` (an event or queue id), or without one any write, is not committed to LMDB, a
-   * promise of the commit; otherwise undefined.
+   * While the write of `id` (an event or queue id), or without one any write, is not committed to the store,
+   * a promise of the commit; otherwise undefined.
    */
   uncommitted(id?: string): Promise<void> | undefined {
     if (this.pendingWrites === 0 || (id !== undefined && id <= this.committedId)) return undefined
@@ -240,7 +293,7 @@ export class EventService implements EventSink {
    */
   async redeliver(instanceId: string, eventId: string, webhookId?: string): Promise<void> {
     await this.settled()
-    const stored = this.events.get(eventId)
+    const stored = await this.store.event(eventId)
     if (!stored || stored.envelope.instance_id !== instanceId) throw new AppError('event_not_found')
     if (webhookId !== undefined) return this.requeueToWebhook(stored, webhookId)
     if (stored.delivery.status === 'pending') {
@@ -255,10 +308,10 @@ export class EventService implements EventSink {
   /** Queues every failed event of an instance for delivery again, oldest first; resolves to how many. */
   async redeliverFailed(instanceId: string): Promise<number> {
     await this.settled()
-    const failed = this.events
-      .idsWithStatus(instanceId, 'failed')
-      .map((id) => this.events.get(id))
-      .filter((stored) => stored !== undefined)
+    const ids = await this.store.idsWithStatus(instanceId, 'failed')
+    const failed = (await Promise.all(ids.map((id) => this.store.event(id)))).filter(
+      (stored) => stored !== undefined,
+    )
     if (failed.length > 0) await this.requeue(instanceId, failed)
     return failed.length
   }
@@ -305,17 +358,18 @@ export class EventService implements EventSink {
   }
 
   /** Removes events and attempts past the retention; pending events are kept until delivered or failed. */
-  async sweep(): Promise<{ events: number; deliveries: number }> {
+  async sweep(): Promise<SweepCount> {
     const retention = this.retention()
     const before = idFloorAt(this.now() - retention.maxAgeDays * DAY_MS)
     const run = (async () => {
       await this.settled()
-      const events = await this.events.sweep(before, retention.maxEvents)
-      const deliveries = await this.deliveries.sweep(before, retention.maxDeliveries)
-      await this.messages.sweep(before)
-      if (events + deliveries > 0)
-        this.log.info({ events, deliveries }, 'retention sweep removed old entries')
-      return { events, deliveries }
+      const removed = await this.store.sweep(before, {
+        events: retention.maxEvents,
+        deliveries: retention.maxDeliveries,
+      })
+      if (removed.events + removed.deliveries > 0)
+        this.log.info(removed, 'retention sweep removed old entries')
+      return removed
     })()
     this.sweeping = run.catch((error: unknown) => this.log.error({ err: error }, 'retention sweep failed'))
     return run
@@ -324,7 +378,7 @@ export class EventService implements EventSink {
   /** Counters and gauges of events and deliveries, for GET /metrics. */
   metricsProvider(): MetricsProvider {
     return eventMetricsProvider(this.counters, {
-      outboxDepth: () => this.outbox.depth,
+      outboxDepth: () => this.depth,
       streamClients: () => this.live.clients,
     })
   }
@@ -343,24 +397,24 @@ export class EventService implements EventSink {
     await this.sweeping
     await this.settled()
     if (!this.deps.dispatcher) await this.dispatcher.close()
-    this.journal.close()
+    this.journal?.close()
     this.posts.close()
   }
 
-  /** Writes to LMDB what the last run journaled but did not commit (it was killed in between). */
-  private recover(records: ReturnType<typeof EventJournal.read>): void {
-    const missing = records.filter(({ stored }) => !this.events.get(stored.envelope.event_id))
-    if (missing.length === 0) return
-    this.deps.db.transactionSync(() => {
-      for (const { stored, outbox, extra, messageId } of missing) {
-        const { instance_id: instanceId, event_id: eventId } = stored.envelope
-        this.events.appendSync(stored)
-        if (outbox) this.outbox.addSync(instanceId, eventId, outbox)
-        for (const { queue, queueId, entry } of extra ?? []) this.outbox.addSync(queue, queueId, entry)
-        if (messageId !== undefined) this.messages.addSync(instanceId, messageId, eventId)
-      }
-    })
-    this.log.info({ events: missing.length }, 'recovered journaled events')
+  /** Commits writes to the store, counting the outbox, and tracks the commit (`settled`, `uncommitted`). */
+  private write(writes: EventWrite[], id?: string): Promise<void> {
+    this.countQueued(writes)
+    const written = this.store.commit(writes)
+    this.track(written, id)
+    return written
+  }
+
+  /** Counts the entries these writes queue and remove (`undo` -1: a refused commit queued and removed nothing). */
+  private countQueued(writes: readonly EventWrite[], undo: 1 | -1 = 1): void {
+    for (const write of writes) {
+      if (write.kind === 'enqueue') this.depth += undo
+      else if (write.kind === 'dequeue') this.depth -= undo
+    }
   }
 
   private track(write: Promise<unknown>, id?: string): void {
@@ -369,9 +423,12 @@ export class EventService implements EventSink {
       () => this.written(id),
       (error: unknown) => {
         // The journal still holds what did not commit: it is kept from now on, and the next start writes it.
-        this.journal.keep()
+        this.journal?.keep()
         this.written(id)
-        this.log.error({ err: error }, 'event log write failed; the events stay in the journal')
+        this.log.error(
+          { err: error },
+          this.journal ? 'event log write failed; the events stay in the journal' : 'event log write failed',
+        )
       },
     )
   }
@@ -379,7 +436,7 @@ export class EventService implements EventSink {
   private written(id: string | undefined): void {
     if (id !== undefined && id > this.committedId) this.committedId = id
     this.pendingWrites -= 1
-    if (this.pendingWrites === 0) this.journal.clear()
+    if (this.pendingWrites === 0) this.journal?.clear()
   }
 
   private async requeue(instanceId: string, events: StoredEvent[]): Promise<void> {
@@ -396,29 +453,28 @@ export class EventService implements EventSink {
     await this.queueCommitted(
       instanceId,
       queued.map(({ queueId }) => queueId),
-      (batch) => {
-        for (const { stored, queueId } of queued) {
-          const eventId = stored.envelope.event_id
-          this.events.setDelivery(batch, eventId, { ...stored.delivery, status: 'pending', attempts: 0 })
-          this.outbox.add(batch, instanceId, queueId, outboxEntry(eventId, this.now(), target))
-        }
-      },
+      queued.flatMap(({ stored, queueId }): EventWrite[] => {
+        const eventId = stored.envelope.event_id
+        return [
+          { kind: 'delivery', eventId, delivery: { ...stored.delivery, status: 'pending', attempts: 0 } },
+          { kind: 'enqueue', queue: instanceId, queueId, entry: outboxEntry(eventId, this.now(), target) },
+        ]
+      }),
     )
   }
 
   /**
-   * Writes the outbox entries `stage` adds to `queue` and, once committed, hands them to its worker; a
+   * Commits the outbox entries `writes` add to `queue` and, once committed, hands them to its worker; a
    * refused write queues nothing and says so.
    */
-  private async queueCommitted(queue: string, queueIds: string[], stage: (batch: WriteBatch) => void) {
-    const write = writeBatch(this.deps.db, stage)
-    this.track(write, queueIds.at(-1))
+  private async queueCommitted(queue: string, queueIds: string[], writes: EventWrite[]) {
     try {
-      await write
+      await this.write(writes, queueIds.at(-1))
     } catch {
+      this.countQueued(writes, -1)
       throw new AppError(
         'unavailable',
-        'The data folder refused the write, so nothing was queued; it has been logged.',
+        'The data store refused the write, so nothing was queued; it has been logged.',
       )
     }
     await this.settled()
@@ -437,8 +493,17 @@ export class EventService implements EventSink {
       throw new AppError('conflict', 'That webhook is off: turn it on with update_webhook first.')
     const queue = webhookQueue(webhook.id)
     const queueId = this.newId()
-    await this.queueCommitted(queue, [queueId], (batch) =>
-      this.outbox.add(batch, queue, queueId, outboxEntry(stored.envelope.event_id, this.now(), webhook)),
+    await this.queueCommitted(
+      queue,
+      [queueId],
+      [
+        {
+          kind: 'enqueue',
+          queue,
+          queueId,
+          entry: outboxEntry(stored.envelope.event_id, this.now(), webhook),
+        },
+      ],
     )
   }
 
@@ -451,7 +516,7 @@ export class EventService implements EventSink {
   }
 
   /** The worker of a queue: an instance's own webhook (keyed by instance id) or an added webhook's. */
-  private worker(instanceId: string): InstanceDeliveryWorker {
+  private worker(instanceId: string, resumed = false): InstanceDeliveryWorker {
     let worker = this.workers.get(instanceId)
     if (!worker) {
       const webhookId = instanceId.startsWith(WEBHOOK_QUEUE)
@@ -459,14 +524,17 @@ export class EventService implements EventSink {
         : undefined
       worker = new InstanceDeliveryWorker(instanceId, {
         ...(webhookId ? { webhookId } : {}),
-        outbox: this.outbox,
-        events: this.events,
-        deliveries: this.deliveries,
+        resumed,
+        store: this.store,
         settings: this.deps.settings.webhook,
-        write: (what, stage) =>
-          writeBatch(this.deps.db, stage).catch((error: unknown) =>
-            this.log.error({ err: error, instanceId }, `${what} failed`),
-          ),
+        write: (what, writes) => {
+          this.countQueued(writes)
+          return this.store.commit(writes).catch((error: unknown) => {
+            // Nothing of it committed: the entries it removed are still queued.
+            this.countQueued(writes, -1)
+            this.log.error({ err: error, instanceId }, `${what} failed`)
+          })
+        },
         posts: this.posts,
         onRepost: () => this.counters.countRepost(),
         target: (id, fallback) => {
@@ -495,6 +563,33 @@ export class EventService implements EventSink {
   private retention(): RetentionSettings {
     return this.deps.retention?.() ?? this.deps.settings.retention
   }
+}
+
+/** The writes of one emitted event: the event (with its message id), and its outbox entries. */
+function writesOf({ stored, outbox, extra, messageId }: JournalRecord): EventWrite[] {
+  const instanceId = stored.envelope.instance_id
+  return [
+    { kind: 'event', stored, ...(messageId !== undefined && { messageId }) },
+    ...(outbox
+      ? [{ kind: 'enqueue' as const, queue: instanceId, queueId: stored.envelope.event_id, entry: outbox }]
+      : []),
+    ...(extra ?? []).map(({ queue, queueId, entry }) => ({
+      kind: 'enqueue' as const,
+      queue,
+      queueId,
+      entry,
+    })),
+  ]
+}
+
+/** Writes to the store what the last run journaled but did not commit (it was killed in between). */
+async function recover(store: EventStore, records: JournalRecord[], log: Logger): Promise<void> {
+  if (records.length === 0) return
+  const stored = await store.existing(records.map(({ stored }) => stored.envelope.event_id))
+  const missing = records.filter(({ stored: { envelope } }) => !stored.has(envelope.event_id))
+  if (missing.length === 0) return
+  await store.commit(missing.flatMap(writesOf))
+  log.info({ events: missing.length }, 'recovered journaled events')
 }
 
 function outboxEntry(eventId: string, now: number, { url, secret }: WebhookTarget): OutboxEntry {

@@ -28,12 +28,13 @@ export interface EventSink {
   /**
    * Emits the event that announces a network message, unless one already did (the network delivers a
    * message again when its receipt was lost): each message id gets exactly one event id, across restarts.
-   * Returns undefined for a message already announced.
+   * Resolves once the event is durable (the network may then hear the message was received), to undefined
+   * for a message already announced.
    */
   emitForMessage<E extends MessageEventName>(
     instanceId: string,
     messageId: string,
     event: E,
     data: EventData<E>,
-  ): LinkdeskEvent | undefined
+  ): Promise<LinkdeskEvent | undefined>
 }

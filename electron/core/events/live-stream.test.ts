@@ -8,7 +8,7 @@ import { eventFixture } from './testing/event-fixture'
 import { waitFor } from './testing/webhook-receiver'
 
 /** An HTTP server whose every request becomes a stream client of the fixture's events. */
-async function streamServer(fixture: ReturnType<typeof eventFixture>, stallTimeoutMs: number) {
+async function streamServer(fixture: Awaited<ReturnType<typeof eventFixture>>, stallTimeoutMs: number) {
   const responses: ServerResponse[] = []
   const clients: EventStreamClient[] = []
   const server = createServer((_request, response) => {
@@ -16,11 +16,11 @@ async function streamServer(fixture: ReturnType<typeof eventFixture>, stallTimeo
     clients.push(
       new EventStreamClient({
         response,
-        events: fixture.service.events,
+        events: fixture.service.reader,
         live: fixture.service.live,
         filter: { visible: () => true },
         after: fixture.service.lastEventId() ?? '',
-        settled: () => fixture.service.uncommitted(),
+        settled: () => fixture.service.settled(),
         deliveries: false,
         heartbeatMs: 20,
         stallTimeoutMs,
@@ -47,7 +47,7 @@ function connect(url: string): Promise<IncomingMessage> {
 }
 
 test('a client that stops reading costs bounded memory and, once it reads again, misses nothing', async (t) => {
-  const fixture = eventFixture()
+  const fixture = await eventFixture()
   const server = await streamServer(fixture, 60_000)
   t.after(async () => {
     await server.close()
@@ -79,12 +79,12 @@ test('a client that stops reading costs bounded memory and, once it reads again,
     }
   })
   response.resume()
-  await waitFor(() => received.length === ids.length, 30_000, 'all events streamed')
+  await waitFor(async () => received.length === ids.length, 30_000, 'all events streamed')
   assert.deepEqual(received, ids)
 })
 
 test('a client that reads nothing for the stall timeout is disconnected', async (t) => {
-  const fixture = eventFixture()
+  const fixture = await eventFixture()
   const server = await streamServer(fixture, 200)
   t.after(async () => {
     await server.close()
@@ -95,12 +95,12 @@ test('a client that reads nothing for the stall timeout is disconnected', async 
   await waitFor(() => server.responses.length === 1)
   const padding = 'x'.repeat(10_000)
   for (let n = 0; n < 1_000; n++) fixture.service.emit('A', 'message.received', { n, padding })
-  await waitFor(() => server.responses[0]!.writableEnded, 10_000, 'the stalled client was ended')
+  await waitFor(async () => server.responses[0]!.writableEnded, 10_000, 'the stalled client was ended')
   assert.equal(fixture.service.live.clients, 0)
 })
 
 test('an idle stream gets heartbeats', async (t) => {
-  const fixture = eventFixture()
+  const fixture = await eventFixture()
   const server = await streamServer(fixture, 60_000)
   t.after(async () => {
     await server.close()

@@ -1,7 +1,8 @@
 import type { ServerResponse } from 'node:http'
 import type { Logger } from '../logger'
 import type { DeliveryAttempt } from './delivery-log'
-import type { EventFilter, EventLog, StoredEvent } from './event-log'
+import type { EventFilter, StoredEvent } from './event-log'
+import type { EventStore } from './event-store'
 
 /** What the live stream carries: each new event, and (for those who ask) each delivery attempt. */
 export type LiveItem =
@@ -29,13 +30,13 @@ export class LiveStream {
 
 export interface StreamClientOptions {
   response: ServerResponse
-  events: EventLog
+  events: Pick<EventStore, 'events'>
   live: LiveStream
   filter: EventFilter
   /** Send the events after this id: the client's Last-Event-ID, or the newest id to start with new events. */
   after: string
-  /** A promise while event writes are not yet committed (the replay reads the committed log). */
-  settled(): Promise<void> | undefined
+  /** Resolves once the event writes made so far are committed (the replay reads the committed log). */
+  settled(): Promise<void>
   /** Also send `event: delivery` frames for each attempt. */
   deliveries: boolean
   heartbeatMs: number
@@ -57,6 +58,8 @@ export class EventStreamClient {
   private readonly unsubscribe: () => void
   private readonly heartbeat: NodeJS.Timeout
   private stallTimer: NodeJS.Timeout | undefined
+  /** While catching up: the events published since the catch-up began (the log may not have them yet). */
+  private published: StoredEvent[] = []
 
   constructor(private readonly options: StreamClientOptions) {
     const { response } = options
@@ -74,7 +77,7 @@ export class EventStreamClient {
     }, options.heartbeatMs)
     response.on('close', () => this.close())
     response.on('error', () => this.close())
-    this.replay()
+    this.catchUp()
   }
 
   /** Ends the stream (server shutdown, client gone or stalled). */
@@ -87,27 +90,41 @@ export class EventStreamClient {
     if (!this.options.response.writableEnded) this.options.response.end()
   }
 
-  private replay(): void {
+  private catchUp(): void {
+    this.replay().catch((error: unknown) => {
+      this.options.logger.error({ err: error }, 'stream replay failed; client disconnected')
+      this.close()
+    })
+  }
+
+  /**
+   * Sends what the log holds after the cursor, then what was published meanwhile, and goes live. Every event
+   * published before the catch-up began is in the log once the writes made so far commit; every later one
+   * is kept as it is published.
+   */
+  private async replay(): Promise<void> {
+    this.published = []
+    await this.options.settled()
     while (this.mode === 'replay') {
-      const page = this.options.events.after(this.cursor, REPLAY_PAGE, this.options.filter)
-      for (const stored of page.items) {
-        if (!this.send(stored)) return
-      }
+      const query = { cursor: this.cursor, limit: REPLAY_PAGE, order: 'asc' as const }
+      const page = await this.options.events.events(this.options.filter, query)
+      if (this.mode !== 'replay') return
+      for (const stored of page.items) if (!this.send(stored)) return
       if (page.nextCursor !== null) {
         this.cursor = page.nextCursor
         continue
       }
-      const writing = this.options.settled()
-      if (!writing) {
-        this.mode = 'live'
-        return
+      const published = this.published
+      this.published = []
+      this.mode = 'live'
+      for (const stored of published) {
+        if (stored.envelope.event_id > this.cursor && this.matches(stored) && !this.send(stored)) return
       }
-      void writing.then(() => this.replay())
-      return
     }
   }
 
   private onLive(item: LiveItem): void {
+    if (this.mode === 'replay' && item.kind === 'event') this.published.push(item.stored)
     if (this.mode !== 'live') return
     if (item.kind === 'delivery') {
       const { attempt, owner } = item
@@ -148,7 +165,7 @@ export class EventStreamClient {
       clearTimeout(this.stallTimer)
       if (this.mode !== 'blocked') return
       this.mode = 'replay'
-      this.replay()
+      this.catchUp()
     })
     return false
   }

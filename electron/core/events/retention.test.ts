@@ -10,7 +10,7 @@ test('the retention sweep removes old events and attempts, keeps pending ones, a
   const receiver = await WebhookReceiver.start(() => ({ status: 503 }))
   let now = Date.parse('2026-01-01T00:00:00Z')
   let retention: RetentionSettings = { ...DEFAULT_EVENT_SETTINGS.retention, maxAgeDays: 30 }
-  const fixture = eventFixture(
+  const fixture = await eventFixture(
     {
       ...FAST_EVENT_SETTINGS,
       webhook: { ...FAST_EVENT_SETTINGS.webhook, backoffBaseMs: 3_600_000, backoffMaxMs: 3_600_000 },
@@ -28,7 +28,9 @@ test('the retention sweep removes old events and attempts, keeps pending ones, a
   const old = [1, 2, 3].map((n) => service.emit('OFF', 'message.received', { n }).event_id)
   const pending = service.emit('PENDING', 'message.received', {}).event_id
   await waitFor(
-    () => service.deliveries.page({ visible: () => true }, { limit: 5, order: 'asc' }).items.length === 1,
+    async () =>
+      (await service.reader.deliveries({ visible: () => true }, { limit: 5, order: 'asc' })).items.length ===
+      1,
   )
   now += 20 * DAY
   const recent = [4, 5].map((n) => service.emit('OFF', 'message.received', { n }).event_id)
@@ -36,18 +38,19 @@ test('the retention sweep removes old events and attempts, keeps pending ones, a
 
   const swept = await service.sweep()
   assert.deepEqual(swept, { events: 3, deliveries: 1 })
-  const left = () =>
-    service.events
-      .page({ visible: () => true }, { limit: 50, order: 'asc' })
-      .items.map((s) => s.envelope.event_id)
-  assert.deepEqual(left(), [pending, ...recent])
-  for (const id of old) assert.equal(service.events.get(id), undefined)
+  const left = async () =>
+    (await service.reader.events({ visible: () => true }, { limit: 50, order: 'asc' })).items.map(
+      (s) => s.envelope.event_id,
+    )
+  assert.deepEqual(await left(), [pending, ...recent])
+  for (const id of old) assert.equal(await service.reader.event(id), undefined)
   assert.deepEqual(
-    service.events.page({ instanceId: 'OFF', visible: () => true }, { limit: 50, order: 'asc' }).items.length,
+    (await service.reader.events({ instanceId: 'OFF', visible: () => true }, { limit: 50, order: 'asc' }))
+      .items.length,
     2,
   )
 
   retention = { ...retention, maxEvents: 2 }
   assert.equal((await service.sweep()).events, 1)
-  assert.deepEqual(left(), [pending, recent[1]])
+  assert.deepEqual(await left(), [pending, recent[1]])
 })

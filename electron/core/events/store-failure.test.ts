@@ -8,6 +8,7 @@ import { createLogger } from '../logger'
 import { openDatabase, type RootDatabase } from '../store/database'
 import type { InstanceRecord } from '../store/settings-store'
 import { EventService } from './event-service'
+import { LmdbEventStore } from './lmdb-event-store'
 import { FAST_EVENT_SETTINGS } from './testing/event-fixture'
 import { WebhookReceiver, waitFor } from './testing/webhook-receiver'
 
@@ -65,9 +66,10 @@ test('a failed commit is logged, the process stays up, and every event emitted i
     ['A', record('A', receiver.url)],
     ['B', record('B', null)],
   ])
-  const open = (db: RootDatabase, logger = capturedLogs().logger) => {
-    const service = new EventService({
-      db,
+  const open = async (db: RootDatabase, logger = capturedLogs().logger) => {
+    const service = await EventService.open({
+      store: new LmdbEventStore(db),
+      durability: 'journal',
       dataDir,
       instances: {
         find: (id) => instances.get(id),
@@ -76,17 +78,17 @@ test('a failed commit is logged, the process stays up, and every event emitted i
       settings: FAST_EVENT_SETTINGS,
       logger,
     })
-    service.start()
+    await service.start()
     return service
   }
 
   const real = openDatabase(dataDir)
   const { db, failing } = faultyDatabase(real)
   const logs = capturedLogs()
-  const service = open(db, logs.logger)
+  const service = await open(db, logs.logger)
   const before = service.emit('B', 'message.received', { n: 1 })
   await service.settled()
-  assert.ok(service.events.get(before.event_id), 'committed before the failure')
+  assert.ok(await service.reader.event(before.event_id), 'committed before the failure')
 
   failing.on = true
   const during = service.emit('B', 'message.received', { n: 2 })
@@ -97,29 +99,34 @@ test('a failed commit is logged, the process stays up, and every event emitted i
   const messages = logs.errors().map((line) => line.msg)
   assert.equal(messages.filter((msg) => /^event log write failed/.test(msg)).length, 2)
   assert.ok(messages.includes('recording a delivery attempt failed'), messages.join('; '))
-  assert.equal(service.events.get(during.event_id), undefined, 'the failed commit wrote nothing')
-  assert.ok(service.events.get(before.event_id), 'what was committed is still there')
+  assert.equal(await service.reader.event(during.event_id), undefined, 'the failed commit wrote nothing')
+  assert.ok(await service.reader.event(before.event_id), 'what was committed is still there')
 
   // The store works again: new events commit, and the process carried on all along.
   failing.on = false
   const after = service.emit('B', 'message.received', { n: 4 })
   await service.settled()
-  assert.ok(service.events.get(after.event_id))
+  assert.ok(await service.reader.event(after.event_id))
   assert.deepEqual(unhandled, [])
   await service.close()
   await real.close()
 
   // The next start writes what the failed commits lacked, from the journal, and delivers the queued event.
   const reopened = openDatabase(dataDir)
-  const restarted = open(reopened)
+  const restarted = await open(reopened)
   t.after(async () => {
     await restarted.close()
     await reopened.close()
   })
   for (const event of [before, during, delivered, after]) {
-    assert.ok(restarted.events.get(event.event_id), `${event.event_id} is in the log after the restart`)
+    assert.ok(
+      await restarted.reader.event(event.event_id),
+      `${event.event_id} is in the log after the restart`,
+    )
   }
-  await waitFor(() => restarted.events.get(delivered.event_id)?.delivery.status === 'delivered')
+  await waitFor(
+    async () => (await restarted.reader.event(delivered.event_id))?.delivery.status === 'delivered',
+  )
   assert.deepEqual(
     receiver.accepted().map((delivery) => delivery.event.event_id),
     [delivered.event_id, delivered.event_id],

@@ -1,5 +1,4 @@
 import type { Database, RootDatabase } from 'lmdb'
-import type { WriteBatch } from '../store/write-batch'
 import { ID_MAX } from './event-id'
 
 /** Where to deliver when the instance's record is gone (destroyed): the webhook as it was at emit time. */
@@ -29,64 +28,48 @@ export interface QueuedEntry {
 }
 
 /**
- * The webhook outbox: one ordered queue per instance, keyed `[instanceId, queueId]` in an LMDB
- * sub-database. An entry is written with its event (journal first, see EventJournal) and removed once the
- * event is delivered, failed or skipped, so after a crash or a restart every entry still here is delivered.
+ * The webhook outbox in LMDB: one ordered queue per webhook, keyed `[queue, queueId]`. An entry is written with
+ * its event and removed once the event is delivered, failed or skipped, so after a crash or a restart every
+ * entry still here is delivered.
  */
 export class WebhookOutbox {
   private readonly entries: Database<OutboxEntry, [string, string]>
-  private count: number
 
   constructor(root: RootDatabase) {
     this.entries = root.openDB<OutboxEntry, [string, string]>({ name: 'webhook-outbox', encoding: 'msgpack' })
-    this.count = this.entries.getCount()
   }
 
-  /** Entries waiting, all instances together. */
   get depth(): number {
-    return this.count
+    return this.entries.getCount()
   }
 
-  /** Stages a new entry in the caller's batch (with the event it belongs to). */
-  add(_batch: WriteBatch, instanceId: string, queueId: string, entry: OutboxEntry): void {
-    this.count += 1
-    this.entries.put([instanceId, queueId], entry)
-  }
-
-  /** Queues an entry inside a synchronous transaction (journal recovery at start). */
-  addSync(instanceId: string, queueId: string, entry: OutboxEntry): void {
-    this.count += 1
-    this.entries.putSync([instanceId, queueId], entry)
-  }
-
-  get(instanceId: string, queueId: string): OutboxEntry | undefined {
-    return this.entries.get([instanceId, queueId])
-  }
-
-  /** Stages an entry's retry state in the caller's batch. */
-  save(_batch: WriteBatch, instanceId: string, queueId: string, entry: OutboxEntry): void {
-    this.entries.put([instanceId, queueId], entry)
+  /** Stages an entry, new or with its retry state (inside the store's batch). */
+  put(queue: string, queueId: string, entry: OutboxEntry): void {
+    this.entries.put([queue, queueId], entry)
   }
 
   /** Stages the removal of a finished entry (after a crash before the commit it is delivered again, never lost). */
-  remove(_batch: WriteBatch, instanceId: string, queueId: string): void {
-    this.count = Math.max(0, this.count - 1)
-    this.entries.remove([instanceId, queueId])
+  remove(queue: string, queueId: string): void {
+    this.entries.remove([queue, queueId])
   }
 
-  /** Up to `limit` entries of one instance queued after `afterQueueId`, in order. */
-  after(instanceId: string, afterQueueId: string, limit: number): QueuedEntry[] {
+  get(queue: string, queueId: string): OutboxEntry | undefined {
+    return this.entries.get([queue, queueId])
+  }
+
+  /** Up to `limit` entries of one queue after `afterQueueId`, in order. */
+  after(queue: string, afterQueueId: string, limit: number): QueuedEntry[] {
     const range = this.entries.getRange({
-      start: [instanceId, afterQueueId],
-      end: [instanceId, ID_MAX],
+      start: [queue, afterQueueId],
+      end: [queue, ID_MAX],
       exclusiveStart: true,
       limit,
     })
     return [...range].map(({ key, value }) => ({ queueId: key[1], entry: value }))
   }
 
-  /** The instances that have entries waiting. */
-  instances(): string[] {
+  /** The queues that have entries waiting. */
+  queues(): string[] {
     const found: string[] = []
     let start: [string, string] | undefined
     for (;;) {

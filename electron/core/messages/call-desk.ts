@@ -41,6 +41,7 @@ export class CallDesk {
 
   offered(instanceId: string, call: WaCallOffer): void {
     const phone = call.callerPhone?.endsWith('@s.whatsapp.net') ? call.callerPhone.split('@')[0] : null
+    this.ringing.set(`${instanceId}\u0000${call.id}`, call)
     const announced = this.deps.events.emitForMessage(instanceId, call.id, 'call.received', {
       id: call.id,
       from: call.from,
@@ -51,19 +52,17 @@ export class CallDesk {
       offline: call.offline,
       timestamp: String(call.timestamp),
     })
-    if (!announced) return
-    this.ringing.set(`${instanceId}\u0000${call.id}`, call)
-    const settings = this.deps.settings(instanceId)
-    if (!settings.reject) return
-    this.reject(instanceId, call.id)
-      .then(() =>
-        settings.message
-          ? this.deps.sender.sendTo(instanceId, call.from, async () => ({
-              kind: 'text',
-              text: settings.message as string,
-            }))
-          : undefined,
-      )
+    announced
+      .then(async (fresh) => {
+        const settings = this.deps.settings(instanceId)
+        // An offer delivered again was handled when it was first announced.
+        if (!fresh || !settings.reject) return
+        await this.reject(instanceId, call.id)
+        if (settings.message) {
+          const text = settings.message
+          await this.deps.sender.sendTo(instanceId, call.from, async () => ({ kind: 'text', text }))
+        }
+      })
       .catch((error: unknown) =>
         this.log.warn({ err: error, instanceId, callId: call.id }, 'rejecting a call failed'),
       )

@@ -102,11 +102,17 @@ export class MessageIntake implements WaMessageHooks {
     if (inbound.message.is_group && behaviours.ignore_groups) return
     const { action } = inbound
     if (action?.kind === 'vote') return this.vote(instanceId, inbound.message, action)
-    if (action) return announceAction(this.deps.events, instanceId, inbound.message, action)
+    if (action) {
+      await announceAction(this.deps.events, instanceId, inbound.message, action)
+      return
+    }
     const message = this.withDownloadUrl(instanceId, inbound.message)
-    if (message.from_me)
-      this.deps.events.emitForMessage(instanceId, message.id, 'message.sent', { ...message, source: 'phone' })
-    else this.deps.events.emitForMessage(instanceId, message.id, 'message.received', { ...message, live })
+    const announced = message.from_me
+      ? this.deps.events.emitForMessage(instanceId, message.id, 'message.sent', {
+          ...message,
+          source: 'phone',
+        })
+      : this.deps.events.emitForMessage(instanceId, message.id, 'message.received', { ...message, live })
     // A copy delivered again stores what a kill may have lost; the store ignores one it has.
     const stored = this.deps.store.addIfNew(instanceId, {
       direction: message.from_me ? 'out' : 'in',
@@ -131,6 +137,7 @@ export class MessageIntake implements WaMessageHooks {
           })
       }
     })
+    await announced
   }
 
   onStatuses(instanceId: string, updates: WaStatusUpdate[]): void {
@@ -164,7 +171,7 @@ export class MessageIntake implements WaMessageHooks {
     if (!content) return
     const votes = await this.deps.polls.record(instanceId, vote.target, vote.voter, vote.hashes)
     const { id, chat, is_group, from_me, sender, sender_phone, sender_lid, push_name, timestamp } = message
-    this.deps.events.emitForMessage(instanceId, id, 'poll.vote', {
+    await this.deps.events.emitForMessage(instanceId, id, 'poll.vote', {
       ...{ id, chat, is_group, from_me, sender, sender_phone, sender_lid, push_name, timestamp },
       target_id: vote.target,
       voter: vote.voter,
@@ -316,25 +323,22 @@ export function announceAction(
   instanceId: string,
   message: LinkdeskMessage,
   action: Exclude<WaMessageAction, { kind: 'vote' }>,
-): void {
+): Promise<unknown> {
   const { id, chat, is_group, from_me, sender, sender_phone, sender_lid, push_name, timestamp } = message
   const act = { id, chat, is_group, from_me, sender, sender_phone, sender_lid, push_name, timestamp }
   const target_id = action.target
   switch (action.kind) {
     case 'reaction':
-      events.emitForMessage(instanceId, id, 'message.reaction', {
+      return events.emitForMessage(instanceId, id, 'message.reaction', {
         ...act,
         target_id,
         emoji: action.emoji,
         removed: action.emoji === '',
       })
-      return
     case 'edit':
-      events.emitForMessage(instanceId, id, 'message.edited', { ...act, target_id, text: action.text })
-      return
+      return events.emitForMessage(instanceId, id, 'message.edited', { ...act, target_id, text: action.text })
     case 'revoke':
-      events.emitForMessage(instanceId, id, 'message.deleted', { ...act, target_id })
-      return
+      return events.emitForMessage(instanceId, id, 'message.deleted', { ...act, target_id })
     default:
       unhandledCase(action, 'message action')
   }

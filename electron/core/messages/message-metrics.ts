@@ -19,8 +19,8 @@ export function countingSink(sink: EventSink, counters: MessageCounters): EventS
       count(event)
       return sink.emit(instanceId, event, data)
     },
-    emitForMessage(instanceId, messageId, event, data) {
-      const emitted = sink.emitForMessage(instanceId, messageId, event, data)
+    async emitForMessage(instanceId, messageId, event, data) {
+      const emitted = await sink.emitForMessage(instanceId, messageId, event, data)
       if (emitted) count(event)
       return emitted
     },

@@ -333,7 +333,7 @@ export class MessageSender {
     how: {
       options?: Omit<WaSendOptions, 'messageId'>
       slot?: LedgerSlot<SentAnswer>
-      announce?: (message: LinkdeskMessage) => void
+      announce?: (message: LinkdeskMessage) => Promise<unknown>
     } = {},
   ): Promise<SentAnswer> {
     const slot = how.slot ?? UNKEYED
@@ -461,7 +461,7 @@ export class MessageSender {
     sent: WaSentMessage,
     jid: string,
     account: WaAccount,
-    announce?: (message: LinkdeskMessage) => void,
+    announce?: (message: LinkdeskMessage) => Promise<unknown>,
   ) {
     const message: LinkdeskMessage = {
       id: sent.id,
@@ -476,14 +476,16 @@ export class MessageSender {
       timestamp: sent.timestamp,
     }
     const stored = this.deps.store.addSent(instanceId, { message, content: sent.content })
-    if (announce) announce(message)
-    else this.deps.events.emitForMessage(instanceId, sent.id, 'message.sent', { ...message, source: 'api' })
-    try {
-      await stored
-    } catch (error) {
-      // The message is out; failing the request now would invite a duplicate. Retries of it may fail.
+    const announced = announce
+      ? announce(message)
+      : this.deps.events.emitForMessage(instanceId, sent.id, 'message.sent', { ...message, source: 'api' })
+    // The message is out; failing the request now would invite a duplicate. Retries of it may fail.
+    await stored.catch((error: unknown) => {
       this.log.error({ err: error, instanceId, messageId: sent.id }, 'storing a sent message failed')
-    }
+    })
+    await announced.catch((error: unknown) => {
+      this.log.error({ err: error, instanceId, messageId: sent.id }, 'announcing a sent message failed')
+    })
   }
 
   /** Refuses the waiting sends and acks (core shutdown). */

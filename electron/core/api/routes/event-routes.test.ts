@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { SseReader } from '../../events/testing/sse-reader'
-import { WebhookReceiver, waitFor } from '../../events/testing/webhook-receiver'
+import { WebhookReceiver, allDelivered, waitFor } from '../../events/testing/webhook-receiver'
 import { verifyWebhookSignature } from '../../events/webhook-signature'
 import { startTestCore, TEST_TOKEN, type TestCore } from '../../testing/test-core'
 
@@ -188,9 +188,7 @@ describe('webhook and event operations over real HTTP', () => {
     const emitted = [0, 1, 2, 3, 4].map((n) =>
       t.core.events.emit(id, n % 2 ? 'message.sent' : 'message.received', { n }),
     )
-    await waitFor(() =>
-      emitted.every((e) => t.core.events.events.get(e.event_id)?.delivery.status === 'delivered'),
-    )
+    await waitFor(() => allDelivered(t.core.events.reader, emitted))
 
     const first = await t.call(`/events?access_token=${TEST_TOKEN}&instance_id=${id}&limit=2`)
     assert.deepEqual(
@@ -272,7 +270,7 @@ describe('webhook and event operations over real HTTP', () => {
     })
     const a = t.core.events.emit(id, 'message.received', { n: 1 })
     const b = t.core.events.emit(id, 'message.received', { n: 2 })
-    await waitFor(() => t.core.events.events.get(b.event_id)?.delivery.status === 'failed')
+    await waitFor(async () => (await t.core.events.reader.event(b.event_id))?.delivery.status === 'failed')
     refuse = false
 
     const one = await t.call(`/redeliver?access_token=${TEST_TOKEN}&instance_id=${id}&event_id=${a.event_id}`)

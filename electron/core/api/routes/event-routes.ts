@@ -198,7 +198,7 @@ export function eventOperations(deps: EventRoutesDeps & { access: InstanceAccess
       },
       handle: async ({ params, principal }) => {
         await events.settled()
-        const page = events.events.page(
+        const page = await events.reader.events(
           {
             instanceId: instanceFilter(registry, access, params.instance_id, principal),
             event: params.event as EventName | undefined,
@@ -254,7 +254,7 @@ export function eventOperations(deps: EventRoutesDeps & { access: InstanceAccess
       },
       handle: async ({ params, principal }) => {
         await events.settled()
-        const page = events.deliveries.page(
+        const page = await events.reader.deliveries(
           {
             instanceId: instanceFilter(registry, access, params.instance_id, principal),
             eventId: params.event_id,
@@ -354,11 +354,11 @@ export function streamAndMetricsRoutes(
       reply.hijack()
       const client = new EventStreamClient({
         response: reply.raw,
-        events: deps.events.events,
+        events: deps.events.reader,
         live: deps.events.live,
         filter,
         after: lastEventId ?? deps.events.lastEventId() ?? '',
-        settled: () => deps.events.uncommitted(),
+        settled: () => deps.events.settled(),
         deliveries: params.deliveries ?? false,
         heartbeatMs: deps.settings.heartbeatMs,
         stallTimeoutMs: deps.settings.stallTimeoutMs,

@@ -10,7 +10,7 @@ if (!dataDir || !url || !count)
     'usage: emit-and-hang <dataDir> <webhookUrl> <count> [hang|die] [messages|events] [addedUrl]',
   )
 
-const fixture = eventFixture(
+const fixture = await eventFixture(
   FAST_EVENT_SETTINGS,
   dataDir,
   addedUrl ? { webhooks: oneAddedWebhook('CRASH', addedUrl) } : {},
@@ -20,7 +20,7 @@ const ids: string[] = []
 for (let n = 0; n < Number(count); n++) {
   const event =
     kind === 'messages'
-      ? fixture.service.emitForMessage('CRASH', `M${n}`, 'message.received', { n })
+      ? await fixture.service.emitForMessage('CRASH', `M${n}`, 'message.received', { n })
       : fixture.service.emit('CRASH', 'message.received', { n })
   if (event) ids.push(event.event_id)
 }

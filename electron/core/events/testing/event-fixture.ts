@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { silentLogger } from '../../logger'
 import { openDatabase, type RootDatabase } from '../../store/database'
+import { LmdbEventStore } from '../lmdb-event-store'
 import type { InstanceRecord, WebhookRecord } from '../../store/settings-store'
 import { EventService, type EventServiceDeps } from '../event-service'
 import { DEFAULT_EVENT_SETTINGS, type EventSettings } from '../event-settings'
@@ -43,16 +44,17 @@ export interface EventFixture {
   close(): Promise<void>
 }
 
-export function eventFixture(
+export async function eventFixture(
   settings: EventSettings = FAST_EVENT_SETTINGS,
   dataDir?: string,
   deps: Partial<EventServiceDeps> = {},
-): EventFixture {
+): Promise<EventFixture> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'linkdesk-events-'))
   const db = openDatabase(dir)
   const instances = new Map<string, InstanceRecord>()
-  const service = new EventService({
-    db,
+  const service = await EventService.open({
+    store: new LmdbEventStore(db),
+    durability: 'journal',
     dataDir: dir,
     instances: {
       find: (id) => instances.get(id),
@@ -68,7 +70,7 @@ export function eventFixture(
     logger: silentLogger(),
     ...deps,
   })
-  service.start()
+  await service.start()
   return {
     service,
     db,

@@ -99,13 +99,22 @@ export class WebhookReceiver {
 
 /** Resolves once `condition` holds, checking every few milliseconds; rejects after the timeout. */
 export async function waitFor(
-  condition: () => boolean,
+  condition: () => boolean | Promise<boolean>,
   timeoutMs = 15_000,
   what = 'condition',
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`)
     await new Promise((resolve) => setTimeout(resolve, 5))
   }
+}
+
+/** Whether every one of these events has been delivered (its delivery summary says so). */
+export async function allDelivered(
+  reader: { event(id: string): Promise<{ delivery: { status: string } } | undefined> },
+  events: ReadonlyArray<{ event_id: string }>,
+): Promise<boolean> {
+  const stored = await Promise.all(events.map(({ event_id }) => reader.event(event_id)))
+  return stored.every((event) => event?.delivery.status === 'delivered')
 }

@@ -1,0 +1,112 @@
+import type { RootDatabase } from '../store/database'
+import { unhandledCase } from '../exhaustive'
+import { DeliveryLog } from './delivery-log'
+import { EventLog } from './event-log'
+import type { EventStore, EventWrite } from './event-store'
+import { MessageEventIndex } from './message-event-index'
+import { WebhookOutbox } from './webhook-outbox'
+
+/**
+ * The event store in the app's embedded LMDB database: each part a sub-database, each commit one LMDB batch
+ * (written on LMDB's own thread; batches made in the same tick share one transaction).
+ */
+export class LmdbEventStore implements EventStore {
+  private readonly log: EventLog
+  private readonly attempts: DeliveryLog
+  private readonly outbox: WebhookOutbox
+  private readonly messages: MessageEventIndex
+
+  constructor(private readonly db: RootDatabase) {
+    this.log = new EventLog(db)
+    this.attempts = new DeliveryLog(db)
+    this.outbox = new WebhookOutbox(db)
+    this.messages = new MessageEventIndex(db)
+  }
+
+  async commit(writes: readonly EventWrite[]): Promise<void> {
+    await this.db.batch(() => {
+      for (const write of writes) this.stage(write)
+    })
+  }
+
+  async event(id: string) {
+    return this.log.get(id)
+  }
+
+  async existing(ids: readonly string[]) {
+    return new Set(ids.filter((id) => this.log.get(id) !== undefined))
+  }
+
+  async events(...args: Parameters<EventStore['events']>) {
+    return this.log.page(...args)
+  }
+
+  async idsWithStatus(...args: Parameters<EventStore['idsWithStatus']>) {
+    return this.log.idsWithStatus(...args)
+  }
+
+  async lastId() {
+    const ids = [this.log.lastId(), this.attempts.lastId()].filter((id) => id !== undefined).sort()
+    return ids.at(-1)
+  }
+
+  async lastEventId() {
+    return this.log.lastId()
+  }
+
+  async eventOfMessage(instanceId: string, messageId: string) {
+    return this.messages.eventOf(instanceId, messageId)
+  }
+
+  async deliveries(...args: Parameters<EventStore['deliveries']>) {
+    return this.attempts.page(...args)
+  }
+
+  async queued(queue: string, queueId: string) {
+    return this.outbox.get(queue, queueId)
+  }
+
+  async queuedAfter(queue: string, afterQueueId: string, limit: number) {
+    return this.outbox.after(queue, afterQueueId, limit)
+  }
+
+  async queues() {
+    return this.outbox.queues()
+  }
+
+  async queueDepth() {
+    return this.outbox.depth
+  }
+
+  async sweep(beforeId: string, max: { events: number; deliveries: number }) {
+    const events = await this.log.sweep(beforeId, max.events)
+    const deliveries = await this.attempts.sweep(beforeId, max.deliveries)
+    await this.messages.sweep(beforeId)
+    return { events, deliveries }
+  }
+
+  private stage(write: EventWrite): void {
+    switch (write.kind) {
+      case 'event':
+        this.log.append(write.stored)
+        if (write.messageId !== undefined)
+          this.messages.add(
+            write.stored.envelope.instance_id,
+            write.messageId,
+            write.stored.envelope.event_id,
+          )
+        return
+      case 'delivery':
+        return this.log.setDelivery(write.eventId, write.delivery)
+      case 'enqueue':
+      case 'retry':
+        return this.outbox.put(write.queue, write.queueId, write.entry)
+      case 'dequeue':
+        return this.outbox.remove(write.queue, write.queueId)
+      case 'attempt':
+        return this.attempts.record(write.attempt, write.owner)
+      default:
+        unhandledCase(write, 'event write')
+    }
+  }
+}
