@@ -1,4 +1,5 @@
-// Runs every *.test.ts under electron/, renderer/ and bench/ (or the files given) with node's test runner.
+// Runs every *.test.ts under electron/, renderer/ and bench/ (or the files and folders given) with node's test
+// runner.
 import { spawnSync } from 'node:child_process'
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
@@ -17,7 +18,11 @@ function findTests(dir) {
   return found
 }
 
-const files = process.argv.length > 2 ? process.argv.slice(2) : roots.flatMap((r) => findTests(r)).sort()
+// Arguments are test files or folders (every test under them).
+const given = process.argv
+  .slice(2)
+  .flatMap((path) => (statSync(path).isDirectory() ? findTests(path) : [path]))
+const files = given.length > 0 ? given.sort() : roots.flatMap((r) => findTests(r)).sort()
 const result = spawnSync(
   process.execPath,
   // Baileys leaves long timers armed after a socket ends (a 30 s pre-key upload timer among them): once every

@@ -6,6 +6,7 @@ import {
   type EventSettingsInput,
   parseEventSettings,
 } from './events/event-settings'
+import type { StoreChoice } from './store/stores'
 import type { LogLevel } from './logger'
 
 /**
@@ -79,6 +80,11 @@ export interface Config {
    * crashes too, not only a killed process, at the cost of one disk flush each.
    */
   fsync: boolean
+  /**
+   * Where the data is kept: the embedded LMDB store in the data folder (the default, and the desktop's only
+   * store), or a PostgreSQL database (`--store postgres://…`), which several headless nodes can share.
+   */
+  store: StoreChoice
   /** Folder of the built renderer served at `/`; none serves no UI. */
   uiDir?: string
   /**
@@ -147,6 +153,8 @@ export interface ConfigInput {
   timings?: Partial<Record<keyof Timings, number | string>>
   events?: EventSettingsInput
   fsync?: boolean
+  /** `lmdb`, or a `postgres://` (or `postgresql://`) URL. */
+  store?: string
   uiDir?: string
   waVersionUrl?: string
   ffmpeg?: string
@@ -259,6 +267,20 @@ function parseEvents(input: EventSettingsInput | undefined): EventSettings {
   }
 }
 
+function parseStore(input: string | undefined): StoreChoice {
+  const value = input?.trim() ?? ''
+  if (value === '' || value === 'lmdb') return { kind: 'lmdb' }
+  let url: URL | undefined
+  try {
+    url = new URL(value)
+  } catch {
+    url = undefined
+  }
+  if (url?.protocol !== 'postgres:' && url?.protocol !== 'postgresql:')
+    throw new ConfigError('store must be lmdb or a postgres://user:password@host:port/database URL.')
+  return { kind: 'postgres', url: value }
+}
+
 /** Validates everything once, at the entry; the rest of the core trusts the result. */
 export function parseConfig(input: ConfigInput, env: NodeJS.ProcessEnv = process.env): Config {
   const logLevel = (input.logLevel ?? DEFAULT_LOG_LEVEL) as LogLevel
@@ -282,6 +304,7 @@ export function parseConfig(input: ConfigInput, env: NodeJS.ProcessEnv = process
     timings: parseTimings(input.timings),
     events: parseEvents(input.events),
     fsync: input.fsync ?? false,
+    store: parseStore(input.store),
     uiDir: input.uiDir,
     waVersionUrl: parseVersionUrl(input.waVersionUrl),
     ffmpeg: input.ffmpeg?.trim() || DEFAULT_FFMPEG,

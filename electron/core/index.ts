@@ -20,7 +20,6 @@ import { settingsOperations } from './api/routes/settings-routes'
 import { uploadRoutes } from './api/routes/upload-routes'
 import type { Config } from './config'
 import { EventService } from './events/event-service'
-import { LmdbEventStore } from './events/lmdb-event-store'
 import { MetricsRegistry } from './events/metrics'
 import { InstanceManager } from './instances/instance-manager'
 import { instanceMetricsProvider } from './instances/instance-metrics'
@@ -32,11 +31,9 @@ import { NO_CALL_REJECTION } from './messages/call-desk'
 import { createLinkPreviewer, LINK_PREVIEW_TIMEOUT_MS } from './messages/link-preview'
 import { createVoiceNoteConverter } from './messages/media-convert/voice-note-audio'
 import { MessageService } from './messages/message-service'
-import { UploadStore } from './messages/upload-store'
 import { createSandbox, type Sandbox } from './sandbox'
-import { type AuthCipher, type AuthStore, LmdbAuthStore } from './store/auth-store'
-import { openDatabase } from './store/database'
-import { FileSettingsStore } from './store/settings-store'
+import type { AuthCipher, AuthStore } from './store/auth-store'
+import { openStores } from './store/stores'
 import { TokenService } from './tokens/token-service'
 import { APP_VERSION } from './version'
 import { installLibsignalConsoleFilter } from './wa/libsignal-console-filter'
@@ -89,7 +86,8 @@ export interface Core {
 export async function createCore(config: Config, deps: CoreDeps = {}): Promise<Core> {
   const logger = deps.logger ?? createLogger(config.logLevel)
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 })
-  const settings = new FileSettingsStore(config.dataDir)
+  const stores = await openStores(config.store, { dataDir: config.dataDir, cipher: deps.cipher, logger })
+  const { settings } = stores
   const tokens = new TokenService(settings)
   if (config.accessToken) await tokens.register(config.accessToken, 'LINKDESK_ACCESS_TOKEN')
   const registry = new InstanceRegistry(settings)
@@ -115,13 +113,12 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     timeoutMs: config.timings.versionFetchMs,
     logger: logger.child({ module: 'wa-version' }),
   })
-  const authStore: AuthStore = new LmdbAuthStore(config.dataDir, deps.cipher)
+  const authStore = stores.auth
   await authStore.load(registry.all().map((record) => record.id))
   const auth = new Authenticator(tokens, ui, config.limits.requestsPerMinute)
-  const db = openDatabase(config.dataDir)
   const events = await EventService.open({
-    store: new LmdbEventStore(db),
-    durability: 'journal',
+    store: stores.events,
+    durability: stores.eventDurability,
     dataDir: config.dataDir,
     instances: registry,
     webhooks,
@@ -138,8 +135,9 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
   // connection, and each instance reports incoming traffic to the messages part. So the messages part is
   // built first, reaching connections through the instance manager built right after it.
   const messages: MessageService = new MessageService({
-    db,
-    dataDir: config.dataDir,
+    store: stores.messages,
+    ledger: stores.ledger,
+    polls: stores.polls,
     limits: config.limits,
     events,
     logger,
@@ -218,7 +216,7 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
       mediaDownloadRoutes({ messages }),
       profilePictureRoutes({ messages }),
       uploadRoutes({
-        uploads: new UploadStore(config.dataDir),
+        uploads: stores.uploads,
         maxBytes: config.limits.mediaBytes,
         apiBase: () => apiBase,
       }),
@@ -231,7 +229,7 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     await network.close()
     await sandbox?.close()
     await events.close()
-    await db.close()
+    await stores.close()
   }
   // Deliveries left by the last run resume before any request can start a queue of its own.
   await events.start()

@@ -146,6 +146,18 @@ export const SERVE_COMMAND: CommandSpec<ConfigInput> = {
     },
     {
       kind: 'value',
+      name: 'store',
+      placeholder: 'URL',
+      env: 'LINKDESK_STORE',
+      default: 'lmdb',
+      description:
+        'where the data is kept: lmdb (embedded, in the data folder) or a postgres://user:password@host:port/database URL (several nodes can share it; see README Storage)',
+      apply: (input, value) => {
+        input.store = value
+      },
+    },
+    {
+      kind: 'value',
       name: 'ffmpeg',
       placeholder: 'PATH',
       env: 'LINKDESK_FFMPEG',

@@ -9,6 +9,7 @@ import { postOk } from '../../bench/harness/http'
 import { startNode, type Started } from '../../bench/harness/processes'
 import { startSandbox } from '../../bench/harness/sandbox'
 import { WebhookReceiver } from '../core/events/testing/webhook-receiver'
+import { testStoreEnv } from '../core/store/testing/test-store'
 
 // The app is killed with SIGKILL at random moments while a contact writes to its account at a steady rate;
 // each time it is started again on the same data folder. Afterwards every message must be at the webhook
@@ -21,7 +22,7 @@ const TOKEN = 'crash-storm-token'
 const ME = '15550700001'
 const ALICE = '15550700002'
 
-function startServe(dataDir: string, controlUrl: string): Promise<Started> {
+async function startServe(dataDir: string, controlUrl: string): Promise<Started> {
   return startNode(
     'serve',
     [
@@ -29,7 +30,11 @@ function startServe(dataDir: string, controlUrl: string): Promise<Started> {
       ...['--sandbox-url', controlUrl, '--port', '0', '--data-dir', dataDir],
       ...['--send-interval-ms', '0', '--log-level', 'warn'],
     ],
-    { waitFor: ['api'], env: { LINKDESK_ACCESS_TOKEN: TOKEN }, timeoutMs: 60_000 },
+    {
+      waitFor: ['api'],
+      env: { LINKDESK_ACCESS_TOKEN: TOKEN, ...(await testStoreEnv(dataDir)) },
+      timeoutMs: 60_000,
+    },
   )
 }
 

@@ -40,7 +40,7 @@ function signedWith(secret: string, post: ReceivedDelivery): boolean {
 /** Emits one event to instance A, waits until the receiver holds its post, then emits the rest behind it. */
 async function emitBehindFirstPost(service: EventService, receiver: WebhookReceiver, count: number) {
   const first = service.emit('A', 'message.received', { n: 0 })
-  await waitFor(async () => receiver.received.length === 1)
+  await waitFor(() => receiver.received.length === 1)
   const rest = Array.from({ length: count - 1 }, (_, n) =>
     service.emit('A', 'message.received', { n: n + 1 }),
   )

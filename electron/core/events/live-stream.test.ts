@@ -79,7 +79,7 @@ test('a client that stops reading costs bounded memory and, once it reads again,
     }
   })
   response.resume()
-  await waitFor(async () => received.length === ids.length, 30_000, 'all events streamed')
+  await waitFor(() => received.length === ids.length, 30_000, 'all events streamed')
   assert.deepEqual(received, ids)
 })
 
@@ -95,7 +95,7 @@ test('a client that reads nothing for the stall timeout is disconnected', async 
   await waitFor(() => server.responses.length === 1)
   const padding = 'x'.repeat(10_000)
   for (let n = 0; n < 1_000; n++) fixture.service.emit('A', 'message.received', { n, padding })
-  await waitFor(async () => server.responses[0]!.writableEnded, 10_000, 'the stalled client was ended')
+  await waitFor(() => server.responses[0]!.writableEnded, 10_000, 'the stalled client was ended')
   assert.equal(fixture.service.live.clients, 0)
 })
 

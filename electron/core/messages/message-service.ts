@@ -3,10 +3,9 @@ import { AppError } from '../errors'
 import type { EventSink } from '../events/event-types'
 import type { MetricsProvider } from '../events/metrics'
 import type { Logger } from '../logger'
-import type { RootDatabase } from '../store/database'
 import type { SentAnswer, WaConnection, WaMessageHooks } from '../wa/wa-types'
 import { AckTracker } from './ack-tracker'
-import { IdempotencyLedger, LmdbLedgerRecords } from './idempotency-ledger'
+import { IdempotencyLedger, type LedgerRecords } from './idempotency-ledger'
 import type { LinkPreviewer } from './link-preview'
 import type { InstanceBehaviours } from '../instances/instance-settings'
 import { CallDesk, type CallSettings } from './call-desk'
@@ -16,17 +15,21 @@ import { OwnProfile } from './own-profile'
 import { ChatSignals } from './chat-signals'
 import { ContactLookup } from './contact-lookup'
 import { MessageActions } from './message-actions'
-import { LmdbPollVotes } from './poll-votes'
+import type { PollVotes } from './poll-votes'
 import type { VoiceNoteConverter } from './media-convert/voice-note-audio'
 import { MessageIntake } from './message-intake'
 import { countingSink, type MessageCounters, messageMetricsProvider } from './message-metrics'
 import { MessageSender, type SendRequest } from './message-sender'
-import { LmdbMessageStore, type MessageStore } from './message-store'
+import type { MessageStore } from './message-store'
 import { RecipientDirectory } from './recipient-directory'
 
 export interface MessageServiceDeps {
-  db: RootDatabase
-  dataDir: string
+  /** Where messages, their statuses and media are kept. */
+  store: MessageStore
+  /** The idempotency ledger's records. */
+  ledger: LedgerRecords
+  /** Each voter's latest vote on each poll. */
+  polls: PollVotes
   limits: Limits
   events: EventSink
   logger: Logger
@@ -97,10 +100,10 @@ export class MessageService {
   constructor(private readonly deps: MessageServiceDeps) {
     this.log = deps.logger.child({ module: 'messages' })
     const events = countingSink(deps.events, this.counters)
-    this.store = new LmdbMessageStore(deps.db, deps.dataDir)
+    this.store = deps.store
     this.chats = new ChatBook(this.store)
     this.profile = new OwnProfile({ limits: deps.limits, logger: deps.logger, connection: deps.connection })
-    this.ledger = new IdempotencyLedger(new LmdbLedgerRecords(deps.db))
+    this.ledger = new IdempotencyLedger(deps.ledger)
     const intake = new MessageIntake({
       store: this.store,
       events,
@@ -109,7 +112,7 @@ export class MessageService {
       downloadUrl: (instanceId, messageId) => `${deps.apiBase()}${mediaDownloadPath(instanceId, messageId)}`,
       calls: { offered: (instanceId, call) => this.calls.offered(instanceId, call) },
       groups: { changed: (instanceId, change, account) => this.groups.changed(instanceId, change, account) },
-      polls: new LmdbPollVotes(deps.db),
+      polls: deps.polls,
       behaviours: deps.behaviours,
       read: async (instanceId, key) => (await deps.connection(instanceId)).read([key]),
     })

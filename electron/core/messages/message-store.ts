@@ -48,7 +48,13 @@ export interface StoredMessage {
 type Key = [string, string]
 
 /** How far statuses only move forward: a late "delivered" never undoes "read". */
-const STATUS_RANK: Record<DeliveryStatus, number> = { failed: 0, sent: 1, delivered: 2, read: 3, played: 4 }
+export const STATUS_RANK: Record<DeliveryStatus, number> = {
+  failed: 0,
+  sent: 1,
+  delivered: 2,
+  read: 3,
+  played: 4,
+}
 
 export interface MessageStoreOptions {
   /** Messages (and their media) are kept this long; at least 14 days so retries can be answered. */

@@ -15,15 +15,33 @@ export interface UploadStoreOptions {
   ttlMs?: number
 }
 
-const DEFAULT_TTL_MS = 60 * 60_000
+export const DEFAULT_TTL_MS = 60 * 60_000
 const UPLOAD_ID = /^[A-Za-z0-9_-]{22}$/
+
+/** Files uploaded for later sends: each under a random 128-bit id, fetchable until it expires. */
+export interface Uploads {
+  /** Stores a file and its declared content type (anything odd is kept as a plain file). */
+  save(data: Buffer, contentType: string | undefined): Promise<StoredUpload>
+  /** The file and its type while it has not expired; not_found for an unknown, malformed or expired id. */
+  read(id: string): Promise<{ data: Buffer; type: string }>
+}
+
+/** A new upload id (the capability to fetch it). */
+export function newUploadId(): string {
+  return randomBytes(16).toString('base64url')
+}
+
+/** Refuses an id that cannot be an upload's (not_found, as for an unknown one). */
+export function checkUploadId(id: string): void {
+  if (!UPLOAD_ID.test(id)) throw new AppError('not_found')
+}
 
 /**
  * Local files waiting to be sent (`uploads/` in the data folder): each under a random 128-bit id with the
  * type its uploader declared beside it, readable by the user only, fetchable until it expires, and swept
  * when the next one arrives.
  */
-export class UploadStore {
+export class UploadStore implements Uploads {
   private readonly folder: string
   private readonly ttlMs: number
 
@@ -32,19 +50,17 @@ export class UploadStore {
     this.ttlMs = options.ttlMs ?? DEFAULT_TTL_MS
   }
 
-  /** Stores a file and its declared content type (anything odd is kept as a plain file). */
   async save(data: Buffer, contentType: string | undefined): Promise<StoredUpload> {
     await mkdir(this.folder, { recursive: true, mode: 0o700 })
     await this.sweepExpired()
-    const id = randomBytes(16).toString('base64url')
+    const id = newUploadId()
     await writeFile(join(this.folder, id), data, { mode: 0o600 })
     await writeFile(join(this.folder, `${id}.type`), declaredType(contentType), { mode: 0o600 })
     return { id, size: data.length, expiresAt: Date.now() + this.ttlMs }
   }
 
-  /** The file and its type while it has not expired; not_found for an unknown, malformed or expired id. */
   async read(id: string): Promise<{ data: Buffer; type: string }> {
-    if (!UPLOAD_ID.test(id)) throw new AppError('not_found')
+    checkUploadId(id)
     const path = join(this.folder, id)
     const info = await stat(path).catch(() => undefined)
     if (!info || info.mtimeMs + this.ttlMs < Date.now()) throw new AppError('not_found')
@@ -63,7 +79,7 @@ export class UploadStore {
 }
 
 /** The type the uploader declared, served back so the media fetcher can use it; anything odd is a plain file. */
-function declaredType(header: string | undefined): string {
+export function declaredType(header: string | undefined): string {
   const type = (header ?? '').split(';')[0]!.trim().toLowerCase()
   return /^[a-z0-9.+-]+\/[a-z0-9.+-]+$/.test(type) ? type : 'application/octet-stream'
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { createCore, type Core, type CoreDeps } from '../index'
 import { type ConfigInput, parseConfig } from '../config'
 import { silentLogger } from '../logger'
+import { testDatabaseFor, testStore } from '../store/testing/test-store'
 
 export const TEST_TOKEN = 'test-token-0123456789'
 
@@ -32,6 +33,9 @@ export async function startTestCore(input: ConfigInput = {}, deps: CoreDeps = {}
     ...input,
     dataDir,
   })
+  // LINKDESK_TEST_STORE=postgres: the same tests on a PostgreSQL database of this data folder.
+  if (input.store === undefined && testStore() === 'postgres')
+    config.store = { kind: 'postgres', url: await testDatabaseFor(dataDir) }
   const core = await createCore(config, { logger: silentLogger(), ...deps })
   const call: TestCore['call'] = async (path, init = {}) => {
     const { json, ...rest } = init

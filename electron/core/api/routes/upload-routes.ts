@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify'
 import { AppError } from '../../errors'
-import type { UploadStore } from '../../messages/upload-store'
+import type { Uploads } from '../../messages/upload-store'
 import type { UploadView } from '../../shared-types'
 import type { RoutePlugin } from '../build-api'
 
 export interface UploadRoutesDeps {
-  uploads: UploadStore
+  uploads: Uploads
   /** Largest upload, bytes (the media limit: a bigger file could not be sent anyway). */
   maxBytes: number
   /** The API base URL once the server listens, for the answer's `url`. */

@@ -24,6 +24,8 @@ for (let n = 0; n < Number(count); n++) {
       : fixture.service.emit('CRASH', 'message.received', { n })
   if (event) ids.push(event.event_id)
 }
+// Each id printed is acknowledged: durable from here on (journaled, or committed by a store without a journal).
+await fixture.service.durable()
 process.stdout.write(`${JSON.stringify(ids)}\n`)
 if (mode === 'die') process.kill(process.pid, 'SIGKILL')
 setInterval(() => {}, 60_000)

@@ -2,7 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { silentLogger } from '../../logger'
-import { openDatabase, type RootDatabase } from '../../store/database'
+import pg from 'pg'
+import { openDatabase } from '../../store/database'
+import { PostgresEventStore } from '../../store/postgres/events'
+import { testDatabaseFor, testStore } from '../../store/testing/test-store'
 import { LmdbEventStore } from '../lmdb-event-store'
 import type { InstanceRecord, WebhookRecord } from '../../store/settings-store'
 import { EventService, type EventServiceDeps } from '../event-service'
@@ -33,10 +36,28 @@ export const FAST_EVENT_SETTINGS: EventSettings = {
   stream: { heartbeatMs: 1_000, stallTimeoutMs: 5_000 },
 }
 
-/** An event service on a fresh database with an in-memory instance directory, and its cleanup. */
+/**
+ * The event store of a test's data folder: LMDB in it, or with LINKDESK_TEST_STORE=postgres the folder's
+ * PostgreSQL database (a crash test's child process on the same folder finds the same data).
+ */
+async function openEventStore(dataDir: string) {
+  if (testStore() === 'postgres') {
+    const pool = new pg.Pool({ connectionString: await testDatabaseFor(dataDir) })
+    return {
+      deps: { store: new PostgresEventStore(pool), durability: 'commit' as const },
+      close: () => pool.end(),
+    }
+  }
+  const db = openDatabase(dataDir)
+  return {
+    deps: { store: new LmdbEventStore(db), durability: 'journal' as const },
+    close: () => db.close(),
+  }
+}
+
+/** An event service on a fresh store with an in-memory instance directory, and its cleanup. */
 export interface EventFixture {
   service: EventService
-  db: RootDatabase
   dataDir: string
   instances: Map<string, InstanceRecord>
   /** Adds an instance record whose webhook points at `url` (on unless told otherwise). */
@@ -50,11 +71,10 @@ export async function eventFixture(
   deps: Partial<EventServiceDeps> = {},
 ): Promise<EventFixture> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'linkdesk-events-'))
-  const db = openDatabase(dir)
+  const store = await openEventStore(dir)
   const instances = new Map<string, InstanceRecord>()
   const service = await EventService.open({
-    store: new LmdbEventStore(db),
-    durability: 'journal',
+    ...store.deps,
     dataDir: dir,
     instances: {
       find: (id) => instances.get(id),
@@ -73,7 +93,6 @@ export async function eventFixture(
   await service.start()
   return {
     service,
-    db,
     dataDir: dir,
     instances,
     addInstance(id, url, enable = true, owner = 'token-1') {
@@ -89,7 +108,7 @@ export async function eventFixture(
     },
     async close() {
       await service.close()
-      await db.close()
+      await store.close()
       if (!dataDir) rmSync(dir, { recursive: true, force: true })
     },
   }

@@ -1,0 +1,242 @@
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import type pg from 'pg'
+import { type AuthCipher, decodeValue, encodeValue } from '../auth-codec'
+import type { AuthStore, InstanceAuthStore, KeyBatch } from '../auth-store'
+import { GroupCommit } from './group-commit'
+import { inTransaction } from './transaction'
+
+/** One value written: null deletes. */
+interface AuthWrite {
+  type: string
+  id: string
+  stored: Buffer | null
+}
+
+/** The credentials' row: a type no Signal key has. */
+const CREDS = { type: 'creds', id: '' }
+/** Uncommitted writes an instance may have queued before its writers wait for the database. */
+const MAX_QUEUED = 64
+
+/**
+ * One instance's credentials and Signal keys in PostgreSQL (`auth_entries`). As in the embedded store, a write
+ * resolves once queued and is visible to reads at once; queued writes commit in call order, those queued
+ * while a commit is under way together in the next transaction, each batch whole or not at all. A commit that
+ * fails makes every later write fail, never silently. The credentials are kept in memory (read synchronously).
+ */
+class PostgresInstanceAuthStore implements InstanceAuthStore {
+  private readonly pending = new Map<string, Buffer | null>()
+  private readonly group: GroupCommit<AuthWrite>
+  private lastCommit: Promise<unknown> = Promise.resolve()
+  private queued = 0
+  private failure: unknown
+  private closed = false
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly instanceId: string,
+    private creds: Buffer | undefined,
+    private readonly cipher: AuthCipher | undefined,
+  ) {
+    this.group = new GroupCommit((writes) =>
+      inTransaction(pool, (client) => applyAuthWrites(client, instanceId, writes)),
+    )
+  }
+
+  readCreds<T>(): T | undefined {
+    return this.creds ? (decodeValue(this.creds, this.cipher) as T) : undefined
+  }
+
+  hasCreds(): boolean {
+    return this.creds !== undefined
+  }
+
+  async writeCreds(creds: unknown): Promise<void> {
+    const stored = encodeValue(creds, this.cipher)
+    this.creds = stored
+    await this.write([{ ...CREDS, stored }])
+  }
+
+  async getKeys(type: string, ids: readonly string[]): Promise<Record<string, unknown>> {
+    this.assertOpen()
+    const found: Record<string, unknown> = {}
+    const unknown: string[] = []
+    for (const id of ids) {
+      const key = keyOf(type, id)
+      if (!this.pending.has(key)) unknown.push(id)
+      else {
+        const stored = this.pending.get(key)
+        if (stored) found[id] = decodeValue(stored, this.cipher)
+      }
+    }
+    if (unknown.length === 0) return found
+    const { rows } = await this.pool.query<{ id: string; value: Buffer }>(
+      'SELECT id, value FROM auth_entries WHERE instance_id = $1 AND type = $2 AND id = ANY($3)',
+      [this.instanceId, type, unknown],
+    )
+    for (const { id, value } of rows) {
+      // A write queued while the read was under way is newer than what it read.
+      const key = keyOf(type, id)
+      const stored = this.pending.has(key) ? this.pending.get(key) : value
+      if (stored) found[id] = decodeValue(stored, this.cipher)
+    }
+    return found
+  }
+
+  async setKeys(batch: KeyBatch): Promise<void> {
+    const writes: AuthWrite[] = []
+    for (const [type, values] of Object.entries(batch)) {
+      for (const [id, value] of Object.entries(values ?? {})) {
+        const deleted = value === null || value === undefined
+        writes.push({ type, id, stored: deleted ? null : encodeValue(value, this.cipher) })
+      }
+    }
+    if (writes.length > 0) await this.write(writes)
+  }
+
+  private async write(writes: AuthWrite[]): Promise<void> {
+    this.assertOpen()
+    if (this.failure !== undefined)
+      throw new Error('an earlier write of this auth store failed', { cause: this.failure })
+    for (const { type, id, stored } of writes) this.pending.set(keyOf(type, id), stored)
+    this.queued += 1
+    this.lastCommit = this.group.commit(writes).then(
+      () => {
+        this.queued -= 1
+        for (const { type, id, stored } of writes) {
+          const key = keyOf(type, id)
+          if (this.pending.get(key) === stored) this.pending.delete(key)
+        }
+      },
+      (error: unknown) => {
+        this.queued -= 1
+        this.failure = error
+      },
+    )
+    if (this.queued > MAX_QUEUED) await this.lastCommit
+  }
+
+  async committed(): Promise<void> {
+    await this.lastCommit
+  }
+
+  async countKeys(type: string): Promise<number> {
+    await this.lastCommit
+    const { rows } = await this.pool.query<{ n: string }>(
+      'SELECT count(*) AS n FROM auth_entries WHERE instance_id = $1 AND type = $2',
+      [this.instanceId, type],
+    )
+    return Number(rows[0]?.n ?? 0)
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    await this.lastCommit
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('the auth store of this instance is closed')
+  }
+}
+
+/**
+ * Every instance's credentials and Signal keys in PostgreSQL, one row per value (encrypted with the cipher
+ * when one is given, as in the embedded store). `load` reads the credentials of the instances about to start.
+ */
+export class PostgresAuthStore implements AuthStore {
+  private readonly stores = new Map<string, PostgresInstanceAuthStore>()
+  private readonly creds = new Map<string, Buffer>()
+  private closing: Promise<void> | undefined
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly dataDir: string,
+    private readonly cipher?: AuthCipher,
+  ) {}
+
+  async load(instanceIds: readonly string[]): Promise<void> {
+    const { rows } = await this.pool.query<{ instance_id: string; value: Buffer }>(
+      'SELECT instance_id, value FROM auth_entries WHERE type = $1 AND id = $2 AND instance_id = ANY($3)',
+      [CREDS.type, CREDS.id, instanceIds],
+    )
+    for (const { instance_id: instanceId, value } of rows) this.creds.set(instanceId, value)
+  }
+
+  forInstance(instanceId: string): InstanceAuthStore {
+    if (this.closing) throw new Error('the auth store is closed')
+    let store = this.stores.get(instanceId)
+    if (!store) {
+      store = new PostgresInstanceAuthStore(this.pool, instanceId, this.creds.get(instanceId), this.cipher)
+      this.stores.set(instanceId, store)
+    }
+    return store
+  }
+
+  async exists(instanceId: string): Promise<boolean> {
+    const store = this.stores.get(instanceId)
+    if (store) return store.hasCreds()
+    const { rowCount } = await this.pool.query(
+      'SELECT 1 FROM auth_entries WHERE instance_id = $1 AND type = $2 AND id = $3',
+      [instanceId, CREDS.type, CREDS.id],
+    )
+    return rowCount === 1
+  }
+
+  async countEntries(instanceId: string): Promise<number> {
+    await this.stores.get(instanceId)?.committed()
+    const { rows } = await this.pool.query<{ n: string }>(
+      'SELECT count(*) AS n FROM auth_entries WHERE instance_id = $1',
+      [instanceId],
+    )
+    return Number(rows[0]?.n ?? 0)
+  }
+
+  async wipe(instanceId: string): Promise<void> {
+    await this.release(instanceId)
+    await this.pool.query('DELETE FROM auth_entries WHERE instance_id = $1', [instanceId])
+  }
+
+  async remove(instanceId: string): Promise<void> {
+    await this.wipe(instanceId)
+    rmSync(join(this.dataDir, 'instances', instanceId), { recursive: true, force: true })
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await Promise.all([...this.stores.keys()].map((id) => this.release(id)))
+    })()
+    return this.closing
+  }
+
+  private async release(instanceId: string): Promise<void> {
+    const store = this.stores.get(instanceId)
+    this.stores.delete(instanceId)
+    this.creds.delete(instanceId)
+    await store?.close()
+  }
+}
+
+function keyOf(type: string, id: string): string {
+  return `${type}\u0000${id}`
+}
+
+/** Applies queued writes in one transaction: each key's last write, upserted or deleted. */
+async function applyAuthWrites(client: pg.ClientBase, instanceId: string, writes: readonly AuthWrite[]) {
+  const latest = [...new Map(writes.map((write) => [keyOf(write.type, write.id), write])).values()]
+  const kept = latest.filter((write): write is AuthWrite & { stored: Buffer } => write.stored !== null)
+  const deleted = latest.filter(({ stored }) => stored === null)
+  if (deleted.length > 0)
+    await client.query(
+      `DELETE FROM auth_entries USING unnest($2::text[], $3::text[]) AS x(type, id)
+       WHERE auth_entries.instance_id = $1 AND auth_entries.type = x.type AND auth_entries.id = x.id`,
+      [instanceId, deleted.map(({ type }) => type), deleted.map(({ id }) => id)],
+    )
+  if (kept.length > 0)
+    await client.query(
+      `INSERT INTO auth_entries (instance_id, type, id, value)
+       SELECT $1, * FROM unnest($2::text[], $3::text[], $4::bytea[])
+       ON CONFLICT (instance_id, type, id) DO UPDATE SET value = EXCLUDED.value`,
+      [instanceId, kept.map(({ type }) => type), kept.map(({ id }) => id), kept.map(({ stored }) => stored)],
+    )
+}

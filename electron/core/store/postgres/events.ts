@@ -1,0 +1,343 @@
+import type pg from 'pg'
+import type { DeliveryAttempt, DeliveryFilter } from '../../events/delivery-log'
+import { ID_MAX, idFloorAt } from '../../events/event-id'
+import type { DeliveryStatus, EventFilter, StoredEvent } from '../../events/event-log'
+import type { EventStore, EventWrite, SweepCount } from '../../events/event-store'
+import { type Page, type PageQuery, SCAN_LIMIT } from '../../events/log-range'
+import type { OutboxEntry, QueuedEntry } from '../../events/webhook-outbox'
+import { unhandledCase } from '../../exhaustive'
+import { GroupCommit } from './group-commit'
+import { inTransaction } from './transaction'
+
+type Kind = EventWrite['kind']
+type WriteOf<K extends Kind> = Extract<EventWrite, { kind: K }>
+
+/** Rows read per query while filling a page (the caller's visibility is checked here, not in SQL). */
+const SCAN_CHUNK = 500
+
+/**
+ * The event store in PostgreSQL: events, event_messages (one event per network message id: the primary key),
+ * webhook_outbox (each queue in queue id order) and delivery_attempts. Commits are grouped: those made while a
+ * transaction is under way share the next one; inside it, writes apply in order, a run of one kind in one
+ * statement.
+ */
+export class PostgresEventStore implements EventStore {
+  private readonly group: GroupCommit<EventWrite>
+
+  constructor(private readonly pool: pg.Pool) {
+    this.group = new GroupCommit((writes) => inTransaction(pool, (client) => applyWrites(client, writes)))
+  }
+
+  commit(writes: readonly EventWrite[]): Promise<void> {
+    return writes.length === 0 ? Promise.resolve() : this.group.commit(writes)
+  }
+
+  async event(id: string): Promise<StoredEvent | undefined> {
+    const { rows } = await this.pool.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE id = $1`, [
+      id,
+    ])
+    return rows[0] && storedOf(rows[0])
+  }
+
+  async existing(ids: readonly string[]): Promise<Set<string>> {
+    const { rows } = await this.pool.query<{ id: string }>('SELECT id FROM events WHERE id = ANY($1)', [ids])
+    return new Set(rows.map(({ id }) => id))
+  }
+
+  events(filter: EventFilter, query: PageQuery): Promise<Page<StoredEvent>> {
+    const where: string[] = []
+    const params: unknown[] = []
+    if (filter.instanceId) where.push(`instance_id = ${param(params, filter.instanceId)}`)
+    if (filter.event) where.push(`event = ${param(params, filter.event)}`)
+    return scanPage(this.pool, { table: 'events', columns: EVENT_COLUMNS, where, params }, query, (row) => {
+      const stored = storedOf(row as unknown as EventRow)
+      return filter.visible(stored.owner) ? stored : undefined
+    })
+  }
+
+  async idsWithStatus(instanceId: string, status: DeliveryStatus): Promise<string[]> {
+    const { rows } = await this.pool.query<{ id: string }>(
+      'SELECT id FROM events WHERE instance_id = $1 AND status = $2 ORDER BY id',
+      [instanceId, status],
+    )
+    return rows.map(({ id }) => id)
+  }
+
+  async lastId(): Promise<string | undefined> {
+    const { rows } = await this.pool.query<{ id: string | null }>(
+      `SELECT greatest((SELECT max(id) FROM events), (SELECT max(id) FROM delivery_attempts),
+                       (SELECT max(queue_id) FROM webhook_outbox)) AS id`,
+    )
+    return rows[0]?.id ?? undefined
+  }
+
+  async lastEventId(): Promise<string | undefined> {
+    const { rows } = await this.pool.query<{ id: string | null }>('SELECT max(id) AS id FROM events')
+    return rows[0]?.id ?? undefined
+  }
+
+  async eventOfMessage(instanceId: string, messageId: string): Promise<string | undefined> {
+    const { rows } = await this.pool.query<{ event_id: string }>(
+      'SELECT event_id FROM event_messages WHERE instance_id = $1 AND message_id = $2',
+      [instanceId, messageId],
+    )
+    return rows[0]?.event_id
+  }
+
+  deliveries(filter: DeliveryFilter, query: PageQuery): Promise<Page<DeliveryAttempt>> {
+    const where: string[] = []
+    const params: unknown[] = []
+    if (filter.instanceId) where.push(`instance_id = ${param(params, filter.instanceId)}`)
+    if (filter.eventId) where.push(`event_id = ${param(params, filter.eventId)}`)
+    if (filter.outcome) where.push(`outcome = ${param(params, filter.outcome)}`)
+    if (filter.webhookId === null) where.push('webhook_id IS NULL')
+    else if (filter.webhookId !== undefined) where.push(`webhook_id = ${param(params, filter.webhookId)}`)
+    const table = { table: 'delivery_attempts', columns: 'id, owner, attempt', where, params }
+    return scanPage(this.pool, table, query, (row) => {
+      const { owner, attempt } = row as { owner: string | null; attempt: string }
+      return filter.visible(owner) ? (JSON.parse(attempt) as DeliveryAttempt) : undefined
+    })
+  }
+
+  async queued(queue: string, queueId: string): Promise<OutboxEntry | undefined> {
+    const { rows } = await this.pool.query<{ entry: OutboxEntry }>(
+      'SELECT entry FROM webhook_outbox WHERE queue = $1 AND queue_id = $2',
+      [queue, queueId],
+    )
+    return rows[0]?.entry
+  }
+
+  async queuedAfter(queue: string, afterQueueId: string, limit: number): Promise<QueuedEntry[]> {
+    const { rows } = await this.pool.query<{ queue_id: string; entry: OutboxEntry }>(
+      'SELECT queue_id, entry FROM webhook_outbox WHERE queue = $1 AND queue_id > $2 ORDER BY queue_id LIMIT $3',
+      [queue, afterQueueId, limit],
+    )
+    return rows.map(({ queue_id: queueId, entry }) => ({ queueId, entry }))
+  }
+
+  async queues(): Promise<string[]> {
+    const { rows } = await this.pool.query<{ queue: string }>('SELECT DISTINCT queue FROM webhook_outbox')
+    return rows.map(({ queue }) => queue)
+  }
+
+  async queueDepth(): Promise<number> {
+    const { rows } = await this.pool.query<{ n: string }>('SELECT count(*) AS n FROM webhook_outbox')
+    return Number(rows[0]?.n ?? 0)
+  }
+
+  sweep(beforeId: string, max: { events: number; deliveries: number }): Promise<SweepCount> {
+    return inTransaction(this.pool, async (client) => {
+      // Past the age, or beyond the maximum the oldest ones; an event waiting for delivery stays.
+      const events = await client.query(
+        `DELETE FROM events WHERE id IN (
+           SELECT id FROM events WHERE status <> 'pending' AND id < $1
+           UNION
+           SELECT id FROM (
+             SELECT id FROM events WHERE status <> 'pending' ORDER BY id
+             LIMIT (SELECT greatest(count(*) - $2, 0) FROM events)
+           ) AS oldest)`,
+        [beforeId, max.events],
+      )
+      const deliveries = await client.query(
+        `DELETE FROM delivery_attempts WHERE id IN (
+           SELECT id FROM delivery_attempts WHERE id < $1
+           UNION
+           SELECT id FROM (
+             SELECT id FROM delivery_attempts ORDER BY id
+             LIMIT (SELECT greatest(count(*) - $2, 0) FROM delivery_attempts)
+           ) AS oldest)`,
+        [beforeId, max.deliveries],
+      )
+      await client.query('DELETE FROM event_messages WHERE event_id < $1', [beforeId])
+      return { events: events.rowCount ?? 0, deliveries: deliveries.rowCount ?? 0 }
+    })
+  }
+}
+
+/** An event row: the envelope and the delivery summary as JSON text. */
+interface EventRow {
+  envelope: string
+  owner: string | null
+  delivery: string
+}
+
+const EVENT_COLUMNS = 'id, envelope, owner, delivery'
+
+function storedOf({ envelope, owner, delivery }: EventRow): StoredEvent {
+  return {
+    envelope: JSON.parse(envelope) as StoredEvent['envelope'],
+    owner,
+    delivery: JSON.parse(delivery) as StoredEvent['delivery'],
+  }
+}
+
+/** Adds a query parameter; returns its placeholder. */
+function param(params: unknown[], value: unknown): string {
+  params.push(value)
+  return `$${params.length}`
+}
+
+/**
+ * One page of a time-ordered table, as the LMDB logs page: ids between since and until, after the cursor, in
+ * the order asked, keeping the rows `keep` returns, until the limit or SCAN_LIMIT rows looked at.
+ */
+async function scanPage<T>(
+  pool: pg.Pool,
+  source: { table: string; columns: string; where: string[]; params: unknown[] },
+  query: PageQuery,
+  keep: (row: Record<string, unknown>) => T | undefined,
+): Promise<Page<T>> {
+  const low = query.since !== undefined ? idFloorAt(query.since * 1000) : ''
+  const high = query.until !== undefined ? idFloorAt((query.until + 1) * 1000) : ID_MAX
+  const ascending = query.order === 'asc'
+  let from = ascending
+    ? query.cursor !== undefined && query.cursor >= low
+      ? { id: query.cursor, inclusive: false }
+      : { id: low, inclusive: true }
+    : { id: query.cursor !== undefined && query.cursor < high ? query.cursor : high, inclusive: false }
+  const items: T[] = []
+  let scanned = 0
+  for (;;) {
+    const params = [...source.params]
+    const bounds = ascending
+      ? [`id ${from.inclusive ? '>=' : '>'} ${param(params, from.id)}`, `id < ${param(params, high)}`]
+      : [`id < ${param(params, from.id)}`, `id >= ${param(params, low)}`]
+    const { rows } = await pool.query<Record<string, unknown> & { id: string }>(
+      `SELECT ${source.columns} FROM ${source.table} WHERE ${[...source.where, ...bounds].join(' AND ')}
+       ORDER BY id ${ascending ? 'ASC' : 'DESC'} LIMIT ${SCAN_CHUNK}`,
+      params,
+    )
+    for (const row of rows) {
+      scanned += 1
+      const item = keep(row)
+      if (item !== undefined) items.push(item)
+      if (items.length >= query.limit || scanned >= SCAN_LIMIT) return { items, nextCursor: row.id }
+    }
+    if (rows.length < SCAN_CHUNK) return { items, nextCursor: null }
+    from = { id: rows.at(-1)!.id, inclusive: false }
+  }
+}
+
+/** Applies writes in order: each run of one kind in one statement, with the last write per key in it. */
+async function applyWrites(client: pg.ClientBase, writes: readonly EventWrite[]): Promise<void> {
+  let start = 0
+  while (start < writes.length) {
+    const kind = writes[start]!.kind
+    let end = start + 1
+    while (end < writes.length && writes[end]!.kind === kind) end += 1
+    await applyRun(client, kind, writes.slice(start, end))
+    start = end
+  }
+}
+
+async function applyRun(client: pg.ClientBase, kind: Kind, run: readonly EventWrite[]): Promise<void> {
+  const rows = (mapped: unknown[]) => [JSON.stringify(mapped)]
+  switch (kind) {
+    case 'event': {
+      const events = run as Array<WriteOf<'event'>>
+      await client.query(
+        `INSERT INTO events (id, instance_id, event, owner, envelope, delivery, status)
+         SELECT * FROM jsonb_to_recordset($1::jsonb)
+           AS x(id text, instance_id text, event text, owner text, envelope text, delivery text, status text)`,
+        rows(
+          events.map(({ stored: { envelope, owner, delivery } }) => ({
+            id: envelope.event_id,
+            instance_id: envelope.instance_id,
+            event: envelope.event,
+            owner,
+            envelope: JSON.stringify(envelope),
+            delivery: JSON.stringify(delivery),
+            status: delivery.status,
+          })),
+        ),
+      )
+      const announcing = events.filter(({ messageId }) => messageId !== undefined)
+      if (announcing.length > 0)
+        await client.query(
+          `INSERT INTO event_messages (instance_id, message_id, event_id)
+           SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(instance_id text, message_id text, event_id text)`,
+          rows(
+            announcing.map(({ stored: { envelope }, messageId }) => ({
+              instance_id: envelope.instance_id,
+              message_id: messageId,
+              event_id: envelope.event_id,
+            })),
+          ),
+        )
+      return
+    }
+    case 'delivery': {
+      const latest = lastPerKey(run as Array<WriteOf<'delivery'>>, ({ eventId }) => eventId)
+      await client.query(
+        `UPDATE events SET delivery = x.delivery, status = x.status
+         FROM jsonb_to_recordset($1::jsonb) AS x(id text, delivery text, status text) WHERE events.id = x.id`,
+        rows(
+          latest.map(({ eventId, delivery }) => ({
+            id: eventId,
+            delivery: JSON.stringify(delivery),
+            status: delivery.status,
+          })),
+        ),
+      )
+      return
+    }
+    case 'enqueue':
+      await client.query(
+        `INSERT INTO webhook_outbox (queue, queue_id, entry)
+         SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(queue text, queue_id text, entry jsonb)`,
+        rows(
+          (run as Array<WriteOf<'enqueue'>>).map(({ queue, queueId, entry }) => ({
+            queue,
+            queue_id: queueId,
+            entry,
+          })),
+        ),
+      )
+      return
+    case 'retry': {
+      const latest = lastPerKey(
+        run as Array<WriteOf<'retry'>>,
+        ({ queue, queueId }) => `${queue}\u0000${queueId}`,
+      )
+      await client.query(
+        `UPDATE webhook_outbox SET entry = x.entry
+         FROM jsonb_to_recordset($1::jsonb) AS x(queue text, queue_id text, entry jsonb)
+         WHERE webhook_outbox.queue = x.queue AND webhook_outbox.queue_id = x.queue_id`,
+        rows(latest.map(({ queue, queueId, entry }) => ({ queue, queue_id: queueId, entry }))),
+      )
+      return
+    }
+    case 'dequeue':
+      await client.query(
+        `DELETE FROM webhook_outbox USING jsonb_to_recordset($1::jsonb) AS x(queue text, queue_id text)
+         WHERE webhook_outbox.queue = x.queue AND webhook_outbox.queue_id = x.queue_id`,
+        rows((run as Array<WriteOf<'dequeue'>>).map(({ queue, queueId }) => ({ queue, queue_id: queueId }))),
+      )
+      return
+    case 'attempt':
+      await client.query(
+        `INSERT INTO delivery_attempts (id, instance_id, event_id, webhook_id, outcome, owner, attempt)
+         SELECT * FROM jsonb_to_recordset($1::jsonb)
+           AS x(id text, instance_id text, event_id text, webhook_id text, outcome text, owner text, attempt text)`,
+        rows(
+          (run as Array<WriteOf<'attempt'>>).map(({ attempt, owner }) => ({
+            id: attempt.delivery_id,
+            instance_id: attempt.instance_id,
+            event_id: attempt.event_id,
+            webhook_id: attempt.webhook_id,
+            outcome: attempt.outcome,
+            owner,
+            attempt: JSON.stringify(attempt),
+          })),
+        ),
+      )
+      return
+    default:
+      unhandledCase(kind, 'event write')
+  }
+}
+
+/** The writes of a run, each key's last one only (a later write of the same key replaces an earlier). */
+function lastPerKey<W>(run: readonly W[], key: (write: W) => string): W[] {
+  return [...new Map(run.map((write) => [key(write), write])).values()]
+}

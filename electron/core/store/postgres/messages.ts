@@ -1,0 +1,201 @@
+import type pg from 'pg'
+import { boundedCache, CACHE_LIMITS } from '../../bounded-cache'
+import {
+  DEFAULT_RETENTION_MS,
+  inChat,
+  type MessageStore,
+  type MessageStoreOptions,
+  STATUS_RANK,
+  type StoredMessage,
+} from '../../messages/message-store'
+import type { DeliveryStatus } from '../../messages/message-types'
+
+/** A stored message's row: everything but its content as JSON text, the content apart. */
+interface MessageRow {
+  record: string
+  content: Buffer | null
+  read: boolean
+}
+
+const FOURTEEN_DAYS_MS = 14 * 24 * 60 * 60_000
+
+/**
+ * Sent and received messages in PostgreSQL (`messages`, `message_statuses`, `message_media`): media in the
+ * database beside its message, so every node reads it, backups hold it and it goes with its message. A
+ * message added is visible to reads at once (kept in memory until its insert commits), as in the embedded
+ * store; a status moves forward in one conditional upsert.
+ */
+export class PostgresMessageStore implements MessageStore {
+  /** Messages whose write is not committed yet, by `instanceId\0id`. */
+  private readonly pending = new Map<string, StoredMessage>()
+  /** Ids being written: an incoming message seen twice before its write commits is still one message. */
+  private readonly recent = boundedCache<string, true>(CACHE_LIMITS.messageIdsInFlight)
+  private readonly retentionMs: number
+  private readonly now: () => number
+  private lastStamp = 0
+
+  constructor(
+    private readonly pool: pg.Pool,
+    options: MessageStoreOptions = {},
+  ) {
+    this.retentionMs = Math.max(options.retentionMs ?? DEFAULT_RETENTION_MS, FOURTEEN_DAYS_MS)
+    this.now = options.now ?? Date.now
+  }
+
+  async addIfNew(instanceId: string, entry: Omit<StoredMessage, 'storedAt'>): Promise<boolean> {
+    const key = `${instanceId}\u0000${entry.message.id}`
+    // Claimed synchronously: a second copy arriving while the write is in flight is already a duplicate.
+    if (this.recent.has(key) || this.pending.has(key)) return false
+    this.recent.set(key, true)
+    const stored: StoredMessage = { ...entry, storedAt: this.stamp() }
+    this.pending.set(key, stored)
+    try {
+      const { rowCount } = await this.pool.query(
+        `INSERT INTO messages (instance_id, id, stored_at, direction, read, record, content)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (instance_id, id) DO NOTHING`,
+        [instanceId, entry.message.id, ...columnsOf(stored)],
+      )
+      return rowCount === 1
+    } finally {
+      if (this.pending.get(key) === stored) this.pending.delete(key)
+    }
+  }
+
+  async addSent(instanceId: string, entry: Omit<StoredMessage, 'storedAt' | 'direction'>): Promise<void> {
+    const key = `${instanceId}\u0000${entry.message.id}`
+    this.recent.set(key, true)
+    const stored: StoredMessage = { ...entry, direction: 'out', storedAt: this.stamp() }
+    this.pending.set(key, stored)
+    try {
+      await this.pool.query(
+        `INSERT INTO messages (instance_id, id, stored_at, direction, read, record, content)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (instance_id, id)
+         DO UPDATE SET stored_at = EXCLUDED.stored_at, direction = EXCLUDED.direction, read = EXCLUDED.read,
+                       record = EXCLUDED.record, content = EXCLUDED.content`,
+        [instanceId, entry.message.id, ...columnsOf(stored)],
+      )
+    } finally {
+      if (this.pending.get(key) === stored) this.pending.delete(key)
+    }
+  }
+
+  /** The time a message is stored: strictly after the previous one's, so stored order is arrival order. */
+  private stamp(): number {
+    this.lastStamp = Math.max(this.now(), this.lastStamp + 1)
+    return this.lastStamp
+  }
+
+  async get(instanceId: string, id: string): Promise<StoredMessage | undefined> {
+    const pending = this.pending.get(`${instanceId}\u0000${id}`)
+    if (pending) return pending
+    const { rows } = await this.pool.query<MessageRow>(
+      'SELECT record, content, read FROM messages WHERE instance_id = $1 AND id = $2',
+      [instanceId, id],
+    )
+    return rows[0] && storedOf(rows[0])
+  }
+
+  async receivedIn(instanceId: string, chat: string, limit: number): Promise<StoredMessage[]> {
+    const found = (await this.all(instanceId)).filter(
+      (stored) => stored.direction === 'in' && inChat(stored, chat),
+    )
+    found.sort((a, b) => Number(a.message.timestamp) - Number(b.message.timestamp))
+    return found.slice(-limit)
+  }
+
+  async all(instanceId: string): Promise<StoredMessage[]> {
+    const { rows } = await this.pool.query<MessageRow>(
+      'SELECT record, content, read FROM messages WHERE instance_id = $1',
+      [instanceId],
+    )
+    const byId = new Map(rows.map((row) => storedOf(row)).map((stored) => [stored.message.id, stored]))
+    const prefix = `${instanceId}\u0000`
+    for (const [key, stored] of this.pending) if (key.startsWith(prefix)) byId.set(stored.message.id, stored)
+    return [...byId.values()]
+  }
+
+  async markRead(instanceId: string, ids: readonly string[]): Promise<void> {
+    await this.pool.query(
+      `UPDATE messages SET read = true
+       WHERE instance_id = $1 AND id = ANY($2) AND direction = 'in' AND NOT read`,
+      [instanceId, ids],
+    )
+  }
+
+  async content(instanceId: string, id: string): Promise<Uint8Array | undefined> {
+    const pending = this.pending.get(`${instanceId}\u0000${id}`)
+    if (pending) return pending.content ? Uint8Array.from(pending.content) : undefined
+    const { rows } = await this.pool.query<{ content: Buffer | null }>(
+      'SELECT content FROM messages WHERE instance_id = $1 AND id = $2',
+      [instanceId, id],
+    )
+    const content = rows[0]?.content
+    return content ? Uint8Array.from(content) : undefined
+  }
+
+  async advanceStatus(instanceId: string, id: string, status: DeliveryStatus): Promise<boolean> {
+    if (!(await this.get(instanceId, id))) return false
+    const { rowCount } = await this.pool.query(
+      `INSERT INTO message_statuses (instance_id, id, status, rank) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (instance_id, id) DO UPDATE SET status = EXCLUDED.status, rank = EXCLUDED.rank
+       WHERE EXCLUDED.status = 'failed' OR message_statuses.rank < EXCLUDED.rank`,
+      [instanceId, id, status, STATUS_RANK[status]],
+    )
+    return rowCount === 1
+  }
+
+  async statusOf(instanceId: string, id: string): Promise<DeliveryStatus | undefined> {
+    const { rows } = await this.pool.query<{ status: DeliveryStatus }>(
+      'SELECT status FROM message_statuses WHERE instance_id = $1 AND id = $2',
+      [instanceId, id],
+    )
+    return rows[0]?.status ?? (await this.get(instanceId, id))?.status
+  }
+
+  async readMedia(instanceId: string, id: string): Promise<Buffer | undefined> {
+    const { rows } = await this.pool.query<{ data: Buffer }>(
+      'SELECT data FROM message_media WHERE instance_id = $1 AND id = $2',
+      [instanceId, id],
+    )
+    return rows[0]?.data
+  }
+
+  async saveMedia(instanceId: string, id: string, data: Uint8Array): Promise<void> {
+    // Kept only beside a stored message (one swept meanwhile downloads again when asked).
+    await this.pool.query(
+      `INSERT INTO message_media (instance_id, id, data)
+       SELECT $1, $2, $3 WHERE EXISTS (SELECT 1 FROM messages WHERE instance_id = $1 AND id = $2)
+       ON CONFLICT (instance_id, id) DO UPDATE SET data = EXCLUDED.data`,
+      [instanceId, id, Buffer.from(data)],
+    )
+  }
+
+  async sweep(): Promise<number> {
+    const { rowCount } = await this.pool.query('DELETE FROM messages WHERE stored_at < $1', [
+      this.now() - this.retentionMs,
+    ])
+    return rowCount ?? 0
+  }
+
+  async dropInstance(instanceId: string): Promise<void> {
+    for (const key of this.pending.keys()) if (key.startsWith(`${instanceId}\u0000`)) this.pending.delete(key)
+    await this.pool.query('DELETE FROM messages WHERE instance_id = $1', [instanceId])
+  }
+}
+
+/** A message's columns after its key: stored_at, direction, read, the record (JSON text), the content. */
+function columnsOf(stored: StoredMessage): unknown[] {
+  const { content, read, ...record } = stored
+  return [
+    stored.storedAt,
+    stored.direction,
+    read ?? false,
+    JSON.stringify(record),
+    content ? Buffer.from(content) : null,
+  ]
+}
+
+function storedOf({ record, content, read }: MessageRow): StoredMessage {
+  const stored = JSON.parse(record) as StoredMessage
+  return { ...stored, ...(read && { read }), ...(content && { content: Uint8Array.from(content) }) }
+}

@@ -1,0 +1,102 @@
+import pg from 'pg'
+import type { EventStore } from '../events/event-store'
+import { LmdbEventStore } from '../events/lmdb-event-store'
+import type { Logger } from '../logger'
+import { LmdbLedgerRecords, type LedgerRecords } from '../messages/idempotency-ledger'
+import { LmdbMessageStore, type MessageStore } from '../messages/message-store'
+import { LmdbPollVotes, type PollVotes } from '../messages/poll-votes'
+import { UploadStore, type Uploads } from '../messages/upload-store'
+import { type AuthCipher, type AuthStore, LmdbAuthStore } from './auth-store'
+import { openDatabase } from './database'
+import { PostgresAuthStore } from './postgres/auth'
+import { PostgresEventStore } from './postgres/events'
+import { PostgresLedgerRecords } from './postgres/ledger'
+import { PostgresMessageStore } from './postgres/messages'
+import { PostgresPollVotes } from './postgres/poll-votes'
+import { migrate } from './postgres/schema'
+import { PostgresSettingsStore } from './postgres/settings'
+import { PostgresUploads } from './postgres/uploads'
+import { FileSettingsStore, type SettingsStore } from './settings-store'
+
+/** Where the core keeps its data: the embedded LMDB store in the data folder, or a PostgreSQL database. */
+export type StoreChoice = { kind: 'lmdb' } | { kind: 'postgres'; url: string }
+
+/** Every part the core keeps, on one store. */
+export interface Stores {
+  kind: StoreChoice['kind']
+  settings: SettingsStore
+  auth: AuthStore
+  events: EventStore
+  /**
+   * When an emitted event is durable: the embedded store journals it first (its commits come in the
+   * background); PostgreSQL's commit is the durability point.
+   */
+  eventDurability: 'journal' | 'commit'
+  messages: MessageStore
+  ledger: LedgerRecords
+  polls: PollVotes
+  uploads: Uploads
+  /** Closes what the stores hold open (after every part using them stopped). */
+  close(): Promise<void>
+}
+
+/** Connections per node: the API, the delivery workers and every instance's writes share them. */
+const POOL_SIZE = 10
+
+/** Opens the chosen store; for PostgreSQL, first brings its schema up to this version. */
+export async function openStores(
+  choice: StoreChoice,
+  options: { dataDir: string; cipher?: AuthCipher; logger: Logger },
+): Promise<Stores> {
+  const { dataDir, cipher, logger } = options
+  if (choice.kind === 'lmdb') {
+    const settings = new FileSettingsStore(dataDir)
+    const auth = new LmdbAuthStore(dataDir, cipher)
+    const db = openDatabase(dataDir)
+    return {
+      kind: 'lmdb',
+      settings,
+      auth,
+      events: new LmdbEventStore(db),
+      eventDurability: 'journal',
+      messages: new LmdbMessageStore(db, dataDir),
+      ledger: new LmdbLedgerRecords(db),
+      polls: new LmdbPollVotes(db),
+      uploads: new UploadStore(dataDir),
+      close: async () => {
+        await auth.close()
+        await db.close()
+      },
+    }
+  }
+  const pool = new pg.Pool({ connectionString: choice.url, max: POOL_SIZE })
+  // A connection that fails while idle in the pool is replaced; the pool must not crash the process.
+  pool.on('error', (error) => logger.warn({ err: error }, 'a pooled PostgreSQL connection failed'))
+  try {
+    const client = await pool.connect()
+    try {
+      await migrate(client, logger)
+    } finally {
+      client.release()
+    }
+    const auth = new PostgresAuthStore(pool, dataDir, cipher)
+    return {
+      kind: 'postgres',
+      settings: await PostgresSettingsStore.open(pool),
+      auth,
+      events: new PostgresEventStore(pool),
+      eventDurability: 'commit',
+      messages: new PostgresMessageStore(pool),
+      ledger: new PostgresLedgerRecords(pool),
+      polls: new PostgresPollVotes(pool),
+      uploads: new PostgresUploads(pool),
+      close: async () => {
+        await auth.close()
+        await pool.end()
+      },
+    }
+  } catch (error) {
+    await pool.end()
+    throw error
+  }
+}
