@@ -1,3 +1,4 @@
+import { cpSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { defineConfig } from 'vite'
 
@@ -10,6 +11,16 @@ const root = import.meta.dirname
  * entries' paths to `renderer/dist` and `package.json` hold in both.
  */
 export default defineConfig({
+  plugins: [
+    {
+      // The PostgreSQL schema's migrations are read from a folder at run time, beside the compiled code.
+      name: 'postgres-migrations',
+      writeBundle() {
+        const from = resolve(root, 'electron/core/store/postgres/migrations')
+        cpSync(from, resolve(root, 'out/headless/migrations'), { recursive: true })
+      },
+    },
+  ],
   build: {
     ssr: true,
     outDir: resolve(root, 'out/headless'),
@@ -21,6 +32,7 @@ export default defineConfig({
       input: {
         serve: resolve(root, 'electron/headless/serve.ts'),
         sandbox: resolve(root, 'electron/headless/sandbox.ts'),
+        'copy-store': resolve(root, 'electron/headless/copy-store.ts'),
         // The bench runs the app as `npm run serve` does, plus its memory-report hook.
         'bench-app': resolve(root, 'bench/harness/app-launcher.ts'),
         // Raw Baileys (and the reference server) for the bench's side-by-side figures, compiled the same way.

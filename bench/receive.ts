@@ -3,6 +3,7 @@
 import { linkAppInstance, startApp } from './harness/app'
 import { isEntry, runMain, type Figure } from './harness/figure'
 import { followLiveStream } from './harness/live-stream'
+import { benchPostgres } from './harness/postgres'
 import { cpuSeconds } from './harness/proc'
 import { percentile, sleep, spread, wallClock } from './harness/stats'
 import { formatSpread, markdownTable, verdict } from './harness/table'
@@ -69,11 +70,25 @@ export const receiveFigure: Figure = async ({ sandbox, rounds, phone }) => {
   const app = await startApp(sandbox.controlUrl)
   const raw = await RawProcess.start(sandbox.wsUrl, sandbox.rootKeyHex)
   const receiver = await ReceiverProcess.start()
+  // The same app on PostgreSQL (--store), with its own receiver, in phases of its own beside the others.
+  const postgres = await benchPostgres()
+  const pgApp = postgres && (await startApp(sandbox.controlUrl, undefined, { store: postgres.url }))
+  const pgReceiver = postgres && (await ReceiverProcess.start())
   const link = (qr: string, phoneNumber: string) => sandbox.link(qr, phoneNumber)
   const results: Record<
-    'app' | 'app batched' | 'raw' | 'app paced' | 'raw paced' | 'emitted' | 'emitted paced',
+    | 'app'
+    | 'app batched'
+    | 'raw'
+    | 'app paced'
+    | 'raw paced'
+    | 'emitted'
+    | 'emitted paced'
+    | 'postgres'
+    | 'postgres paced',
     Phase[]
   > = {
+    postgres: [],
+    'postgres paced': [],
     app: [],
     'app batched': [],
     raw: [],
@@ -87,9 +102,21 @@ export const receiveFigure: Figure = async ({ sandbox, rounds, phone }) => {
   const paced: Pusher = (send) => pushPaced(send, MESSAGES, PACED_RATE)
   try {
     const [appPhone, rawPhone, appContact, rawContact] = [phone(), phone(), phone(), phone()]
+    const [pgPhone, pgContact] = [phone(), phone()]
     await sandbox.addContact(appContact)
     await sandbox.addContact(rawContact)
+    await sandbox.addContact(pgContact)
     const { instanceId } = await linkAppInstance(app, link, appPhone)
+    if (pgApp && pgReceiver) {
+      const pg = await linkAppInstance(pgApp, link, pgPhone)
+      await pgApp.call('set_webhook', {
+        instance_id: pg.instanceId,
+        webhook_url: pgReceiver.url,
+        enable: true,
+      })
+      await push((text) => sandbox.send(pgContact, pgPhone, text), Math.min(200, MESSAGES))
+      await pgReceiver.collect(Math.min(200, MESSAGES))
+    }
     await raw.link(link, rawPhone)
     const setWebhook = (batchSize: number) =>
       app.call('set_webhook', {
@@ -141,7 +168,18 @@ export const receiveFigure: Figure = async ({ sandbox, rounds, phone }) => {
       await sleep(500)
       into.push(phase(report, startedAt, cpuSeconds(raw.pid) - cpu))
     }
+    const runPostgres = async (pusher: Pusher, into: Phase[]) => {
+      if (!pgApp || !pgReceiver) return
+      await sleep(500)
+      const cpu = cpuSeconds(pgApp.process.pid)
+      const startedAt = await pusher((text) => sandbox.send(pgContact, pgPhone, text))
+      const report = await pgReceiver.collect(MESSAGES)
+      await sleep(500)
+      into.push(phase(report, startedAt, cpuSeconds(pgApp.process.pid) - cpu))
+    }
     for (let round = 0; round < rounds; round++) {
+      await runPostgres(burst, results.postgres)
+      await runPostgres(paced, results['postgres paced'])
       for (const [pusher, appInto, rawInto, emitted] of [
         [burst, results.app, results.raw, results.emitted],
         [paced, results['app paced'], results['raw paced'], results['emitted paced']],
@@ -156,7 +194,9 @@ export const receiveFigure: Figure = async ({ sandbox, rounds, phone }) => {
     }
   } finally {
     receiver.stop()
-    await Promise.all([app.stop(), raw.stop()])
+    pgReceiver?.stop()
+    await Promise.all([app.stop(), raw.stop(), pgApp?.stop()])
+    postgres?.server.stop()
   }
   const s = (side: keyof typeof results, pick: (p: Phase) => number, digits = 0) =>
     formatSpread(spread(results[side].map(pick)), digits)
@@ -184,15 +224,22 @@ export const receiveFigure: Figure = async ({ sandbox, rounds, phone }) => {
           'emitted',
           'diagnosis, burst: app, the event on the live stream (SSE), before delivery (own phase)',
         ),
+        ...(postgres
+          ? [row('postgres', 'burst: app on PostgreSQL (--store), the same webhook, own receiver and phase')]
+          : []),
         row('app paced', `paced at ${PACED_RATE}/s: app webhook`),
         row('raw paced', `paced at ${PACED_RATE}/s: raw upsert`),
         row('emitted paced', `diagnosis, paced: app, the event on the live stream (own phase)`),
+        ...(postgres ? [row('postgres paced', `paced at ${PACED_RATE}/s: app on PostgreSQL`)] : []),
       ],
     ),
     '',
     `Targets: burst ≥ 0.8× raw's receive rate ${verdict(appRate >= 0.8 * rawRate, `${(appRate / rawRate).toFixed(2)}× (${appRate.toFixed(0)}/s vs ${rawRate.toFixed(0)}/s)`)}; ` +
       `with batch_size ${BATCH} ${verdict(batchedRate >= 0.8 * rawRate, `${(batchedRate / rawRate).toFixed(2)}×`)}; ` +
       `p99 ≤ 50 ms (paced, below capacity) ${verdict(appP99 <= 50, `${appP99.toFixed(1)} ms`)}.`,
+    postgres
+      ? `On PostgreSQL (its defaults: every commit flushed, as LMDB's are; same machine): burst ${(spread(results.postgres.map((p) => p.perSecond)).median / appRate).toFixed(2)}× the app on LMDB.`
+      : 'PostgreSQL is not installed here: no PostgreSQL rows.',
     'In a burst the contact pushes as fast as the sandbox takes requests; latency then includes the backlog.',
     "Latency runs from just before the contact's control request to the receiver (app) or the upsert (raw), on " +
       'one clock. Both sides get the same pushes; the raw row is the limit the sandbox and Baileys set together.',

@@ -14,6 +14,7 @@ import { cpuSeconds } from './harness/proc'
 import { percentile, sleep, spread, wallClock } from './harness/stats'
 import { formatSpread, markdownTable, verdict } from './harness/table'
 import { RawProcess } from './raw/raw-client'
+import { benchPostgres } from './harness/postgres'
 import { ReceiverProcess } from './webhook-delivery'
 
 const SENDS = Number(process.env.BENCH_SENDS ?? 1000)
@@ -201,9 +202,9 @@ async function rawPhase(pid: number, run: () => Promise<{ latencies: number[]; s
 async function prepareApp(
   sandbox: FigureContext['sandbox'],
   phone: () => string,
-  options: { dataDir: string; receiver?: ReceiverProcess; accounts: number; chats: number },
+  options: { dataDir: string; receiver?: ReceiverProcess; accounts: number; chats: number; store?: string },
 ): Promise<AppSide> {
-  const app = await startApp(sandbox.controlUrl, options.dataDir)
+  const app = await startApp(sandbox.controlUrl, options.dataDir, { store: options.store })
   const side: AppSide = { app, ...(options.receiver ? { receiver: options.receiver } : {}), accounts: [] }
   for (let i = 0; i < options.accounts; i++) {
     const own = phone()
@@ -257,11 +258,20 @@ async function prepareRaw(sandbox: FigureContext['sandbox'], phone: () => string
 export const sendFigure: Figure = async ({ sandbox, rounds, phone }) => {
   const results = new Map<string, Phase[]>()
   const record = (key: string, phase: Phase) => results.set(key, [...(results.get(key) ?? []), phase])
-  const receivers = [await ReceiverProcess.start(), await ReceiverProcess.start()]
+  const receivers = [
+    await ReceiverProcess.start(),
+    await ReceiverProcess.start(),
+    await ReceiverProcess.start(),
+  ]
   const apps: AppSide[] = []
   let rawSide: RawSide | undefined
+  const postgres = await benchPostgres()
   try {
-    const [hooked, hookedOnTmpfs] = receivers as [ReceiverProcess, ReceiverProcess]
+    const [hooked, hookedOnTmpfs, hookedOnPostgres] = receivers as [
+      ReceiverProcess,
+      ReceiverProcess,
+      ReceiverProcess,
+    ]
     const main = await prepareApp(sandbox, phone, {
       dataDir: newDataDir(),
       receiver: hooked,
@@ -278,6 +288,16 @@ export const sendFigure: Figure = async ({ sandbox, rounds, phone }) => {
     apps.push(onTmpfs)
     const unhooked = await prepareApp(sandbox, phone, { dataDir: newDataDir(), accounts: 1, chats: WIDTH })
     apps.push(unhooked)
+    const onPostgres =
+      postgres &&
+      (await prepareApp(sandbox, phone, {
+        dataDir: newDataDir(),
+        receiver: hookedOnPostgres,
+        accounts: 1,
+        chats: WIDTH,
+        store: postgres.url,
+      }))
+    if (onPostgres) apps.push(onPostgres)
     rawSide = await prepareRaw(sandbox, phone)
     const side = rawSide
     const first = side.slots[0] as RawSide['slots'][number]
@@ -315,11 +335,13 @@ export const sendFigure: Figure = async ({ sandbox, rounds, phone }) => {
         if (scenario === 'fleet') continue
         record(`${scenario}/app on tmpfs`, await appPhase(onTmpfs, scenario, SENDS))
         record(`${scenario}/app without webhook`, await appPhase(unhooked, scenario, SENDS))
+        if (onPostgres) record(`${scenario}/app on postgres`, await appPhase(onPostgres, scenario, SENDS))
       }
     }
   } finally {
     for (const receiver of receivers) receiver.stop()
     await Promise.all([rawSide?.raw.stop(), ...apps.map((side) => side.app.stop())])
+    postgres?.server.stop()
   }
 
   const figure = (key: string, pick: (p: Phase) => number) => spread((results.get(key) ?? []).map(pick))
@@ -360,6 +382,7 @@ export const sendFigure: Figure = async ({ sandbox, rounds, phone }) => {
     row('raw acked', 'raw in process: server ack')
     row('app on tmpfs', 'diagnosis: app, webhook on, data dir on tmpfs (fsync free)')
     row('app without webhook', 'diagnosis: app, no webhook')
+    row('app on postgres', 'app on PostgreSQL (--store), webhook on')
     const rate = (side: string) => figure(`${scenario}/${side}`, (p) => p.perSecond).median
     const cpu = (side: string) => figure(`${scenario}/${side}`, (p) => p.cpuPer1000).median
     const versus = (side: string) => `${(rate('app') / rate(side)).toFixed(2)}×`
@@ -376,6 +399,8 @@ export const sendFigure: Figure = async ({ sandbox, rounds, phone }) => {
       note += `; with batch_size ${BATCH} ${verdict(batched >= 0.8, `${batched.toFixed(2)}×`)}`
     }
     if (results.has(`${scenario}/raw acked`)) note += `; ${versus('raw acked')} raw in process, acknowledged`
+    if (results.has(`${scenario}/app on postgres`))
+      note += `; on PostgreSQL ${(rate('app on postgres') / rate('app')).toFixed(2)}× the app on LMDB`
     notes.push(`${note}.`)
   }
   return [
@@ -396,6 +421,8 @@ export const sendFigure: Figure = async ({ sandbox, rounds, phone }) => {
       'compiled JavaScript.',
     'The tmpfs row is the same app with its data dir on /dev/shm, where fsync costs nothing; the no-webhook row ' +
       'is an app with no webhook, as the figures before issue 20 were measured.',
+    'The PostgreSQL row is the same app started with `--store` on a local PostgreSQL cluster with its defaults ' +
+      '(every commit flushed to disk, as LMDB commits are), one account, its own receiver.',
     'Latency: app = the HTTP request from the bench client (undici, keep-alive); raw = from the sendMessage call, ' +
       'inside the raw process. CPU: /proc utime+stime of each process over the phase (the reference and raw: plus ' +
       `${SETTLE_MS} ms, for the contacts' receipts).`,

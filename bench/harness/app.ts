@@ -62,7 +62,7 @@ export function removeDataDirs(): void {
 export async function startApp(
   controlUrl: string,
   dataDir = newDataDir(),
-  options: { profileDir?: string } = {},
+  options: { profileDir?: string; store?: string } = {},
 ): Promise<AppProcess> {
   compileServer()
   const started = await startNode(
@@ -79,6 +79,7 @@ export async function startApp(
       dataDir,
       '--log-level',
       process.env.BENCH_APP_LOG ?? 'warn',
+      ...(options.store ? ['--store', options.store] : []),
     ],
     {
       waitFor: ['api', 'ui-login'],

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { ConfigError, type ConfigInput, parseConfig } from '../core/config'
-import { SANDBOX_COMMAND, SERVE_COMMAND } from './cli-options'
+import { COPY_STORE_COMMAND, SANDBOX_COMMAND, SERVE_COMMAND } from './cli-options'
 import { type CommandSpec, readCommandLine } from './command-line'
 
 function serveOptions(argv: string[], env: NodeJS.ProcessEnv): ConfigInput {
@@ -142,4 +142,33 @@ test('--fsync (or LINKDESK_FSYNC) makes journal appends fsync; off by default', 
   assert.equal(parseConfig(serveOptions([], {})).fsync, false)
   assert.equal(parseConfig(serveOptions(['--fsync'], {})).fsync, true)
   assert.equal(parseConfig(serveOptions([], { LINKDESK_FSYNC: '1' })).fsync, true)
+})
+
+test('--store (or LINKDESK_STORE) takes lmdb or a postgres:// URL; lmdb by default; anything else is refused', () => {
+  assert.deepEqual(parseConfig(serveOptions([], {})).store, { kind: 'lmdb' })
+  const url = 'postgres://linkdesk:secret@db.internal:5432/linkdesk'
+  assert.deepEqual(parseConfig(serveOptions(['--store', url], {})).store, { kind: 'postgres', url })
+  assert.deepEqual(parseConfig(serveOptions([], { LINKDESK_STORE: url })).store, { kind: 'postgres', url })
+  assert.deepEqual(parseConfig(serveOptions(['--store', 'lmdb'], { LINKDESK_STORE: url })).store, {
+    kind: 'lmdb',
+  })
+  assert.throws(
+    () => parseConfig(serveOptions(['--store', 'mysql://db/linkdesk'], {})),
+    (error: unknown) =>
+      error instanceof ConfigError && /store must be lmdb or a postgres/.test(error.message),
+  )
+})
+
+test('npm run copy-store: its help lists its options; --to must be a postgres:// URL', () => {
+  const invocation = readCommandLine(COPY_STORE_COMMAND, ['-h'], {}, '1.2.3')
+  assert.equal(invocation.kind, 'print')
+  if (invocation.kind !== 'print') return
+  assert.match(invocation.text, /--data-dir DIR/)
+  assert.match(invocation.text, /--to URL[\s\S]*environment: LINKDESK_STORE/)
+  const run = readCommandLine(COPY_STORE_COMMAND, ['--to', 'postgres://h/db', '--data-dir', '/x'], {}, '1')
+  assert.deepEqual(run, { kind: 'run', settings: { dataDir: '/x', to: 'postgres://h/db' } })
+  assert.throws(
+    () => readCommandLine(COPY_STORE_COMMAND, ['--to', 'http://h/db'], {}, '1'),
+    (error: unknown) => error instanceof ConfigError && /--to must be a postgres/.test(error.message),
+  )
 })

@@ -271,3 +271,44 @@ export const SANDBOX_COMMAND: CommandSpec<SandboxSettings> = {
     reset: false,
   }),
 }
+
+interface CopyStoreSettings {
+  dataDir: string
+  to: string | undefined
+}
+
+/** `npm run copy-store`: copies a data folder's embedded store into PostgreSQL. */
+export const COPY_STORE_COMMAND: CommandSpec<CopyStoreSettings> = {
+  script: 'copy-store',
+  program: 'linkdesk copy-store',
+  summary:
+    'Copies a data folder’s embedded store into an empty PostgreSQL database, once, so that `serve --store` on it finds every account linked. Stop the app on that folder first.',
+  options: [
+    {
+      kind: 'value',
+      name: 'data-dir',
+      placeholder: 'DIR',
+      env: 'LINKDESK_DATA_DIR',
+      default: defaultDataDir(),
+      description: 'the data folder to copy (it is only read)',
+      apply: (settings, value) => {
+        if (value.trim() === '') throw new ConfigError('--data-dir must not be empty.')
+        settings.dataDir = value
+      },
+    },
+    {
+      kind: 'value',
+      name: 'to',
+      placeholder: 'URL',
+      env: 'LINKDESK_STORE',
+      default: 'none: required',
+      description: 'the postgres://user:password@host:port/database to copy into (created tables, no data)',
+      apply: (settings, value) => {
+        if (!/^postgres(ql)?:\/\//.test(value))
+          throw new ConfigError('--to must be a postgres://user:password@host:port/database URL.')
+        settings.to = value
+      },
+    },
+  ],
+  initial: () => ({ dataDir: defaultDataDir(), to: undefined }),
+}

@@ -61,6 +61,11 @@ export class DeliveryLog {
     this.index.put(['e', attempt.event_id, attempt.delivery_id], null)
   }
 
+  /** Every attempt, oldest first, with the owner of its instance. */
+  *all(): Generator<StoredAttempt> {
+    for (const { value } of this.attempts.getRange({})) yield value
+  }
+
   /** The newest attempt id, if any. */
   lastId(): string | undefined {
     for (const key of this.attempts.getKeys({ reverse: true, limit: 1 })) return key

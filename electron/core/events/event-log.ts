@@ -82,6 +82,14 @@ export class EventLog {
     this.deliveries.put(id, delivery)
   }
 
+  /** Every event, oldest first. */
+  *all(): Generator<StoredEvent> {
+    for (const id of this.events.getKeys({})) {
+      const stored = this.get(id)
+      if (stored) yield stored
+    }
+  }
+
   /** The newest event id, if any. */
   lastId(): string | undefined {
     for (const key of this.events.getKeys({ reverse: true, limit: 1 })) return key

@@ -85,6 +85,22 @@ export class LmdbEventStore implements EventStore {
     return { events, deliveries }
   }
 
+  /**
+   * Everything stored, as the writes that would store it again: each event (with the message it announced),
+   * each delivery attempt, each outbox entry (for copying the store elsewhere).
+   */
+  *export(): Generator<EventWrite> {
+    const announced = new Map<string, string>()
+    for (const { messageId, eventId } of this.messages.all()) announced.set(eventId, messageId)
+    for (const stored of this.log.all()) {
+      const messageId = announced.get(stored.envelope.event_id)
+      yield { kind: 'event', stored, ...(messageId !== undefined && { messageId }) }
+    }
+    for (const { attempt, owner } of this.attempts.all()) yield { kind: 'attempt', attempt, owner }
+    for (const { queue, queueId, entry } of this.outbox.all())
+      yield { kind: 'enqueue', queue, queueId, entry }
+  }
+
   private stage(write: EventWrite): void {
     switch (write.kind) {
       case 'event':

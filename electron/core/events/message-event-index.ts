@@ -19,6 +19,12 @@ export class MessageEventIndex {
     return this.entries.get([instanceId, messageId])
   }
 
+  /** Every network message and its event. */
+  *all(): Generator<{ instanceId: string; messageId: string; eventId: string }> {
+    for (const { key, value } of this.entries.getRange({}))
+      yield { instanceId: key[0], messageId: key[1], eventId: value }
+  }
+
   /** Stages the message's event (inside the store's batch). */
   add(instanceId: string, messageId: string, eventId: string): void {
     this.entries.put([instanceId, messageId], eventId)

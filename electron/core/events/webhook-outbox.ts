@@ -68,6 +68,12 @@ export class WebhookOutbox {
     return [...range].map(({ key, value }) => ({ queueId: key[1], entry: value }))
   }
 
+  /** Every entry, queue by queue, in order. */
+  *all(): Generator<{ queue: string; queueId: string; entry: OutboxEntry }> {
+    for (const { key, value } of this.entries.getRange({}))
+      yield { queue: key[0], queueId: key[1], entry: value }
+  }
+
   /** The queues that have entries waiting. */
   queues(): string[] {
     const found: string[] = []

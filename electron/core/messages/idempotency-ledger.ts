@@ -48,6 +48,11 @@ export class LmdbLedgerRecords implements LedgerRecords {
     await this.db.put([instanceId, key], entry)
   }
 
+  /** Every entry (for copying the store elsewhere). */
+  *export(): Generator<{ instanceId: string; key: string; entry: LedgerEntry }> {
+    for (const { key, value } of this.db.getRange({})) yield { instanceId: key[0], key: key[1], entry: value }
+  }
+
   async removeBefore(cutoff: number): Promise<void> {
     await writeBatch(this.db, () => {
       for (const { key, value } of this.db.getRange()) if (value.at < cutoff) this.db.remove(key)

@@ -262,6 +262,14 @@ export class LmdbMessageStore implements MessageStore {
     return removed
   }
 
+  /** Every stored message with its newest status (for copying the store elsewhere). */
+  *export(): Generator<{ instanceId: string; stored: StoredMessage; status?: DeliveryStatus }> {
+    for (const { key, value } of this.db.getRange({})) {
+      const status = this.currentStatus(key[0], key[1], value)
+      yield { instanceId: key[0], stored: value, ...(status !== undefined && { status }) }
+    }
+  }
+
   /** Forgets everything of an instance (destroyed). */
   async dropInstance(instanceId: string): Promise<void> {
     for (const pending of [this.pending, this.pendingStatuses])

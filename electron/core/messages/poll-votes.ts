@@ -33,6 +33,14 @@ export class LmdbPollVotes implements PollVotes {
     this.db = root.openDB<StoredVote, Key>({ name: 'poll-votes', encoding: 'msgpack' })
   }
 
+  /** Every voter's latest vote (for copying the store elsewhere). */
+  *export(): Generator<{ instanceId: string; pollId: string; voter: string; hashes: Uint8Array[] }> {
+    for (const { key, value } of this.db.getRange({})) {
+      const hashes = value.hashes.map((hash) => Buffer.from(hash, 'base64'))
+      yield { instanceId: key[0], pollId: key[1], voter: key[2], hashes }
+    }
+  }
+
   /** Records a voter's vote, replacing the earlier one, and answers every voter's latest vote. */
   async record(
     instanceId: string,

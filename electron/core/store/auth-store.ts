@@ -308,6 +308,17 @@ export class LmdbAuthStore implements AuthStore {
     rmSync(this.instanceDir(instanceId), { recursive: true, force: true })
   }
 
+  /** Every stored value, as stored (encoded, encrypted when there is a cipher), for copying the store elsewhere. */
+  *export(): Generator<{ instanceId: string; type: string; id: string; value: Buffer }> {
+    for (const { key, value } of this.db.getRange({})) {
+      const [instanceId, type, ...id] = key.split(SEPARATOR)
+      if (instanceId === undefined || type === undefined) continue
+      yield type === CREDS_KEY && id.length === 0
+        ? { instanceId, type: 'creds', id: '', value }
+        : { instanceId, type, id: id.join(SEPARATOR), value }
+    }
+  }
+
   /** Closes every instance's store, then the environment. */
   close(): Promise<void> {
     this.closing ??= (async () => {

@@ -163,6 +163,25 @@ export class PostgresAuthStore implements AuthStore {
     for (const { instance_id: instanceId, value } of rows) this.creds.set(instanceId, value)
   }
 
+  /** Stores values exactly as another store kept them (encoded the same way), in one transaction. */
+  async import(entries: ReadonlyArray<{ instanceId: string; type: string; id: string; value: Buffer }>) {
+    await inTransaction(this.pool, async (client) => {
+      for (let i = 0; i < entries.length; i += 1000) {
+        const chunk = entries.slice(i, i + 1000)
+        await client.query(
+          `INSERT INTO auth_entries (instance_id, type, id, value)
+           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bytea[])`,
+          [
+            chunk.map(({ instanceId }) => instanceId),
+            chunk.map(({ type }) => type),
+            chunk.map(({ id }) => id),
+            chunk.map(({ value }) => value),
+          ],
+        )
+      }
+    })
+  }
+
   forInstance(instanceId: string): InstanceAuthStore {
     if (this.closing) throw new Error('the auth store is closed')
     let store = this.stores.get(instanceId)

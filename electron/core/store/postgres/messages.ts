@@ -61,6 +61,26 @@ export class PostgresMessageStore implements MessageStore {
     }
   }
 
+  /** Stores a message as another store kept it: its time, its newest status and its media. */
+  async import(
+    instanceId: string,
+    stored: StoredMessage,
+    status: DeliveryStatus | undefined,
+    media: Buffer | undefined,
+  ): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO messages (instance_id, id, stored_at, direction, read, record, content)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [instanceId, stored.message.id, ...columnsOf(stored)],
+    )
+    if (status !== undefined)
+      await this.pool.query(
+        'INSERT INTO message_statuses (instance_id, id, status, rank) VALUES ($1, $2, $3, $4)',
+        [instanceId, stored.message.id, status, STATUS_RANK[status]],
+      )
+    if (media) await this.saveMedia(instanceId, stored.message.id, media)
+  }
+
   async addSent(instanceId: string, entry: Omit<StoredMessage, 'storedAt' | 'direction'>): Promise<void> {
     const key = `${instanceId}\u0000${entry.message.id}`
     this.recent.set(key, true)

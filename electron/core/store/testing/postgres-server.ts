@@ -59,8 +59,11 @@ function run(bin: string, args: string[]): void {
     throw new Error(`${bin} ${args.join(' ')} failed: ${result.stderr || result.stdout || result.error}`)
 }
 
-/** Starts a fresh cluster in a temporary folder; `stop` ends it and deletes the folder. */
-export async function startPostgres(): Promise<PostgresServer> {
+/**
+ * Starts a fresh cluster in a temporary folder; `stop` ends it and deletes the folder. Tests run it with
+ * fsync off; `durable` keeps PostgreSQL's defaults (every commit flushed), as a benchmark must.
+ */
+export async function startPostgres(options: { durable?: boolean } = {}): Promise<PostgresServer> {
   const bin = binDir()
   if (!bin) throw new Error(postgresMissing() ?? 'PostgreSQL is not installed')
   const dir = mkdtempSync(join(tmpdir(), 'linkdesk-pg-'))
@@ -72,15 +75,14 @@ export async function startPostgres(): Promise<PostgresServer> {
   const data = join(dir, 'data')
   run(join(bin, 'initdb'), ['-D', data, '-U', 'linkdesk', '--auth=trust', '-E', 'UTF8', '--no-sync'])
   const port = await freePort()
-  const options = [
+  const fast = ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off']
+  const settings = [
     `-p ${port}`,
     `-k ${dir}`,
     '-c listen_addresses=127.0.0.1',
-    '-c fsync=off',
-    '-c synchronous_commit=off',
-    '-c full_page_writes=off',
-  ].join(' ')
-  run(join(bin, 'pg_ctl'), ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start'])
+    ...(options.durable ? [] : fast),
+  ]
+  run(join(bin, 'pg_ctl'), ['-D', data, '-o', settings.join(' '), '-l', join(dir, 'log'), '-w', 'start'])
   const url = `postgres://linkdesk@127.0.0.1:${port}/postgres`
   let databases = 0
   return {

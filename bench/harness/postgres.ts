@@ -1,0 +1,16 @@
+import {
+  type PostgresServer,
+  postgresMissing,
+  startPostgres,
+} from '../../electron/core/store/testing/postgres-server'
+
+/**
+ * A PostgreSQL cluster for the bench's PostgreSQL rows, with PostgreSQL's defaults (every commit flushed to
+ * disk, as LMDB's are), and a database for one app on it. Undefined (and the rows left out, with a note) where
+ * PostgreSQL is not installed.
+ */
+export async function benchPostgres(): Promise<{ server: PostgresServer; url: string } | undefined> {
+  if (postgresMissing()) return undefined
+  const server = await startPostgres({ durable: true })
+  return { server, url: await server.createDatabase() }
+}

@@ -1,0 +1,127 @@
+import pg from 'pg'
+import type { EventWrite } from '../events/event-store'
+import { LmdbEventStore } from '../events/lmdb-event-store'
+import type { Logger } from '../logger'
+import { LmdbLedgerRecords } from '../messages/idempotency-ledger'
+import { LmdbMessageStore } from '../messages/message-store'
+import { LmdbPollVotes } from '../messages/poll-votes'
+import { LmdbAuthStore } from './auth-store'
+import { openDatabase } from './database'
+import { PostgresAuthStore } from './postgres/auth'
+import { PostgresEventStore } from './postgres/events'
+import { PostgresLedgerRecords } from './postgres/ledger'
+import { PostgresMessageStore } from './postgres/messages'
+import { PostgresPollVotes } from './postgres/poll-votes'
+import { migrate } from './postgres/schema'
+import { PostgresSettingsStore } from './postgres/settings'
+import { FileSettingsStore, type SettingsKind } from './settings-store'
+
+/** What a copy moved, by part. */
+export interface CopyCount {
+  instances: number
+  tokens: number
+  webhooks: number
+  authValues: number
+  events: number
+  deliveries: number
+  queued: number
+  messages: number
+  ledgerEntries: number
+  pollVotes: number
+}
+
+const KINDS: readonly SettingsKind[] = ['tokens', 'instances', 'webhooks']
+const EVENT_CHUNK = 1000
+
+/**
+ * Copies a data folder's embedded store (settings, credentials and keys, events, outbox, attempts, messages
+ * and media, idempotency ledger, poll votes) into an empty PostgreSQL database, so that a `serve` started
+ * with `--store` on it finds every account linked as it was. Uploads are not copied (they expire within the
+ * hour). The folder is only read; the app must not be running on it.
+ */
+export async function copyToPostgres(dataDir: string, url: string, logger: Logger): Promise<CopyCount> {
+  const pool = new pg.Pool({ connectionString: url, max: 2 })
+  const db = openDatabase(dataDir)
+  const auth = new LmdbAuthStore(dataDir)
+  try {
+    const client = await pool.connect()
+    try {
+      await migrate(client, logger)
+    } finally {
+      client.release()
+    }
+    await refuseUnlessEmpty(pool)
+    const settings = new FileSettingsStore(dataDir)
+    const target = await PostgresSettingsStore.open(pool)
+    const count: CopyCount = {
+      instances: 0,
+      tokens: 0,
+      webhooks: 0,
+      authValues: 0,
+      events: 0,
+      deliveries: 0,
+      queued: 0,
+      messages: 0,
+      ledgerEntries: 0,
+      pollVotes: 0,
+    }
+    for (const kind of KINDS) {
+      const records = Object.values(settings.all(kind))
+      await target.change(kind, () => ({ put: records, result: undefined }))
+      count[kind] = records.length
+    }
+    // An earlier version's per-instance folders are imported first, as a start would.
+    await auth.load(Object.keys(settings.all('instances')))
+    const values = [...auth.export()]
+    await new PostgresAuthStore(pool, dataDir).import(values)
+    count.authValues = values.length
+
+    const events = new PostgresEventStore(pool)
+    let chunk: EventWrite[] = []
+    for (const write of new LmdbEventStore(db).export()) {
+      if (write.kind === 'event') count.events += 1
+      else if (write.kind === 'attempt') count.deliveries += 1
+      else count.queued += 1
+      chunk.push(write)
+      if (chunk.length >= EVENT_CHUNK) {
+        await events.commit(chunk)
+        chunk = []
+      }
+    }
+    await events.commit(chunk)
+
+    const source = new LmdbMessageStore(db, dataDir)
+    const messages = new PostgresMessageStore(pool)
+    for (const { instanceId, stored, status } of source.export()) {
+      const media = await source.readMedia(instanceId, stored.message.id)
+      await messages.import(instanceId, stored, status, media)
+      count.messages += 1
+    }
+    const ledger = new PostgresLedgerRecords(pool)
+    for (const { instanceId, key, entry } of new LmdbLedgerRecords(db).export()) {
+      await ledger.put(instanceId, key, entry)
+      count.ledgerEntries += 1
+    }
+    const polls = new PostgresPollVotes(pool)
+    for (const { instanceId, pollId, voter, hashes } of new LmdbPollVotes(db).export()) {
+      await polls.record(instanceId, pollId, voter, hashes)
+      count.pollVotes += 1
+    }
+    logger.info(count, 'data folder copied to PostgreSQL')
+    return count
+  } finally {
+    await auth.close()
+    await db.close()
+    await pool.end()
+  }
+}
+
+/** A copy goes into an empty database only: it never merges with, or overwrites, another node's data. */
+async function refuseUnlessEmpty(pool: pg.Pool): Promise<void> {
+  const { rows } = await pool.query<{ n: string }>(
+    `SELECT (SELECT count(*) FROM instances) + (SELECT count(*) FROM tokens) + (SELECT count(*) FROM events)
+          + (SELECT count(*) FROM auth_entries) + (SELECT count(*) FROM messages) AS n`,
+  )
+  if (Number(rows[0]?.n ?? 0) > 0)
+    throw new Error('the PostgreSQL database already holds Linkdesk data; copy into an empty database')
+}
