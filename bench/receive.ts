@@ -238,7 +238,7 @@ export const receiveFigure: Figure = async ({ sandbox, rounds, phone }) => {
       `with batch_size ${BATCH} ${verdict(batchedRate >= 0.8 * rawRate, `${(batchedRate / rawRate).toFixed(2)}×`)}; ` +
       `p99 ≤ 50 ms (paced, below capacity) ${verdict(appP99 <= 50, `${appP99.toFixed(1)} ms`)}.`,
     postgres
-      ? `On PostgreSQL (its defaults: every commit flushed, as LMDB's are; same machine): burst ${(spread(results.postgres.map((p) => p.perSecond)).median / appRate).toFixed(2)}× the app on LMDB.`
+      ? `On PostgreSQL (a local cluster with its defaults, on the same 2 vCPUs; the app commits with synchronous_commit off, as without --fsync): burst ${(spread(results.postgres.map((p) => p.perSecond)).median / appRate).toFixed(2)}× the app on LMDB.`
       : 'PostgreSQL is not installed here: no PostgreSQL rows.',
     'In a burst the contact pushes as fast as the sandbox takes requests; latency then includes the backlog.',
     "Latency runs from just before the contact's control request to the receiver (app) or the upsert (raw), on " +

@@ -421,8 +421,9 @@ export const sendFigure: Figure = async ({ sandbox, rounds, phone }) => {
       'compiled JavaScript.',
     'The tmpfs row is the same app with its data dir on /dev/shm, where fsync costs nothing; the no-webhook row ' +
       'is an app with no webhook, as the figures before issue 20 were measured.',
-    'The PostgreSQL row is the same app started with `--store` on a local PostgreSQL cluster with its defaults ' +
-      '(every commit flushed to disk, as LMDB commits are), one account, its own receiver.',
+    'The PostgreSQL row is the same app started with `--store` on a local PostgreSQL cluster with its defaults, ' +
+      'on the same machine (the app commits with synchronous_commit off, as without --fsync), one account, its ' +
+      'own receiver.',
     'Latency: app = the HTTP request from the bench client (undici, keep-alive); raw = from the sendMessage call, ' +
       'inside the raw process. CPU: /proc utime+stime of each process over the phase (the reference and raw: plus ' +
       `${SETTLE_MS} ms, for the contacts' receipts).`,

@@ -86,7 +86,12 @@ export interface Core {
 export async function createCore(config: Config, deps: CoreDeps = {}): Promise<Core> {
   const logger = deps.logger ?? createLogger(config.logLevel)
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 })
-  const stores = await openStores(config.store, { dataDir: config.dataDir, cipher: deps.cipher, logger })
+  const stores = await openStores(config.store, {
+    dataDir: config.dataDir,
+    cipher: deps.cipher,
+    logger,
+    fsync: config.fsync,
+  })
   const { settings } = stores
   const tokens = new TokenService(settings)
   if (config.accessToken) await tokens.register(config.accessToken, 'LINKDESK_ACCESS_TOKEN')

@@ -46,7 +46,7 @@ const POOL_SIZE = 10
 /** Opens the chosen store; for PostgreSQL, first brings its schema up to this version. */
 export async function openStores(
   choice: StoreChoice,
-  options: { dataDir: string; cipher?: AuthCipher; logger: Logger },
+  options: { dataDir: string; cipher?: AuthCipher; logger: Logger; fsync?: boolean },
 ): Promise<Stores> {
   const { dataDir, cipher, logger } = options
   if (choice.kind === 'lmdb') {
@@ -69,7 +69,13 @@ export async function openStores(
       },
     }
   }
-  const pool = new pg.Pool({ connectionString: choice.url, max: POOL_SIZE })
+  // The same promise as the embedded store's: what is acknowledged survives the app being killed (PostgreSQL
+  // has committed it) and, with --fsync, a power loss too (the commit then waits for the WAL's flush).
+  const pool = new pg.Pool({
+    connectionString: choice.url,
+    max: POOL_SIZE,
+    ...(options.fsync ? {} : { options: '-c synchronous_commit=off' }),
+  })
   // A connection that fails while idle in the pool is replaced; the pool must not crash the process.
   pool.on('error', (error) => logger.warn({ err: error }, 'a pooled PostgreSQL connection failed'))
   try {

@@ -1,9 +1,11 @@
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { LRUCache } from 'lru-cache'
 import type pg from 'pg'
 import { type AuthCipher, decodeValue, encodeValue } from '../auth-codec'
 import type { AuthStore, InstanceAuthStore, KeyBatch } from '../auth-store'
 import { GroupCommit } from './group-commit'
+import { type JsonStatement, runAtomically } from './statements'
 import { inTransaction } from './transaction'
 
 /** One value written: null deletes. */
@@ -13,10 +15,15 @@ interface AuthWrite {
   stored: Buffer | null
 }
 
+/** A key known to have no value. */
+const ABSENT = 0 as const
 /** The credentials' row: a type no Signal key has. */
 const CREDS = { type: 'creds', id: '' }
 /** Uncommitted writes an instance may have queued before its writers wait for the database. */
 const MAX_QUEUED = 64
+/** Stored values an instance keeps in memory (the sessions and keys it reads on every message), by bytes. */
+const CACHE_BYTES = 1024 * 1024
+const CACHE_ENTRIES = 4096
 
 /**
  * One instance's credentials and Signal keys in PostgreSQL (`auth_entries`). As in the embedded store, a write
@@ -26,6 +33,15 @@ const MAX_QUEUED = 64
  */
 class PostgresInstanceAuthStore implements InstanceAuthStore {
   private readonly pending = new Map<string, Buffer | null>()
+  /**
+   * Committed values read or written lately (null: known absent). Only this node writes the instance's keys,
+   * so what it read or wrote stays true: a decrypt reads its session from memory, not over the network.
+   */
+  private readonly cache = new LRUCache<string, Buffer | typeof ABSENT>({
+    max: CACHE_ENTRIES,
+    maxSize: CACHE_BYTES,
+    sizeCalculation: (value) => (value === ABSENT ? 1 : Math.max(1, value.length)),
+  })
   private readonly group: GroupCommit<AuthWrite>
   private lastCommit: Promise<unknown> = Promise.resolve()
   private queued = 0
@@ -38,9 +54,7 @@ class PostgresInstanceAuthStore implements InstanceAuthStore {
     private creds: Buffer | undefined,
     private readonly cipher: AuthCipher | undefined,
   ) {
-    this.group = new GroupCommit((writes) =>
-      inTransaction(pool, (client) => applyAuthWrites(client, instanceId, writes)),
-    )
+    this.group = new GroupCommit((writes) => runAtomically(pool, authStatements(instanceId, writes)))
   }
 
   readCreds<T>(): T | undefined {
@@ -63,22 +77,28 @@ class PostgresInstanceAuthStore implements InstanceAuthStore {
     const unknown: string[] = []
     for (const id of ids) {
       const key = keyOf(type, id)
-      if (!this.pending.has(key)) unknown.push(id)
-      else {
-        const stored = this.pending.get(key)
-        if (stored) found[id] = decodeValue(stored, this.cipher)
-      }
+      const stored = this.pending.has(key) ? this.pending.get(key) : this.cache.get(key)
+      if (stored === undefined) unknown.push(id)
+      else if (stored !== null && stored !== ABSENT) found[id] = decodeValue(stored, this.cipher)
     }
     if (unknown.length === 0) return found
     const { rows } = await this.pool.query<{ id: string; value: Buffer }>(
       'SELECT id, value FROM auth_entries WHERE instance_id = $1 AND type = $2 AND id = ANY($3)',
       [this.instanceId, type, unknown],
     )
-    for (const { id, value } of rows) {
+    const read = new Map(rows.map(({ id, value }) => [id, value]))
+    for (const id of unknown) {
       // A write queued while the read was under way is newer than what it read.
       const key = keyOf(type, id)
-      const stored = this.pending.has(key) ? this.pending.get(key) : value
-      if (stored) found[id] = decodeValue(stored, this.cipher)
+      if (this.pending.has(key)) {
+        const stored = this.pending.get(key)
+        if (stored) found[id] = decodeValue(stored, this.cipher)
+        continue
+      }
+      // A write committed while the read was under way left its value in the cache: newer than what it read.
+      const value = this.cache.get(key) ?? read.get(id) ?? ABSENT
+      this.cache.set(key, value)
+      if (value !== ABSENT) found[id] = decodeValue(value, this.cipher)
     }
     return found
   }
@@ -105,7 +125,9 @@ class PostgresInstanceAuthStore implements InstanceAuthStore {
         this.queued -= 1
         for (const { type, id, stored } of writes) {
           const key = keyOf(type, id)
-          if (this.pending.get(key) === stored) this.pending.delete(key)
+          if (this.pending.get(key) !== stored) continue
+          this.pending.delete(key)
+          this.cache.set(key, stored ?? ABSENT)
         }
       },
       (error: unknown) => {
@@ -240,22 +262,37 @@ function keyOf(type: string, id: string): string {
   return `${type}\u0000${id}`
 }
 
-/** Applies queued writes in one transaction: each key's last write, upserted or deleted. */
-async function applyAuthWrites(client: pg.ClientBase, instanceId: string, writes: readonly AuthWrite[]) {
+/** Queued writes as statements for one transaction: each key's last write, upserted or deleted. */
+function authStatements(instanceId: string, writes: readonly AuthWrite[]): JsonStatement[] {
   const latest = [...new Map(writes.map((write) => [keyOf(write.type, write.id), write])).values()]
   const kept = latest.filter((write): write is AuthWrite & { stored: Buffer } => write.stored !== null)
   const deleted = latest.filter(({ stored }) => stored === null)
-  if (deleted.length > 0)
-    await client.query(
-      `DELETE FROM auth_entries USING unnest($2::text[], $3::text[]) AS x(type, id)
-       WHERE auth_entries.instance_id = $1 AND auth_entries.type = x.type AND auth_entries.id = x.id`,
-      [instanceId, deleted.map(({ type }) => type), deleted.map(({ id }) => id)],
-    )
-  if (kept.length > 0)
-    await client.query(
-      `INSERT INTO auth_entries (instance_id, type, id, value)
-       SELECT $1, * FROM unnest($2::text[], $3::text[], $4::bytea[])
-       ON CONFLICT (instance_id, type, id) DO UPDATE SET value = EXCLUDED.value`,
-      [instanceId, kept.map(({ type }) => type), kept.map(({ id }) => id), kept.map(({ stored }) => stored)],
-    )
+  return [
+    ...(deleted.length === 0
+      ? []
+      : [
+          {
+            sql: `DELETE FROM auth_entries USING jsonb_to_recordset($1::jsonb) AS x(instance_id text, type text, id text)
+                  WHERE auth_entries.instance_id = x.instance_id AND auth_entries.type = x.type
+                    AND auth_entries.id = x.id`,
+            rows: deleted.map(({ type, id }) => ({ instance_id: instanceId, type, id })),
+          },
+        ]),
+    ...(kept.length === 0
+      ? []
+      : [
+          {
+            sql: `INSERT INTO auth_entries (instance_id, type, id, value)
+                  SELECT instance_id, type, id, decode(value, 'base64')
+                  FROM jsonb_to_recordset($1::jsonb) AS x(instance_id text, type text, id text, value text)
+                  ON CONFLICT (instance_id, type, id) DO UPDATE SET value = EXCLUDED.value`,
+            rows: kept.map(({ type, id, stored }) => ({
+              instance_id: instanceId,
+              type,
+              id,
+              value: stored.toString('base64'),
+            })),
+          },
+        ]),
+  ]
 }

@@ -7,6 +7,7 @@ import { type Page, type PageQuery, SCAN_LIMIT } from '../../events/log-range'
 import type { OutboxEntry, QueuedEntry } from '../../events/webhook-outbox'
 import { unhandledCase } from '../../exhaustive'
 import { GroupCommit } from './group-commit'
+import { type JsonStatement, runAtomically } from './statements'
 import { inTransaction } from './transaction'
 
 type Kind = EventWrite['kind']
@@ -25,7 +26,7 @@ export class PostgresEventStore implements EventStore {
   private readonly group: GroupCommit<EventWrite>
 
   constructor(private readonly pool: pg.Pool) {
-    this.group = new GroupCommit((writes) => inTransaction(pool, (client) => applyWrites(client, writes)))
+    this.group = new GroupCommit((writes) => runAtomically(pool, statementsOf(writes)))
   }
 
   commit(writes: readonly EventWrite[]): Promise<void> {
@@ -218,29 +219,31 @@ async function scanPage<T>(
   }
 }
 
-/** Applies writes in order: each run of one kind in one statement, with the last write per key in it. */
-async function applyWrites(client: pg.ClientBase, writes: readonly EventWrite[]): Promise<void> {
+/** Writes in order, as statements: each run of one kind in one statement, with the last write per key in it. */
+function statementsOf(writes: readonly EventWrite[]): JsonStatement[] {
+  const statements: JsonStatement[] = []
   let start = 0
   while (start < writes.length) {
     const kind = writes[start]!.kind
     let end = start + 1
     while (end < writes.length && writes[end]!.kind === kind) end += 1
-    await applyRun(client, kind, writes.slice(start, end))
+    statements.push(...runStatements(kind, writes.slice(start, end)))
     start = end
   }
+  return statements
 }
 
-async function applyRun(client: pg.ClientBase, kind: Kind, run: readonly EventWrite[]): Promise<void> {
-  const rows = (mapped: unknown[]) => [JSON.stringify(mapped)]
+function runStatements(kind: Kind, run: readonly EventWrite[]): JsonStatement[] {
   switch (kind) {
     case 'event': {
       const events = run as Array<WriteOf<'event'>>
-      await client.query(
-        `INSERT INTO events (id, instance_id, event, owner, envelope, delivery, status)
-         SELECT * FROM jsonb_to_recordset($1::jsonb)
-           AS x(id text, instance_id text, event text, owner text, envelope text, delivery text, status text)`,
-        rows(
-          events.map(({ stored: { envelope, owner, delivery } }) => ({
+      const announcing = events.filter(({ messageId }) => messageId !== undefined)
+      return [
+        {
+          sql: `INSERT INTO events (id, instance_id, event, owner, envelope, delivery, status)
+                SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id text, instance_id text, event text,
+                  owner text, envelope text, delivery text, status text)`,
+          rows: events.map(({ stored: { envelope, owner, delivery } }) => ({
             id: envelope.event_id,
             instance_id: envelope.instance_id,
             event: envelope.event,
@@ -249,78 +252,80 @@ async function applyRun(client: pg.ClientBase, kind: Kind, run: readonly EventWr
             delivery: JSON.stringify(delivery),
             status: delivery.status,
           })),
-        ),
-      )
-      const announcing = events.filter(({ messageId }) => messageId !== undefined)
-      if (announcing.length > 0)
-        await client.query(
-          `INSERT INTO event_messages (instance_id, message_id, event_id)
-           SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(instance_id text, message_id text, event_id text)`,
-          rows(
-            announcing.map(({ stored: { envelope }, messageId }) => ({
-              instance_id: envelope.instance_id,
-              message_id: messageId,
-              event_id: envelope.event_id,
-            })),
-          ),
-        )
-      return
+        },
+        ...(announcing.length === 0
+          ? []
+          : [
+              {
+                sql: `INSERT INTO event_messages (instance_id, message_id, event_id)
+                      SELECT * FROM jsonb_to_recordset($1::jsonb)
+                        AS x(instance_id text, message_id text, event_id text)`,
+                rows: announcing.map(({ stored: { envelope }, messageId }) => ({
+                  instance_id: envelope.instance_id,
+                  message_id: messageId,
+                  event_id: envelope.event_id,
+                })),
+              },
+            ]),
+      ]
     }
     case 'delivery': {
       const latest = lastPerKey(run as Array<WriteOf<'delivery'>>, ({ eventId }) => eventId)
-      await client.query(
-        `UPDATE events SET delivery = x.delivery, status = x.status
-         FROM jsonb_to_recordset($1::jsonb) AS x(id text, delivery text, status text) WHERE events.id = x.id`,
-        rows(
-          latest.map(({ eventId, delivery }) => ({
+      return [
+        {
+          sql: `UPDATE events SET delivery = x.delivery, status = x.status
+                FROM jsonb_to_recordset($1::jsonb) AS x(id text, delivery text, status text)
+                WHERE events.id = x.id`,
+          rows: latest.map(({ eventId, delivery }) => ({
             id: eventId,
             delivery: JSON.stringify(delivery),
             status: delivery.status,
           })),
-        ),
-      )
-      return
+        },
+      ]
     }
     case 'enqueue':
-      await client.query(
-        `INSERT INTO webhook_outbox (queue, queue_id, entry)
-         SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(queue text, queue_id text, entry jsonb)`,
-        rows(
-          (run as Array<WriteOf<'enqueue'>>).map(({ queue, queueId, entry }) => ({
+      return [
+        {
+          sql: `INSERT INTO webhook_outbox (queue, queue_id, entry)
+                SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(queue text, queue_id text, entry jsonb)`,
+          rows: (run as Array<WriteOf<'enqueue'>>).map(({ queue, queueId, entry }) => ({
             queue,
             queue_id: queueId,
             entry,
           })),
-        ),
-      )
-      return
+        },
+      ]
     case 'retry': {
-      const latest = lastPerKey(
-        run as Array<WriteOf<'retry'>>,
-        ({ queue, queueId }) => `${queue}\u0000${queueId}`,
-      )
-      await client.query(
-        `UPDATE webhook_outbox SET entry = x.entry
-         FROM jsonb_to_recordset($1::jsonb) AS x(queue text, queue_id text, entry jsonb)
-         WHERE webhook_outbox.queue = x.queue AND webhook_outbox.queue_id = x.queue_id`,
-        rows(latest.map(({ queue, queueId, entry }) => ({ queue, queue_id: queueId, entry }))),
-      )
-      return
+      const key = ({ queue, queueId }: WriteOf<'retry'>) => `${queue}\u0000${queueId}`
+      const latest = lastPerKey(run as Array<WriteOf<'retry'>>, key)
+      return [
+        {
+          sql: `UPDATE webhook_outbox SET entry = x.entry
+                FROM jsonb_to_recordset($1::jsonb) AS x(queue text, queue_id text, entry jsonb)
+                WHERE webhook_outbox.queue = x.queue AND webhook_outbox.queue_id = x.queue_id`,
+          rows: latest.map(({ queue, queueId, entry }) => ({ queue, queue_id: queueId, entry })),
+        },
+      ]
     }
     case 'dequeue':
-      await client.query(
-        `DELETE FROM webhook_outbox USING jsonb_to_recordset($1::jsonb) AS x(queue text, queue_id text)
-         WHERE webhook_outbox.queue = x.queue AND webhook_outbox.queue_id = x.queue_id`,
-        rows((run as Array<WriteOf<'dequeue'>>).map(({ queue, queueId }) => ({ queue, queue_id: queueId }))),
-      )
-      return
+      return [
+        {
+          sql: `DELETE FROM webhook_outbox USING jsonb_to_recordset($1::jsonb) AS x(queue text, queue_id text)
+                WHERE webhook_outbox.queue = x.queue AND webhook_outbox.queue_id = x.queue_id`,
+          rows: (run as Array<WriteOf<'dequeue'>>).map(({ queue, queueId }) => ({
+            queue,
+            queue_id: queueId,
+          })),
+        },
+      ]
     case 'attempt':
-      await client.query(
-        `INSERT INTO delivery_attempts (id, instance_id, event_id, webhook_id, outcome, owner, attempt)
-         SELECT * FROM jsonb_to_recordset($1::jsonb)
-           AS x(id text, instance_id text, event_id text, webhook_id text, outcome text, owner text, attempt text)`,
-        rows(
-          (run as Array<WriteOf<'attempt'>>).map(({ attempt, owner }) => ({
+      return [
+        {
+          sql: `INSERT INTO delivery_attempts (id, instance_id, event_id, webhook_id, outcome, owner, attempt)
+                SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id text, instance_id text, event_id text,
+                  webhook_id text, outcome text, owner text, attempt text)`,
+          rows: (run as Array<WriteOf<'attempt'>>).map(({ attempt, owner }) => ({
             id: attempt.delivery_id,
             instance_id: attempt.instance_id,
             event_id: attempt.event_id,
@@ -329,11 +334,10 @@ async function applyRun(client: pg.ClientBase, kind: Kind, run: readonly EventWr
             owner,
             attempt: JSON.stringify(attempt),
           })),
-        ),
-      )
-      return
+        },
+      ]
     default:
-      unhandledCase(kind, 'event write')
+      return unhandledCase(kind, 'event write')
   }
 }
 
