@@ -154,12 +154,16 @@ export class PostgresMessageStore implements MessageStore {
   }
 
   async advanceStatus(instanceId: string, id: string, status: DeliveryStatus): Promise<boolean> {
-    if (!(await this.get(instanceId, id))) return false
+    const stored = await this.get(instanceId, id)
+    if (!stored) return false
+    // A status kept inside the record (copied from an earlier version's store) is the floor until a row exists.
+    const floor = stored.status ? STATUS_RANK[stored.status] : -1
     const { rowCount } = await this.pool.query(
-      `INSERT INTO message_statuses (instance_id, id, status, rank) VALUES ($1, $2, $3, $4)
+      `INSERT INTO message_statuses (instance_id, id, status, rank)
+       SELECT $1, $2, $3::text, $4::smallint WHERE $3::text = 'failed' OR $4::smallint > $5::smallint
        ON CONFLICT (instance_id, id) DO UPDATE SET status = EXCLUDED.status, rank = EXCLUDED.rank
        WHERE EXCLUDED.status = 'failed' OR message_statuses.rank < EXCLUDED.rank`,
-      [instanceId, id, status, STATUS_RANK[status]],
+      [instanceId, id, status, STATUS_RANK[status], floor],
     )
     return rowCount === 1
   }
