@@ -1,34 +1,34 @@
 import assert from 'node:assert/strict'
 import { type ChildProcess, spawn } from 'node:child_process'
 import { cpSync, rmSync } from 'node:fs'
-import type { AddressInfo } from 'node:net'
 import { after, before, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { createHttpApp } from '../api/http-app'
-import { silentLogger } from '../logger'
 import { eventually } from '../messages/testing/messaging-harness'
-import { createSandbox, registerSandboxRoutes, type Sandbox } from '../sandbox'
+import type { Sandbox } from '../sandbox'
 import type { Core } from '../index'
-import { call, decodeQr, ok, startCore, tempDataDir, TOKEN, waitForStatus } from './testing/instance-harness'
+import {
+  call,
+  decodeQr,
+  ok,
+  outsideSandbox,
+  startCore,
+  tempDataDir,
+  TOKEN,
+  waitForStatus,
+} from './testing/instance-harness'
 
 // One sandbox outlives the app: the app restarts against it with `--sandbox-url`, as a user's phone stays.
 let sandbox: Sandbox
 let controlUrl: string
-let closeControl: () => Promise<void>
+let closeSandbox: () => Promise<void>
 const dirs: string[] = []
 
 before(async () => {
-  sandbox = await createSandbox({ logger: silentLogger() })
-  const app = createHttpApp({ logger: silentLogger() })
-  await app.register(async (scoped) => registerSandboxRoutes(scoped, sandbox.control), { prefix: '/sandbox' })
-  await app.listen({ host: '127.0.0.1', port: 0 })
-  controlUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/sandbox`
-  closeControl = () => app.close()
+  ;({ sandbox, controlUrl, close: closeSandbox } = await outsideSandbox())
 })
 
 after(async () => {
-  await closeControl()
-  await sandbox.close()
+  await closeSandbox()
   dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true }))
 })
 

@@ -8,7 +8,13 @@ import { writeBatch } from '../store/write-batch'
 import type { WaMessageKey } from '../wa/wa-types'
 import type { DeliveryStatus, LinkdeskMessage } from './message-types'
 
-/** One stored message of an instance. */
+/** Of an instance's messages, the received ones of one chat, at most `limit` of the newest, oldest first. */
+export function newestReceived(all: StoredMessage[], chat: string, limit: number): StoredMessage[] {
+  const found = all.filter((stored) => stored.direction === 'in' && inChat(stored, chat))
+  found.sort((a, b) => Number(a.message.timestamp) - Number(b.message.timestamp))
+  return found.slice(-limit)
+}
+
 /** Whether a stored message belongs to a chat, named by its chat id or the other id the network gave. */
 export function inChat(stored: StoredMessage, chat: string): boolean {
   const key = stored.networkKey
@@ -30,6 +36,7 @@ export function networkKeyOf(stored: StoredMessage): WaMessageKey {
   )
 }
 
+/** One stored message of an instance. */
 export interface StoredMessage {
   direction: 'in' | 'out'
   /** Milliseconds since the epoch; retention counts from here. */
@@ -167,11 +174,7 @@ export class LmdbMessageStore implements MessageStore {
    * for it), at most `limit` of the newest, oldest first.
    */
   async receivedIn(instanceId: string, chat: string, limit: number): Promise<StoredMessage[]> {
-    const found = (await this.all(instanceId)).filter(
-      (stored) => stored.direction === 'in' && inChat(stored, chat),
-    )
-    found.sort((a, b) => Number(a.message.timestamp) - Number(b.message.timestamp))
-    return found.slice(-limit)
+    return newestReceived(await this.all(instanceId), chat, limit)
   }
 
   /** Every stored message of an instance, written or still being written, in no particular order. */

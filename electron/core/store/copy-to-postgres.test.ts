@@ -1,41 +1,34 @@
 import assert from 'node:assert/strict'
 import { rmSync } from 'node:fs'
-import type { AddressInfo } from 'node:net'
 import { after, before, test } from 'node:test'
-import { createHttpApp } from '../api/http-app'
 import type { Core } from '../index'
 import {
   call,
   decodeQr,
   ok,
+  outsideSandbox,
   startCore,
   tempDataDir,
   waitForStatus,
 } from '../instances/testing/instance-harness'
 import { silentLogger } from '../logger'
 import { eventually } from '../messages/testing/messaging-harness'
-import { createSandbox, registerSandboxRoutes, type Sandbox } from '../sandbox'
+import type { Sandbox } from '../sandbox'
 import { copyToPostgres } from './copy-to-postgres'
 import { postgresSuite } from './testing/postgres-server'
 
 // The phone outlives the app: both the LMDB core and the PostgreSQL one reach it with `--sandbox-url`.
 let sandbox: Sandbox
 let controlUrl: string
-let closeControl: () => Promise<void>
+let closeSandbox: () => Promise<void>
 const dirs: string[] = []
 
 before(async () => {
-  sandbox = await createSandbox({ logger: silentLogger() })
-  const app = createHttpApp({ logger: silentLogger() })
-  await app.register(async (scoped) => registerSandboxRoutes(scoped, sandbox.control), { prefix: '/sandbox' })
-  await app.listen({ host: '127.0.0.1', port: 0 })
-  controlUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/sandbox`
-  closeControl = () => app.close()
+  ;({ sandbox, controlUrl, close: closeSandbox } = await outsideSandbox())
 })
 
 after(async () => {
-  await closeControl()
-  await sandbox.close()
+  await closeSandbox()
   dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true }))
 })
 

@@ -44,12 +44,7 @@ export async function copyToPostgres(dataDir: string, url: string, logger: Logge
   const db = openDatabase(dataDir)
   const auth = new LmdbAuthStore(dataDir)
   try {
-    const client = await pool.connect()
-    try {
-      await migrate(client, logger)
-    } finally {
-      client.release()
-    }
+    await migrate(pool, logger)
     await refuseUnlessEmpty(pool)
     const settings = new FileSettingsStore(dataDir)
     const target = await PostgresSettingsStore.open(pool)

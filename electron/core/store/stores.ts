@@ -79,12 +79,7 @@ export async function openStores(
   // A connection that fails while idle in the pool is replaced; the pool must not crash the process.
   pool.on('error', (error) => logger.warn({ err: error }, 'a pooled PostgreSQL connection failed'))
   try {
-    const client = await pool.connect()
-    try {
-      await migrate(client, logger)
-    } finally {
-      client.release()
-    }
+    await migrate(pool, logger)
     const auth = new PostgresAuthStore(pool, dataDir, cipher)
     return {
       kind: 'postgres',

@@ -7,6 +7,10 @@ import { PNG } from 'pngjs'
 import { type Core, createCore } from '../../index'
 import { type ConfigInput, parseConfig, type Timings } from '../../config'
 import type { InstanceStatus } from '../instance-status'
+import type { AddressInfo } from 'node:net'
+import { createHttpApp } from '../../api/http-app'
+import { silentLogger } from '../../logger'
+import { createSandbox, registerSandboxRoutes, type Sandbox } from '../../sandbox'
 
 export const TOKEN = 'test-token-0123456789'
 
@@ -105,4 +109,28 @@ export function recordStates(core: Core, instanceId: string): string[] {
     if (id === instanceId && states.at(-1) !== status.state) states.push(status.state)
   })
   return states
+}
+
+/**
+ * A sandbox outside the app, reached through its control API as `npm run sandbox`'s is: cores started and
+ * stopped against it (`sandboxUrl`) find the same phones, as a user's phone outlives the app.
+ */
+export async function outsideSandbox(): Promise<{
+  sandbox: Sandbox
+  controlUrl: string
+  close(): Promise<void>
+}> {
+  const sandbox = await createSandbox({ logger: silentLogger() })
+  const app = createHttpApp({ logger: silentLogger() })
+  await app.register(async (scoped) => registerSandboxRoutes(scoped, sandbox.control), { prefix: '/sandbox' })
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  const controlUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/sandbox`
+  return {
+    sandbox,
+    controlUrl,
+    close: async () => {
+      await app.close()
+      await sandbox.close()
+    },
+  }
 }

@@ -2,7 +2,7 @@ import type pg from 'pg'
 import { boundedCache, CACHE_LIMITS } from '../../bounded-cache'
 import {
   DEFAULT_RETENTION_MS,
-  inChat,
+  newestReceived,
   type MessageStore,
   type MessageStoreOptions,
   STATUS_RANK,
@@ -116,11 +116,7 @@ export class PostgresMessageStore implements MessageStore {
   }
 
   async receivedIn(instanceId: string, chat: string, limit: number): Promise<StoredMessage[]> {
-    const found = (await this.all(instanceId)).filter(
-      (stored) => stored.direction === 'in' && inChat(stored, chat),
-    )
-    found.sort((a, b) => Number(a.message.timestamp) - Number(b.message.timestamp))
-    return found.slice(-limit)
+    return newestReceived(await this.all(instanceId), chat, limit)
   }
 
   async all(instanceId: string): Promise<StoredMessage[]> {

@@ -11,16 +11,22 @@ const MIGRATIONS = fileURLToPath(new URL('./migrations', import.meta.url))
  * transaction, recorded in `linkdesk_migrations`, under its lock so that nodes starting together apply
  * them once).
  */
-export async function migrate(client: pg.ClientBase, logger: Logger): Promise<void> {
+export async function migrate(pool: pg.Pool, logger: Logger): Promise<void> {
   const log = logger.child({ module: 'postgres' })
-  const applied = await runner({
-    dbClient: client,
-    dir: MIGRATIONS,
-    direction: 'up',
-    migrationsTable: 'linkdesk_migrations',
-    singleTransaction: true,
-    log: () => undefined,
-  })
+  const client = await pool.connect()
+  let applied: Awaited<ReturnType<typeof runner>>
+  try {
+    applied = await runner({
+      dbClient: client,
+      dir: MIGRATIONS,
+      direction: 'up',
+      migrationsTable: 'linkdesk_migrations',
+      singleTransaction: true,
+      log: () => undefined,
+    })
+  } finally {
+    client.release()
+  }
   if (applied.length > 0)
     log.info({ migrations: applied.map((migration) => migration.name) }, 'schema migrated')
 }

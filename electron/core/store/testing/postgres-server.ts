@@ -112,12 +112,7 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
 /** A pool on a new database of the server, with the schema migrated; the caller ends it. */
 export async function migratedPool(server: PostgresServer): Promise<pg.Pool> {
   const pool = new pg.Pool({ connectionString: await server.createDatabase() })
-  const client = await pool.connect()
-  try {
-    await migrate(client, silentLogger())
-  } finally {
-    client.release()
-  }
+  await migrate(pool, silentLogger())
   return pool
 }
 

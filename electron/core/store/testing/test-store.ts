@@ -33,12 +33,11 @@ export async function testDatabaseFor(dataDir: string): Promise<string> {
   }
   const url = new URL(cluster)
   url.pathname = `/${name}`
-  const client = new pg.Client({ connectionString: url.href })
-  await client.connect()
+  const pool = new pg.Pool({ connectionString: url.href, max: 1 })
   try {
-    await migrate(client, silentLogger())
+    await migrate(pool, silentLogger())
   } finally {
-    await client.end()
+    await pool.end()
   }
   return url.href
 }
