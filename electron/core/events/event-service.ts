@@ -52,6 +52,16 @@ export interface EventServiceDeps {
   webhooks?: Pick<WebhookRegistry, 'targetsOf' | 'find'>
 }
 
+/** An event just recorded: its envelope, its commit, and when it is durable (the journal, or the commit). */
+interface Recorded {
+  envelope: LinkdeskEvent
+  written: Promise<void>
+  durable: Promise<void>
+}
+
+/** What announcing a network message came to: its event, or a copy of one being written. */
+type Announcement = { emitted: Recorded } | { copyOf: { eventId: string; durable: Promise<void> } }
+
 /** The outbox queue of an added webhook. */
 const WEBHOOK_QUEUE = 'webhook:'
 
@@ -83,8 +93,11 @@ export class EventService implements EventSink {
   private readonly log: Logger
   private readonly dispatcher: Dispatcher
   private readonly store: EventStore
-  /** Network messages announced but not committed yet (`instanceId\0messageId` → event id). */
-  private readonly claimed = new Map<string, string>()
+  /**
+   * Network messages announced but not committed yet (`instanceId\0messageId`): their event id, and when the
+   * event is durable. A copy of such a message waits for that before it counts as announced.
+   */
+  private readonly claimed = new Map<string, { eventId: string; durable: Promise<void> }>()
   /** Per instance, message announcements look up and record one after the other, in call order. */
   private readonly announcing = new Map<string, Promise<unknown>>()
   private pendingWrites = 0
@@ -164,8 +177,10 @@ export class EventService implements EventSink {
 
   /**
    * Emits as `emit` does, unless this network message was already announced (then resolves to undefined), and
-   * resolves once the event is durable: the caller may then tell the network it has the message. The message
-   * id is written with the event, so the answer stays the same after a kill -9.
+   * resolves once the event is durable: the caller may then tell the network it has the message. A copy of a
+   * message whose event is not durable yet resolves only once it is (its receipt must not go out before the
+   * first copy's), and rejects if that event could not be written. The message id is written with the
+   * event, so the answer stays the same after a kill -9.
    */
   emitForMessage(
     instanceId: string,
@@ -175,29 +190,34 @@ export class EventService implements EventSink {
   ): Promise<LinkdeskEvent | undefined> {
     const key = `${instanceId}\u0000${messageId}`
     const previous = this.announcing.get(instanceId) ?? Promise.resolve()
-    const recorded = previous.then(async () => {
-      if (this.claimed.has(key) || (await this.store.eventOfMessage(instanceId, messageId)) !== undefined)
-        return undefined
-      if (this.claimed.has(key)) return undefined
+    const recorded = previous.then(async (): Promise<Announcement | undefined> => {
+      const earlier = this.claimed.get(key)
+      if (earlier) return { copyOf: earlier }
+      if ((await this.store.eventOfMessage(instanceId, messageId)) !== undefined) return undefined
+      const meanwhile = this.claimed.get(key)
+      if (meanwhile) return { copyOf: meanwhile }
       const emitted = this.record(instanceId, event, data, messageId)
-      const eventId = emitted.envelope.event_id
-      this.claimed.set(key, eventId)
-      // A failed commit keeps the claim: with a journal it is still there for the next start.
-      emitted.written.then(
-        () => this.claimed.get(key) === eventId && this.claimed.delete(key),
-        () => undefined,
-      )
-      return emitted
+      const claim = { eventId: emitted.envelope.event_id, durable: emitted.durable }
+      this.claimed.set(key, claim)
+      const release = () => this.claimed.get(key) === claim && this.claimed.delete(key)
+      // A failed commit keeps the claim with a journal (the next start writes the event from it); without
+      // one the event is lost, so a later copy of the message is announced afresh.
+      emitted.written.then(release, () => this.journal === undefined && release())
+      return { emitted }
     })
     const settled = recorded.catch(() => undefined)
     this.announcing.set(instanceId, settled)
     void settled.then(() => {
       if (this.announcing.get(instanceId) === settled) this.announcing.delete(instanceId)
     })
-    return recorded.then(async (emitted) => {
-      if (!emitted) return undefined
-      await emitted.durable
-      return emitted.envelope
+    return recorded.then(async (result) => {
+      if (!result) return undefined
+      if ('copyOf' in result) {
+        await result.copyOf.durable
+        return undefined
+      }
+      await result.emitted.durable
+      return result.emitted.envelope
     })
   }
 
@@ -211,7 +231,7 @@ export class EventService implements EventSink {
     event: EventName,
     data: Record<string, unknown>,
     messageId?: string,
-  ): { envelope: LinkdeskEvent; written: Promise<void>; durable: Promise<void> } {
+  ): Recorded {
     if (this.closed)
       throw new AppError('unavailable', 'The event service has stopped; the event was not recorded.')
     const violations = contractViolations(event, data)

@@ -157,6 +157,15 @@ test('a network message keeps its one event id across a kill before any commit',
   ])
   assert.ok(fresh)
   assert.equal(twice, undefined, 'announced once while the first is being written')
+  // A copy resolves (and the network hears of it) only once the first copy's event is durable: without a
+  // journal, once it is committed.
+  const first = restarted.service.emitForMessage('CRASH', 'M51', 'message.received', { n: 51 })
+  assert.equal(
+    await restarted.service.emitForMessage('CRASH', 'M51', 'message.received', { n: 51 }),
+    undefined,
+  )
+  const firstId = (await first)!.event_id
+  if (testStore() === 'postgres') assert.ok(await restarted.service.reader.event(firstId), 'committed first')
   assert.ok(
     await restarted.service.emitForMessage('OTHER', 'M50', 'message.received', { n: 50 }),
     'per instance',
@@ -164,8 +173,8 @@ test('a network message keeps its one event id across a kill before any commit',
   await restarted.service.settled()
   assert.equal(await restarted.service.emitForMessage('CRASH', 'M50', 'message.received', {}), undefined)
   const unique = () => [...new Set(receiver.accepted().map((delivery) => delivery.event.event_id))]
-  await receiver.until(() => unique().length === 51, 30_000)
-  assert.deepEqual(unique(), [...emitted, fresh.event_id])
+  await receiver.until(() => unique().length === 52, 30_000)
+  assert.deepEqual(unique(), [...emitted, fresh.event_id, firstId])
 })
 
 test('a post under way at a kill is posted again after the restart and counted as a re-post', async (t) => {
