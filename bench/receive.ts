@@ -1,6 +1,6 @@
 // Receive: a sandbox contact pushes texts (control API) → the app's message.received webhooks at a local
 // receiver process, beside the same pushes to a raw Baileys socket (messages.upsert).
-import { linkAppInstance, startApp } from './harness/app'
+import { type AppProcess, linkAppInstance, startApp } from './harness/app'
 import { isEntry, runMain, type Figure } from './harness/figure'
 import { followLiveStream } from './harness/live-stream'
 import { benchPostgres } from './harness/postgres'
@@ -132,14 +132,21 @@ export const receiveFigure: Figure = async ({ sandbox, rounds, phone }) => {
     await push((text) => sandbox.send(rawContact, rawPhone, text), warmup)
     await raw.call({ cmd: 'received', count: warmup, timeoutMs: 60_000 })
 
-    const runApp = async (pusher: Pusher, into: Phase[]) => {
+    /** One measured phase of an app: its contact pushes, its receiver collects, the app's CPU is counted. */
+    const runOn = async (
+      side: { app: AppProcess; receiver: ReceiverProcess; contact: string; phone: string },
+      pusher: Pusher,
+      into: Phase[],
+    ) => {
       await sleep(500)
-      const cpu = cpuSeconds(app.process.pid)
-      const startedAt = await pusher((text) => sandbox.send(appContact, appPhone, text))
-      const report = await receiver.collect(MESSAGES)
+      const cpu = cpuSeconds(side.app.process.pid)
+      const startedAt = await pusher((text) => sandbox.send(side.contact, side.phone, text))
+      const report = await side.receiver.collect(MESSAGES)
       await sleep(500)
-      into.push(phase(report, startedAt, cpuSeconds(app.process.pid) - cpu))
+      into.push(phase(report, startedAt, cpuSeconds(side.app.process.pid) - cpu))
     }
+    const runApp = (pusher: Pusher, into: Phase[]) =>
+      runOn({ app, receiver, contact: appContact, phone: appPhone }, pusher, into)
     // The diagnosis watches the same path on the live stream too, in phases of its own: a stream client costs
     // the app a socket write per event, which the measured phases do not pay.
     const runDiagnosis = async (pusher: Pusher, emitted: Phase[]) => {
@@ -169,13 +176,8 @@ export const receiveFigure: Figure = async ({ sandbox, rounds, phone }) => {
       into.push(phase(report, startedAt, cpuSeconds(raw.pid) - cpu))
     }
     const runPostgres = async (pusher: Pusher, into: Phase[]) => {
-      if (!pgApp || !pgReceiver) return
-      await sleep(500)
-      const cpu = cpuSeconds(pgApp.process.pid)
-      const startedAt = await pusher((text) => sandbox.send(pgContact, pgPhone, text))
-      const report = await pgReceiver.collect(MESSAGES)
-      await sleep(500)
-      into.push(phase(report, startedAt, cpuSeconds(pgApp.process.pid) - cpu))
+      if (pgApp && pgReceiver)
+        await runOn({ app: pgApp, receiver: pgReceiver, contact: pgContact, phone: pgPhone }, pusher, into)
     }
     for (let round = 0; round < rounds; round++) {
       await runPostgres(burst, results.postgres)
