@@ -85,6 +85,8 @@ export interface Config {
    * store), or a PostgreSQL database (`--store postgres://…`), which several headless nodes can share.
    */
   store: StoreChoice
+  /** This node in a cluster of nodes sharing a PostgreSQL store (README Scaling). */
+  cluster: ClusterSettings
   /** Folder of the built renderer served at `/`; none serves no UI. */
   uiDir?: string
   /**
@@ -155,6 +157,9 @@ export interface ConfigInput {
   fsync?: boolean
   /** `lmdb`, or a `postgres://` (or `postgresql://`) URL. */
   store?: string
+  nodeId?: string
+  advertiseUrl?: string
+  leaseTtlMs?: number | string
   uiDir?: string
   waVersionUrl?: string
   ffmpeg?: string
@@ -162,6 +167,46 @@ export interface ConfigInput {
 }
 
 export const DEFAULT_FFMPEG = 'ffmpeg'
+
+/** A node of a cluster: its id, where peers reach it, and its lease. */
+export interface ClusterSettings {
+  /** Unset: derived from the host name and the data folder, so a restarted node is the same node. */
+  nodeId?: string
+  /** Unset: the address the API listens on. */
+  advertiseUrl?: string
+  leaseTtlMs: number
+  /** The node stops acting this long before its lease could expire (a fifth of the TTL, at most 2 s). */
+  leaseMarginMs: number
+}
+
+export const DEFAULT_LEASE_TTL_MS = 10_000
+
+function parseCluster(input: ConfigInput, store: StoreChoice): ClusterSettings {
+  const given = [input.nodeId, input.advertiseUrl, input.leaseTtlMs].some((value) => value !== undefined)
+  if (given && store.kind !== 'postgres')
+    throw new ConfigError(
+      'node-id, advertise-url and lease-ttl-ms need a shared store: --store postgres://….',
+    )
+  const nodeId = input.nodeId?.trim()
+  if (nodeId !== undefined && !/^[A-Za-z0-9._:-]{1,64}$/.test(nodeId))
+    throw new ConfigError('node-id must be 1 to 64 letters, digits, dots, colons, dashes or underscores.')
+  let advertiseUrl: string | undefined
+  if (input.advertiseUrl !== undefined) {
+    const url = URL.canParse(input.advertiseUrl) ? new URL(input.advertiseUrl) : undefined
+    if (!url || !['http:', 'https:'].includes(url.protocol) || url.pathname !== '/')
+      throw new ConfigError('advertise-url must be an http:// or https:// address without a path.')
+    advertiseUrl = url.origin
+  }
+  const ttl = input.leaseTtlMs === undefined ? DEFAULT_LEASE_TTL_MS : Number(input.leaseTtlMs)
+  if (!Number.isInteger(ttl) || ttl < 1_000 || ttl > 600_000)
+    throw new ConfigError('lease-ttl-ms must be a whole number from 1000 to 600000.')
+  return {
+    ...(nodeId !== undefined && { nodeId }),
+    ...(advertiseUrl !== undefined && { advertiseUrl }),
+    leaseTtlMs: ttl,
+    leaseMarginMs: Math.min(2_000, Math.floor(ttl / 5)),
+  }
+}
 
 /** The OS's usual per-user folder for app data. */
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform = process.platform): string {
@@ -293,6 +338,7 @@ export function parseConfig(input: ConfigInput, env: NodeJS.ProcessEnv = process
   if (accessToken !== undefined && !/^[\x21-\x7e]{8,256}$/.test(accessToken)) {
     throw new ConfigError('LINKDESK_ACCESS_TOKEN must be 8 to 256 visible ASCII characters without spaces.')
   }
+  const store = parseStore(input.store)
   return {
     host: parseHost(input.host),
     port: parsePort(input.port),
@@ -304,7 +350,8 @@ export function parseConfig(input: ConfigInput, env: NodeJS.ProcessEnv = process
     timings: parseTimings(input.timings),
     events: parseEvents(input.events),
     fsync: input.fsync ?? false,
-    store: parseStore(input.store),
+    store,
+    cluster: parseCluster(input, store),
     uiDir: input.uiDir,
     waVersionUrl: parseVersionUrl(input.waVersionUrl),
     ffmpeg: input.ffmpeg?.trim() || DEFAULT_FFMPEG,

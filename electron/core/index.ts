@@ -1,9 +1,12 @@
+import { createHash } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
+import { hostname } from 'node:os'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { Authenticator, UiCredential } from './api/auth'
 import { API_PREFIX, buildApi } from './api/build-api'
 import type { InstanceAccess } from './api/operation'
+import { clusterApi, clusterHealth, clusterOwnership } from './cluster/cluster-api'
 import { eventOperations, streamAndMetricsRoutes } from './api/routes/event-routes'
 import { webhookOperations } from './api/routes/webhook-routes'
 import { WebhookRegistry } from './events/webhook-registry'
@@ -91,8 +94,15 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     cipher: deps.cipher,
     logger,
     fsync: config.fsync,
+    ...(config.store.kind === 'postgres' && {
+      node: {
+        nodeId: config.cluster.nodeId ?? defaultNodeId(config.dataDir),
+        ttlMs: config.cluster.leaseTtlMs,
+        marginMs: config.cluster.leaseMarginMs,
+      },
+    }),
   })
-  const { settings } = stores
+  const { settings, cluster } = stores
   const tokens = new TokenService(settings)
   if (config.accessToken) await tokens.register(config.accessToken, 'LINKDESK_ACCESS_TOKEN')
   const registry = new InstanceRegistry(settings)
@@ -130,6 +140,7 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     settings: config.events,
     fsync: config.fsync,
     logger,
+    ...(cluster && { ownership: cluster }),
   })
   const metrics = new MetricsRegistry()
   metrics.register(events.metricsProvider())
@@ -174,6 +185,20 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     versions,
     hooks: messages.hooks,
     forgetMessages: (instanceId) => messages.forget(instanceId),
+    ...(cluster && { ownership: clusterOwnership(cluster) }),
+  })
+  cluster?.onOwnership({
+    acquired: async (instanceId) => {
+      await settings.reload('instances')
+      await events.adopt(instanceId)
+      await instances.adopt(instanceId)
+    },
+    parted: async (instanceId) => {
+      await instances.part(instanceId)
+      await events.release(instanceId)
+      // What was written for it before it parted is committed before its lease may be released.
+      await events.settled()
+    },
   })
   keepAlwaysOnline({ instances, registry, signals: messages.signals, logger })
   // A destroyed instance's added webhooks go with it (global ones stay).
@@ -185,7 +210,8 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
   metrics.register(messages.metricsProvider())
   metrics.register(
     instanceMetricsProvider(
-      () => registry.all().map((record) => record.id),
+      // In a cluster each node reports the instances it runs.
+      () => cluster?.held() ?? registry.all().map((record) => record.id),
       (id) => instances.status(id).state,
     ),
   )
@@ -204,6 +230,7 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
         ui,
         version: APP_VERSION,
         waVersion: () => versions.info(),
+        ...(cluster && { cluster: () => clusterHealth(cluster) }),
       }),
       ...instanceOperations({ registry, instances, webhooks }),
       ...messageOperations({ messages }),
@@ -228,8 +255,16 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
       ...(sandbox ? [sandboxRoutesPlugin(sandbox.control)] : []),
     ],
     uiDir: config.uiDir,
+    ...(cluster && {
+      cluster: clusterApi(cluster, {
+        settings,
+        access,
+        known: (instanceId) => registry.find(instanceId) !== undefined,
+      }),
+    }),
   })
   const stopServices = async (): Promise<void> => {
+    await cluster?.close()
     messages.close()
     await network.close()
     await sandbox?.close()
@@ -242,6 +277,7 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     await http.listen({ host: config.host, port: config.port })
   } catch (error) {
     // A taken port must not leave the database, sandbox and sockets open behind a failed start.
+    await cluster?.close()
     await instances.close()
     await http.close()
     await stopServices()
@@ -252,6 +288,8 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
   const hostForUrl = config.host.includes(':') ? `[${config.host}]` : config.host
   const url = `http://${hostForUrl}:${port}`
   apiBase = `${url}${API_PREFIX}`
+  // Joins once peers can reach it: takes back what this node held before a restart, and its share of orphans.
+  await cluster?.join(config.cluster.advertiseUrl ?? url)
   messages.start()
   logger.info({ url, dataDir: config.dataDir, network: config.network.kind }, 'core started')
   // Linked instances log in with the current client version: restored once it is fetched (or the fetch gave up).
@@ -276,6 +314,8 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     createLoginUrl: () => `${url}/#login=${ui.createLoginCode()}`,
     close: () => {
       closing ??= (async () => {
+        // A node leaving drains: its instances are released at once to the peers, nothing waits for a TTL.
+        await cluster?.drain()
         await instances.close()
         await http.close()
         await stopServices()
@@ -284,6 +324,15 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
       return closing
     },
   }
+}
+
+/** A node id that stays the same across restarts of one data folder on one host. */
+function defaultNodeId(dataDir: string): string {
+  const host =
+    hostname()
+      .replace(/[^A-Za-z0-9._-]/g, '-')
+      .slice(0, 40) || 'node'
+  return `${host}-${createHash('sha256').update(dataDir).digest('hex').slice(0, 8)}`
 }
 
 export type { Config } from './config'

@@ -158,6 +158,42 @@ export const SERVE_COMMAND: CommandSpec<ConfigInput> = {
     },
     {
       kind: 'value',
+      name: 'node-id',
+      placeholder: 'ID',
+      env: 'LINKDESK_NODE_ID',
+      default: 'host name and data folder',
+      description:
+        'this node in a cluster sharing a PostgreSQL store (README Scaling); a restarted node keeps its id and takes its instances back at once',
+      apply: (input, value) => {
+        input.nodeId = value
+      },
+    },
+    {
+      kind: 'value',
+      name: 'advertise-url',
+      placeholder: 'URL',
+      env: 'LINKDESK_ADVERTISE_URL',
+      default: 'the listening address',
+      description:
+        'where the other nodes of the cluster reach this one (they forward requests for its instances)',
+      apply: (input, value) => {
+        input.advertiseUrl = value
+      },
+    },
+    {
+      kind: 'value',
+      name: 'lease-ttl-ms',
+      placeholder: 'N',
+      env: 'LINKDESK_LEASE_TTL_MS',
+      default: '10000',
+      description:
+        "how long a node's lease lasts unless renewed (every third of it): a dead node's instances move after about this long",
+      apply: (input, value) => {
+        input.leaseTtlMs = value
+      },
+    },
+    {
+      kind: 'value',
       name: 'ffmpeg',
       placeholder: 'PATH',
       env: 'LINKDESK_FFMPEG',

@@ -1,3 +1,4 @@
+import { testStore } from '../store/testing/test-store'
 import assert from 'node:assert/strict'
 import { request as httpRequest } from 'node:http'
 import { after, before, describe, test } from 'node:test'
@@ -39,7 +40,17 @@ describe('v1 foundation over real HTTP', () => {
     const { status, body } = await t.call('/health')
     assert.equal(status, 200)
     assert.equal(body.status, 'success')
-    assert.deepEqual(Object.keys(body).sort(), ['message', 'status', 'version', 'wa_version'])
+    const clustered = testStore() === 'postgres'
+    const keys = ['message', 'status', 'version', 'wa_version', ...(clustered ? ['cluster'] : [])]
+    assert.deepEqual(Object.keys(body).sort(), keys.sort())
+    if (clustered) {
+      // On a shared store the node is a cluster of one: itself, live, holding nothing yet.
+      assert.equal(body.cluster.lease_alive, true)
+      assert.equal(body.cluster.leases, 0)
+      const me = body.cluster.nodes.find((node: { id: string }) => node.id === body.cluster.node_id)
+      assert.equal(me.live, true)
+      assert.equal(me.address, t.core.url)
+    }
     // This core never fetches (no version URL): the version Baileys was released with.
     assert.deepEqual(Object.keys(body.wa_version).sort(), ['checked_at', 'source', 'version'])
     assert.equal(body.wa_version.source, 'bundled')

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { AppError } from '../errors'
 import { type Authenticator, type Principal, presentedToken } from './auth'
 import { mergeRawParams } from './params'
@@ -24,7 +24,12 @@ const ANONYMOUS: Principal = { kind: 'anonymous' }
  * resolves the caller of every route from its declared `config.auth`, refusing unknown credentials (401),
  * too many requests (429) and scripts on operator-only routes, and leaves the caller on `request.principal`.
  */
-export function installAuthentication(app: FastifyInstance, auth: Authenticator): void {
+export function installAuthentication(
+  app: FastifyInstance,
+  auth: Authenticator,
+  /** In a cluster: the caller a peer authenticated before forwarding the request here, if it is one. */
+  forwarded?: (headers: FastifyRequest['headers']) => Principal | undefined,
+): void {
   app.decorateRequest('principal')
   app.addHook('preHandler', async (request) => {
     const required = request.routeOptions.config.auth ?? 'none'
@@ -32,9 +37,9 @@ export function installAuthentication(app: FastifyInstance, auth: Authenticator)
       request.principal = ANONYMOUS
       return
     }
-    const principal = auth.authenticate(
-      presentedToken(request.headers, mergeRawParams(request.query, request.body)),
-    )
+    const principal =
+      forwarded?.(request.headers) ??
+      auth.authenticate(presentedToken(request.headers, mergeRawParams(request.query, request.body)))
     if (required === 'operator' && principal.kind !== 'operator') {
       throw new AppError('unauthorized', 'This operation is only for the Linkdesk window.')
     }

@@ -2,15 +2,16 @@ import { existsSync } from 'node:fs'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import fastifyStatic from '@fastify/static'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { NODE_HEADER } from '../cluster/forwarding'
 import type { Limits } from '../config'
 import type { Logger } from '../logger'
-import type { Authenticator } from './auth'
+import type { Authenticator, Principal } from './auth'
 import { installAuthentication } from './authentication'
 import { createHttpApp } from './http-app'
 import { UI_CSP } from './ui-csp'
 import { openApiDocument } from './openapi'
-import { type InstanceAccess, type Operation, registerOperations } from './operation'
+import { type InstanceAccess, type Operation, type OperationRoute, registerOperations } from './operation'
 
 export const API_PREFIX = '/api/v1'
 
@@ -32,6 +33,12 @@ export interface ApiOptions {
   plugins?: readonly RoutePlugin[]
   /** The built renderer, served at `/`. */
   uiDir?: string
+  /** In a cluster: this node, where calls that belong to a peer go, and the callers peers forward. */
+  cluster?: {
+    nodeId: string
+    route: OperationRoute
+    forwarded(headers: FastifyRequest['headers']): Principal | undefined
+  }
 }
 
 /** Builds the HTTP app (v1 operations, docs, UI) without listening, so tests and entries start it as they need. */
@@ -45,9 +52,14 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     knownPaths: () => knownPaths,
   })
 
-  installAuthentication(app, options.auth)
-  const { access } = options
-  registerOperations(app, API_PREFIX, options.operations, access, knownPaths)
+  installAuthentication(app, options.auth, options.cluster?.forwarded)
+  const { access, cluster } = options
+  if (cluster) {
+    app.addHook('onSend', async (_request, reply) => {
+      if (!reply.hasHeader(NODE_HEADER)) reply.header(NODE_HEADER, cluster.nodeId)
+    })
+  }
+  registerOperations(app, API_PREFIX, options.operations, access, knownPaths, cluster?.route)
   for (const plugin of options.plugins ?? []) plugin(app, { access, prefix: API_PREFIX })
 
   const document = openApiDocument(options.operations, {

@@ -47,12 +47,26 @@ export interface Operation<F extends Fields = Fields, I extends boolean = boolea
    * the caller (instance_not_found otherwise) before `handle` runs, which receives it as `instance`.
    */
   instance?: I
+  /** Makes a new instance: in a cluster it runs on the node the instance is placed on. */
+  places?: boolean
   /** An example success body, shown in the docs. */
   example?: Record<string, unknown>
   /** The success body's fields beside `status` and `message`, as the contract's schemas declare them. */
   answer?: Record<string, TSchema>
   handle(context: OperationContext<ParamsOf<F>, I>): Promise<unknown> | unknown
 }
+
+/**
+ * In a cluster: answers the call on another node when it belongs there (the instance's owner; for a new
+ * instance, the node it is placed on) and resolves true; false lets this node run it. It runs after the
+ * caller is authenticated and the parameters are read, and checks that the caller may touch the instance.
+ */
+export type OperationRoute = (call: {
+  instanceId: string | undefined
+  principal: Principal
+  request: FastifyRequest
+  reply: FastifyReply
+}) => Promise<boolean>
 
 /** Declares an operation, keeping its parameter types; one that acts on an instance gets `instance_id`. */
 export function defineOperation<F extends Fields, const I extends boolean = false>(
@@ -72,12 +86,17 @@ export function registerOperations(
   operations: readonly Operation[],
   access: InstanceAccess,
   knownPaths: Set<string>,
+  route?: OperationRoute,
 ): void {
   for (const operation of operations) {
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {
       const { principal } = request
       const params = readParams(operation.fields, mergeRawParams(request.query, request.body))
-      const instance = operation.instance ? access(String(params.instance_id), principal) : undefined
+      const instanceId = operation.instance ? String(params.instance_id) : undefined
+      if (route && (operation.places || instanceId !== undefined)) {
+        if (await route({ instanceId, principal, request, reply })) return reply
+      }
+      const instance = instanceId !== undefined ? access(instanceId, principal) : undefined
       const result = await operation.handle({ params, principal, instance, request, reply })
       if (reply.sent) return reply
       return result

@@ -168,8 +168,9 @@ export class NodeLease {
   }
 }
 
-function leaseLost(instanceId: string): AppError {
-  return new AppError('unavailable', 'This node no longer owns the instance; nothing was written.', {
+/** The fencing error: the instance is not (or no longer) this node's to act for; nothing was done. */
+export function leaseLost(instanceId: string): AppError {
+  return new AppError('unavailable', 'This node no longer owns the instance; nothing was done.', {
     details: { instance_id: instanceId, reason: 'lease_lost' },
   })
 }

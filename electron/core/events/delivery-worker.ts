@@ -33,6 +33,11 @@ export interface WorkerDeps {
   /** Called after each attempt (and each event skipped because the webhook is off), for metrics and the stream. */
   onOutcome(outcome: AttemptOutcome | 'skipped', attempt?: DeliveryAttempt, owner?: string | null): void
   stop: AbortSignal
+  /**
+   * In a cluster: whether this node may still post for the queue's instance (it holds its lease, within the
+   * local deadline), checked right before each POST; while it may not, the worker waits to be stopped.
+   */
+  mayPost?: () => boolean
   /** The queue had entries waiting at start (left by the last run): they are read from the outbox first. */
   resumed?: boolean
   /** Queue ids kept in memory (default MEMORY_QUEUE). */
@@ -52,6 +57,9 @@ interface Queued {
 
 /** The entry being delivered, and its event when it came fresh from emit. */
 type Head = QueuedEntry & { stored?: StoredEvent }
+
+/** How long a worker whose node may not post (its lease is in doubt) waits before it looks again. */
+const LEASE_WAIT_MS = 1_000
 
 /** Queue ids kept in memory per instance by default; beyond, the rest waits in the outbox, read in pages. */
 export const MEMORY_QUEUE = 5_000
@@ -143,6 +151,7 @@ export class InstanceDeliveryWorker {
       this.changed = false
       const wait = this.current[0]!.entry.nextAttemptAt - this.deps.now()
       if (wait > 0) await this.sleep(wait)
+      else if (this.deps.mayPost?.() === false) await this.sleep(LEASE_WAIT_MS)
       else await this.deliver()
     }
   }
@@ -243,6 +252,7 @@ export class InstanceDeliveryWorker {
           ? [
               {
                 kind: 'delivery' as const,
+                instanceId: this.instanceId,
                 eventId: head.entry.eventId,
                 delivery: { ...stored.delivery, status: 'skipped' as const },
               },
@@ -276,6 +286,7 @@ export class InstanceDeliveryWorker {
     const sending = items.filter((item): item is { head: Head; stored: StoredEvent } => !gone.includes(item))
     this.current = sending.map(({ head }) => head)
     if (!target || sending.length === 0) return
+    if (this.deps.mayPost?.() === false) return
     for (const { head } of sending) if (this.deps.posts.starting(head.queueId)) this.deps.onRepost()
     const attemptedAt = new Date(this.deps.now()).toISOString()
     const result = await attemptDelivery(
@@ -337,7 +348,16 @@ export class InstanceDeliveryWorker {
         }
         return [
           { kind: 'attempt', attempt: record, owner: stored.owner },
-          ...(this.deps.webhookId ? [] : [{ kind: 'delivery' as const, eventId: record.event_id, delivery }]),
+          ...(this.deps.webhookId
+            ? []
+            : [
+                {
+                  kind: 'delivery' as const,
+                  instanceId: this.instanceId,
+                  eventId: record.event_id,
+                  delivery,
+                },
+              ]),
           retrying
             ? { kind: 'retry', queue, queueId: head.queueId, entry: { ...head.entry } }
             : { kind: 'dequeue', queue, queueId: head.queueId },

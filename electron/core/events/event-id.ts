@@ -50,14 +50,23 @@ export function isEventId(value: string): boolean {
   return /^[0-9A-HJKMNP-TV-Z]{26}$/.test(value)
 }
 
+/** Makes ids; `after(id)` raises its floor: every later id sorts after `id` (ids another node made). */
+export type IdFactory = (() => string) & { after(id: string): void }
+
 /**
  * Makes unique ids that sort in the order they were made (ULID layout: 48 bits of milliseconds, 80 random
  * bits), also within one millisecond and when the clock steps back, and after `after` (the last id stored).
  */
-export function createIdFactory(now: () => number = Date.now, after?: string): () => string {
-  let lastTime = after ? idTime(after) : -1
-  let lastRandom: number[] = after ? [...after.slice(TIME_CHARS)].map((c) => ALPHABET.indexOf(c)) : []
-  return () => {
+export function createIdFactory(now: () => number = Date.now, after?: string): IdFactory {
+  let lastTime = -1
+  let lastRandom: number[] = []
+  const floor = (id: string) => {
+    if (id <= encodeTime(lastTime) + lastRandom.map((digit) => ALPHABET[digit]).join('')) return
+    lastTime = idTime(id)
+    lastRandom = [...id.slice(TIME_CHARS)].map((c) => ALPHABET.indexOf(c))
+  }
+  if (after) floor(after)
+  const next = () => {
     const time = now()
     if (time > lastTime) {
       lastTime = time
@@ -67,6 +76,7 @@ export function createIdFactory(now: () => number = Date.now, after?: string): (
     }
     return encodeTime(lastTime) + lastRandom.map((digit) => ALPHABET[digit]).join('')
   }
+  return Object.assign(next, { after: floor })
 }
 
 function increment(digits: number[]): number[] {

@@ -1,11 +1,12 @@
 import { join } from 'node:path'
 import { Agent, type Dispatcher } from 'undici'
-import { AppError } from '../errors'
+import { leaseLost } from '../cluster/node-lease'
+import { AppError, isAppError } from '../errors'
 import { newWebhookSecret } from '../instances/instance-registry'
 import type { Logger } from '../logger'
 import type { InstanceRecord } from '../store/settings-store'
 import { InstanceDeliveryWorker } from './delivery-worker'
-import { createIdFactory, idFloorAt } from './event-id'
+import { createIdFactory, idFloorAt, type IdFactory } from './event-id'
 import { EventJournal, type ExtraDelivery, type JournalRecord } from './event-journal'
 import type { StoredEvent } from './event-log'
 import type { EventStore, EventWrite, SweepCount } from './event-store'
@@ -16,6 +17,7 @@ import type { EventSink, LinkdeskEvent } from './event-types'
 import { LiveStream } from './live-stream'
 import { PostsInFlight } from './posts-in-flight'
 import type { MetricsProvider } from './metrics'
+import { queueParts, webhookQueue } from './outbox-queue'
 import type { OutboxEntry, WebhookTarget } from './webhook-outbox'
 import { type WebhookRegistry, webhookTakes } from './webhook-registry'
 
@@ -50,6 +52,12 @@ export interface EventServiceDeps {
   memoryQueue?: number
   /** The webhooks added beside each instance's own (several per instance, global ones per token). */
   webhooks?: Pick<WebhookRegistry, 'targetsOf' | 'find'>
+  /**
+   * In a cluster: whether this node may act for an instance now (it holds its lease). Deliveries then run
+   * only for the instances held here (`adopt` starts them, `release` stops them), each added webhook has a
+   * queue per instance, and neither a POST nor a message's "durable" answer happens for an instance lost.
+   */
+  ownership?: { mayAct(instanceId: string): boolean }
 }
 
 /** An event just recorded: its envelope, its commit, and when it is durable (the journal, or the commit). */
@@ -61,13 +69,6 @@ interface Recorded {
 
 /** What announcing a network message came to: its event, or a copy of one being written. */
 type Announcement = { emitted: Recorded } | { copyOf: { eventId: string; durable: Promise<void> } }
-
-/** The outbox queue of an added webhook. */
-const WEBHOOK_QUEUE = 'webhook:'
-
-function webhookQueue(webhookId: string): string {
-  return `${WEBHOOK_QUEUE}${webhookId}`
-}
 
 /** The webhook of an instance record if it is on and has a URL. */
 function activeWebhook(record: InstanceRecord): WebhookTarget | undefined {
@@ -85,10 +86,10 @@ export class EventService implements EventSink {
   readonly live = new LiveStream()
   private readonly posts: PostsInFlight
   private readonly journal: EventJournal | undefined
-  private readonly workers = new Map<string, InstanceDeliveryWorker>()
+  private readonly workers = new Map<string, { worker: InstanceDeliveryWorker; stop: AbortController }>()
   private readonly stop = new AbortController()
   private readonly counters = new EventCounters()
-  private readonly newId: () => string
+  private readonly newId: IdFactory
   private readonly now: () => number
   private readonly log: Logger
   private readonly dispatcher: Dispatcher
@@ -145,7 +146,7 @@ export class EventService implements EventSink {
 
   /** Resumes the deliveries left in the outbox by the last run (or a crash) and starts the retention sweep. */
   async start(): Promise<void> {
-    const pending = await this.store.queues()
+    const pending = (await this.store.queues()).filter((queue) => this.delivers(queue))
     for (const queue of pending) this.worker(queue, true).kick()
     if (pending.length > 0) {
       this.log.info({ queues: pending.length, events: this.depth }, 'resuming webhook deliveries')
@@ -153,6 +154,33 @@ export class EventService implements EventSink {
     this.sweepTimer = setInterval(() => void this.sweep(), this.retention().sweepIntervalMs)
     this.sweepTimer.unref()
     void this.sweep()
+  }
+
+  /**
+   * In a cluster, once this node holds the instance: new ids sort after every id any node made so far (the
+   * outbox is read in queue-id order), and the deliveries its previous owner left resume here.
+   */
+  async adopt(instanceId: string): Promise<void> {
+    const lastId = await this.store.lastId()
+    if (lastId) this.newId.after(lastId)
+    const queues = (await this.store.queues()).filter((queue) => queueParts(queue).instanceId === instanceId)
+    for (const queue of queues) this.worker(queue, true).kick()
+  }
+
+  /** In a cluster, once this node no longer holds the instance: its deliveries stop here (a POST under way is abandoned). */
+  async release(instanceId: string): Promise<void> {
+    const stopping = [...this.workers].filter(([queue]) => queueParts(queue).instanceId === instanceId)
+    for (const [queue, { worker, stop }] of stopping) {
+      stop.abort()
+      this.workers.delete(queue)
+      await worker.stopped()
+    }
+  }
+
+  /** Whether this node delivers the queue: always alone, in a cluster only for an instance it holds. */
+  private delivers(queue: string): boolean {
+    const { instanceId } = queueParts(queue)
+    return !this.deps.ownership || (instanceId !== undefined && this.deps.ownership.mayAct(instanceId))
   }
 
   /** The store behind the service: the event log, delivery attempts and outbox, for reading. */
@@ -217,6 +245,8 @@ export class EventService implements EventSink {
         return undefined
       }
       await result.emitted.durable
+      // A node that lost the instance meanwhile must not let the network think it kept the message.
+      if (this.deps.ownership && !this.deps.ownership.mayAct(instanceId)) throw leaseLost(instanceId)
       return result.emitted.envelope
     })
   }
@@ -264,7 +294,7 @@ export class EventService implements EventSink {
     const outbox = target ? outboxEntry(id, now, target) : undefined
     const extra: ExtraDelivery[] = (this.deps.webhooks?.targetsOf(instanceId, stored.owner, event) ?? []).map(
       (webhook) => ({
-        queue: webhookQueue(webhook.id),
+        queue: webhookQueue(webhook.id, this.deps.ownership ? instanceId : undefined),
         queueId: this.newId(),
         entry: outboxEntry(id, now, { url: webhook.url, secret: webhook.secret }),
       }),
@@ -274,16 +304,21 @@ export class EventService implements EventSink {
     const written = this.write(writesOf(journaled), id)
     const durable = this.journal
       ? Promise.resolve()
-      : written.catch(() => {
+      : written.catch((error: unknown) => {
+          // A node that lost the instance says so; any other refusal is the store's.
+          if (isAppError(error)) throw error
           throw new AppError('unavailable', 'The store refused the write, so the event was not recorded.')
         })
+    // A plain emit does not wait for durability: its failure is logged by the write, not left unhandled.
+    durable.catch(() => undefined)
     this.journal?.rotate(this.lastWrite)
     this.latestId = id
     this.counters.countEvent(event)
     this.live.publish({ kind: 'event', stored })
     if (!this.stop.signal.aborted) {
-      if (outbox) this.worker(instanceId).enqueue(id, { entry: outbox, stored })
-      for (const { queue, queueId, entry } of extra) this.worker(queue).enqueue(queueId, { entry, stored })
+      if (outbox && this.delivers(instanceId)) this.worker(instanceId).enqueue(id, { entry: outbox, stored })
+      for (const { queue, queueId, entry } of extra)
+        if (this.delivers(queue)) this.worker(queue).enqueue(queueId, { entry, stored })
     }
     return { envelope, written, durable }
   }
@@ -369,12 +404,13 @@ export class EventService implements EventSink {
 
   /** An added webhook changed or was removed: its delivery waiting for a retry is tried (or dropped) now. */
   addedWebhookChanged(webhookId: string): void {
-    this.workers.get(webhookQueue(webhookId))?.retryNow()
+    for (const [queue, { worker }] of this.workers)
+      if (queueParts(queue).webhookId === webhookId) worker.retryNow()
   }
 
   /** The instance's webhook settings changed: a delivery waiting for its next retry is tried (or skipped) now. */
   webhookChanged(instanceId: string): void {
-    this.workers.get(instanceId)?.retryNow()
+    this.workers.get(instanceId)?.worker.retryNow()
   }
 
   /** Removes events and attempts past the retention; pending events are kept until delivered or failed. */
@@ -413,7 +449,7 @@ export class EventService implements EventSink {
     this.closed = true
     this.stop.abort()
     clearInterval(this.sweepTimer)
-    await Promise.all([...this.workers.values()].map((worker) => worker.stopped()))
+    await Promise.all([...this.workers.values()].map(({ worker }) => worker.stopped()))
     await this.sweeping
     await this.settled()
     if (!this.deps.dispatcher) await this.dispatcher.close()
@@ -476,7 +512,12 @@ export class EventService implements EventSink {
       queued.flatMap(({ stored, queueId }): EventWrite[] => {
         const eventId = stored.envelope.event_id
         return [
-          { kind: 'delivery', eventId, delivery: { ...stored.delivery, status: 'pending', attempts: 0 } },
+          {
+            kind: 'delivery',
+            instanceId,
+            eventId,
+            delivery: { ...stored.delivery, status: 'pending', attempts: 0 },
+          },
           { kind: 'enqueue', queue: instanceId, queueId, entry: outboxEntry(eventId, this.now(), target) },
         ]
       }),
@@ -511,7 +552,7 @@ export class EventService implements EventSink {
       throw new AppError('webhook_not_found', 'No webhook with that webhook_id takes this instance’s events.')
     if (!webhook.enable)
       throw new AppError('conflict', 'That webhook is off: turn it on with update_webhook first.')
-    const queue = webhookQueue(webhook.id)
+    const queue = webhookQueue(webhook.id, this.deps.ownership ? instanceId : undefined)
     const queueId = this.newId()
     await this.queueCommitted(
       queue,
@@ -529,7 +570,7 @@ export class EventService implements EventSink {
 
   /** The added webhook's delivery target now: undefined once it is removed or off (its queue is then skipped). */
   private webhookTarget(queue: string): WebhookTarget | undefined {
-    const webhook = this.deps.webhooks?.find(queue.slice(WEBHOOK_QUEUE.length))
+    const webhook = this.deps.webhooks?.find(queueParts(queue).webhookId ?? '')
     if (!webhook?.enable) return undefined
     const { url, secret, batchSize } = webhook
     return { url, secret, ...(batchSize !== undefined && { batchSize }) }
@@ -537,11 +578,11 @@ export class EventService implements EventSink {
 
   /** The worker of a queue: an instance's own webhook (keyed by instance id) or an added webhook's. */
   private worker(instanceId: string, resumed = false): InstanceDeliveryWorker {
-    let worker = this.workers.get(instanceId)
+    let worker = this.workers.get(instanceId)?.worker
     if (!worker) {
-      const webhookId = instanceId.startsWith(WEBHOOK_QUEUE)
-        ? instanceId.slice(WEBHOOK_QUEUE.length)
-        : undefined
+      const { webhookId, instanceId: owner } = queueParts(instanceId)
+      const stop = new AbortController()
+      const ownership = this.deps.ownership
       worker = new InstanceDeliveryWorker(instanceId, {
         ...(webhookId ? { webhookId } : {}),
         resumed,
@@ -572,10 +613,11 @@ export class EventService implements EventSink {
           this.counters.countOutcome(outcome)
           if (attempt) this.live.publish({ kind: 'delivery', attempt, owner: owner ?? null })
         },
-        stop: this.stop.signal,
+        stop: AbortSignal.any([this.stop.signal, stop.signal]),
+        ...(ownership && { mayPost: () => owner !== undefined && ownership.mayAct(owner) }),
         memoryQueue: this.deps.memoryQueue,
       })
-      this.workers.set(instanceId, worker)
+      this.workers.set(instanceId, { worker, stop })
     }
     return worker
   }

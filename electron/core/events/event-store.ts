@@ -10,7 +10,7 @@ import type { OutboxEntry, QueuedEntry } from './webhook-outbox'
  */
 export type EventWrite =
   | { kind: 'event'; stored: StoredEvent; messageId?: string }
-  | { kind: 'delivery'; eventId: string; delivery: EventDeliveryState }
+  | { kind: 'delivery'; instanceId: string; eventId: string; delivery: EventDeliveryState }
   | { kind: 'enqueue'; queue: string; queueId: string; entry: OutboxEntry }
   | { kind: 'retry'; queue: string; queueId: string; entry: OutboxEntry }
   | { kind: 'dequeue'; queue: string; queueId: string }

@@ -1,5 +1,6 @@
 import type { Principal } from '../api/auth'
 import type { Timings } from '../config'
+import { leaseLost } from '../cluster/node-lease'
 import { AppError } from '../errors'
 import type { EventSink } from '../events/event-types'
 import type { Logger } from '../logger'
@@ -30,6 +31,24 @@ export interface InstanceManagerOptions {
   hooks: WaMessageHooks
   /** Drops what the messages part keeps for a destroyed instance (its messages, media and queued sends). */
   forgetMessages(instanceId: string): Promise<void>
+  /**
+   * In a cluster: which instances this node holds. Only those run here (`adopt` and `part` follow the
+   * cluster's decisions); the others' statuses are the ones their owners reported.
+   */
+  ownership?: InstanceOwnership
+}
+
+/** What the manager asks of the cluster. */
+export interface InstanceOwnership {
+  mayAct(instanceId: string): boolean
+  held(): string[]
+  stillOwner(instanceId: string): Promise<boolean>
+  reportStatus(instanceId: string, status: InstanceStatus): void
+  reportedStatus(instanceId: string): InstanceStatus | undefined
+  /** Takes a new instance here at once (it was placed on this node). */
+  adoptNew(instanceId: string): Promise<void>
+  /** Lets go of a destroyed instance for good. */
+  dropped(instanceId: string): Promise<void>
 }
 
 type StatusListener = (instanceId: string, status: InstanceStatus) => void
@@ -49,6 +68,8 @@ export class InstanceManager {
   private readonly restoreTimers = new Set<NodeJS.Timeout>()
   private readonly events: EventSink
   private closed = false
+  /** When the next adopted instance may connect (adoptions are staggered like the restore at start). */
+  private nextConnectAt = 0
   private readonly log: Logger
 
   constructor(private readonly options: InstanceManagerOptions) {
@@ -58,6 +79,8 @@ export class InstanceManager {
 
   /** Restarts every linked instance, one every `restoreStaggerMs`, so many accounts do not connect at once. */
   restoreAll(): void {
+    // In a cluster the instances come one by one, as this node acquires them (adopt).
+    if (this.options.ownership) return
     const linked = this.options.registry.all().filter((record) => record.linked)
     linked.forEach((record, index) => {
       const timer = setTimeout(() => {
@@ -72,12 +95,47 @@ export class InstanceManager {
     if (linked.length > 0) this.log.info({ count: linked.length }, 'restoring linked instances')
   }
 
+  /**
+   * In a cluster, once this node holds the instance: its credentials are read again (a peer may have changed
+   * them) and, if linked, it connects, staggered after the other adoptions.
+   */
+  async adopt(instanceId: string): Promise<void> {
+    if (this.closed || !this.options.registry.find(instanceId)) return
+    // Whatever ran here for it before started from what was stored then: its keys are read again.
+    await this.part(instanceId)
+    await this.options.authStore.reload(instanceId)
+    const runtime = this.runtime(instanceId)
+    this.log.info({ instanceId, linked: runtime.status.linked }, 'instance adopted')
+    if (!runtime.status.linked) return
+    const now = Date.now()
+    const at = Math.max(now, this.nextConnectAt)
+    this.nextConnectAt = at + this.options.timings.restoreStaggerMs
+    const timer = setTimeout(() => {
+      this.restoreTimers.delete(timer)
+      if (this.closed || this.runtimes.get(instanceId) !== runtime) return
+      runtime
+        .restore()
+        .catch((error: unknown) => this.log.error({ err: error, instanceId }, 'restore failed'))
+    }, at - now)
+    this.restoreTimers.add(timer)
+  }
+
+  /** In a cluster, once this node no longer holds the instance: its socket ends here, quietly. */
+  async part(instanceId: string): Promise<void> {
+    const runtime = this.runtimes.get(instanceId)
+    if (!runtime) return
+    this.runtimes.delete(instanceId)
+    await runtime.shutdown()
+    await this.options.authStore.reload(instanceId)
+  }
+
   /** A new instance owned by the caller, announced by `instance.created`. */
   async create(owner: Principal, name?: string): Promise<InstanceRecord> {
     const record = await this.options.registry.create(
       owner,
       name === undefined ? undefined : instanceName(name),
     )
+    await this.options.ownership?.adoptNew(record.id)
     this.announceCreated(record, null)
     return record
   }
@@ -143,8 +201,13 @@ export class InstanceManager {
     this.settingsListeners.add(listener)
   }
 
-  /** The live status of an existing instance. */
+  /** The live status of an existing instance (in a cluster, of one held elsewhere: as its owner reported it). */
   status(instanceId: string): InstanceStatus {
+    const ownership = this.options.ownership
+    if (ownership && !this.runtimes.has(instanceId) && !ownership.mayAct(instanceId)) {
+      if (!this.options.registry.find(instanceId)) throw new AppError('instance_not_found')
+      return ownership.reportedStatus(instanceId) ?? elsewhere(this.options.registry.find(instanceId)!)
+    }
     return this.runtime(instanceId).status
   }
 
@@ -187,6 +250,8 @@ export class InstanceManager {
       .forgetMessages(instanceId)
       .catch((error: unknown) => this.log.error({ err: error, instanceId }, 'dropping the messages failed'))
     const record = await this.options.registry.replace(instanceId)
+    await this.options.ownership?.adoptNew(record.id)
+    await this.options.ownership?.dropped(instanceId)
     this.log.info({ instanceId, newInstanceId: record.id }, 'instance destroyed')
     this.announceCreated(record, instanceId)
     for (const listener of this.destroyedListeners) listener(instanceId, record.id)
@@ -232,7 +297,8 @@ export class InstanceManager {
     if (this.closed) throw new AppError('unavailable', 'Linkdesk is shutting down.')
     const record = this.options.registry.find(instanceId)
     if (!record) throw new AppError('instance_not_found')
-    const { logger, timings, authStore, network, registry, versions } = this.options
+    const { logger, timings, authStore, network, registry, versions, ownership } = this.options
+    if (ownership && !ownership.mayAct(instanceId)) throw leaseLost(instanceId)
     const log = logger.child({ module: 'instance', instanceId })
     runtime = new InstanceRuntime(
       {
@@ -257,13 +323,35 @@ export class InstanceManager {
           registry
             .setLinked(instanceId, linked)
             .catch((error: unknown) => log.error({ err: error }, 'recording whether it is linked failed')),
+        ...(ownership && {
+          lease: {
+            mayAct: () => ownership.mayAct(instanceId),
+            stillOwner: () => ownership.stillOwner(instanceId),
+          },
+        }),
       },
       record.linked,
     )
     runtime.onChange((status) => {
+      if (ownership?.mayAct(instanceId)) ownership.reportStatus(instanceId, status)
       for (const listener of this.statusListeners) listener(instanceId, status)
     })
+    if (ownership) ownership.reportStatus(instanceId, runtime.status)
     this.runtimes.set(instanceId, runtime)
     return runtime
+  }
+}
+
+/** The status of an instance held by no node right now (its node died, or it never ran): not connected here. */
+function elsewhere(record: InstanceRecord): InstanceStatus {
+  return {
+    state: record.linked ? 'disconnected' : 'idle',
+    cause: record.linked ? 'restoring' : 'created',
+    since: record.createdAt,
+    linked: record.linked,
+    account: null,
+    lastError: null,
+    nextRetryAt: null,
+    qr: null,
   }
 }

@@ -40,6 +40,12 @@ export interface InstanceRuntimeOptions {
    * is reported there, never rejected).
    */
   setLinked(linked: boolean): Promise<void>
+  /**
+   * In a cluster: whether this node may act for the instance now (checked before every socket connect), and
+   * after a 440 "replaced" whether it still holds it (then it reconnects with backoff; else it stops quietly,
+   * since the instance runs elsewhere).
+   */
+  lease?: { mayAct(): boolean; stillOwner(): Promise<boolean> }
   random?: () => number
   now?: () => number
 }
@@ -283,6 +289,11 @@ export class InstanceRuntime {
 
   private startSocket(cause: InstanceCause): void {
     this.clearRetry()
+    if (this.options.lease && !this.options.lease.mayAct()) {
+      this.log.warn({ cause }, 'not connecting: this node does not hold the instance now')
+      this.setState('disconnected', 'connection_replaced', { qr: null, nextRetryAt: null })
+      return
+    }
     this.qrGeneration += 1
     this.setState('connecting', cause, { qr: null })
     this.session.connect()
@@ -407,6 +418,10 @@ export class InstanceRuntime {
           void this.serial(() => this.retryWithNewVersion())
           return
         }
+        if (verdict.cause === 'connection_replaced' && this.options.lease) {
+          void this.afterReplaced(this.options.lease)
+          return
+        }
         this.setState('disconnected', verdict.cause, { qr: null, nextRetryAt: null })
         return
       case 'logout':
@@ -422,6 +437,14 @@ export class InstanceRuntime {
       default:
         unhandledCase(verdict, 'close verdict')
     }
+  }
+
+  /** Replaced by another connection: this node reconnects only if it still holds the instance. */
+  private async afterReplaced(lease: NonNullable<InstanceRuntimeOptions['lease']>): Promise<void> {
+    const owner = await lease.stillOwner().catch(() => false)
+    if (this.stopped) return
+    if (owner) this.scheduleRetry('connection_replaced')
+    else this.setState('disconnected', 'connection_replaced', { qr: null, nextRetryAt: null })
   }
 
   /**

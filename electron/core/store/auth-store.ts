@@ -61,6 +61,8 @@ export interface InstanceAuthStore {
 export interface AuthStore {
   /** Makes the instances' stored credentials readable synchronously; call before their sessions start. */
   load(instanceIds: readonly string[]): Promise<void>
+  /** Forgets what is kept in memory of the instance and reads it again (a cluster peer held it meanwhile). */
+  reload(instanceId: string): Promise<void>
   /** The instance's store, opened once and shared by all its sockets. */
   forInstance(instanceId: string): InstanceAuthStore
   /** Whether credentials are stored for the instance. */
@@ -273,6 +275,9 @@ export class LmdbAuthStore implements AuthStore {
   async load(instanceIds: readonly string[]): Promise<void> {
     for (const instanceId of instanceIds) this.importLegacy(instanceId)
   }
+
+  /** Nothing to read again: this process is the embedded store's only writer. */
+  async reload(): Promise<void> {}
 
   async exists(instanceId: string): Promise<boolean> {
     this.importLegacy(instanceId)

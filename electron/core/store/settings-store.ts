@@ -73,6 +73,8 @@ export interface SettingsEdit<K extends SettingsKind, T> {
 export interface SettingsStore {
   all<K extends SettingsKind>(kind: K): RecordsOf<K>
   change<K extends SettingsKind, T>(kind: K, edit: (current: RecordsOf<K>) => SettingsEdit<K, T>): Promise<T>
+  /** Reads a kind again where other processes share the store (a cluster); nothing to do for a local file. */
+  reload(kind: SettingsKind): Promise<void>
 }
 
 /** Every settings record, by kind and id. */
@@ -104,6 +106,17 @@ export abstract class CachedSettingsStore implements SettingsStore {
       await this.persist(kind, { next, put, remove })
       this.cache[kind] = next as AllSettings[K]
       return result
+    })
+    this.queue = run.catch(() => undefined)
+    return run
+  }
+
+  async reload(_kind: SettingsKind): Promise<void> {}
+
+  /** Replaces the copy of a kind by what `read` gives, in turn with the changes (another writer changed it). */
+  protected refresh<K extends SettingsKind>(kind: K, read: () => Promise<AllSettings[K]>): Promise<void> {
+    const run = this.queue.then(async () => {
+      this.cache[kind] = await read()
     })
     this.queue = run.catch(() => undefined)
     return run

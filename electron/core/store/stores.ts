@@ -8,6 +8,7 @@ import { LmdbPollVotes, type PollVotes } from '../messages/poll-votes'
 import { UploadStore, type Uploads } from '../messages/upload-store'
 import { type AuthCipher, type AuthStore, LmdbAuthStore } from './auth-store'
 import { openDatabase } from './database'
+import { Cluster } from '../cluster/cluster'
 import { PostgresAuthStore } from './postgres/auth'
 import { PostgresEventStore } from './postgres/events'
 import { PostgresLedgerRecords } from './postgres/ledger'
@@ -36,8 +37,19 @@ export interface Stores {
   ledger: LedgerRecords
   polls: PollVotes
   uploads: Uploads
+  /** On PostgreSQL: this node's part in the cluster of nodes sharing the database (its writes are fenced). */
+  cluster?: Cluster
   /** Closes what the stores hold open (after every part using them stopped). */
   close(): Promise<void>
+}
+
+/** A node's identity and lease in a cluster. */
+export interface NodeSettings {
+  nodeId: string
+  /** How long a lease lasts unless renewed (renewed every third of it). */
+  ttlMs: number
+  /** How long before its lease could expire the node stops acting on its own. */
+  marginMs: number
 }
 
 /** Connections per node: the API, the delivery workers and every instance's writes share them. */
@@ -46,7 +58,14 @@ const POOL_SIZE = 10
 /** Opens the chosen store; for PostgreSQL, first brings its schema up to this version. */
 export async function openStores(
   choice: StoreChoice,
-  options: { dataDir: string; cipher?: AuthCipher; logger: Logger; fsync?: boolean },
+  options: {
+    dataDir: string
+    cipher?: AuthCipher
+    logger: Logger
+    fsync?: boolean
+    /** This node's id and lease timing, for a shared (PostgreSQL) store. */
+    node?: NodeSettings
+  },
 ): Promise<Stores> {
   const { dataDir, cipher, logger } = options
   if (choice.kind === 'lmdb') {
@@ -80,17 +99,21 @@ export async function openStores(
   pool.on('error', (error) => logger.warn({ err: error }, 'a pooled PostgreSQL connection failed'))
   try {
     await migrate(pool, logger)
-    const auth = new PostgresAuthStore(pool, dataDir, cipher)
+    const cluster = options.node
+      ? await Cluster.open({ pool, url: choice.url, logger, ...options.node })
+      : undefined
+    const auth = new PostgresAuthStore(pool, dataDir, cipher, cluster)
     return {
       kind: 'postgres',
-      settings: await PostgresSettingsStore.open(pool),
+      settings: await PostgresSettingsStore.open(pool, cluster?.channel),
       auth,
-      events: new PostgresEventStore(pool),
+      events: new PostgresEventStore(pool, cluster),
       eventDurability: 'commit',
       messages: new PostgresMessageStore(pool),
       ledger: new PostgresLedgerRecords(pool),
       polls: new PostgresPollVotes(pool),
       uploads: new PostgresUploads(pool),
+      ...(cluster && { cluster }),
       close: async () => {
         await auth.close()
         await pool.end()

@@ -11,6 +11,8 @@ export interface FoundationDeps {
   version: string
   /** The WhatsApp Web client version sockets announce, and where it came from. */
   waVersion(): WaVersionInfo
+  /** In a cluster: this node, its leases and the cluster's nodes, for health. */
+  cluster?: () => Promise<Record<string, unknown>>
 }
 
 const labelField = {
@@ -35,15 +37,17 @@ export function foundationOperations(deps: FoundationDeps): Operation[] {
         version: '0.1.0',
         wa_version: { version: '2.3000.1043857760', source: 'fetched', checked_at: 1795253914 },
       },
-      handle: () => ({
+      handle: async () => ({
         status: 'success',
         message: 'ready',
         version: deps.version,
         wa_version: deps.waVersion(),
+        ...(deps.cluster && { cluster: await deps.cluster() }),
       }),
     }),
     defineOperation({
       name: 'create_instance',
+      places: true,
       tag: 'Instances',
       summary: 'Create an instance: one account connection, linked later by QR or pairing code.',
       auth: 'token',

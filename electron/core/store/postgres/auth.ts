@@ -5,7 +5,8 @@ import type pg from 'pg'
 import { type AuthCipher, decodeValue, encodeValue } from '../auth-codec'
 import type { AuthStore, InstanceAuthStore, KeyBatch } from '../auth-store'
 import { GroupCommit } from './group-commit'
-import { type JsonStatement, runAtomically } from './statements'
+import type { JsonStatement } from './statements'
+import { runFenced, type WriteFence } from './write-fence'
 import { inTransaction } from './transaction'
 
 /** One value written: null deletes. */
@@ -53,8 +54,11 @@ class PostgresInstanceAuthStore implements InstanceAuthStore {
     private readonly instanceId: string,
     private creds: Buffer | undefined,
     private readonly cipher: AuthCipher | undefined,
+    fence: WriteFence | undefined,
   ) {
-    this.group = new GroupCommit((writes) => runAtomically(pool, authStatements(instanceId, writes)))
+    this.group = new GroupCommit((writes) =>
+      runFenced(pool, fence, () => [instanceId], authStatements(instanceId, writes)),
+    )
   }
 
   readCreds<T>(): T | undefined {
@@ -175,6 +179,7 @@ export class PostgresAuthStore implements AuthStore {
     private readonly pool: pg.Pool,
     private readonly dataDir: string,
     private readonly cipher?: AuthCipher,
+    private readonly fence?: WriteFence,
   ) {}
 
   async load(instanceIds: readonly string[]): Promise<void> {
@@ -208,10 +213,25 @@ export class PostgresAuthStore implements AuthStore {
     if (this.closing) throw new Error('the auth store is closed')
     let store = this.stores.get(instanceId)
     if (!store) {
-      store = new PostgresInstanceAuthStore(this.pool, instanceId, this.creds.get(instanceId), this.cipher)
+      store = new PostgresInstanceAuthStore(
+        this.pool,
+        instanceId,
+        this.creds.get(instanceId),
+        this.cipher,
+        this.fence,
+      )
       this.stores.set(instanceId, store)
     }
     return store
+  }
+
+  /**
+   * Drops what is kept in memory of the instance and reads its credentials again: another node may have
+   * changed them while it held the instance.
+   */
+  async reload(instanceId: string): Promise<void> {
+    await this.release(instanceId)
+    await this.load([instanceId])
   }
 
   async exists(instanceId: string): Promise<boolean> {

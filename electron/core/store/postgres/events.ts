@@ -7,7 +7,9 @@ import { type Page, type PageQuery, SCAN_LIMIT } from '../../events/log-range'
 import type { OutboxEntry, QueuedEntry } from '../../events/webhook-outbox'
 import { unhandledCase } from '../../exhaustive'
 import { GroupCommit } from './group-commit'
-import { type JsonStatement, runAtomically } from './statements'
+import { queueParts } from '../../events/outbox-queue'
+import type { JsonStatement } from './statements'
+import { runFenced, type WriteFence } from './write-fence'
 import { inTransaction } from './transaction'
 
 type Kind = EventWrite['kind']
@@ -25,8 +27,13 @@ const SCAN_CHUNK = 500
 export class PostgresEventStore implements EventStore {
   private readonly group: GroupCommit<EventWrite>
 
-  constructor(private readonly pool: pg.Pool) {
-    this.group = new GroupCommit((writes) => runAtomically(pool, statementsOf(writes)))
+  constructor(
+    private readonly pool: pg.Pool,
+    fence?: WriteFence,
+  ) {
+    this.group = new GroupCommit((writes) =>
+      runFenced(pool, fence, () => writes.map(instanceOf), statementsOf(writes)),
+    )
   }
 
   commit(writes: readonly EventWrite[]): Promise<void> {
@@ -344,4 +351,18 @@ function runStatements(kind: Kind, run: readonly EventWrite[]): JsonStatement[] 
 /** The writes of a run, each key's last one only (a later write of the same key replaces an earlier). */
 function lastPerKey<W>(run: readonly W[], key: (write: W) => string): W[] {
   return [...new Map(run.map((write) => [key(write), write])).values()]
+}
+
+/** The instance a write belongs to (an added webhook's queue shared by every instance belongs to none). */
+function instanceOf(write: EventWrite): string {
+  switch (write.kind) {
+    case 'event':
+      return write.stored.envelope.instance_id
+    case 'delivery':
+      return write.instanceId
+    case 'attempt':
+      return write.attempt.instance_id
+    default:
+      return queueParts(write.queue).instanceId ?? ''
+  }
 }

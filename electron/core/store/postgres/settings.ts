@@ -1,4 +1,5 @@
 import type pg from 'pg'
+import type { Notifications } from '../../cluster/notifications'
 import {
   CachedSettingsStore,
   type AllSettings,
@@ -11,23 +12,35 @@ const KINDS: readonly SettingsKind[] = ['tokens', 'instances', 'webhooks']
 
 /**
  * The settings in PostgreSQL: a table per kind (`tokens`, `instances`, `webhooks`), each record whole (jsonb)
- * under its id. Read once when opened; each change is one transaction.
+ * under its id. Read once when opened; each change is one transaction. In a cluster each change is announced
+ * after its commit, and the peers read the kind again.
  */
 export class PostgresSettingsStore extends CachedSettingsStore {
   private constructor(
     private readonly pool: pg.Pool,
     cache: AllSettings,
+    private readonly notifications: Notifications | undefined,
   ) {
     super(cache)
   }
 
-  static async open(pool: pg.Pool): Promise<PostgresSettingsStore> {
-    const cache: AllSettings = { tokens: {}, instances: {}, webhooks: {} }
-    for (const kind of KINDS) {
-      const { rows } = await pool.query<{ id: string; record: never }>(`SELECT id, record FROM ${kind}`)
-      cache[kind] = Object.fromEntries(rows.map(({ id, record }) => [id, record]))
+  static async open(pool: pg.Pool, notifications?: Notifications): Promise<PostgresSettingsStore> {
+    const cache: AllSettings = {
+      tokens: await readKind(pool, 'tokens'),
+      instances: await readKind(pool, 'instances'),
+      webhooks: await readKind(pool, 'webhooks'),
     }
-    return new PostgresSettingsStore(pool, cache)
+    const store = new PostgresSettingsStore(pool, cache, notifications)
+    notifications?.on('linkdesk_settings', (kind) => {
+      if (!KINDS.includes(kind as SettingsKind)) return
+      void store.reload(kind as SettingsKind).catch(() => undefined)
+    })
+    return store
+  }
+
+  /** Reads a kind again (a peer changed it, or an id not known here may have been made by a peer). */
+  override reload(kind: SettingsKind): Promise<void> {
+    return this.refresh(kind, () => readKind(this.pool, kind))
   }
 
   protected async persist<K extends SettingsKind>(
@@ -44,5 +57,11 @@ export class PostgresSettingsStore extends CachedSettingsStore {
         )
       }
     })
+    void this.notifications?.notify('linkdesk_settings', kind)
   }
+}
+
+async function readKind<K extends SettingsKind>(pool: pg.Pool, kind: K): Promise<AllSettings[K]> {
+  const { rows } = await pool.query<{ id: string; record: never }>(`SELECT id, record FROM ${kind}`)
+  return Object.fromEntries(rows.map(({ id, record }) => [id, record])) as AllSettings[K]
 }

@@ -1,0 +1,454 @@
+import { randomBytes } from 'node:crypto'
+import type pg from 'pg'
+import { AppError } from '../errors'
+import type { Logger } from '../logger'
+import type { JsonStatement } from '../store/postgres/statements'
+import { type Fence, leaseLost, NodeLease } from './node-lease'
+import { Notifications } from './notifications'
+
+export interface ClusterOptions {
+  pool: pg.Pool
+  /** The database URL, for the notification connection (a direct one, not pooled). */
+  url: string
+  nodeId: string
+  ttlMs: number
+  marginMs: number
+  logger: Logger
+}
+
+/** Where a request for an instance is answered: here, or by the peer that owns it. */
+export type Route = { kind: 'here' } | { kind: 'peer'; nodeId: string; address: string }
+
+/** A node as health shows it. */
+export interface ClusterNode {
+  id: string
+  address: string
+  live: boolean
+  instances: number
+  started_at: string
+  expires_at: string
+}
+
+/** Why this node stopped holding an instance: it gave it up (drain), or lost it (its lease, or a peer took it). */
+export type Parting = 'released' | 'lost'
+
+interface OwnershipListener {
+  acquired(instanceId: string): Promise<void> | void
+  parted(instanceId: string, why: Parting): Promise<void> | void
+}
+
+/** SQLSTATE raised by linkdesk_fence when a claim no longer holds. */
+const FENCE_REFUSED = 'LDL01'
+
+/**
+ * This node's part in a cluster of headless nodes sharing one PostgreSQL database: its lease, the instances
+ * it holds (each with its fencing token), placement of new and orphaned instances, routing of requests to the
+ * owner, the statuses peers report, and the drain. Ownership changes are told to listeners (the instance
+ * manager connects or stops the account, the event service starts or stops its deliveries).
+ */
+export class Cluster {
+  private lease: NodeLease | undefined
+  private address = ''
+  private readonly fences = new Map<string, Fence>()
+  private readonly statuses = new Map<string, unknown>()
+  /** Instances whose listeners are being told this node took them. */
+  private readonly adopting = new Map<string, Promise<void>>()
+  /** Instances whose listeners are being told they part. */
+  private readonly parting = new Set<string>()
+  private readonly listeners: OwnershipListener[] = []
+  private readonly notifications: Notifications
+  private readonly log: Logger
+  private timer: NodeJS.Timeout | undefined
+  private ticking: Promise<void> | undefined
+  private again = false
+  private closed = false
+
+  private constructor(
+    private readonly options: ClusterOptions,
+    /** The key peers present when they forward a request (shared through the database). */
+    readonly secret: string,
+  ) {
+    this.log = options.logger.child({ module: 'cluster', nodeId: options.nodeId })
+    this.notifications = new Notifications(options.url, options.pool, options.logger, () => this.wake())
+  }
+
+  /** Reads (or makes, once per database) the cluster's shared key; the node joins later, once it listens. */
+  static async open(options: ClusterOptions): Promise<Cluster> {
+    await options.pool.query(
+      `INSERT INTO cluster_settings (key, value) VALUES ('forward_key', $1) ON CONFLICT (key) DO NOTHING`,
+      [randomBytes(32).toString('base64url')],
+    )
+    const { rows } = await options.pool.query<{ value: string }>(
+      `SELECT value FROM cluster_settings WHERE key = 'forward_key'`,
+    )
+    return new Cluster(options, rows[0]!.value)
+  }
+
+  get nodeId(): string {
+    return this.options.nodeId
+  }
+
+  /** The notifications between nodes (settings changes and events use them too). */
+  get channel(): Notifications {
+    return this.notifications
+  }
+
+  onOwnership(listener: OwnershipListener): void {
+    this.listeners.push(listener)
+  }
+
+  /**
+   * Joins with a fresh lease, advertising `address` (where peers forward requests), then takes back what this
+   * node id held before a restart and a fair share of the orphaned instances, and keeps doing so every TTL/3
+   * and whenever a peer releases instances.
+   */
+  async join(address: string): Promise<void> {
+    this.address = address
+    this.notifications.on('linkdesk_cluster', () => this.wake())
+    await this.notifications.open()
+    await this.startLease()
+    const every = Math.max(100, Math.floor(this.options.ttlMs / 3))
+    this.timer = setInterval(() => this.wake(), every)
+    this.timer.unref()
+    await this.tick()
+  }
+
+  /** Whether this node may act for the instance now: it holds it and its lease is within its local deadline. */
+  mayAct(instanceId: string): boolean {
+    return this.fences.has(instanceId) && (this.lease?.alive ?? false)
+  }
+
+  /** The instances this node holds. */
+  held(): string[] {
+    return [...this.fences.keys()]
+  }
+
+  /**
+   * The statement a write transaction runs first, for the instances it writes: it checks each token and the
+   * node's lease and holds them until the commit. Throws `lease_lost` at once, writing nothing, for an
+   * instance this node does not hold or once the local deadline has passed.
+   */
+  claims(instanceIds: Iterable<string>): JsonStatement {
+    const rows = []
+    for (const instanceId of new Set(instanceIds)) {
+      const fence = this.fences.get(instanceId)
+      if (!fence || !this.lease?.alive) throw leaseLost(instanceId)
+      rows.push({ instance_id: instanceId, node_id: this.nodeId, token: fence.token })
+    }
+    return { sql: 'SELECT linkdesk_fence($1::jsonb)', rows }
+  }
+
+  /**
+   * What a write refused by the database's fence becomes: `lease_lost`, after which the node checks which
+   * instances it still holds (and stops the others). Other errors pass through.
+   */
+  refused(error: unknown): unknown {
+    if ((error as { code?: string }).code !== FENCE_REFUSED) return error
+    void this.verify()
+    const instanceId = /instance (\S+)/.exec((error as Error).message)?.[1] ?? ''
+    return leaseLost(instanceId)
+  }
+
+  /**
+   * Where a request for the instance is answered. Held here: here. Owned by a live peer: there. Otherwise (new,
+   * released, or its node died) it is placed: on the least-loaded live node, or here when a peer forwarded it.
+   */
+  async route(instanceId: string, forwarded: boolean): Promise<Route> {
+    // An instance being taken here is answered once it is started (its settings and keys read again).
+    await this.adopting.get(instanceId)
+    if (this.mayAct(instanceId)) return { kind: 'here' }
+    if (!this.lease?.alive)
+      throw new AppError('unavailable', 'This node is not part of the cluster right now.')
+    const owner = await this.ownerOf(instanceId)
+    if (owner && owner.nodeId !== this.nodeId) return owner
+    if (!forwarded && owner?.nodeId !== this.nodeId) {
+      const target = await this.leastLoaded()
+      if (target.kind === 'peer') return target
+    }
+    if (await this.take(instanceId)) return { kind: 'here' }
+    const winner = await this.ownerOf(instanceId)
+    if (winner && winner.nodeId !== this.nodeId && !forwarded) return winner
+    throw new AppError('unavailable', 'Another node is taking this instance over; try again in a moment.')
+  }
+
+  /** Where a new instance goes: the least-loaded live node (here on a tie). */
+  async placeNew(forwarded: boolean): Promise<Route> {
+    if (forwarded) return { kind: 'here' }
+    return this.leastLoaded()
+  }
+
+  /** Takes a new instance at once (it was placed here). */
+  async adoptNew(instanceId: string): Promise<void> {
+    if (!(await this.take(instanceId))) throw leaseLost(instanceId)
+  }
+
+  /** Lets go of a destroyed instance: its owner row goes (its id is never used again). */
+  async dropped(instanceId: string): Promise<void> {
+    await this.part(instanceId, 'released')
+    await this.options.pool.query('DELETE FROM instance_owner WHERE instance_id = $1 AND node_id = $2', [
+      instanceId,
+      this.nodeId,
+    ])
+  }
+
+  /** After a 440 "replaced": whether this node still holds the instance, on the database's word. */
+  async stillOwner(instanceId: string): Promise<boolean> {
+    const fence = this.fences.get(instanceId)
+    if (!fence || !this.lease?.alive) return false
+    const { rowCount } = await this.options.pool.query(
+      `SELECT 1 FROM instance_owner o JOIN nodes n ON n.id = o.node_id
+       WHERE o.instance_id = $1 AND o.node_id = $2 AND o.token = $3 AND n.expires_at > now()`,
+      [instanceId, this.nodeId, fence.token],
+    )
+    if (rowCount === 1) return true
+    await this.part(instanceId, 'lost')
+    return false
+  }
+
+  /** Records the status of an instance held here, for peers that list it. */
+  async reportStatus(instanceId: string, status: unknown): Promise<void> {
+    const fence = this.fences.get(instanceId)
+    if (!fence) return
+    await this.options.pool
+      .query('UPDATE instance_owner SET status = $3 WHERE instance_id = $1 AND node_id = $2 AND token = $4', [
+        instanceId,
+        this.nodeId,
+        // The QR image stays with the node showing it; peers list the state.
+        JSON.stringify({ ...(status as object), qr: null }),
+        fence.token,
+      ])
+      .catch((error: unknown) => this.log.warn({ err: error, instanceId }, 'reporting the status failed'))
+  }
+
+  /** The status a peer last reported for an instance it holds (refreshed every TTL/3). */
+  reportedStatus(instanceId: string): unknown {
+    return this.statuses.get(instanceId)
+  }
+
+  /** The cluster as health shows it. */
+  async nodes(): Promise<ClusterNode[]> {
+    const { rows } = await this.options.pool.query<ClusterNode>(
+      `SELECT n.id, n.address, n.expires_at > now() AS live,
+              (SELECT count(*) FROM instance_owner o WHERE o.node_id = n.id)::int AS instances,
+              to_char(n.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS started_at,
+              to_char(n.expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS expires_at
+       FROM nodes n ORDER BY n.id`,
+    )
+    return rows
+  }
+
+  get alive(): boolean {
+    return this.lease?.alive ?? false
+  }
+
+  /**
+   * Drains: stops every instance held here (its listeners stop the account and the deliveries), releases each
+   * with a token bump, wakes the peers so they take them over at once, and leaves.
+   */
+  async drain(): Promise<void> {
+    this.closed = true
+    clearInterval(this.timer)
+    await this.ticking
+    const held = [...this.fences.values()]
+    for (const fence of held) await this.part(fence.instanceId, 'released')
+    const lease = this.lease
+    if (lease) {
+      for (const fence of held) {
+        await lease.release(fence).catch((error: unknown) => {
+          this.log.warn({ err: error, instanceId: fence.instanceId }, 'releasing failed')
+        })
+      }
+      await lease.leave().catch((error: unknown) => this.log.warn({ err: error }, 'leaving failed'))
+    }
+    await this.notifications.notify('linkdesk_cluster', `released ${this.nodeId}`)
+    if (held.length > 0) this.log.info({ instances: held.length }, 'drained: instances released to the peers')
+    await this.notifications.close()
+  }
+
+  /** Stops without releasing (the process is going away abruptly; peers take over after the TTL). */
+  async close(): Promise<void> {
+    this.closed = true
+    clearInterval(this.timer)
+    this.lease?.stop()
+    await this.ticking
+    await this.notifications.close()
+  }
+
+  private async startLease(): Promise<void> {
+    const { pool, nodeId, ttlMs, marginMs, logger } = this.options
+    const lease = await NodeLease.join(pool, { nodeId, address: this.address, ttlMs, marginMs, logger })
+    this.lease = lease
+    lease.start(() => void this.afterLoss(lease))
+  }
+
+  /** The lease expired before a renewal (a pause, a lost database): everything held is lost; join afresh. */
+  private async afterLoss(lease: NodeLease): Promise<void> {
+    if (this.lease !== lease || this.closed) return
+    this.log.warn({ instances: this.fences.size }, 'lease lost: stopping every instance held here')
+    for (const instanceId of [...this.fences.keys()]) await this.part(instanceId, 'lost')
+    try {
+      await this.startLease()
+      this.wake()
+    } catch (error) {
+      this.log.error({ err: error }, 'joining the cluster again failed; retrying at the next tick')
+      this.lease = undefined
+    }
+  }
+
+  /** Runs a tick now (or once more after the current one). */
+  private wake(): void {
+    if (this.closed) return
+    if (this.ticking) {
+      this.again = true
+      return
+    }
+    this.ticking = this.tick()
+      .catch((error: unknown) => this.log.warn({ err: error }, 'the cluster tick failed'))
+      .finally(() => {
+        this.ticking = undefined
+        if (this.again) {
+          this.again = false
+          this.wake()
+        }
+      })
+  }
+
+  /**
+   * Takes back what this node id held and its share of the orphans (linked instances whose owner is gone or
+   * released them): each orphan goes to the least-loaded live node, counting the ones given out before it, so
+   * every node computes the same split and races are rare (the conditional takeover settles those). Also
+   * refreshes the statuses peers report.
+   */
+  private async tick(): Promise<void> {
+    if (!this.lease) await this.startLease()
+    if (!this.lease?.alive || this.closed) return
+    const { pool } = this.options
+    const [{ rows: live }, { rows: orphans }, { rows: owned }] = await Promise.all([
+      pool.query<{ id: string; load: number }>(
+        `SELECT n.id, (SELECT count(*) FROM instance_owner o WHERE o.node_id = n.id)::int AS load
+         FROM nodes n WHERE n.expires_at > now()`,
+      ),
+      pool.query<{ id: string; node_id: string | null }>(
+        `SELECT i.id, o.node_id FROM instances i
+         LEFT JOIN instance_owner o ON o.instance_id = i.id
+         LEFT JOIN nodes n ON n.id = o.node_id AND n.expires_at > now()
+         WHERE (i.record->>'linked')::boolean AND (n.id IS NULL OR o.node_id = $1)
+         ORDER BY i.id`,
+        [this.nodeId],
+      ),
+      pool.query<{ instance_id: string; status: unknown }>(
+        'SELECT instance_id, status FROM instance_owner WHERE status IS NOT NULL',
+      ),
+    ])
+    this.statuses.clear()
+    for (const { instance_id: instanceId, status } of owned) this.statuses.set(instanceId, status)
+    const loads = new Map(live.map(({ id, load }) => [id, load]))
+    const mine: string[] = []
+    for (const { id, node_id: nodeId } of orphans) {
+      if (this.fences.has(id)) continue
+      if (nodeId === this.nodeId) {
+        mine.push(id)
+        continue
+      }
+      const target = leastOf(loads)
+      if (target === undefined) break
+      loads.set(target, (loads.get(target) ?? 0) + 1)
+      if (target === this.nodeId) mine.push(id)
+    }
+    for (const instanceId of mine) {
+      if (this.closed) return
+      await this.take(instanceId)
+    }
+  }
+
+  /** Takes the instance if it is free to take, then tells the listeners; resolves whether it is now held. */
+  private async take(instanceId: string): Promise<boolean> {
+    const fence = await this.lease?.acquire(instanceId)
+    if (!fence) return false
+    const before = this.fences.get(instanceId)
+    this.fences.set(instanceId, fence)
+    if (before) return true
+    this.log.info({ instanceId, token: fence.token }, 'instance acquired')
+    const adopting = (async () => {
+      for (const listener of this.listeners) {
+        try {
+          await listener.acquired(instanceId)
+        } catch (error) {
+          this.log.error({ err: error, instanceId }, 'starting an acquired instance failed')
+        }
+      }
+    })()
+    this.adopting.set(instanceId, adopting)
+    await adopting
+    this.adopting.delete(instanceId)
+    return true
+  }
+
+  /**
+   * Tells the listeners the instance parts. A lost one is dropped first (nothing may be written for it any
+   * more); a released one keeps its fence until they are done, so what it wrote while stopping commits.
+   */
+  private async part(instanceId: string, why: Parting): Promise<void> {
+    if (!this.fences.has(instanceId) || this.parting.has(instanceId)) return
+    this.parting.add(instanceId)
+    if (why === 'lost') this.fences.delete(instanceId)
+    this.log.info({ instanceId, why }, why === 'lost' ? 'instance lost' : 'instance released')
+    for (const listener of this.listeners) {
+      try {
+        await listener.parted(instanceId, why)
+      } catch (error) {
+        this.log.error({ err: error, instanceId }, 'stopping a parted instance failed')
+      }
+    }
+    this.fences.delete(instanceId)
+    this.parting.delete(instanceId)
+  }
+
+  /** After a refused write: which instances this node still holds, on the database's word; the rest are lost. */
+  private async verify(): Promise<void> {
+    if (!this.lease) return
+    const kept = await this.lease.renew().catch(() => false)
+    const { rows } = await this.options.pool.query<{ instance_id: string; token: string }>(
+      'SELECT instance_id, token FROM instance_owner WHERE node_id = $1',
+      [this.nodeId],
+    )
+    const tokens = new Map(rows.map(({ instance_id: id, token }) => [id, Number(token)]))
+    for (const [instanceId, fence] of [...this.fences]) {
+      if (!kept || tokens.get(instanceId) !== fence.token) await this.part(instanceId, 'lost')
+    }
+  }
+
+  private async ownerOf(instanceId: string): Promise<Extract<Route, { kind: 'peer' }> | undefined> {
+    const { rows } = await this.options.pool.query<{ node_id: string; address: string }>(
+      `SELECT o.node_id, n.address FROM instance_owner o JOIN nodes n ON n.id = o.node_id
+       WHERE o.instance_id = $1 AND n.expires_at > now()`,
+      [instanceId],
+    )
+    const row = rows[0]
+    return row && { kind: 'peer', nodeId: row.node_id, address: row.address }
+  }
+
+  private async leastLoaded(): Promise<Route> {
+    const { rows } = await this.options.pool.query<{ id: string; address: string; load: number }>(
+      `SELECT n.id, n.address, (SELECT count(*) FROM instance_owner o WHERE o.node_id = n.id)::int AS load
+       FROM nodes n WHERE n.expires_at > now()`,
+    )
+    const loads = new Map(rows.map(({ id, load }) => [id, load]))
+    // A tie keeps the instance here: no hop for nothing.
+    const here = loads.get(this.nodeId)
+    const target = leastOf(loads)
+    if (target === undefined || target === this.nodeId || here === loads.get(target)) return { kind: 'here' }
+    const row = rows.find(({ id }) => id === target)!
+    return { kind: 'peer', nodeId: row.id, address: row.address }
+  }
+}
+
+/** The node with the fewest instances (the smallest id among equals). */
+function leastOf(loads: ReadonlyMap<string, number>): string | undefined {
+  let best: string | undefined
+  for (const [id, load] of loads) {
+    const bestLoad = best === undefined ? Infinity : loads.get(best)!
+    if (load < bestLoad || (load === bestLoad && best !== undefined && id < best)) best = id
+  }
+  return best
+}

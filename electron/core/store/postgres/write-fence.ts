@@ -1,0 +1,29 @@
+import type pg from 'pg'
+import { type JsonStatement, runAtomically } from './statements'
+
+/**
+ * In a cluster, what every write transaction of an instance runs first: the claim that this node still holds
+ * the instance (its token and lease), checked and locked until the commit; `claims` throws at once, writing
+ * nothing, for an instance this node does not hold. `refused` turns the database's refusal into the API's
+ * error (and lets the node stop what it lost).
+ */
+export interface WriteFence {
+  claims(instanceIds: Iterable<string>): JsonStatement
+  refused(error: unknown): unknown
+}
+
+/** Runs the statements atomically, behind the fence's claims for these instances when there is a fence. */
+export async function runFenced(
+  pool: pg.Pool,
+  fence: WriteFence | undefined,
+  instanceIds: () => Iterable<string>,
+  statements: readonly JsonStatement[],
+): Promise<void> {
+  if (!fence) return runAtomically(pool, statements)
+  const claims = fence.claims(instanceIds())
+  try {
+    await runAtomically(pool, [claims, ...statements])
+  } catch (error) {
+    throw fence.refused(error)
+  }
+}

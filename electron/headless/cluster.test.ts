@@ -1,0 +1,298 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
+import pg from 'pg'
+import { decodeQr } from '../../bench/harness/app'
+import { startNode, type Started } from '../../bench/harness/processes'
+import { type OutsideSandbox, startSandbox } from '../../bench/harness/sandbox'
+import { WebhookReceiver } from '../core/events/testing/webhook-receiver'
+import { postgresMissing, type PostgresServer, startPostgres } from '../core/store/testing/postgres-server'
+
+// Three `serve` nodes share one PostgreSQL and an outside sandbox; instances are linked through different
+// nodes. Then a node is killed with SIGKILL during incoming traffic, another is paused past its lease and
+// resumed, and all are restarted one by one: every incoming message reaches the webhook under one event id,
+// every instance is connected again, and any node answers for any instance.
+const TOKEN = 'cluster-test-token'
+const TTL_MS = 3_000
+const INSTANCES = Number(process.env.LINKDESK_CLUSTER_INSTANCES ?? 30)
+const ALICE = '15550900001'
+const phoneOf = (n: number) => `1555091${String(n).padStart(4, '0')}`
+
+interface Node {
+  id: string
+  dataDir: string
+  app?: Started
+}
+
+interface Answer {
+  status: number
+  body: Record<string, any>
+  node: string | null
+}
+
+describe('a cluster of three nodes on one PostgreSQL', { skip: postgresMissing(), timeout: 900_000 }, () => {
+  let server: PostgresServer
+  let databaseUrl: string
+  let db: pg.Pool
+  let sandbox: OutsideSandbox
+  let receiver: WebhookReceiver
+  const nodes: Node[] = ['node-a', 'node-b', 'node-c'].map((id) => ({
+    id,
+    dataDir: mkdtempSync(join(tmpdir(), `linkdesk-${id}-`)),
+  }))
+  /** instance id → the account's phone */
+  const accounts = new Map<string, string>()
+  /** Message ids the contact sent to the accounts. */
+  const sent: string[] = []
+
+  const start = async (node: Node) => {
+    node.app = await startNode(
+      node.id,
+      [
+        'electron/headless/serve.ts',
+        ...['--sandbox-url', sandbox.controlUrl, '--port', '0', '--data-dir', node.dataDir],
+        ...['--store', databaseUrl, '--node-id', node.id, '--lease-ttl-ms', String(TTL_MS)],
+        ...['--send-interval-ms', '0', '--log-level', 'warn'],
+      ],
+      { waitFor: ['api'], env: { LINKDESK_ACCESS_TOKEN: TOKEN }, timeoutMs: 90_000 },
+    )
+  }
+  const api = (node: Node) => node.app!.values.get('api')!
+  const call = async (node: Node, name: string, params: Record<string, unknown> = {}): Promise<Answer> => {
+    const response = await fetch(`${api(node)}/${name}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+      body: JSON.stringify(params),
+    })
+    return {
+      status: response.status,
+      body: (await response.json()) as Record<string, any>,
+      node: response.headers.get('x-linkdesk-node'),
+    }
+  }
+  const ok = async (node: Node, name: string, params: Record<string, unknown> = {}) => {
+    const answer = await call(node, name, params)
+    assert.equal(answer.status, 200, `${name} on ${node.id}: ${JSON.stringify(answer.body)}`)
+    return answer
+  }
+  /** Live owners: instance id → node id. */
+  const owners = async () => {
+    const { rows } = await db.query<{ instance_id: string; node_id: string }>(
+      `SELECT o.instance_id, o.node_id FROM instance_owner o JOIN nodes n ON n.id = o.node_id
+       WHERE n.expires_at > now()`,
+    )
+    return new Map(rows.map(({ instance_id: instanceId, node_id: nodeId }) => [instanceId, nodeId]))
+  }
+  const running = () => nodes.filter((node) => node.app && node.app.child.exitCode === null)
+  /** Waits until every instance is connected, asking each through a running node (any node answers). */
+  const allConnected = async (withinMs: number, what: string) => {
+    const deadline = Date.now() + withinMs
+    let waiting: string[] = []
+    while (Date.now() < deadline) {
+      const live = running()
+      waiting = []
+      for (const [index, instanceId] of [...accounts.keys()].entries()) {
+        const via = live[index % live.length]!
+        const answer = await call(via, 'instance', { instance_id: instanceId })
+        if (answer.body.instance?.state !== 'connected')
+          waiting.push(
+            `${instanceId} via ${via.id} on ${answer.node}: ${answer.body.instance?.state ?? answer.body.code} ${answer.body.instance?.cause ?? answer.body.message}`,
+          )
+      }
+      if (waiting.length === 0) return
+      await sleep(250)
+    }
+    assert.fail(
+      `${what}: ${waiting.length} instances not connected within ${withinMs} ms: ${waiting.join('; ')}`,
+    )
+  }
+  /** The contact writes to every account, one message every `gapMs`, until `stop` resolves. */
+  const traffic = (stop: Promise<unknown>, gapMs = 60) => {
+    let done = false
+    void stop.then(() => (done = true))
+    return (async () => {
+      const phones = [...accounts.values()]
+      for (let n = 0; !done; n++) {
+        sent.push(await sandbox.send(ALICE, phones[n % phones.length]!, `cluster ${sent.length}`))
+        await sleep(gapMs)
+      }
+    })()
+  }
+  const eventsByMessage = () => {
+    const byMessage = new Map<string, Set<string>>()
+    for (const { event } of receiver.accepted()) {
+      if (event.event !== 'message.received') continue
+      const id = String(event.data.id)
+      byMessage.set(id, (byMessage.get(id) ?? new Set()).add(event.event_id))
+    }
+    return byMessage
+  }
+  /** Every message sent so far reaches the webhook, each under exactly one event id. */
+  const everyMessageOnce = async () => {
+    await receiver
+      .until(() => sent.every((id) => eventsByMessage().has(id)), 90_000)
+      .catch(() => {
+        const missing = sent.filter((id) => !eventsByMessage().has(id))
+        assert.fail(`${missing.length} of ${sent.length} messages never reached the webhook`)
+      })
+    for (const [id, eventIds] of eventsByMessage())
+      assert.equal(eventIds.size, 1, `message ${id} reached the webhook under ${eventIds.size} event ids`)
+  }
+
+  before(async () => {
+    server = await startPostgres()
+    databaseUrl = await server.createDatabase()
+    db = new pg.Pool({ connectionString: databaseUrl, max: 2 })
+    sandbox = await startSandbox()
+    receiver = await WebhookReceiver.start()
+    await sandbox.addContact(ALICE, 'Alice')
+    for (const node of nodes) await start(node)
+  })
+  after(async () => {
+    for (const node of nodes) {
+      node.app?.child.kill('SIGCONT')
+      await node.app?.stop()
+      rmSync(node.dataDir, { recursive: true, force: true })
+    }
+    await sandbox?.stop()
+    await receiver?.close()
+    await db?.end()
+    server?.stop()
+  })
+
+  test(`${INSTANCES} instances linked through different nodes spread over all three`, async () => {
+    for (let n = 0; n < INSTANCES; n++) {
+      const node = nodes[n % nodes.length]!
+      const { body } = await ok(node, 'create_instance')
+      const instanceId = String(body.instance_id)
+      const qr = await ok(node, 'generate_qrcode', { instance_id: instanceId })
+      await sandbox.link(decodeQr(String(qr.body.base64)), phoneOf(n))
+      await ok(node, 'set_webhook', { instance_id: instanceId, webhook_url: receiver.url, enable: true })
+      accounts.set(instanceId, phoneOf(n))
+    }
+    await allConnected(60_000, 'after linking')
+    const held = await owners()
+    assert.equal(held.size, INSTANCES, 'every instance has one live owner')
+    for (const node of nodes) {
+      const count = [...held.values()].filter((owner) => owner === node.id).length
+      assert.ok(count >= INSTANCES / nodes.length - 1, `${node.id} holds ${count} of ${INSTANCES}`)
+    }
+  })
+
+  test('a request to a node that does not own the instance is answered by its owner', async () => {
+    const held = await owners()
+    const [instanceId, owner] = [...held][0]!
+    const other = nodes.find((node) => node.id !== owner)!
+    const status = await ok(other, 'instance', { instance_id: instanceId })
+    assert.equal(status.node, owner, 'the owner ran it')
+    assert.equal(status.body.instance.state, 'connected')
+    const text = `through ${other.id} to ${owner}`
+    const answer = await ok(other, 'send_message', {
+      instance_id: instanceId,
+      number: ALICE,
+      type: 'text',
+      message: text,
+    })
+    assert.equal(answer.body.status, 'success')
+    const inbox = await fetch(`${sandbox.controlUrl}/accounts/${ALICE}/messages`).then(
+      (response) => response.json() as Promise<{ messages: Array<{ text: string | null; from: string }> }>,
+    )
+    const received = inbox.messages.find((message) => message.text === text)
+    assert.ok(received, 'the contact has the message')
+    assert.equal(received.from, accounts.get(instanceId))
+    // A script's own token is checked by the node it calls: another token's instance stays unknown.
+    const stranger = await fetch(`${api(other)}/instance?instance_id=${instanceId}`, {
+      headers: { authorization: 'Bearer not-a-token-of-this-cluster' },
+    })
+    assert.equal(stranger.status, 401)
+  })
+
+  test('kill -9 of a node during incoming traffic: its instances reconnect on the others, nothing lost', async (t) => {
+    const victim = nodes[2]!
+    let stopTraffic!: () => void
+    const sending = traffic(new Promise<void>((resolve) => (stopTraffic = resolve)))
+    await sleep(1_500)
+    const exited = new Promise((resolve) => victim.app!.child.once('exit', resolve))
+    victim.app!.child.kill('SIGKILL')
+    await exited
+    const killedAt = Date.now()
+    victim.app = undefined
+    await allConnected(TTL_MS + 10_000, 'after the kill')
+    const failoverMs = Date.now() - killedAt
+    const held = await owners()
+    assert.ok(![...held.values()].includes(victim.id), 'nothing is held by the dead node')
+    assert.equal(held.size, INSTANCES)
+    await sleep(1_000)
+    stopTraffic()
+    await sending
+    await everyMessageOnce()
+    t.diagnostic(`failover after kill -9: every instance connected again ${failoverMs} ms after the kill`)
+    await start(victim)
+  })
+
+  test('a node paused past its lease acts on nothing it lost once resumed', async () => {
+    const paused = nodes[1]!
+    const before = await owners()
+    const itsInstances = [...before].filter(([, owner]) => owner === paused.id).map(([id]) => id)
+    assert.ok(itsInstances.length > 0, 'the paused node held instances')
+    const tokens = async () =>
+      (
+        await db.query<{ instance_id: string; node_id: string; token: string }>(
+          'SELECT instance_id, node_id, token FROM instance_owner WHERE instance_id = ANY($1) ORDER BY instance_id',
+          [itsInstances],
+        )
+      ).rows
+    paused.app!.child.kill('SIGSTOP')
+    let takenOver: Awaited<ReturnType<typeof tokens>> = []
+    let stopTraffic!: () => void
+    const sending = traffic(new Promise<void>((resolve) => (stopTraffic = resolve)))
+    try {
+      // Its peers take its instances over once its lease expires.
+      const deadline = Date.now() + TTL_MS + 10_000
+      for (;;) {
+        const now = await owners()
+        if (itsInstances.every((id) => now.has(id) && now.get(id) !== paused.id)) break
+        assert.ok(Date.now() < deadline, 'the paused node’s instances were taken over')
+        await sleep(200)
+      }
+      takenOver = await tokens()
+      await sleep(2_000)
+    } finally {
+      paused.app!.child.kill('SIGCONT')
+    }
+    // Resumed, it finds its lease expired, stops what it held and takes nothing back.
+    await sleep(TTL_MS)
+    const health = await ok(paused, 'health')
+    assert.equal(health.body.cluster.node_id, paused.id)
+    assert.equal(health.body.cluster.leases, 0, 'the resumed node holds nothing')
+    assert.deepEqual(await tokens(), takenOver, 'no owner or token changed after the resume')
+    await allConnected(TTL_MS + 10_000, 'after the pause')
+    stopTraffic()
+    await sending
+    await everyMessageOnce()
+  })
+
+  test('a rolling restart of every node loses no message and waits for no lease to expire', async () => {
+    let stopTraffic!: () => void
+    const sending = traffic(new Promise<void>((resolve) => (stopTraffic = resolve)))
+    for (const node of nodes) {
+      const held = [...(await owners())].filter(([, owner]) => owner === node.id).map(([id]) => id)
+      await node.app!.stop(30_000)
+      // Drained: it released what it held (the owner rows no longer name it) before exiting.
+      const { rows } = await db.query<{ instance_id: string }>(
+        'SELECT instance_id FROM instance_owner WHERE node_id = $1',
+        [node.id],
+      )
+      assert.deepEqual(rows, [], `${node.id} released its ${held.length} instances`)
+      await allConnected(TTL_MS + 10_000, `after ${node.id} left`)
+      await start(node)
+    }
+    await allConnected(TTL_MS + 10_000, 'after the rolling restart')
+    stopTraffic()
+    await sending
+    await everyMessageOnce()
+  })
+})
