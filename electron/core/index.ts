@@ -219,7 +219,11 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
   const http = await buildApi({
     logger,
     limits: config.limits,
-    configuredHost: config.host,
+    // A cluster node's peers name it by its advertised address.
+    configuredHost: [
+      config.host,
+      ...(config.cluster.advertiseUrl ? [new URL(config.cluster.advertiseUrl).hostname] : []),
+    ],
     version: APP_VERSION,
     auth,
     access,

@@ -47,6 +47,8 @@ describe('a cluster of three nodes on one PostgreSQL', { skip: postgresMissing()
   const accounts = new Map<string, string>()
   /** Message ids the contact sent to the accounts. */
   const sent: string[] = []
+  /** message id → the account it was sent to */
+  const sentTo = new Map<string, string>()
 
   const start = async (node: Node) => {
     node.app = await startNode(
@@ -116,7 +118,10 @@ describe('a cluster of three nodes on one PostgreSQL', { skip: postgresMissing()
     return (async () => {
       const phones = [...accounts.values()]
       for (let n = 0; !done; n++) {
-        sent.push(await sandbox.send(ALICE, phones[n % phones.length]!, `cluster ${sent.length}`))
+        const phone = phones[n % phones.length]!
+        const id = await sandbox.send(ALICE, phone, `cluster ${sent.length}`)
+        sent.push(id)
+        sentTo.set(id, phone)
         await sleep(gapMs)
       }
     })()
@@ -131,12 +136,34 @@ describe('a cluster of three nodes on one PostgreSQL', { skip: postgresMissing()
     return byMessage
   }
   /** Every message sent so far reaches the webhook, each under exactly one event id. */
+  /** Where missing messages are: their event (and outbox entry) stored or not, and their account's owner now. */
+  const whereAre = async (missing: string[]) => {
+    const { rows } = await db.query<{ message_id: string; event_id: string; queued: boolean }>(
+      `SELECT m.message_id, m.event_id,
+              EXISTS (SELECT 1 FROM webhook_outbox w WHERE w.entry->>'eventId' = m.event_id) AS queued
+       FROM event_messages m WHERE m.message_id = ANY($1)`,
+      [missing],
+    )
+    const stored = new Map(rows.map((row) => [row.message_id, row]))
+    const held = await owners()
+    const instanceOf = new Map([...accounts].map(([id, phone]) => [phone, id]))
+    return missing
+      .map((id) => {
+        const instanceId = instanceOf.get(sentTo.get(id) ?? '') ?? '?'
+        const row = stored.get(id)
+        const state = row ? `event ${row.event_id}${row.queued ? ', queued' : ', not queued'}` : 'no event'
+        return `${id} to ${instanceId} (held by ${held.get(instanceId)}): ${state}`
+      })
+      .join('; ')
+  }
   const everyMessageOnce = async () => {
     await receiver
       .until(() => sent.every((id) => eventsByMessage().has(id)), 90_000)
-      .catch(() => {
+      .catch(async () => {
         const missing = sent.filter((id) => !eventsByMessage().has(id))
-        assert.fail(`${missing.length} of ${sent.length} messages never reached the webhook`)
+        assert.fail(
+          `${missing.length} of ${sent.length} messages never reached the webhook: ${await whereAre(missing)}`,
+        )
       })
     for (const [id, eventIds] of eventsByMessage())
       assert.equal(eventIds.size, 1, `message ${id} reached the webhook under ${eventIds.size} event ids`)

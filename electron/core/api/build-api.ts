@@ -24,7 +24,7 @@ export type RoutePlugin = (app: FastifyInstance, context: { access: InstanceAcce
 export interface ApiOptions {
   logger: Logger
   limits: Limits
-  configuredHost: string
+  configuredHost: string | readonly string[]
   version: string
   auth: Authenticator
   /** The instance a caller may touch (the registry's ownership check). */

@@ -19,8 +19,11 @@ export interface HttpAppOptions {
   bodyLimit?: number
   /** Largest file part of a multipart/form-data body, bytes; the body limit unless given. */
   fileLimit?: number
-  /** The host the server was configured to bind, accepted in Host headers besides loopback names. */
-  configuredHost?: string
+  /**
+   * The host names accepted in Host headers besides loopback ones: the host the server was configured to bind
+   * (and a cluster node's advertised one, which its peers name).
+   */
+  configuredHost?: string | readonly string[]
   /** Paths (without query) that exist, so that a wrong verb answers 405 instead of 404. */
   knownPaths?: () => ReadonlySet<string>
 }

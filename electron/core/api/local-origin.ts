@@ -12,15 +12,18 @@ function stripPort(host: string): string {
 }
 
 /** True when a Host header names this machine by a loopback name or the configured host (DNS-rebinding guard). */
-export function isAllowedHost(hostHeader: string | undefined, configuredHost?: string): boolean {
+export function isAllowedHost(
+  hostHeader: string | undefined,
+  configuredHost?: string | readonly string[],
+): boolean {
   if (!hostHeader) return false
   const hostname = stripPort(hostHeader.trim()).toLowerCase()
   if (isLoopback(hostname)) return true
-  return configuredHost !== undefined && hostname === configuredHost.toLowerCase()
+  return [configuredHost ?? []].flat().some((host) => hostname === host.toLowerCase())
 }
 
 /** True when a browser Origin is this app's own (a loopback or configured host over http). */
-export function isAllowedOrigin(origin: string, configuredHost?: string): boolean {
+export function isAllowedOrigin(origin: string, configuredHost?: string | readonly string[]): boolean {
   let url: URL
   try {
     url = new URL(origin)
