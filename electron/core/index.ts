@@ -141,6 +141,15 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     fsync: config.fsync,
     logger,
     ...(cluster && { ownership: cluster }),
+    ...(cluster &&
+      stores.sharedLog && {
+        sharedLog: {
+          follow: (filter, position, limit) => stores.sharedLog!.follow(filter, position, limit),
+          positionOf: (eventId) => stores.sharedLog!.positionOf(eventId),
+          announce: () => cluster.announceEvents(),
+          onAnnounced: (listener) => cluster.onEventsAnnounced(listener),
+        },
+      }),
   })
   const metrics = new MetricsRegistry()
   metrics.register(events.metricsProvider())

@@ -230,6 +230,33 @@ describe('a cluster of three nodes on one PostgreSQL', { skip: postgresMissing()
     const received = inbox.messages.find((message) => message.text === text)
     assert.ok(received, 'the contact has the message')
     assert.equal(received.from, accounts.get(instanceId))
+    // The live stream of any node carries every node's events: a message to this instance (run by its owner)
+    // shows on the other node's stream.
+    const stream = new AbortController()
+    const response = await fetch(`${api(other)}/stream`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+      signal: stream.signal,
+    })
+    assert.equal(response.status, 200)
+    let frames = ''
+    const reading = (async () => {
+      const decoder = new TextDecoder()
+      const reader = response.body!.getReader()
+      for (;;) {
+        const { done, value } = await reader.read()
+        if (done) return
+        frames += decoder.decode(value, { stream: true })
+      }
+    })().catch(() => undefined)
+    const messageId = await sandbox.send(ALICE, accounts.get(instanceId)!, 'seen on every node')
+    const deadline = Date.now() + 15_000
+    while (!frames.includes(`"id":"${messageId}"`)) {
+      assert.ok(Date.now() < deadline, `the stream of ${other.id} carried the message received on ${owner}`)
+      await sleep(50)
+    }
+    stream.abort()
+    await reading
+    sent.push(messageId)
     // A script's own token is checked by the node it calls: another token's instance stays unknown.
     const stranger = await fetch(`${api(other)}/instance?instance_id=${instanceId}`, {
       headers: { authorization: 'Bearer not-a-token-of-this-cluster' },

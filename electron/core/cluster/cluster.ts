@@ -37,6 +37,9 @@ interface OwnershipListener {
   parted(instanceId: string, why: Parting): Promise<void> | void
 }
 
+/** Commits announced within this long share one notification. */
+const ANNOUNCE_MS = 20
+
 /** SQLSTATE raised by linkdesk_fence when a claim no longer holds. */
 const FENCE_REFUSED = 'LDL01'
 
@@ -61,6 +64,7 @@ export class Cluster {
   private timer: NodeJS.Timeout | undefined
   private ticking: Promise<void> | undefined
   private again = false
+  private announcing: NodeJS.Timeout | undefined
   private closed = false
 
   private constructor(
@@ -91,6 +95,21 @@ export class Cluster {
   /** The notifications between nodes (settings changes and events use them too). */
   get channel(): Notifications {
     return this.notifications
+  }
+
+  /** Tells every node (this one too) that events were committed: one notification per 20 ms at most. */
+  announceEvents(): void {
+    if (this.announcing) return
+    this.announcing = setTimeout(() => {
+      this.announcing = undefined
+      void this.notifications.notify('linkdesk_events', this.nodeId)
+    }, ANNOUNCE_MS)
+    this.announcing.unref()
+  }
+
+  /** Calls `listener` when any node announces committed events. */
+  onEventsAnnounced(listener: () => void): void {
+    this.notifications.on('linkdesk_events', listener)
   }
 
   onOwnership(listener: OwnershipListener): void {

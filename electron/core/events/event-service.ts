@@ -14,7 +14,8 @@ import { EventCounters, eventMetricsProvider } from './event-metrics'
 import type { EventSettings, RetentionSettings } from './event-settings'
 import { contractViolations, type EventName } from './event-catalogue'
 import type { EventSink, LinkdeskEvent } from './event-types'
-import { LiveStream } from './live-stream'
+import { LiveStream, type StreamSource } from './live-stream'
+import { LogFollower, type SharedLog } from './log-follower'
 import { PostsInFlight } from './posts-in-flight'
 import type { MetricsProvider } from './metrics'
 import { queueParts, webhookQueue } from './outbox-queue'
@@ -58,6 +59,12 @@ export interface EventServiceDeps {
    * queue per instance, and neither a POST nor a message's "durable" answer happens for an instance lost.
    */
   ownership?: { mayAct(instanceId: string): boolean }
+  /**
+   * In a cluster: the log every node writes, read in commit order, and the signal that some node committed
+   * events. The live stream then follows the log (every node's events, in commit order) instead of this
+   * node's emits.
+   */
+  sharedLog?: SharedLog & { announce(): void; onAnnounced(listener: () => void): void }
 }
 
 /** An event just recorded: its envelope, its commit, and when it is durable (the journal, or the commit). */
@@ -112,6 +119,7 @@ export class EventService implements EventSink {
   private sweeping: Promise<unknown> | undefined
   private closed = false
   private closing: Promise<void> | undefined
+  private readonly follower: LogFollower | undefined
 
   /** Opens the service on its store: first writes what the last run journaled but did not commit. */
   static async open(deps: EventServiceDeps): Promise<EventService> {
@@ -142,10 +150,40 @@ export class EventService implements EventSink {
     this.latestId = opened.latestEvent
     this.depth = opened.depth
     this.newId = createIdFactory(this.now, opened.lastId)
+    if (deps.sharedLog) {
+      const follower = new LogFollower(deps.sharedLog, this.live, this.log)
+      deps.sharedLog.onAnnounced(() => follower.wake())
+      this.follower = follower
+    }
+  }
+
+  /** Where live stream clients read the log: this node's own in id order, or the shared one in commit order. */
+  get streamSource(): StreamSource {
+    const shared = this.deps.sharedLog
+    if (shared) {
+      return {
+        start: (lastEventId) => shared.positionOf(lastEventId),
+        page: (filter, position, limit) => shared.follow(filter, position, limit),
+      }
+    }
+    return {
+      start: async (lastEventId) => lastEventId ?? this.lastEventId() ?? '',
+      page: async (filter, position, limit) => {
+        // The replay reads the committed log: what was emitted so far is committed first.
+        await this.settled()
+        const page = await this.store.events(filter, { cursor: position, limit, order: 'asc' })
+        return {
+          items: page.items.map((stored) => ({ stored, position: stored.envelope.event_id })),
+          position: page.nextCursor ?? page.items.at(-1)?.envelope.event_id ?? position,
+          done: page.nextCursor === null,
+        }
+      },
+    }
   }
 
   /** Resumes the deliveries left in the outbox by the last run (or a crash) and starts the retention sweep. */
   async start(): Promise<void> {
+    this.follower?.start()
     const pending = (await this.store.queues()).filter((queue) => this.delivers(queue))
     for (const queue of pending) this.worker(queue, true).kick()
     if (pending.length > 0) {
@@ -314,7 +352,12 @@ export class EventService implements EventSink {
     this.journal?.rotate(this.lastWrite)
     this.latestId = id
     this.counters.countEvent(event)
-    this.live.publish({ kind: 'event', stored })
+    if (this.follower)
+      void written.then(
+        () => this.deps.sharedLog?.announce(),
+        () => undefined,
+      )
+    else this.live.publish({ kind: 'event', stored, position: id })
     if (!this.stop.signal.aborted) {
       if (outbox && this.delivers(instanceId)) this.worker(instanceId).enqueue(id, { entry: outbox, stored })
       for (const { queue, queueId, entry } of extra)
@@ -449,6 +492,7 @@ export class EventService implements EventSink {
     this.closed = true
     this.stop.abort()
     clearInterval(this.sweepTimer)
+    await this.follower?.stop()
     await Promise.all([...this.workers.values()].map(({ worker }) => worker.stopped()))
     await this.sweeping
     await this.settled()

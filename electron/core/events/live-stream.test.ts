@@ -16,11 +16,10 @@ async function streamServer(fixture: Awaited<ReturnType<typeof eventFixture>>, s
     clients.push(
       new EventStreamClient({
         response,
-        events: fixture.service.reader,
+        source: fixture.service.streamSource,
         live: fixture.service.live,
         filter: { visible: () => true },
         after: fixture.service.lastEventId() ?? '',
-        settled: () => fixture.service.settled(),
         deliveries: false,
         heartbeatMs: 20,
         stallTimeoutMs,

@@ -4,10 +4,34 @@ import type { DeliveryAttempt } from './delivery-log'
 import type { EventFilter, StoredEvent } from './event-log'
 import type { EventStore } from './event-store'
 
-/** What the live stream carries: each new event, and (for those who ask) each delivery attempt. */
+/**
+ * What the live stream carries: each new event with its position in the order the log is read in, and (for
+ * those who ask) each delivery attempt.
+ */
 export type LiveItem =
-  | { kind: 'event'; stored: StoredEvent }
+  | { kind: 'event'; stored: StoredEvent; position: string }
   | { kind: 'delivery'; attempt: DeliveryAttempt; owner: string | null }
+
+/** Events read from the log, each with its position (positions sort in the order the log is read in). */
+export interface LogPage {
+  items: Array<{ stored: StoredEvent; position: string }>
+  /** Where the next read starts. */
+  position: string
+  /** Whether the log has nothing more after `position` now. */
+  done: boolean
+}
+
+/**
+ * Where stream clients read the log. Alone, the log is read in id order (ids are made in order by the one
+ * writer). In a cluster several nodes write, so ids from different nodes can commit out of order: the log is
+ * then read in commit order, behind the oldest transaction still running.
+ */
+export interface StreamSource {
+  /** The position after the event `lastEventId` (the client's resume point), or after the newest event. */
+  start(lastEventId: string | undefined): Promise<string>
+  /** The events after `position` matching the filter, in order. */
+  page(filter: EventFilter, position: string, limit: number): Promise<LogPage>
+}
 
 /** The in-process fan-out of new events and attempts to the connected stream clients. */
 export class LiveStream {
@@ -30,13 +54,11 @@ export class LiveStream {
 
 export interface StreamClientOptions {
   response: ServerResponse
-  events: Pick<EventStore, 'events'>
+  source: StreamSource
   live: LiveStream
   filter: EventFilter
-  /** Send the events after this id: the client's Last-Event-ID, or the newest id to start with new events. */
+  /** Send the events after this position (StreamSource.start). */
   after: string
-  /** Resolves once the event writes made so far are committed (the replay reads the committed log). */
-  settled(): Promise<void>
   /** Also send `event: delivery` frames for each attempt. */
   deliveries: boolean
   heartbeatMs: number
@@ -59,7 +81,7 @@ export class EventStreamClient {
   private readonly heartbeat: NodeJS.Timeout
   private stallTimer: NodeJS.Timeout | undefined
   /** While catching up: the events published since the catch-up began (the log may not have them yet). */
-  private published: StoredEvent[] = []
+  private published: Array<{ stored: StoredEvent; position: string }> = []
 
   constructor(private readonly options: StreamClientOptions) {
     const { response } = options
@@ -104,27 +126,23 @@ export class EventStreamClient {
    */
   private async replay(): Promise<void> {
     this.published = []
-    await this.options.settled()
     while (this.mode === 'replay') {
-      const query = { cursor: this.cursor, limit: REPLAY_PAGE, order: 'asc' as const }
-      const page = await this.options.events.events(this.options.filter, query)
+      const page = await this.options.source.page(this.options.filter, this.cursor, REPLAY_PAGE)
       if (this.mode !== 'replay') return
-      for (const stored of page.items) if (!this.send(stored)) return
-      if (page.nextCursor !== null) {
-        this.cursor = page.nextCursor
-        continue
-      }
+      for (const { stored, position } of page.items) if (!this.send(stored, position)) return
+      if (page.position > this.cursor) this.cursor = page.position
+      if (!page.done) continue
       const published = this.published
       this.published = []
       this.mode = 'live'
-      for (const stored of published) {
-        if (stored.envelope.event_id > this.cursor && this.matches(stored) && !this.send(stored)) return
+      for (const { stored, position } of published) {
+        if (position > this.cursor && this.matches(stored) && !this.send(stored, position)) return
       }
     }
   }
 
   private onLive(item: LiveItem): void {
-    if (this.mode === 'replay' && item.kind === 'event') this.published.push(item.stored)
+    if (this.mode === 'replay' && item.kind === 'event') this.published.push(item)
     if (this.mode !== 'live') return
     if (item.kind === 'delivery') {
       const { attempt, owner } = item
@@ -133,9 +151,9 @@ export class EventStreamClient {
       this.write(`event: delivery\ndata: ${JSON.stringify(attempt)}\n\n`)
       return
     }
-    const { stored } = item
-    if (stored.envelope.event_id <= this.cursor || !this.matches(stored)) return
-    this.send(stored)
+    const { stored, position } = item
+    if (position <= this.cursor || !this.matches(stored)) return
+    this.send(stored, position)
   }
 
   private matches(stored: StoredEvent): boolean {
@@ -146,8 +164,8 @@ export class EventStreamClient {
   }
 
   /** Writes one event; false when the socket is full and the client now waits for it to drain. */
-  private send(stored: StoredEvent): boolean {
-    this.cursor = stored.envelope.event_id
+  private send(stored: StoredEvent, position: string): boolean {
+    this.cursor = position
     return this.write(`id: ${stored.envelope.event_id}\ndata: ${JSON.stringify(stored.envelope)}\n\n`)
   }
 

@@ -9,6 +9,7 @@ import { UploadStore, type Uploads } from '../messages/upload-store'
 import { type AuthCipher, type AuthStore, LmdbAuthStore } from './auth-store'
 import { openDatabase } from './database'
 import { Cluster } from '../cluster/cluster'
+import type { SharedLog } from '../events/log-follower'
 import { PostgresAuthStore } from './postgres/auth'
 import { PostgresEventStore } from './postgres/events'
 import { PostgresLedgerRecords } from './postgres/ledger'
@@ -39,6 +40,8 @@ export interface Stores {
   uploads: Uploads
   /** On PostgreSQL: this node's part in the cluster of nodes sharing the database (its writes are fenced). */
   cluster?: Cluster
+  /** On PostgreSQL: the event log as every node writes it, read in commit order. */
+  sharedLog?: SharedLog
   /** Closes what the stores hold open (after every part using them stopped). */
   close(): Promise<void>
 }
@@ -103,11 +106,13 @@ export async function openStores(
       ? await Cluster.open({ pool, url: choice.url, logger, ...options.node })
       : undefined
     const auth = new PostgresAuthStore(pool, dataDir, cipher, cluster)
+    const events = new PostgresEventStore(pool, cluster)
     return {
       kind: 'postgres',
       settings: await PostgresSettingsStore.open(pool, cluster?.channel),
       auth,
-      events: new PostgresEventStore(pool, cluster),
+      events,
+      sharedLog: events,
       eventDurability: 'commit',
       messages: new PostgresMessageStore(pool),
       ledger: new PostgresLedgerRecords(pool),

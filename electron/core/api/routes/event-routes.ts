@@ -351,14 +351,15 @@ export function streamAndMetricsRoutes(
         event: params.event as EventName | undefined,
         visible: visibleTo(principal),
       }
+      const source = deps.events.streamSource
+      const after = await source.start(lastEventId)
       reply.hijack()
       const client = new EventStreamClient({
         response: reply.raw,
-        events: deps.events.reader,
+        source,
         live: deps.events.live,
         filter,
-        after: lastEventId ?? deps.events.lastEventId() ?? '',
-        settled: () => deps.events.settled(),
+        after,
         deliveries: params.deliveries ?? false,
         heartbeatMs: deps.settings.heartbeatMs,
         stallTimeoutMs: deps.settings.stallTimeoutMs,

@@ -3,6 +3,7 @@ import type { DeliveryAttempt, DeliveryFilter } from '../../events/delivery-log'
 import { ID_MAX, idFloorAt } from '../../events/event-id'
 import type { DeliveryStatus, EventFilter, StoredEvent } from '../../events/event-log'
 import type { EventStore, EventWrite, SweepCount } from '../../events/event-store'
+import type { LogPage } from '../../events/live-stream'
 import { type Page, type PageQuery, SCAN_LIMIT } from '../../events/log-range'
 import type { OutboxEntry, QueuedEntry } from '../../events/webhook-outbox'
 import { unhandledCase } from '../../exhaustive'
@@ -61,6 +62,53 @@ export class PostgresEventStore implements EventStore {
       const stored = storedOf(row as unknown as EventRow)
       return filter.visible(stored.owner) ? stored : undefined
     })
+  }
+
+  /**
+   * The log in commit order, for nodes following it: events after `position`, in (transaction, id) order,
+   * only those below the oldest transaction still running (none can commit before them any more). Answers
+   * the position to read from next.
+   */
+  async follow(filter: Partial<EventFilter>, position: string, limit: number): Promise<LogPage> {
+    const { tx, id } = parsePosition(position)
+    const params: unknown[] = [tx, id]
+    const where = ['(tx, id) > ($1::xid8, $2)', 'tx < mark.xmin']
+    if (filter.instanceId) where.push(`instance_id = ${param(params, filter.instanceId)}`)
+    if (filter.event) where.push(`event = ${param(params, filter.event)}`)
+    // One statement, one snapshot: the rows and the mark (the oldest transaction still running) agree.
+    const { rows } = await this.pool.query<
+      Partial<EventRow> & { xmin: string; tx: string | null; id: string }
+    >(
+      `SELECT mark.xmin::text AS xmin, e.* FROM
+         (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin) mark
+         LEFT JOIN LATERAL (SELECT tx::text AS tx, ${EVENT_COLUMNS} FROM events WHERE ${where.join(' AND ')}
+                            ORDER BY tx, id LIMIT ${param(params, limit)}) e ON true`,
+      params,
+    )
+    const found = rows.filter(
+      (row): row is EventRow & { xmin: string; tx: string; id: string } => row.tx !== null,
+    )
+    const items = found.map((row) => ({ stored: storedOf(row), position: positionAt(row.tx, row.id) }))
+    const visible = filter.visible ? items.filter(({ stored }) => filter.visible!(stored.owner)) : items
+    const last = items.at(-1)?.position ?? position
+    // Read to the end: everything below the oldest running transaction has been seen.
+    const seen = found.length < limit ? below(rows[0]!.xmin) : last
+    return { items: visible, position: seen > last ? seen : last, done: found.length < limit }
+  }
+
+  /** The position right before the event with this id, or (unknown, or none given) the end of the log now. */
+  async positionOf(eventId?: string): Promise<string> {
+    if (eventId !== undefined) {
+      const { rows } = await this.pool.query<{ tx: string }>(
+        'SELECT tx::text AS tx FROM events WHERE id = $1',
+        [eventId],
+      )
+      if (rows[0]) return positionAt(rows[0].tx, eventId)
+    }
+    const { rows } = await this.pool.query<{ xmin: string }>(
+      'SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin',
+    )
+    return below(rows[0]!.xmin)
   }
 
   async idsWithStatus(instanceId: string, status: DeliveryStatus): Promise<string[]> {
@@ -170,6 +218,21 @@ interface EventRow {
 }
 
 const EVENT_COLUMNS = 'id, envelope, owner, delivery'
+
+/** A place in the log in commit order, as a string that sorts like it: the transaction (20 digits), the id. */
+function positionAt(tx: string, id: string): string {
+  return `${tx.padStart(20, '0')}:${id}`
+}
+
+function parsePosition(position: string): { tx: string; id: string } {
+  const [tx = '0', id = ''] = position.split(':')
+  return { tx: String(BigInt(tx)), id }
+}
+
+/** The position after every event of a transaction older than `xmin`. */
+function below(xmin: string): string {
+  return positionAt(String(BigInt(xmin) - 1n), '~')
+}
 
 function storedOf({ envelope, owner, delivery }: EventRow): StoredEvent {
   return {

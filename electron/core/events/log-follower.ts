@@ -1,0 +1,76 @@
+import type { Logger } from '../logger'
+import type { EventFilter } from './event-log'
+import type { LiveStream, LogPage } from './live-stream'
+
+/** A log several nodes write, read in commit order (the PostgreSQL event store). */
+export interface SharedLog {
+  follow(filter: Partial<EventFilter>, position: string, limit: number): Promise<LogPage>
+  positionOf(eventId?: string): Promise<string>
+}
+
+const PAGE = 500
+/** How often the log is read without a notification (one lost while the listening connection was down). */
+const POLL_MS = 1_000
+
+/**
+ * Feeds the live stream of a cluster node from the shared log: every event any node commits is published
+ * once, with its position, in commit order, when a node announces commits (and at least every second). While
+ * no client listens it only keeps its place at the end of the log.
+ */
+export class LogFollower {
+  private position: string | undefined
+  private running: Promise<void> | undefined
+  private again = false
+  private timer: NodeJS.Timeout | undefined
+  private stopped = false
+
+  constructor(
+    private readonly log: SharedLog,
+    private readonly live: LiveStream,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => this.wake(), POLL_MS)
+    this.timer.unref()
+    this.wake()
+  }
+
+  /** Reads what was committed since the last read (now, or right after the read under way). */
+  wake(): void {
+    if (this.stopped) return
+    if (this.running) {
+      this.again = true
+      return
+    }
+    this.running = this.read()
+      .catch((error: unknown) => this.logger.warn({ err: error }, 'following the shared event log failed'))
+      .finally(() => {
+        this.running = undefined
+        if (this.again) {
+          this.again = false
+          this.wake()
+        }
+      })
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true
+    clearInterval(this.timer)
+    await this.running
+  }
+
+  private async read(): Promise<void> {
+    if (this.live.clients === 0 || this.position === undefined) {
+      // Nobody listens: keep the place at the end (a client that connects replays from its own start).
+      this.position = await this.log.positionOf()
+      return
+    }
+    for (;;) {
+      const page = await this.log.follow({}, this.position, PAGE)
+      for (const { stored, position } of page.items) this.live.publish({ kind: 'event', stored, position })
+      this.position = page.position
+      if (page.done || this.stopped) return
+    }
+  }
+}
