@@ -303,6 +303,7 @@ describe('a cluster of three nodes on one PostgreSQL', { skip: postgresMissing()
     let takenOver: Awaited<ReturnType<typeof tokens>> = []
     let stopTraffic!: () => void
     const sending = traffic(new Promise<void>((resolve) => (stopTraffic = resolve)))
+    let resumedAt = 0
     try {
       // Its peers take its instances over once its lease expires.
       const deadline = Date.now() + TTL_MS + 10_000
@@ -315,14 +316,41 @@ describe('a cluster of three nodes on one PostgreSQL', { skip: postgresMissing()
       takenOver = await tokens()
       await sleep(2_000)
     } finally {
+      resumedAt = Date.now()
       paused.app!.child.kill('SIGCONT')
     }
-    // Resumed, it finds its lease expired, stops what it held and takes nothing back.
+    // Resumed, it finds its lease expired, stops what it held and joins again as a fresh node.
     await sleep(TTL_MS)
     const health = await ok(paused, 'health')
     assert.equal(health.body.cluster.node_id, paused.id)
-    assert.equal(health.body.cluster.leases, 0, 'the resumed node holds nothing')
-    assert.deepEqual(await tokens(), takenOver, 'no owner or token changed after the resume')
+    assert.equal(health.body.cluster.lease_alive, true)
+    const { rows: joined } = await db.query<{ started: string }>(
+      `SELECT (extract(epoch FROM started_at) * 1000)::bigint::text AS started FROM nodes WHERE id = $1`,
+      [paused.id],
+    )
+    const rejoinedAt = Number(joined[0]!.started)
+    assert.ok(rejoinedAt >= resumedAt - 1_000, 'it joined again after the resume')
+    // Until then it posted nothing for the instances it lost; an instance handed back to it since (the
+    // cluster rebalances towards the emptied node) came under a newer token than the one it lost.
+    const lostToken = new Map(takenOver.map(({ instance_id: id, token }) => [id, Number(token)]))
+    const stale = receiver.received.filter(
+      ({ headers, event, at }) =>
+        headers['x-linkdesk-node'] === paused.id &&
+        at >= resumedAt &&
+        at < rejoinedAt &&
+        lostToken.has(event.instance_id),
+    )
+    assert.deepEqual(
+      stale.map(
+        ({ event, at }) => `${event.event_id} of ${event.instance_id}, ${at - resumedAt} ms after SIGCONT`,
+      ),
+      [],
+      'no POST for a lost instance before it joined again',
+    )
+    for (const { instance_id: id, node_id: owner, token } of await tokens()) {
+      if (owner === paused.id)
+        assert.ok(Number(token) > lostToken.get(id)!, `${id} came back under a new token`)
+    }
     await allConnected(TTL_MS + 10_000, 'after the pause')
     stopTraffic()
     await sending

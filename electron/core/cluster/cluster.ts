@@ -37,6 +37,9 @@ interface OwnershipListener {
   parted(instanceId: string, why: Parting): Promise<void> | void
 }
 
+/** How many more instances than the least-loaded node a node holds before it hands one over. */
+const REBALANCE_GAP = 2
+
 /** Commits announced within this long share one notification. */
 const ANNOUNCE_MS = 20
 
@@ -54,10 +57,12 @@ export class Cluster {
   private address = ''
   private readonly fences = new Map<string, Fence>()
   private readonly statuses = new Map<string, unknown>()
+  /** Held instances a write of which was refused: restarted at the next tick if still held. */
+  private readonly doubtful = new Set<string>()
   /** Instances whose listeners are being told this node took them. */
   private readonly adopting = new Map<string, Promise<void>>()
-  /** Instances whose listeners are being told they part. */
-  private readonly parting = new Set<string>()
+  /** Instances whose listeners are being told they part, until they are done. */
+  private readonly parting = new Map<string, Promise<void>>()
   private readonly listeners: OwnershipListener[] = []
   private readonly notifications: Notifications
   private readonly log: Logger
@@ -151,7 +156,13 @@ export class Cluster {
     const rows = []
     for (const instanceId of new Set(instanceIds)) {
       const fence = this.fences.get(instanceId)
-      if (!fence || !this.lease?.alive) throw leaseLost(instanceId)
+      if (!fence) throw leaseLost(instanceId)
+      if (!this.lease?.alive) {
+        // Held, but the lease is in doubt (a pause, a slow renewal): this write is refused, and if the lease
+        // holds after all, the instance restarts (its session may have counted on the write).
+        this.doubtful.add(instanceId)
+        throw leaseLost(instanceId)
+      }
       rows.push({ instance_id: instanceId, node_id: this.nodeId, token: fence.token })
     }
     return { sql: 'SELECT linkdesk_fence($1::jsonb)', rows }
@@ -163,8 +174,9 @@ export class Cluster {
    */
   refused(error: unknown): unknown {
     if ((error as { code?: string }).code !== FENCE_REFUSED) return error
-    void this.verify()
     const instanceId = /instance (\S+)/.exec((error as Error).message)?.[1] ?? ''
+    if (this.fences.has(instanceId)) this.doubtful.add(instanceId)
+    void this.verify()
     return leaseLost(instanceId)
   }
 
@@ -378,10 +390,49 @@ export class Cluster {
       if (this.closed) return
       await this.take(instanceId)
     }
+    await this.restartDoubtful()
+    if (orphans.length === 0) await this.rebalance(loads)
+  }
+
+  /**
+   * Instances still held here after one of their writes was refused (the lease was in doubt for a moment):
+   * their sessions may count on what was not written, so each starts again from what is stored, under a new
+   * token (whatever still runs with the old one is fenced out).
+   */
+  private async restartDoubtful(): Promise<void> {
+    for (const instanceId of [...this.doubtful]) {
+      this.doubtful.delete(instanceId)
+      if (this.closed || !this.mayAct(instanceId)) continue
+      this.log.warn(
+        { instanceId },
+        'a write was refused while the lease was in doubt: restarting the instance',
+      )
+      await this.part(instanceId, 'released')
+      await this.take(instanceId)
+    }
+  }
+
+  /**
+   * Once nothing is left to place: a node holding more than REBALANCE_GAP instances over the least-loaded one
+   * hands one over (released with a token bump; the least-loaded node takes it at its next tick, woken at
+   * once). One per tick at most: every move reconnects a live account.
+   */
+  private async rebalance(loads: ReadonlyMap<string, number>): Promise<void> {
+    const own = loads.get(this.nodeId) ?? 0
+    const others = [...loads].filter(([id]) => id !== this.nodeId).map(([, load]) => load)
+    if (others.length === 0 || own - Math.min(...others) <= REBALANCE_GAP) return
+    const fence = [...this.fences.values()].at(-1)
+    if (!fence || !this.lease) return
+    await this.part(fence.instanceId, 'released')
+    await this.lease.release(fence)
+    this.log.info({ instanceId: fence.instanceId, load: own }, 'instance handed over to a less loaded node')
+    await this.notifications.notify('linkdesk_cluster', `released ${this.nodeId}`)
   }
 
   /** Takes the instance if it is free to take, then tells the listeners; resolves whether it is now held. */
   private async take(instanceId: string): Promise<boolean> {
+    // An instance still being stopped here (lost or released) is stopped before it starts again.
+    await this.parting.get(instanceId)
     const fence = await this.lease?.acquire(instanceId)
     if (!fence) return false
     const before = this.fences.get(instanceId)
@@ -408,18 +459,23 @@ export class Cluster {
    * more); a released one keeps its fence until they are done, so what it wrote while stopping commits.
    */
   private async part(instanceId: string, why: Parting): Promise<void> {
-    if (!this.fences.has(instanceId) || this.parting.has(instanceId)) return
-    this.parting.add(instanceId)
-    if (why === 'lost') this.fences.delete(instanceId)
-    this.log.info({ instanceId, why }, why === 'lost' ? 'instance lost' : 'instance released')
-    for (const listener of this.listeners) {
-      try {
-        await listener.parted(instanceId, why)
-      } catch (error) {
-        this.log.error({ err: error, instanceId }, 'stopping a parted instance failed')
+    const fence = this.fences.get(instanceId)
+    const under = this.parting.get(instanceId)
+    if (under || !fence) return under
+    const parting = (async () => {
+      if (why === 'lost') this.fences.delete(instanceId)
+      this.log.info({ instanceId, why }, why === 'lost' ? 'instance lost' : 'instance released')
+      for (const listener of this.listeners) {
+        try {
+          await listener.parted(instanceId, why)
+        } catch (error) {
+          this.log.error({ err: error, instanceId }, 'stopping a parted instance failed')
+        }
       }
-    }
-    this.fences.delete(instanceId)
+      if (this.fences.get(instanceId) === fence) this.fences.delete(instanceId)
+    })()
+    this.parting.set(instanceId, parting)
+    await parting
     this.parting.delete(instanceId)
   }
 

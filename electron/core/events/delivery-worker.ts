@@ -38,6 +38,8 @@ export interface WorkerDeps {
    * local deadline), checked right before each POST; while it may not, the worker waits to be stopped.
    */
   mayPost?: () => boolean
+  /** In a cluster: this node's id, sent with each POST. */
+  node?: string
   /** The queue had entries waiting at start (left by the last run): they are read from the outbox first. */
   resumed?: boolean
   /** Queue ids kept in memory (default MEMORY_QUEUE). */
@@ -302,6 +304,7 @@ export class InstanceDeliveryWorker {
         timeoutMs: this.deps.settings.timeoutMs,
         now: this.deps.now,
         stop: this.deps.stop,
+        ...(this.deps.node !== undefined && { node: this.deps.node }),
       },
     )
     if (result.kind === 'aborted') return

@@ -58,7 +58,7 @@ export interface EventServiceDeps {
    * only for the instances held here (`adopt` starts them, `release` stops them), each added webhook has a
    * queue per instance, and neither a POST nor a message's "durable" answer happens for an instance lost.
    */
-  ownership?: { mayAct(instanceId: string): boolean }
+  ownership?: { nodeId: string; mayAct(instanceId: string): boolean }
   /**
    * In a cluster: the log every node writes, read in commit order, and the signal that some node committed
    * events. The live stream then follows the log (every node's events, in commit order) instead of this
@@ -658,7 +658,10 @@ export class EventService implements EventSink {
           if (attempt) this.live.publish({ kind: 'delivery', attempt, owner: owner ?? null })
         },
         stop: AbortSignal.any([this.stop.signal, stop.signal]),
-        ...(ownership && { mayPost: () => owner !== undefined && ownership.mayAct(owner) }),
+        ...(ownership && {
+          mayPost: () => owner !== undefined && ownership.mayAct(owner),
+          node: ownership.nodeId,
+        }),
         memoryQueue: this.deps.memoryQueue,
       })
       this.workers.set(instanceId, { worker, stop })

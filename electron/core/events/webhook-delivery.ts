@@ -31,6 +31,8 @@ export interface AttemptDeps {
   now: () => number
   /** Aborted when the core stops: the attempt is then neither a success nor a failure. */
   stop: AbortSignal
+  /** In a cluster: the node posting, sent as `x-linkdesk-node` (which node delivered, for operators). */
+  node?: string
 }
 
 const ERROR_BODY_CHARS = 200
@@ -83,6 +85,7 @@ export async function attemptDelivery(request_: AttemptRequest, deps: AttemptDep
         [WEBHOOK_HEADERS.attempt]: String(request_.attempt),
         [WEBHOOK_HEADERS.timestamp]: timestamp,
         [WEBHOOK_HEADERS.signature]: signWebhook(request_.secret, timestamp, body),
+        ...(deps.node !== undefined && { 'x-linkdesk-node': deps.node }),
       },
     })
     const text = await readSnippet(response.body)

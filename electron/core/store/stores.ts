@@ -114,7 +114,7 @@ export async function openStores(
       events,
       sharedLog: events,
       eventDurability: 'commit',
-      messages: new PostgresMessageStore(pool),
+      messages: new PostgresMessageStore(pool, {}, cluster),
       ledger: new PostgresLedgerRecords(pool),
       polls: new PostgresPollVotes(pool),
       uploads: new PostgresUploads(pool),

@@ -146,6 +146,14 @@ class PostgresInstanceAuthStore implements InstanceAuthStore {
     await this.lastCommit
   }
 
+  /**
+   * Whether a new session may use this store: not once it is closed or a write failed (what it holds in
+   * memory may then differ from the database; a new session reads afresh).
+   */
+  get usable(): boolean {
+    return !this.closed && this.failure === undefined
+  }
+
   async countKeys(type: string): Promise<number> {
     await this.lastCommit
     const { rows } = await this.pool.query<{ n: string }>(
@@ -212,7 +220,8 @@ export class PostgresAuthStore implements AuthStore {
   forInstance(instanceId: string): InstanceAuthStore {
     if (this.closing) throw new Error('the auth store is closed')
     let store = this.stores.get(instanceId)
-    if (!store) {
+    // A store a write failed on (its node lost the instance meanwhile) is left to the session that used it.
+    if (!store?.usable) {
       store = new PostgresInstanceAuthStore(
         this.pool,
         instanceId,

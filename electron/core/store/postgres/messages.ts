@@ -1,4 +1,5 @@
 import type pg from 'pg'
+import { fencedStatement, type WriteFence } from './write-fence'
 import { boundedCache, CACHE_LIMITS } from '../../bounded-cache'
 import {
   DEFAULT_RETENTION_MS,
@@ -37,6 +38,8 @@ export class PostgresMessageStore implements MessageStore {
   constructor(
     private readonly pool: pg.Pool,
     options: MessageStoreOptions = {},
+    /** In a cluster: every write of an instance's messages checks that this node holds it. */
+    private readonly fence?: WriteFence,
   ) {
     this.retentionMs = Math.max(options.retentionMs ?? DEFAULT_RETENTION_MS, FOURTEEN_DAYS_MS)
     this.now = options.now ?? Date.now
@@ -50,10 +53,13 @@ export class PostgresMessageStore implements MessageStore {
     const stored: StoredMessage = { ...entry, storedAt: this.stamp() }
     this.pending.set(key, stored)
     try {
-      const { rowCount } = await this.pool.query(
-        `INSERT INTO messages (instance_id, id, stored_at, direction, read, record, content)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (instance_id, id) DO NOTHING`,
-        [instanceId, entry.message.id, ...columnsOf(stored)],
+      const params = [instanceId, entry.message.id, ...columnsOf(stored)]
+      const { rowCount } = await fencedStatement(this.fence, instanceId, params, (holds) =>
+        this.pool.query(
+          `INSERT INTO messages (instance_id, id, stored_at, direction, read, record, content)
+           ${ROW} WHERE ${holds} ON CONFLICT (instance_id, id) DO NOTHING`,
+          params,
+        ),
       )
       return rowCount === 1
     } finally {
@@ -87,12 +93,15 @@ export class PostgresMessageStore implements MessageStore {
     const stored: StoredMessage = { ...entry, direction: 'out', storedAt: this.stamp() }
     this.pending.set(key, stored)
     try {
-      await this.pool.query(
-        `INSERT INTO messages (instance_id, id, stored_at, direction, read, record, content)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (instance_id, id)
-         DO UPDATE SET stored_at = EXCLUDED.stored_at, direction = EXCLUDED.direction, read = EXCLUDED.read,
-                       record = EXCLUDED.record, content = EXCLUDED.content`,
-        [instanceId, entry.message.id, ...columnsOf(stored)],
+      const params = [instanceId, entry.message.id, ...columnsOf(stored)]
+      await fencedStatement(this.fence, instanceId, params, (holds) =>
+        this.pool.query(
+          `INSERT INTO messages (instance_id, id, stored_at, direction, read, record, content)
+           ${ROW} WHERE ${holds} ON CONFLICT (instance_id, id)
+           DO UPDATE SET stored_at = EXCLUDED.stored_at, direction = EXCLUDED.direction, read = EXCLUDED.read,
+                         record = EXCLUDED.record, content = EXCLUDED.content`,
+          params,
+        ),
       )
     } finally {
       if (this.pending.get(key) === stored) this.pending.delete(key)
@@ -131,10 +140,13 @@ export class PostgresMessageStore implements MessageStore {
   }
 
   async markRead(instanceId: string, ids: readonly string[]): Promise<void> {
-    await this.pool.query(
-      `UPDATE messages SET read = true
-       WHERE instance_id = $1 AND id = ANY($2) AND direction = 'in' AND NOT read`,
-      [instanceId, ids],
+    const params: unknown[] = [instanceId, ids]
+    await fencedStatement(this.fence, instanceId, params, (holds) =>
+      this.pool.query(
+        `UPDATE messages SET read = true
+         WHERE instance_id = $1 AND id = ANY($2) AND direction = 'in' AND NOT read AND ${holds}`,
+        params,
+      ),
     )
   }
 
@@ -154,12 +166,16 @@ export class PostgresMessageStore implements MessageStore {
     if (!stored) return false
     // A status kept inside the record (copied from an earlier version's store) is the floor until a row exists.
     const floor = stored.status ? STATUS_RANK[stored.status] : -1
-    const { rowCount } = await this.pool.query(
-      `INSERT INTO message_statuses (instance_id, id, status, rank)
-       SELECT $1, $2, $3::text, $4::smallint WHERE $3::text = 'failed' OR $4::smallint > $5::smallint
-       ON CONFLICT (instance_id, id) DO UPDATE SET status = EXCLUDED.status, rank = EXCLUDED.rank
-       WHERE EXCLUDED.status = 'failed' OR message_statuses.rank < EXCLUDED.rank`,
-      [instanceId, id, status, STATUS_RANK[status], floor],
+    const params: unknown[] = [instanceId, id, status, STATUS_RANK[status], floor]
+    const { rowCount } = await fencedStatement(this.fence, instanceId, params, (holds) =>
+      this.pool.query(
+        `INSERT INTO message_statuses (instance_id, id, status, rank)
+         SELECT $1, $2, $3::text, $4::smallint
+         WHERE ($3::text = 'failed' OR $4::smallint > $5::smallint) AND ${holds}
+         ON CONFLICT (instance_id, id) DO UPDATE SET status = EXCLUDED.status, rank = EXCLUDED.rank
+         WHERE EXCLUDED.status = 'failed' OR message_statuses.rank < EXCLUDED.rank`,
+        params,
+      ),
     )
     return rowCount === 1
   }
@@ -182,11 +198,14 @@ export class PostgresMessageStore implements MessageStore {
 
   async saveMedia(instanceId: string, id: string, data: Uint8Array): Promise<void> {
     // Kept only beside a stored message (one swept meanwhile downloads again when asked).
-    await this.pool.query(
-      `INSERT INTO message_media (instance_id, id, data)
-       SELECT $1, $2, $3 WHERE EXISTS (SELECT 1 FROM messages WHERE instance_id = $1 AND id = $2)
-       ON CONFLICT (instance_id, id) DO UPDATE SET data = EXCLUDED.data`,
-      [instanceId, id, Buffer.from(data)],
+    const params: unknown[] = [instanceId, id, Buffer.from(data)]
+    await fencedStatement(this.fence, instanceId, params, (holds) =>
+      this.pool.query(
+        `INSERT INTO message_media (instance_id, id, data)
+         SELECT $1, $2, $3 WHERE EXISTS (SELECT 1 FROM messages WHERE instance_id = $1 AND id = $2) AND ${holds}
+         ON CONFLICT (instance_id, id) DO UPDATE SET data = EXCLUDED.data`,
+        params,
+      ),
     )
   }
 
@@ -204,6 +223,9 @@ export class PostgresMessageStore implements MessageStore {
 }
 
 /** A message's columns after its key: stored_at, direction, read, the record (JSON text), the content. */
+/** A message row from parameters $1 to $7, as a SELECT (so a WHERE can fence it), typed as the columns. */
+const ROW = 'SELECT $1::text, $2::text, $3::bigint, $4::text, $5::boolean, $6::text, $7::bytea'
+
 function columnsOf(stored: StoredMessage): unknown[] {
   const { content, read, ...record } = stored
   return [

@@ -12,6 +12,26 @@ export interface WriteFence {
   refused(error: unknown): unknown
 }
 
+/**
+ * A one-statement write of an instance behind the fence: `write` gets the condition to put in its WHERE clause
+ * (`linkdesk_holds(...)` with its claims as the next parameter; `true` without a fence) and runs the query.
+ */
+export async function fencedStatement<T>(
+  fence: WriteFence | undefined,
+  instanceId: string,
+  params: unknown[],
+  write: (holds: string) => Promise<T>,
+): Promise<T> {
+  if (!fence) return write('true')
+  const { rows } = fence.claims([instanceId])
+  params.push(JSON.stringify(rows))
+  try {
+    return await write(`linkdesk_holds($${params.length}::jsonb)`)
+  } catch (error) {
+    throw fence.refused(error)
+  }
+}
+
 /** Runs the statements atomically, behind the fence's claims for these instances when there is a fence. */
 export async function runFenced(
   pool: pg.Pool,
