@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import { Authenticator, UiCredential } from './api/auth'
 import { API_PREFIX, buildApi } from './api/build-api'
 import type { InstanceAccess } from './api/operation'
-import { clusterApi, clusterHealth, clusterOwnership } from './cluster/cluster-api'
+import { clusterApi, clusterHealth, clusterMetricsProvider, clusterOwnership } from './cluster/cluster-api'
 import { eventOperations, streamAndMetricsRoutes } from './api/routes/event-routes'
 import { webhookOperations } from './api/routes/webhook-routes'
 import { WebhookRegistry } from './events/webhook-registry'
@@ -217,6 +217,7 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
       .catch((error: unknown) => logger.error({ err: error, instanceId }, 'dropping the webhooks failed'))
   })
   metrics.register(messages.metricsProvider())
+  if (cluster) metrics.register(clusterMetricsProvider(cluster))
   metrics.register(
     instanceMetricsProvider(
       // In a cluster each node reports the instances it runs.

@@ -50,6 +50,13 @@ describe('v1 foundation over real HTTP', () => {
       const me = body.cluster.nodes.find((node: { id: string }) => node.id === body.cluster.node_id)
       assert.equal(me.live, true)
       assert.equal(me.address, t.core.url)
+      // Its metrics carry its node id.
+      const metrics = await fetch(`${t.base}/metrics`, { headers: { authorization: `Bearer ${TEST_TOKEN}` } })
+      const text = await metrics.text()
+      const node = `{node="${body.cluster.node_id}"}`
+      assert.ok(text.includes(`linkdesk_node_leases${node} 0\n`), text)
+      assert.ok(text.includes(`linkdesk_node_lease_alive${node} 1\n`))
+      assert.ok(text.includes(`linkdesk_node_instances_lost_total${node} 0\n`))
     }
     // This core never fetches (no version URL): the version Baileys was released with.
     assert.deepEqual(Object.keys(body.wa_version).sort(), ['checked_at', 'source', 'version'])

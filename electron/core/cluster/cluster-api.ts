@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import type { Principal } from '../api/auth'
 import type { InstanceAccess, OperationRoute } from '../api/operation'
+import type { MetricsProvider } from '../events/metrics'
 import type { InstanceOwnership } from '../instances/instance-manager'
 import type { InstanceStatus } from '../instances/instance-status'
 import type { SettingsStore } from '../store/settings-store'
@@ -48,6 +49,33 @@ export function clusterOwnership(cluster: Cluster): InstanceOwnership {
     reportedStatus: (instanceId) => cluster.reportedStatus(instanceId) as InstanceStatus | undefined,
     adoptNew: (instanceId) => cluster.adoptNew(instanceId),
     dropped: (instanceId) => cluster.dropped(instanceId),
+  }
+}
+
+/** This node's part in the cluster for GET /api/v1/metrics, labelled with the node id. */
+export function clusterMetricsProvider(cluster: Cluster): MetricsProvider {
+  const labels = { node: cluster.nodeId }
+  return {
+    collect: () => [
+      {
+        name: 'linkdesk_node_leases',
+        help: 'Instances this node holds.',
+        type: 'gauge',
+        samples: [{ labels, value: cluster.held().length }],
+      },
+      {
+        name: 'linkdesk_node_lease_alive',
+        help: 'Whether this node may act: its lease is held and within its local deadline (1) or not (0).',
+        type: 'gauge',
+        samples: [{ labels, value: cluster.alive ? 1 : 0 }],
+      },
+      ...(['acquired', 'released', 'lost'] as const).map((what) => ({
+        name: `linkdesk_node_instances_${what}_total`,
+        help: `Instances this node ${what === 'acquired' ? 'took' : what === 'released' ? 'gave up (drain, rebalance, restart)' : 'lost (its lease, or a peer took them)'} since it started.`,
+        type: 'counter' as const,
+        samples: [{ labels, value: cluster.counts[what] }],
+      })),
+    ],
   }
 }
 

@@ -70,6 +70,8 @@ export class Cluster {
   private ticking: Promise<void> | undefined
   private again = false
   private announcing: NodeJS.Timeout | undefined
+  /** Instances taken here, given up (drained, handed over, restarted) and lost, since the start. */
+  readonly counts = { acquired: 0, released: 0, lost: 0 }
   private closed = false
 
   private constructor(
@@ -439,6 +441,7 @@ export class Cluster {
     this.fences.set(instanceId, fence)
     if (before) return true
     this.log.info({ instanceId, token: fence.token }, 'instance acquired')
+    this.counts.acquired += 1
     const adopting = (async () => {
       for (const listener of this.listeners) {
         try {
@@ -464,6 +467,7 @@ export class Cluster {
     if (under || !fence) return under
     const parting = (async () => {
       if (why === 'lost') this.fences.delete(instanceId)
+      this.counts[why] += 1
       this.log.info({ instanceId, why }, why === 'lost' ? 'instance lost' : 'instance released')
       for (const listener of this.listeners) {
         try {
