@@ -8,7 +8,7 @@ import pg from 'pg'
 import { decodeQr } from '../../bench/harness/app'
 import { startNode, type Started } from '../../bench/harness/processes'
 import { type OutsideSandbox, startSandbox } from '../../bench/harness/sandbox'
-import { WebhookReceiver } from '../core/events/testing/webhook-receiver'
+import { eventIdsByMessage, WebhookReceiver } from '../core/events/testing/webhook-receiver'
 import { postgresMissing, type PostgresServer, startPostgres } from '../core/store/testing/postgres-server'
 
 // Three `serve` nodes share one PostgreSQL and an outside sandbox; instances are linked through different
@@ -126,15 +126,7 @@ describe('a cluster of three nodes on one PostgreSQL', { skip: postgresMissing()
       }
     })()
   }
-  const eventsByMessage = () => {
-    const byMessage = new Map<string, Set<string>>()
-    for (const { event } of receiver.accepted()) {
-      if (event.event !== 'message.received') continue
-      const id = String(event.data.id)
-      byMessage.set(id, (byMessage.get(id) ?? new Set()).add(event.event_id))
-    }
-    return byMessage
-  }
+  const eventsByMessage = () => eventIdsByMessage(receiver)
   /** Every message sent so far reaches the webhook, each under exactly one event id. */
   /** Where missing messages are: their event (and outbox entry) stored or not, and their account's owner now. */
   const whereAre = async (missing: string[]) => {

@@ -8,7 +8,7 @@ import { decodeQr } from '../../bench/harness/app'
 import { postOk } from '../../bench/harness/http'
 import { startNode, type Started } from '../../bench/harness/processes'
 import { startSandbox } from '../../bench/harness/sandbox'
-import { WebhookReceiver } from '../core/events/testing/webhook-receiver'
+import { eventIdsByMessage, WebhookReceiver } from '../core/events/testing/webhook-receiver'
 import { testStoreEnv } from '../core/store/testing/test-store'
 
 // The app is killed with SIGKILL at random moments while a contact writes to its account at a steady rate;
@@ -95,15 +95,7 @@ test(
     const sentBeforeLastKill = sent.length
     await sending
 
-    const eventsOf = () => {
-      const byMessage = new Map<string, Set<string>>()
-      for (const { event } of receiver.accepted()) {
-        if (event.event !== 'message.received') continue
-        const id = String(event.data.id)
-        byMessage.set(id, (byMessage.get(id) ?? new Set()).add(event.event_id))
-      }
-      return byMessage
-    }
+    const eventsOf = () => eventIdsByMessage(receiver)
     await receiver
       .until(() => sent.every((id) => eventsOf().has(id)), 60_000)
       .catch((error: unknown) => {

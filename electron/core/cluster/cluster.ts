@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { CoalescedRunner } from '../coalesced-runner'
 import type pg from 'pg'
 import { AppError } from '../errors'
 import type { Logger } from '../logger'
@@ -67,8 +68,10 @@ export class Cluster {
   private readonly notifications: Notifications
   private readonly log: Logger
   private timer: NodeJS.Timeout | undefined
-  private ticking: Promise<void> | undefined
-  private again = false
+  private readonly ticks = new CoalescedRunner(
+    () => this.tick(),
+    (error) => this.log.warn({ err: error }, 'the cluster tick failed'),
+  )
   private announcing: NodeJS.Timeout | undefined
   /** Instances taken here, given up (drained, handed over, restarted) and lost, since the start. */
   readonly counts = { acquired: 0, released: 0, lost: 0 }
@@ -281,7 +284,7 @@ export class Cluster {
   async drain(): Promise<void> {
     this.closed = true
     clearInterval(this.timer)
-    await this.ticking
+    await this.ticks.stop()
     const held = [...this.fences.values()]
     for (const fence of held) await this.part(fence.instanceId, 'released')
     const lease = this.lease
@@ -303,7 +306,7 @@ export class Cluster {
     this.closed = true
     clearInterval(this.timer)
     this.lease?.stop()
-    await this.ticking
+    await this.ticks.stop()
     await this.notifications.close()
   }
 
@@ -330,20 +333,7 @@ export class Cluster {
 
   /** Runs a tick now (or once more after the current one). */
   private wake(): void {
-    if (this.closed) return
-    if (this.ticking) {
-      this.again = true
-      return
-    }
-    this.ticking = this.tick()
-      .catch((error: unknown) => this.log.warn({ err: error }, 'the cluster tick failed'))
-      .finally(() => {
-        this.ticking = undefined
-        if (this.again) {
-          this.again = false
-          this.wake()
-        }
-      })
+    this.ticks.run()
   }
 
   /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { StoredEvent } from '../events/event-log'
+import { storedEvent } from '../events/testing/stored-event'
 import { silentLogger } from '../logger'
 import type { LinkdeskMessage } from '../messages/message-types'
 import { PostgresAuthStore } from '../store/postgres/auth'
@@ -11,19 +11,7 @@ import { Cluster } from './cluster'
 
 const leaseLost = (error: { details?: { reason?: string } }) => error.details?.reason === 'lease_lost'
 
-function event(id: string, instanceId: string): StoredEvent {
-  return {
-    envelope: { event_id: id, event: 'message.received', instance_id: instanceId, created_at: 0, data: {} },
-    owner: null,
-    delivery: {
-      status: 'skipped',
-      attempts: 0,
-      last_attempt_at: null,
-      last_status_code: null,
-      last_error: null,
-    },
-  } as unknown as StoredEvent
-}
+const event = storedEvent
 
 const text = (id: string) =>
   ({ id, chat: '15551234567@s.whatsapp.net', type: 'text', text: 'hi' }) as LinkdeskMessage

@@ -5,21 +5,10 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { createIdFactory } from './event-id'
 import { EventJournal, type JournalRecord } from './event-journal'
+import { storedEvent } from './testing/stored-event'
 
 function record(id: string): JournalRecord {
-  return {
-    stored: {
-      envelope: { event: 'message.received', event_id: id, instance_id: 'A', timestamp: '1', data: {} },
-      owner: null,
-      delivery: {
-        status: 'skipped',
-        attempts: 0,
-        last_attempt_at: null,
-        last_status_code: null,
-        last_error: null,
-      },
-    },
-  }
+  return { stored: storedEvent(id) }
 }
 
 test('the journal keeps records across both files until they are committed, then empties them', async (t) => {

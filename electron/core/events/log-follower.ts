@@ -1,3 +1,4 @@
+import { CoalescedRunner } from '../coalesced-runner'
 import type { Logger } from '../logger'
 import type { EventFilter } from './event-log'
 import type { LiveStream, LogPage } from './live-stream'
@@ -19,16 +20,20 @@ const POLL_MS = 1_000
  */
 export class LogFollower {
   private position: string | undefined
-  private running: Promise<void> | undefined
-  private again = false
+  private readonly reads: CoalescedRunner
   private timer: NodeJS.Timeout | undefined
   private stopped = false
 
   constructor(
     private readonly log: SharedLog,
     private readonly live: LiveStream,
-    private readonly logger: Logger,
-  ) {}
+    logger: Logger,
+  ) {
+    this.reads = new CoalescedRunner(
+      () => this.read(),
+      (error) => logger.warn({ err: error }, 'following the shared event log failed'),
+    )
+  }
 
   start(): void {
     this.timer = setInterval(() => this.wake(), POLL_MS)
@@ -38,26 +43,13 @@ export class LogFollower {
 
   /** Reads what was committed since the last read (now, or right after the read under way). */
   wake(): void {
-    if (this.stopped) return
-    if (this.running) {
-      this.again = true
-      return
-    }
-    this.running = this.read()
-      .catch((error: unknown) => this.logger.warn({ err: error }, 'following the shared event log failed'))
-      .finally(() => {
-        this.running = undefined
-        if (this.again) {
-          this.again = false
-          this.wake()
-        }
-      })
+    this.reads.run()
   }
 
   async stop(): Promise<void> {
     this.stopped = true
     clearInterval(this.timer)
-    await this.running
+    await this.reads.stop()
   }
 
   private async read(): Promise<void> {

@@ -21,6 +21,17 @@ export type Responder = (
   index: number,
 ) => { status: number; headers?: Record<string, string>; delayMs?: number }
 
+/** Per network message id, the event ids of the `message.received` events the receiver accepted for it. */
+export function eventIdsByMessage(receiver: WebhookReceiver): Map<string, Set<string>> {
+  const byMessage = new Map<string, Set<string>>()
+  for (const { event } of receiver.accepted()) {
+    if (event.event !== 'message.received') continue
+    const id = String(event.data.id)
+    byMessage.set(id, (byMessage.get(id) ?? new Set()).add(event.event_id))
+  }
+  return byMessage
+}
+
 /** A real webhook receiver on loopback for tests and benchmarks; answers 200 unless told otherwise. */
 export class WebhookReceiver {
   readonly received: ReceivedDelivery[] = []

@@ -1,28 +1,10 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { StoredEvent } from '../../events/event-log'
+import { storedEvent } from '../../events/testing/stored-event'
 import { postgresSuite } from '../testing/postgres-server'
 import { PostgresEventStore } from './events'
 
-function event(id: string, instanceId = 'A'): StoredEvent {
-  return {
-    envelope: {
-      event_id: id,
-      event: 'message.received',
-      instance_id: instanceId,
-      created_at: 0,
-      data: { id: `m-${id}` },
-    } as unknown as StoredEvent['envelope'],
-    owner: null,
-    delivery: {
-      status: 'skipped',
-      attempts: 0,
-      last_attempt_at: null,
-      last_status_code: null,
-      last_error: null,
-    },
-  }
-}
+const event = (id: string, instanceId = 'A') => storedEvent(id, instanceId, { id: `m-${id}` })
 
 postgresSuite('the shared event log in commit order', (pool) => {
   test('an event another writer commits later with a smaller id is not passed over, and comes in commit order', async () => {

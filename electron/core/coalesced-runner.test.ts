@@ -1,0 +1,29 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { CoalescedRunner } from './coalesced-runner'
+
+test('requests during a run make exactly one more run; a failure is reported; stop waits for the run', async () => {
+  let runs = 0
+  const errors: unknown[] = []
+  const runner = new CoalescedRunner(
+    async () => {
+      runs += 1
+      await sleep(20)
+      if (runs === 2) throw new Error('second run failed')
+    },
+    (error) => errors.push(error),
+  )
+  runner.run()
+  runner.run()
+  runner.run()
+  runner.run()
+  await sleep(80)
+  assert.equal(runs, 2, 'one run, then one more for all the requests made during it')
+  assert.equal(errors.length, 1)
+  runner.run()
+  const stopping = runner.stop()
+  runner.run()
+  await stopping
+  assert.equal(runs, 3, 'the run under way finished; none after the stop')
+})

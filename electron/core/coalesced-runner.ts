@@ -1,0 +1,38 @@
+/**
+ * Runs an async job on request, one run at a time: requests made during a run make exactly one more run after
+ * it. A failed run is reported to `onError`, never thrown.
+ */
+export class CoalescedRunner {
+  private running: Promise<void> | undefined
+  private again = false
+  private stopped = false
+
+  constructor(
+    private readonly job: () => Promise<void>,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  /** Runs the job now, or once more after the run under way. */
+  run(): void {
+    if (this.stopped) return
+    if (this.running) {
+      this.again = true
+      return
+    }
+    this.running = this.job()
+      .catch(this.onError)
+      .finally(() => {
+        this.running = undefined
+        if (this.again) {
+          this.again = false
+          this.run()
+        }
+      })
+  }
+
+  /** Runs no more; resolves once the run under way (if any) ended. */
+  async stop(): Promise<void> {
+    this.stopped = true
+    await this.running
+  }
+}
