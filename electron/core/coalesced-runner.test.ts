@@ -27,3 +27,22 @@ test('requests during a run make exactly one more run; a failure is reported; st
   await stopping
   assert.equal(runs, 3, 'the run under way finished; none after the stop')
 })
+
+test('flush resolves once a run begun after the call has ended', async () => {
+  const seen: number[] = []
+  let value = 0
+  const runner = new CoalescedRunner(
+    async () => {
+      const read = value
+      await sleep(10)
+      seen.push(read)
+    },
+    () => undefined,
+  )
+  runner.run()
+  value = 1
+  await runner.flush()
+  assert.deepEqual(seen, [0, 1], 'the run under way did not count: one more ran after the call')
+  await runner.stop()
+  await runner.flush()
+})

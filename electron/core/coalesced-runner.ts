@@ -6,6 +6,8 @@ export class CoalescedRunner {
   private running: Promise<void> | undefined
   private again = false
   private stopped = false
+  /** Callers of `flush` waiting for a run that begins after their call. */
+  private waiting: Array<() => void> = []
 
   constructor(
     private readonly job: () => Promise<void>,
@@ -19,10 +21,13 @@ export class CoalescedRunner {
       this.again = true
       return
     }
+    const served = this.waiting
+    this.waiting = []
     this.running = this.job()
       .catch(this.onError)
       .finally(() => {
         this.running = undefined
+        for (const resolve of served) resolve()
         if (this.again) {
           this.again = false
           this.run()
@@ -30,9 +35,19 @@ export class CoalescedRunner {
       })
   }
 
+  /** Runs the job and resolves once a run begun after this call has ended (at once after `stop`). */
+  flush(): Promise<void> {
+    if (this.stopped) return Promise.resolve()
+    return new Promise((resolve) => {
+      this.waiting.push(resolve)
+      this.run()
+    })
+  }
+
   /** Runs no more; resolves once the run under way (if any) ended. */
   async stop(): Promise<void> {
     this.stopped = true
     await this.running
+    for (const resolve of this.waiting.splice(0)) resolve()
   }
 }

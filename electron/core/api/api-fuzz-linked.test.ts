@@ -392,6 +392,8 @@ async function fuzzedSend(
   const params = resolveAll(f, spec.params)
   const { url, init } = buildRequest(f.t.base, spec.path, params, spec.how, f.t.core.ui.value)
   if (spec.header !== undefined) init.headers['idempotency-key'] = spec.header
+  // In a cluster the stream follows the shared log: what earlier sends emitted is counted first.
+  if (alone) await f.t.core.events.published()
   const before = { state: snapshot(f), sent: counter.sent }
   const response = await fetch(url, init)
   const what = `${spec.how.verb} ${spec.path}`
@@ -402,8 +404,10 @@ async function fuzzedSend(
     return { status: 200, fresh: f.ledger.accepted(mark, String(params.instance_id), key, body) }
   }
   assert.equal(snapshot(f), before.state, `a rejected ${what} (${body.code}) changed nothing`)
-  if (alone)
+  if (alone) {
+    await f.t.core.events.published()
     assert.equal(counter.sent, before.sent, `a rejected ${what} (${body.code}) logged no message.sent`)
+  }
   return { status: response.status, fresh: false }
 }
 

@@ -162,7 +162,11 @@ export class EventService implements EventSink {
     const shared = this.deps.sharedLog
     if (shared) {
       return {
-        start: (lastEventId) => shared.positionOf(lastEventId),
+        // The resume point of an event this node just emitted is known once its commit is done.
+        start: async (lastEventId) => {
+          await this.settled()
+          return shared.positionOf(lastEventId)
+        },
         page: (filter, position, limit) => shared.follow(filter, position, limit),
       }
     }
@@ -287,6 +291,17 @@ export class EventService implements EventSink {
       if (this.deps.ownership && !this.deps.ownership.mayAct(instanceId)) throw leaseLost(instanceId)
       return result.emitted.envelope
     })
+  }
+
+  /**
+   * Resolves once every event emitted so far is on the live stream: at once alone (published as emitted); in
+   * a cluster once committed and read back from the shared log.
+   */
+  async published(): Promise<void> {
+    const latest = this.latestId
+    if (!this.follower || latest === undefined) return
+    await this.settled()
+    await this.follower.caughtUp(latest)
   }
 
   /** Resolves once every event emitted so far is durable (at once with a journal; else at their commit). */

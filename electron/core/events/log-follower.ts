@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { CoalescedRunner } from '../coalesced-runner'
 import type { Logger } from '../logger'
 import type { EventFilter } from './event-log'
@@ -44,6 +45,19 @@ export class LogFollower {
   /** Reads what was committed since the last read (now, or right after the read under way). */
   wake(): void {
     this.reads.run()
+  }
+
+  /**
+   * Resolves once the event `eventId` (committed) is published, or would have been had a client listened:
+   * reads until the place in the log passes it (a transaction still running elsewhere holds reads back).
+   */
+  async caughtUp(eventId: string): Promise<void> {
+    const target = await this.log.positionOf(eventId)
+    while (!this.stopped) {
+      await this.reads.flush()
+      if (this.position !== undefined && this.position >= target) return
+      await sleep(5)
+    }
   }
 
   async stop(): Promise<void> {

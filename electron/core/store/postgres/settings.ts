@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
 import type { Notifications } from '../../cluster/notifications'
 import {
@@ -16,6 +17,8 @@ const KINDS: readonly SettingsKind[] = ['tokens', 'instances', 'webhooks']
  * after its commit, and the peers read the kind again.
  */
 export class PostgresSettingsStore extends CachedSettingsStore {
+  /** Tells this store's own change notifications from the peers'. */
+  private readonly origin = randomUUID()
   private constructor(
     private readonly pool: pg.Pool,
     cache: AllSettings,
@@ -31,8 +34,10 @@ export class PostgresSettingsStore extends CachedSettingsStore {
       webhooks: await readKind(pool, 'webhooks'),
     }
     const store = new PostgresSettingsStore(pool, cache, notifications)
-    notifications?.on('linkdesk_settings', (kind) => {
-      if (!KINDS.includes(kind as SettingsKind)) return
+    notifications?.on('linkdesk_settings', (payload) => {
+      const [origin, kind] = payload.split(' ')
+      // This node's own changes are in its copy already.
+      if (origin === store.origin || !KINDS.includes(kind as SettingsKind)) return
       void store.reload(kind as SettingsKind).catch(() => undefined)
     })
     return store
@@ -57,7 +62,7 @@ export class PostgresSettingsStore extends CachedSettingsStore {
         )
       }
     })
-    void this.notifications?.notify('linkdesk_settings', kind)
+    void this.notifications?.notify('linkdesk_settings', `${this.origin} ${kind}`)
   }
 }
 
