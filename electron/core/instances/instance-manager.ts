@@ -227,9 +227,15 @@ export class InstanceManager {
     return this.runtime(instanceId).pairingCode(phone)
   }
 
-  /** The messaging operations, once connected (waiting a while if it is on its way), or 409 not_connected. */
-  connection(instanceId: string): Promise<WaConnection> {
-    return this.runtime(instanceId).connection()
+  /**
+   * The messaging operations, once connected (waiting a while if it is on its way), or 409 not_connected. In a
+   * cluster, none once this node may no longer act for the instance (a send queued before a pause stays unsent).
+   */
+  async connection(instanceId: string): Promise<WaConnection> {
+    const connection = await this.runtime(instanceId).connection()
+    const ownership = this.options.ownership
+    if (ownership && !ownership.mayAct(instanceId)) throw leaseLost(instanceId)
+    return connection
   }
 
   /**
