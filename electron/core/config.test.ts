@@ -51,3 +51,29 @@ test('a short or spaced access token and an unknown log level are refused', () =
 test('a relative data dir is made absolute', () => {
   assert.ok(parseConfig({ dataDir: 'rel/dir' }).dataDir.startsWith('/'))
 })
+
+test('a cluster node: its id, advertised address and lease TTL are checked, and need a PostgreSQL store', () => {
+  const store = 'postgres://linkdesk@127.0.0.1:5432/linkdesk'
+  const node = parseConfig({
+    dataDir: '/tmp/x',
+    store,
+    nodeId: 'node-a',
+    advertiseUrl: 'http://10.0.0.11:8686/',
+    leaseTtlMs: '5000',
+  })
+  assert.deepEqual(node.cluster, {
+    nodeId: 'node-a',
+    advertiseUrl: 'http://10.0.0.11:8686',
+    leaseTtlMs: 5_000,
+    leaseMarginMs: 1_000,
+  })
+  assert.deepEqual(parseConfig({ dataDir: '/tmp/x', store }).cluster, {
+    leaseTtlMs: 10_000,
+    leaseMarginMs: 2_000,
+  })
+  assert.throws(() => parseConfig({ nodeId: 'node-a' }), /need a shared store/)
+  assert.throws(() => parseConfig({ store, nodeId: 'node a' }), /node-id must be/)
+  assert.throws(() => parseConfig({ store, advertiseUrl: 'ftp://x' }), /advertise-url must be/)
+  assert.throws(() => parseConfig({ store, advertiseUrl: 'http://x:1/api' }), /without a path/)
+  assert.throws(() => parseConfig({ store, leaseTtlMs: '500' }), /lease-ttl-ms must be/)
+})
