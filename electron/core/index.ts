@@ -6,7 +6,13 @@ import type { FastifyInstance } from 'fastify'
 import { Authenticator, UiCredential } from './api/auth'
 import { API_PREFIX, buildApi } from './api/build-api'
 import type { InstanceAccess } from './api/operation'
-import { clusterApi, clusterHealth, clusterMetricsProvider, clusterOwnership } from './cluster/cluster-api'
+import {
+  clusterApi,
+  clusterEventLog,
+  clusterHealth,
+  clusterMetricsProvider,
+  clusterOwnership,
+} from './cluster/cluster-api'
 import { eventOperations, streamAndMetricsRoutes } from './api/routes/event-routes'
 import { webhookOperations } from './api/routes/webhook-routes'
 import { WebhookRegistry } from './events/webhook-registry'
@@ -141,15 +147,7 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     fsync: config.fsync,
     logger,
     ...(cluster && { ownership: cluster }),
-    ...(cluster &&
-      stores.sharedLog && {
-        sharedLog: {
-          follow: (filter, position, limit) => stores.sharedLog!.follow(filter, position, limit),
-          positionOf: (eventId) => stores.sharedLog!.positionOf(eventId),
-          announce: () => cluster.announceEvents(),
-          onAnnounced: (listener) => cluster.onEventsAnnounced(listener),
-        },
-      }),
+    ...(cluster && stores.sharedLog && { sharedLog: clusterEventLog(cluster, stores.sharedLog) }),
   })
   const metrics = new MetricsRegistry()
   metrics.register(events.metricsProvider())

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import type { Principal } from '../api/auth'
 import type { InstanceAccess, OperationRoute } from '../api/operation'
+import type { SharedLog } from '../events/log-follower'
 import type { MetricsProvider } from '../events/metrics'
 import type { InstanceOwnership } from '../instances/instance-manager'
 import type { InstanceStatus } from '../instances/instance-status'
@@ -36,6 +37,16 @@ export function clusterApi(
       await forward(request, reply, where, { key: cluster.secret, principal })
       return true
     },
+  }
+}
+
+/** The event service's view of the shared log in a cluster: read in commit order, commits announced by the cluster. */
+export function clusterEventLog(cluster: Cluster, log: SharedLog) {
+  return {
+    follow: log.follow.bind(log),
+    positionOf: log.positionOf.bind(log),
+    announce: () => cluster.announceEvents(),
+    onAnnounced: (listener: () => void) => cluster.onEventsAnnounced(listener),
   }
 }
 

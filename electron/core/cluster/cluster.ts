@@ -346,11 +346,8 @@ export class Cluster {
     if (!this.lease) await this.startLease()
     if (!this.lease?.alive || this.closed) return
     const { pool } = this.options
-    const [{ rows: live }, { rows: orphans }, { rows: owned }] = await Promise.all([
-      pool.query<{ id: string; load: number }>(
-        `SELECT n.id, (SELECT count(*) FROM instance_owner o WHERE o.node_id = n.id)::int AS load
-         FROM nodes n WHERE n.expires_at > now()`,
-      ),
+    const [live, { rows: orphans }, { rows: owned }] = await Promise.all([
+      this.liveNodes(),
       pool.query<{ id: string; node_id: string | null }>(
         `SELECT i.id, o.node_id FROM instances i
          LEFT JOIN instance_owner o ON o.instance_id = i.id
@@ -497,11 +494,17 @@ export class Cluster {
     return row && { kind: 'peer', nodeId: row.node_id, address: row.address }
   }
 
-  private async leastLoaded(): Promise<Route> {
+  /** The live nodes, each with its address and how many instances it holds. */
+  private async liveNodes(): Promise<Array<{ id: string; address: string; load: number }>> {
     const { rows } = await this.options.pool.query<{ id: string; address: string; load: number }>(
       `SELECT n.id, n.address, (SELECT count(*) FROM instance_owner o WHERE o.node_id = n.id)::int AS load
        FROM nodes n WHERE n.expires_at > now()`,
     )
+    return rows
+  }
+
+  private async leastLoaded(): Promise<Route> {
+    const rows = await this.liveNodes()
     const loads = new Map(rows.map(({ id, load }) => [id, load]))
     // A tie keeps the instance here: no hop for nothing.
     const here = loads.get(this.nodeId)
