@@ -115,10 +115,13 @@ test('lost connections retry with growing delays that reset after a stable open'
   assert.equal(session.connects, 1)
   const delays: number[] = []
   for (let i = 0; i < 4; i++) {
+    // The delay is read against the clock just before the close that schedules it: a loaded machine pausing
+    // between the close and this line must not make the delay look shorter.
+    const closedAt = Date.now()
     session.events.close(lost, 'Connection Terminated')
     const status = runtime.status
     assert.equal(status.state, 'disconnected')
-    delays.push(status.nextRetryAt! - Date.now())
+    delays.push(status.nextRetryAt! - closedAt)
     await next((s) => s.state === 'connecting' && s.cause === 'retrying')
   }
   assert.deepEqual(
