@@ -4,9 +4,9 @@
  * this file only gives the window its names.
  */
 import type { DeliveryAttempt } from './events/delivery-log'
-import type { EventData, EventName } from './events/event-catalogue'
+import type { EventData, EventName } from './contract/event-catalogue'
 import type { DeliveryStatus, EventView } from './events/event-log'
-import type { LinkdeskEvent } from './events/event-types'
+import type { LinkdeskEvent } from './contract/events'
 import type { SandboxAccountInfo } from './sandbox/control/control-types'
 import type { SandboxInboxEntry } from './sandbox/messages/inbox'
 import type { InstanceRecord } from './store/settings-store'

@@ -1,5 +1,5 @@
 import type { Core } from '../core'
-import type { InstanceStatus } from '../core/instances/instance-status'
+import type { InstanceStatus } from '../core/contract/instance-state'
 import { type InstanceNotice, type TrayInstance, instanceLabel, noticeFor } from './instance-watch'
 
 export type { InstanceNotice } from './instance-watch'

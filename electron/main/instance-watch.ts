@@ -1,4 +1,4 @@
-import type { InstanceStatus } from '../core/instances/instance-status'
+import type { InstanceStatus } from '../core/contract/instance-state'
 
 /** One instance as the tray lists it. */
 export interface TrayInstance {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
 import { WebhookReceiver } from '../events/testing/webhook-receiver'
-import type { InstanceStatus } from '../instances/instance-status'
+import type { InstanceStatus } from '../contract/instance-state'
 import { decodeQr, FAST_TIMINGS, waitForStatus } from '../instances/testing/instance-harness'
 import {
   eventually,

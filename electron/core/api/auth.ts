@@ -1,17 +1,8 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { boundedCache, CACHE_LIMITS } from '../bounded-cache'
+import { type Principal, sameSecret } from '../contract/principal'
 import { AppError } from '../errors'
 import type { TokenService } from '../tokens/token-service'
-
-/** Who is calling: a script with an access token, the operator's window with the UI credential, or nobody known. */
-export type Principal = { kind: 'token'; tokenId: string } | { kind: 'operator' } | { kind: 'anonymous' }
-
-/** Compares two secrets in constant time. */
-export function sameSecret(a: string, b: string): boolean {
-  const left = Buffer.from(a)
-  const right = Buffer.from(b)
-  return left.length === right.length && timingSafeEqual(left, right)
-}
 
 /**
  * The window's credential: made anew at each launch, handed to the Electron window by the preload and to a

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { AppError } from '../errors'
-import { type Authenticator, type Principal, presentedToken } from './auth'
+import type { Principal } from '../contract/principal'
+import { type Authenticator, presentedToken } from './auth'
 import { mergeRawParams } from './params'
 
 /** Who may call a route: token (scripts and the window), operator (the window only) or none (anyone here). */

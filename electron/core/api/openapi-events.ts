@@ -1,4 +1,4 @@
-import { EVENT_CATALOGUE, EVENT_NAMES } from '../events/event-catalogue'
+import { EVENT_CATALOGUE, EVENT_NAMES } from '../contract/event-catalogue'
 import type { TSchema } from '../schema'
 import { eventSchemaName, openApiSchema } from './openapi-schema'
 

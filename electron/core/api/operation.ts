@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { InstanceRecord } from '../store/settings-store'
 import type { TSchema } from '../schema'
-import type { Principal } from './auth'
+import type { Principal } from '../contract/principal'
 import type { AuthRequirement } from './authentication'
 import { type FieldSpec, type Fields, type ParamsOf, mergeRawParams, readParams } from './params'
 

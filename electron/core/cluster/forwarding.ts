@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { type Principal, sameSecret } from '../api/auth'
+import { type Principal, sameSecret } from '../contract/principal'
 import { UploadedFile } from '../api/params'
 import { AppError } from '../errors'
 

@@ -1,5 +1,5 @@
 import type { Database, RootDatabase } from 'lmdb'
-import type { EventName } from './event-catalogue'
+import type { EventName } from '../contract/event-catalogue'
 import { collectPage, idRange, type Page, type PageQuery } from './log-range'
 
 /** What one attempt led to: delivered, another attempt later, or given up (not retried, or out of attempts). */

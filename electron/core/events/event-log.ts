@@ -1,6 +1,6 @@
 import type { Database, RootDatabase } from 'lmdb'
-import type { EventName } from './event-catalogue'
-import type { LinkdeskEvent } from './event-types'
+import type { EventName } from '../contract/event-catalogue'
+import type { LinkdeskEvent } from '../contract/events'
 import { collectPage, idRange, type Page, type PageQuery } from './log-range'
 
 /** Where an event stands with its webhook: waiting or retrying, delivered, given up, or not sent (webhook off). */

@@ -1,6 +1,6 @@
 import { ATTEMPT_OUTCOMES, type AttemptOutcome } from './delivery-log'
-import { EVENT_NAMES, type EventName } from './event-catalogue'
-import type { MetricsProvider } from './metrics'
+import { EVENT_NAMES, type EventName } from '../contract/event-catalogue'
+import type { MetricsProvider } from '../contract/metrics'
 
 /** The counters the event service keeps for GET /metrics. */
 export class EventCounters {

@@ -1,5 +1,5 @@
 import { request, type Dispatcher } from 'undici'
-import type { LinkdeskEvent } from './event-types'
+import type { LinkdeskEvent } from '../contract/events'
 import type { WebhookSettings } from './event-settings'
 import { WEBHOOK_HEADERS, signWebhook } from './webhook-signature'
 

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto'
-import type { Principal } from '../api/auth'
+import type { Principal } from '../contract/principal'
 import { AppError } from '../errors'
 import { newWebhookSecret, ownedBy } from '../instances/instance-registry'
 import type { SettingsStore, WebhookRecord } from '../store/settings-store'
-import { EVENT_NAMES, type EventName } from './event-catalogue'
+import { EVENT_NAMES, type EventName } from '../contract/event-catalogue'
 
 /** Webhooks an instance (or a token) may have beside the instance's own. */
 export const WEBHOOKS_PER_SCOPE = 10

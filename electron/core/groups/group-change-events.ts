@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { Nullable, type Static } from '../schema'
 import { isOwn } from '../wa/wa-groups'
-import type { WaAccount, WaGroupChange } from '../wa/wa-types'
+import type { WaAccount, WaGroupChange } from '../contract/network'
 import { GROUP_SAMPLE, GroupSchema, groupView } from './group-view'
 
 const ByPersonSchema = Nullable(

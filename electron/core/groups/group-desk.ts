@@ -1,12 +1,12 @@
 import type { Limits } from '../config'
 import { AppError } from '../errors'
-import type { EventSink } from '../events/event-types'
+import type { EventSink } from '../contract/events'
 import type { InstanceBehaviours } from '../instances/instance-settings'
 import type { Logger } from '../logger'
 import type { MessageSender } from '../messages/message-sender'
 import { loadPicture, type PictureInput, pictureGiven } from '../messages/own-profile'
 import { isOwn } from '../wa/wa-groups'
-import type { WaAccount, WaConnection, WaGroupChange, WaParticipantResult } from '../wa/wa-types'
+import type { WaAccount, WaConnection, WaGroupChange, WaParticipantResult } from '../contract/network'
 import { groupEvents } from './group-change-events'
 import {
   checkDescription,

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { Nullable, type Static } from '../schema'
 import { isOwn } from '../wa/wa-groups'
-import type { WaAccount, WaGroup, WaGroupParticipant } from '../wa/wa-types'
+import type { WaAccount, WaGroup, WaGroupParticipant } from '../contract/network'
 
 export const GroupMemberSchema = Type.Object({
   jid: Type.String({ description: 'How the group addresses the member (a LID or a phone chat id).' }),

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
 import sharp from 'sharp'
-import type { LinkdeskEvent } from '../events/event-types'
+import type { LinkdeskEvent } from '../contract/events'
 import { call } from '../instances/testing/instance-harness'
 import { linkedCoreFixture } from '../messages/testing/linked-core'
 import { linkedInstance } from '../messages/testing/messaging-harness'

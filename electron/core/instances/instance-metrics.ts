@@ -1,5 +1,5 @@
-import type { MetricsProvider } from '../events/metrics'
-import { INSTANCE_STATES, type InstanceState } from './instance-status'
+import type { MetricsProvider } from '../contract/metrics'
+import { INSTANCE_STATES, type InstanceState } from '../contract/instance-state'
 
 /** How many instances are in each state, for GET /api/v1/metrics (every state listed, zeros included). */
 export function instanceMetricsProvider(

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import type { Principal } from '../api/auth'
+import type { Principal } from '../contract/principal'
 import { AppError } from '../errors'
 import type { InstanceRecord, SettingsStore } from '../store/settings-store'
 

@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { DEFAULT_TIMINGS } from '../config'
-import type { EventName } from '../events/event-catalogue'
-import type { EventSink } from '../events/event-types'
+import type { EventName } from '../contract/event-catalogue'
+import type { EventSink } from '../contract/events'
 import { AppError } from '../errors'
 import { silentLogger } from '../logger'
-import type { CloseVerdict } from '../wa/disconnect-reason'
+import type { CloseVerdict } from '../contract/instance-state'
 import type { WaSessionEvents } from '../wa/wa-session'
-import type { WaAccount, WaConnection } from '../wa/wa-types'
+import type { WaAccount, WaConnection } from '../contract/network'
 import { backoffDelay } from './backoff'
 import { InstanceRuntime, type SessionPort } from './instance-runtime'
-import type { InstanceStatus } from './instance-status'
+import type { InstanceStatus } from '../contract/instance-state'
 
 const ACCOUNT: WaAccount = {
   id: '15551234567:3@s.whatsapp.net',

@@ -3,7 +3,7 @@ import { Nullable, OneOf, type Static } from '../schema'
 import { maskProxy } from '../wa/proxy'
 import { behavioursOf } from './instance-settings'
 import type { InstanceRecord } from '../store/settings-store'
-import { INSTANCE_STATES, type InstanceStatus } from './instance-status'
+import { INSTANCE_STATES, type InstanceStatus } from '../contract/instance-state'
 
 const UnixSeconds = (description: string) =>
   Nullable(Type.Integer({ description: `${description} Unix seconds.` }))

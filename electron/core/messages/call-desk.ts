@@ -1,8 +1,8 @@
 import { boundedCache, CACHE_LIMITS } from '../bounded-cache'
 import { AppError } from '../errors'
-import type { EventSink } from '../events/event-types'
+import type { EventSink } from '../contract/events'
 import type { Logger } from '../logger'
-import type { WaCallOffer, WaConnection } from '../wa/wa-types'
+import type { WaCallOffer, WaConnection } from '../contract/network'
 import type { MessageSender } from './message-sender'
 
 /** An instance's answer to calls: reject every one (with a text to the caller, if given), or let them ring. */

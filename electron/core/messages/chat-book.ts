@@ -1,7 +1,7 @@
 import { AppError } from '../errors'
 import type { MessageStore, StoredMessage } from './message-store'
 import { inChat } from './message-store'
-import type { LinkdeskMessage } from './message-types'
+import type { LinkdeskMessage } from '../contract/message'
 
 /** A chat as the account's stored messages show it. */
 export interface ChatSummary {

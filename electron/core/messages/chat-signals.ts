@@ -1,5 +1,5 @@
 import { AppError } from '../errors'
-import type { WaConnection, WaPresence } from '../wa/wa-types'
+import type { WaConnection, WaPresence } from '../contract/network'
 import type { MessageSender } from './message-sender'
 import { type MessageStore, networkKeyOf, type StoredMessage } from './message-store'
 

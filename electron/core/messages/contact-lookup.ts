@@ -1,6 +1,6 @@
 import type { Limits } from '../config'
 import { AppError } from '../errors'
-import type { WaConnection } from '../wa/wa-types'
+import type { WaConnection } from '../contract/network'
 import type { MessageSender } from './message-sender'
 import { checkNumbers, type NumberCheck } from './number-check'
 

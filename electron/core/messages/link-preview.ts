@@ -1,7 +1,7 @@
 import { getPreviewFromContent } from 'link-preview-js'
 import sharp from 'sharp'
 import type { Logger } from '../logger'
-import type { WaLinkPreview } from '../wa/wa-types'
+import type { WaLinkPreview } from '../contract/network'
 import { fetchCapped } from './media-fetcher'
 import { essence } from './media-kind'
 import { publicOnlyDispatcher } from './public-network'

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import type { LinkdeskEvent } from '../events/event-types'
+import type { LinkdeskEvent } from '../contract/events'
 import { inboxEntry } from '../sandbox/testing/sandbox-fixture'
 import { linkedCoreFixture } from './testing/linked-core'
 

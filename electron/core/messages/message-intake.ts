@@ -1,4 +1,4 @@
-import type { EventSink } from '../events/event-types'
+import type { EventSink } from '../contract/events'
 import type { Logger } from '../logger'
 import { tallyVotes } from '../wa/poll-votes'
 import type { InstanceBehaviours } from '../instances/instance-settings'
@@ -17,11 +17,11 @@ import type {
   WaPresence,
   WaPresenceUpdate,
   WaStatusUpdate,
-} from '../wa/wa-types'
+} from '../contract/network'
 import { unhandledCase } from '../exhaustive'
 import type { AckTracker } from './ack-tracker'
 import type { MessageStore } from './message-store'
-import type { LinkdeskMessage, Presence, StatusUpdate } from './message-types'
+import type { LinkdeskMessage, Presence, StatusUpdate } from '../contract/message'
 
 /** The network's presence names in Linkdesk's words. */
 const PRESENCE_NAMES: Record<WaPresence, Presence> = {

@@ -1,6 +1,6 @@
-import type { EventName } from '../events/event-catalogue'
-import type { EventSink } from '../events/event-types'
-import type { MetricsProvider } from '../events/metrics'
+import type { EventName } from '../contract/event-catalogue'
+import type { EventSink } from '../contract/events'
+import type { MetricsProvider } from '../contract/metrics'
 
 /** Messages counted since start, as the events that announce them go out. */
 export interface MessageCounters {

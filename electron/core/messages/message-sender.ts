@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { Limits } from '../config'
 import { AppError } from '../errors'
-import type { EventSink } from '../events/event-types'
+import type { EventSink } from '../contract/events'
 import type { Logger } from '../logger'
 import type {
   SentAnswer,
@@ -11,7 +11,7 @@ import type {
   WaQuotedMessage,
   WaSendOptions,
   WaSentMessage,
-} from '../wa/wa-types'
+} from '../contract/network'
 import type { AckTracker } from './ack-tracker'
 import type { IdempotencyLedger, LedgerSlot } from './idempotency-ledger'
 import { unhandledCase } from '../exhaustive'
@@ -21,7 +21,7 @@ import type { LinkPreviewer } from './link-preview'
 import { toSticker } from './media-convert/sticker-image'
 import { VOICE_NOTE_MIMETYPE, type VoiceNoteConverter } from './media-convert/voice-note-audio'
 import { type MessageStore, networkKeyOf } from './message-store'
-import type { LinkdeskMessage } from './message-types'
+import type { LinkdeskMessage } from '../contract/message'
 import { parseRecipient, type Recipient } from './recipient'
 import type { RecipientDirectory } from './recipient-directory'
 import { checkCoordinates, contactCards, mentionedChatIds } from './send-kinds'

@@ -7,7 +7,7 @@ import { openDatabase } from '../store/database'
 import { PostgresMessageStore } from '../store/postgres/messages'
 import { postgresSuite } from '../store/testing/postgres-server'
 import { LmdbMessageStore, type MessageStore } from './message-store'
-import type { LinkdeskMessage } from './message-types'
+import type { LinkdeskMessage } from '../contract/message'
 
 const dirs: string[] = []
 after(() => {

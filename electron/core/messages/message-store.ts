@@ -5,8 +5,8 @@ import { join } from 'node:path'
 import { boundedCache, CACHE_LIMITS } from '../bounded-cache'
 import type { Database, RootDatabase } from '../store/database'
 import { writeBatch } from '../store/write-batch'
-import type { WaMessageKey } from '../wa/wa-types'
-import type { DeliveryStatus, LinkdeskMessage } from './message-types'
+import type { WaMessageKey } from '../contract/network'
+import type { DeliveryStatus, LinkdeskMessage } from '../contract/message'
 
 /** Of an instance's messages, the received ones of one chat, at most `limit` of the newest, oldest first. */
 export function newestReceived(all: StoredMessage[], chat: string, limit: number): StoredMessage[] {

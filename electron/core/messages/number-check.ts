@@ -1,5 +1,5 @@
 import { AppError } from '../errors'
-import type { WaConnection } from '../wa/wa-types'
+import type { WaConnection } from '../contract/network'
 
 /** One number as the network knows it. */
 export interface NumberCheck {

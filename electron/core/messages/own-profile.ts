@@ -1,7 +1,7 @@
 import type { Limits } from '../config'
 import { AppError } from '../errors'
 import type { Logger } from '../logger'
-import type { WaConnection, WaPrivacyCategory } from '../wa/wa-types'
+import type { WaConnection, WaPrivacyCategory } from '../contract/network'
 import { decodeBase64Media } from './base64-media'
 import { type FetchedMedia, fetchMedia, type UploadedMedia, uploadedMedia } from './media-fetcher'
 

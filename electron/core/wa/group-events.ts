@@ -6,7 +6,7 @@ import {
   WAMessageStubType,
 } from '@whiskeysockets/baileys'
 import { mapGroup } from './wa-groups'
-import type { WaGroupChange } from './wa-types'
+import type { WaGroupChange } from '../contract/network'
 
 /** Finds the phone number behind a LID, from the group's members or the session's LID mapping. */
 export type PhoneResolver = (jid: string) => Promise<string | null>

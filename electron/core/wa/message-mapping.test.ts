@@ -9,7 +9,7 @@ import {
   quotedOf,
   toProtocolContent,
 } from './message-mapping'
-import type { WaAccount } from './wa-types'
+import type { WaAccount } from '../contract/network'
 
 const me: WaAccount = {
   id: '15550000001:3@s.whatsapp.net',

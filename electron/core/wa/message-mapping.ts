@@ -25,7 +25,7 @@ import type {
   MediaInfo,
   MessageType,
   QuotedMessage,
-} from '../messages/message-types'
+} from '../contract/message'
 import type {
   SentAnswer,
   WaAccount,
@@ -40,7 +40,7 @@ import type {
   WaMessageAction,
   WaPresence,
   WaPresenceUpdate,
-} from './wa-types'
+} from '../contract/network'
 
 /*
  * The one place where protocol messages become Linkdesk's messages and back. A new message kind is one entry

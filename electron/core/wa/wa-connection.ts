@@ -10,7 +10,7 @@ import type { Logger } from '../logger'
 import { mapSentMessage, toProtocolContent, toProtocolKey, toQuotedMessage } from './message-mapping'
 import type { SocketNetworkConfig } from './network-endpoint'
 import { createWaGroups } from './wa-groups'
-import type { WaAccount, WaConnection, WaNumberLookup } from './wa-types'
+import type { WaAccount, WaConnection, WaNumberLookup } from '../contract/network'
 
 const DEFAULT_SEND_TIMEOUT_MS = 60_000
 

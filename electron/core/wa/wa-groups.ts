@@ -1,6 +1,12 @@
 import { type GroupMetadata, jidNormalizedUser, type WASocket } from '@whiskeysockets/baileys'
 import { AppError } from '../errors'
-import type { WaAccount, WaGroup, WaGroupParticipant, WaGroups, WaParticipantResult } from './wa-types'
+import type {
+  WaAccount,
+  WaGroup,
+  WaGroupParticipant,
+  WaGroups,
+  WaParticipantResult,
+} from '../contract/network'
 
 /** The user part of a user JID, without device: a phone number for `@s.whatsapp.net`. */
 function userOf(jid: string): string {

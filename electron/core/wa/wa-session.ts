@@ -19,7 +19,8 @@ import type { Timings } from '../config'
 import type { Logger } from '../logger'
 import type { InstanceAuthStore } from '../store/auth-store'
 import { baileysLogger } from './baileys-logger'
-import { type CloseVerdict, classifyClose } from './disconnect-reason'
+import type { CloseVerdict } from '../contract/instance-state'
+import { classifyClose } from './disconnect-reason'
 import type { SocketNetworkConfig } from './network-endpoint'
 import { isLinked, loadWaAuthState, type WaAuthState } from './wa-auth-state'
 import { createWaConnection } from './wa-connection'
@@ -34,7 +35,7 @@ import {
   type PollLookup,
   votedPolls,
 } from './message-mapping'
-import type { WaAccount, WaConnection, WaGroupChange, WaMessageHooks } from './wa-types'
+import type { WaAccount, WaConnection, WaGroupChange, WaMessageHooks } from '../contract/network'
 import {
   groupCreated,
   infoChange,

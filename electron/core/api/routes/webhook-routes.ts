@@ -1,8 +1,8 @@
-import { EVENT_NAMES } from '../../events/event-catalogue'
+import { EVENT_NAMES } from '../../contract/event-catalogue'
 import type { EventService } from '../../events/event-service'
 import { WEBHOOK_BATCH_MAX, WEBHOOKS_PER_SCOPE, type WebhookRegistry } from '../../events/webhook-registry'
 import type { InstanceRecord } from '../../store/settings-store'
-import type { Principal } from '../auth'
+import type { Principal } from '../../contract/principal'
 import { defineOperation, INSTANCE_ID_FIELD, type InstanceAccess, type Operation } from '../operation'
 import { checks, type FieldSpec } from '../params'
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { LinkdeskEvent } from '../../events/event-types'
+import type { LinkdeskEvent } from '../../contract/events'
 import type { Core } from '../../index'
 import { decodeQr, ok, TOKEN, waitForStatus } from '../../instances/testing/instance-harness'
 

@@ -9,7 +9,7 @@ import {
   STATUS_RANK,
   type StoredMessage,
 } from '../../messages/message-store'
-import type { DeliveryStatus } from '../../messages/message-types'
+import type { DeliveryStatus } from '../../contract/message'
 
 /** A stored message's row: everything but its content as JSON text, the content apart. */
 interface MessageRow {

@@ -5,7 +5,7 @@ import {
   GroupParticipantsEventSchema,
   GroupUpdatedEventSchema,
 } from '../groups/group-change-events'
-import { INSTANCE_STATES } from '../instances/instance-status'
+import { INSTANCE_STATES } from './instance-state'
 import {
   DeletionSchema,
   EditSchema,
@@ -15,7 +15,7 @@ import {
   PresenceUpdateSchema,
   ReactionSchema,
   StatusUpdateSchema,
-} from '../messages/message-types'
+} from './message'
 import { Nullable, OneOf, schemaViolations, type Static, type TSchema } from '../schema'
 
 /** The fields of an instance whose change is an `instance.updated` event. */

@@ -1,4 +1,4 @@
-import type { DeliveryStatus, LinkdeskMessage } from '../messages/message-types'
+import type { DeliveryStatus, LinkdeskMessage } from './message'
 
 /**
  * Linkdesk's own words for what the WhatsApp adapter produces and accepts. Nothing here is a Baileys type:

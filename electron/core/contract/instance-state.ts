@@ -1,5 +1,4 @@
-import type { LoggedOutCause, LostCause, StoppedCause } from '../wa/disconnect-reason'
-import type { WaAccount } from '../wa/wa-types'
+import type { WaAccount } from './network'
 
 /** The states of design §5. */
 export const INSTANCE_STATES = [
@@ -62,3 +61,32 @@ export interface InstanceStatus {
   nextRetryAt: number | null
   qr: QrCode | null
 }
+
+/** Why a socket closed, in Linkdesk's words, and what the instance must do about it. */
+export type CloseVerdict =
+  /** 515 after pairing (or now and then later): reconnect at once with the same credentials. */
+  | { action: 'restart'; code: number; cause: 'restart_required' }
+  /** The link is dead: wipe the credentials; a new scan is needed. */
+  | { action: 'logout'; code: number; cause: LoggedOutCause }
+  /** The link may still be good, but reconnecting now would not help: stop and say why. */
+  | { action: 'stop'; code: number; cause: StoppedCause }
+  /** The QR codes of this socket ran out unscanned. */
+  | { action: 'qr_expired'; code: number; cause: 'qr_expired' }
+  /** The connection was lost; the credentials are fine: reconnect with backoff. */
+  | { action: 'retry'; code: number | undefined; cause: LostCause }
+
+export type LoggedOutCause =
+  | 'device_removed'
+  | 'credentials_rejected'
+  | 'logged_out'
+  | 'account_locked'
+  | 'multidevice_mismatch'
+  | 'account_banned'
+export type StoppedCause = 'temporarily_banned' | 'client_outdated' | 'bad_user_agent' | 'connection_replaced'
+export type LostCause =
+  | 'connection_lost'
+  | 'connection_closed'
+  | 'server_error'
+  | 'service_unavailable'
+  | 'network_error'
+  | 'proxy_unreachable'
