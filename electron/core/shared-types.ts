@@ -17,7 +17,7 @@ export type {
   ChatSummary as ChatSummaryView,
   ContactSummary as ContactSummaryView,
 } from './messages/chat-book'
-export type { GroupSummary as GroupSummaryView, GroupView as GroupDetailView } from './groups/group-view'
+export type { GroupSummary as GroupSummaryView, GroupView as GroupDetailView } from './contract/group'
 export type { WebhookView as AddedWebhookView } from './events/webhook-registry'
 
 /** An access token as the admin API lists it: never its value. */

@@ -4,7 +4,7 @@ import {
   GroupJoinedEventSchema,
   GroupParticipantsEventSchema,
   GroupUpdatedEventSchema,
-} from '../groups/group-change-events'
+} from './group'
 import { INSTANCE_STATES } from './instance-state'
 import {
   DeletionSchema,

@@ -1,80 +1,8 @@
-import { Type } from '@sinclair/typebox'
-import { Nullable, type Static } from '../schema'
-import { isOwn } from '../wa/wa-groups'
+import type { Static } from '@sinclair/typebox'
+import { type ByPerson, type GroupEvent, GroupUpdatedEventSchema, type Person } from '../contract/group'
+import { isOwn } from '../contract/ids'
 import type { WaAccount, WaGroupChange } from '../contract/network'
-import { GROUP_SAMPLE, GroupSchema, groupView } from './group-view'
-
-const ByPersonSchema = Nullable(
-  Type.Object(
-    {
-      jid: Type.String({ description: 'Their chat id as the network named them (often a LID).' }),
-      phone: Nullable(Type.String({ description: 'Digits with country code, when known.' })),
-      is_me: Type.Boolean({ description: 'This account did it (here or on another of its devices).' }),
-    },
-    { description: 'Who made the change; null when the network did not say.' },
-  ),
-)
-
-const PersonSchema = Type.Object({
-  phone: Nullable(Type.String({ description: 'Digits with country code, when known.' })),
-  lid: Nullable(Type.String({ description: '`<digits>@lid`, when known.' })),
-  is_me: Type.Boolean({ description: 'This is the account itself.' }),
-})
-
-export const GroupParticipantsEventSchema = Type.Object({
-  group_id: Type.String(),
-  action: Type.Union(
-    ['joined', 'left', 'removed', 'promoted', 'demoted'].map((action) => Type.Literal(action)),
-    {
-      description:
-        'joined: added by an admin or through an invite; left: went on their own; removed: by an admin; promoted and demoted: made admin, or no longer.',
-    },
-  ),
-  participants: Type.Array(PersonSchema),
-  by: ByPersonSchema,
-})
-
-export const GroupUpdatedEventSchema = Type.Object({
-  group_id: Type.String(),
-  changes: Type.Object(
-    {
-      subject: Type.Optional(Type.String()),
-      description: Type.Optional(Nullable(Type.String({ description: 'null: removed.' }))),
-      only_admins_send: Type.Optional(Type.Boolean()),
-      only_admins_edit: Type.Optional(Type.Boolean()),
-      picture: Type.Optional(Type.Literal(true, { description: 'A new picture: read it with profile.' })),
-    },
-    { description: 'Only what changed.' },
-  ),
-  by: ByPersonSchema,
-})
-
-export const GroupJoinedEventSchema = Type.Object({
-  group: GroupSchema,
-  by: ByPersonSchema,
-})
-
-type Person = Static<typeof PersonSchema>
-type ByPerson = Static<typeof ByPersonSchema>
-
-const BY_SAMPLE = { jid: '123456789012345@lid', phone: '15551234567', is_me: false }
-
-export const GROUP_EVENT_EXAMPLES = {
-  'group.participants': {
-    group_id: GROUP_SAMPLE.id,
-    action: 'joined',
-    participants: [{ phone: '15557654321', lid: '987654321098765@lid', is_me: false }],
-    by: BY_SAMPLE,
-  },
-  'group.updated': { group_id: GROUP_SAMPLE.id, changes: { subject: 'Customer: Acme (EU)' }, by: BY_SAMPLE },
-  'group.joined': { group: { ...GROUP_SAMPLE, is_admin: false }, by: BY_SAMPLE },
-} as const
-
-/** A group event, ready for the sink. */
-export type GroupEvent =
-  | { event: 'group.participants'; data: Static<typeof GroupParticipantsEventSchema> }
-  | { event: 'group.updated'; data: Static<typeof GroupUpdatedEventSchema> }
-  | { event: 'group.joined'; data: Static<typeof GroupJoinedEventSchema> }
+import { groupView } from './group-view'
 
 function byOf(change: { author: string | null; authorPhone: string | null }, account: WaAccount): ByPerson {
   if (!change.author) return null

@@ -5,7 +5,7 @@ import type { InstanceBehaviours } from '../instances/instance-settings'
 import type { Logger } from '../logger'
 import type { MessageSender } from '../messages/message-sender'
 import { loadPicture, type PictureInput, pictureGiven } from '../messages/own-profile'
-import { isOwn } from '../wa/wa-groups'
+import { isOwn } from '../contract/ids'
 import type { WaAccount, WaConnection, WaGroupChange, WaParticipantResult } from '../contract/network'
 import { groupEvents } from './group-change-events'
 import {
@@ -16,7 +16,8 @@ import {
   parseInviteCode,
   parseParticipants,
 } from './group-input'
-import { type GroupSummary, type GroupView, groupSummary, groupView } from './group-view'
+import type { GroupSummary, GroupView } from '../contract/group'
+import { groupSummary, groupView } from './group-view'
 
 export type ParticipantAction = 'add' | 'remove' | 'promote' | 'demote'
 

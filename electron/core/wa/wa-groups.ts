@@ -1,4 +1,5 @@
 import { type GroupMetadata, jidNormalizedUser, type WASocket } from '@whiskeysockets/baileys'
+import { userOf } from '../contract/ids'
 import { AppError } from '../errors'
 import type {
   WaAccount,
@@ -7,11 +8,6 @@ import type {
   WaGroups,
   WaParticipantResult,
 } from '../contract/network'
-
-/** The user part of a user JID, without device: a phone number for `@s.whatsapp.net`. */
-function userOf(jid: string): string {
-  return (jid.split('@')[0] ?? '').split(':')[0] ?? ''
-}
 
 function phoneOf(jid: string | undefined): string | null {
   return jid?.endsWith('@s.whatsapp.net') ? userOf(jid) : null
@@ -38,17 +34,6 @@ export function mapGroup(metadata: GroupMetadata): WaGroup {
     restrict: Boolean(metadata.restrict),
     participants: metadata.participants.map(participantOf),
   }
-}
-
-/** Whether a participant is this account (by phone number or LID). */
-export function isOwn(
-  participant: { phone: string | null; lid: string | null },
-  account: WaAccount,
-): boolean {
-  return (
-    participant.phone === account.number ||
-    (participant.lid !== null && account.lid !== null && userOf(participant.lid) === userOf(account.lid))
-  )
 }
 
 /**

@@ -5,7 +5,7 @@ import {
   PARTICIPANTS_PER_CHANGE,
   SUBJECT_CHARS,
 } from '../../groups/group-input'
-import { GROUP_SAMPLE } from '../../groups/group-view'
+import { GROUP_SAMPLE } from '../../contract/group'
 import type { MessageService } from '../../messages/message-service'
 import { defineOperation, type Operation } from '../operation'
 import { checks } from '../params'
