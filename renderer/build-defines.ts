@@ -1,4 +1,4 @@
-import { EVENT_CATALOGUE, EVENT_NAMES } from '../electron/core/events/event-catalogue'
+import { EVENT_CATALOGUE, EVENT_NAMES } from '../electron/core/contract/event-catalogue'
 
 /**
  * Values the UI takes from the core at build time. The window imports only type definitions from the core,

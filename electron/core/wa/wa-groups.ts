@@ -1,13 +1,7 @@
 import { type GroupMetadata, jidNormalizedUser, type WASocket } from '@whiskeysockets/baileys'
 import { userOf } from '../contract/ids'
 import { AppError } from '../errors'
-import type {
-  WaAccount,
-  WaGroup,
-  WaGroupParticipant,
-  WaGroups,
-  WaParticipantResult,
-} from '../contract/network'
+import type { WaGroup, WaGroupParticipant, WaGroups, WaParticipantResult } from '../contract/network'
 
 function phoneOf(jid: string | undefined): string | null {
   return jid?.endsWith('@s.whatsapp.net') ? userOf(jid) : null
