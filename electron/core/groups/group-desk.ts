@@ -1,7 +1,7 @@
 import type { Limits } from '../config'
 import { AppError } from '../errors'
 import type { EventSink } from '../contract/events'
-import type { InstanceBehaviours } from '../instances/instance-settings'
+import type { InstanceBehaviours } from '../contract/instance'
 import type { Logger } from '../logger'
 import type { MessageSender } from '../messages/message-sender'
 import { loadPicture, type PictureInput, pictureGiven } from '../messages/own-profile'

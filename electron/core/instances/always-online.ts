@@ -1,5 +1,4 @@
 import type { Logger } from '../logger'
-import type { ChatSignals } from '../messages/chat-signals'
 import type { InstanceManager } from './instance-manager'
 import type { InstanceRegistry } from './instance-registry'
 import { behavioursOf } from './instance-settings'
@@ -11,7 +10,10 @@ import { behavioursOf } from './instance-settings'
 export function keepAlwaysOnline(deps: {
   instances: InstanceManager
   registry: InstanceRegistry
-  signals: ChatSignals
+  /** Shows the account online or offline (the messages part's chat signals). */
+  signals: {
+    showPresence(instanceId: string, presence: 'online' | 'offline', chat: undefined): Promise<void>
+  }
   logger: Logger
 }): void {
   const { instances, registry, signals } = deps

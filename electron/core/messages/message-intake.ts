@@ -1,7 +1,7 @@
 import type { EventSink } from '../contract/events'
 import type { Logger } from '../logger'
 import { tallyVotes } from '../wa/poll-votes'
-import type { InstanceBehaviours } from '../instances/instance-settings'
+import type { InstanceBehaviours } from '../contract/instance'
 import type { CallDesk } from './call-desk'
 import type { PollVotes } from './poll-votes'
 import type { GroupDesk } from '../groups/group-desk'

@@ -7,7 +7,7 @@ import type { SentAnswer, WaConnection, WaMessageHooks } from '../contract/netwo
 import { AckTracker } from './ack-tracker'
 import { IdempotencyLedger, type LedgerRecords } from './idempotency-ledger'
 import type { LinkPreviewer } from './link-preview'
-import type { InstanceBehaviours } from '../instances/instance-settings'
+import type { InstanceBehaviours } from '../contract/instance'
 import { CallDesk, type CallSettings } from './call-desk'
 import { GroupDesk } from '../groups/group-desk'
 import { ChatBook } from './chat-book'
