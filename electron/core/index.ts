@@ -348,3 +348,12 @@ function defaultNodeId(dataDir: string): string {
 }
 
 export type { Config } from './config'
+
+// What the shells (the Electron main process, the headless commands) use besides createCore: they import
+// the core only through this file, config.ts and logger.ts.
+export type { InstanceStatus } from './contract/instance-state'
+export { UI_CSP } from './api/ui-csp'
+export { unhandledCase } from './exhaustive'
+export { logUnhandledRejections } from './process-guard'
+export { copyToPostgres } from './store/copy-to-postgres'
+export { APP_VERSION } from './version'

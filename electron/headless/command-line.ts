@@ -1,7 +1,7 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util'
 import { closest } from 'fastest-levenshtein'
 import { ConfigError } from '../core/config'
-import { unhandledCase } from '../core/exhaustive'
+import { unhandledCase } from '../core'
 
 interface OptionBase {
   /** The long name, given as `--name`. */

@@ -1,8 +1,6 @@
 import { fileURLToPath } from 'node:url'
-import { createCore } from '../core'
+import { APP_VERSION, createCore, logUnhandledRejections } from '../core'
 import { parseConfig } from '../core/config'
-import { logUnhandledRejections } from '../core/process-guard'
-import { APP_VERSION } from '../core/version'
 import { SERVE_COMMAND } from './cli-options'
 import { settingsOrExit } from './command-line'
 

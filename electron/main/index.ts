@@ -11,7 +11,7 @@ import {
 } from 'electron'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { Core } from '../core'
+import { type Core, logUnhandledRejections } from '../core'
 import { registerDesktopBridge, type StartOnLogin } from './desktop-bridge'
 import { openDesktopStore } from './desktop-store'
 import { safeStorageCipher } from './safe-storage-cipher'
@@ -20,7 +20,6 @@ import { type InstanceNotice, watchInstances } from './instance-tracker'
 import { LinkdeskTray, trayIconPath } from './tray'
 import { denyPermissions, enforceCsp, guardWebContents, secureWebPreferences } from './window-security'
 import { MIN_WINDOW_SIZE, restoreWindowState } from './window-state'
-import { logUnhandledRejections } from '../core/process-guard'
 
 const here = fileURLToPath(new URL('.', import.meta.url))
 /** Built by electron-vite beside this file: out/main, out/preload, out/renderer. */

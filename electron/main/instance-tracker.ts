@@ -1,5 +1,4 @@
-import type { Core } from '../core'
-import type { InstanceStatus } from '../core/contract/instance-state'
+import type { Core, InstanceStatus } from '../core'
 import { type InstanceNotice, type TrayInstance, instanceLabel, noticeFor } from './instance-watch'
 
 export type { InstanceNotice } from './instance-watch'

@@ -1,4 +1,4 @@
-import type { InstanceStatus } from '../core/contract/instance-state'
+import type { InstanceStatus } from '../core'
 
 /** One instance as the tray lists it. */
 export interface TrayInstance {

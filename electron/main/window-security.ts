@@ -1,5 +1,5 @@
 import type { Event, HandlerDetails, WebContents, WebPreferences } from 'electron'
-import { UI_CSP } from '../core/api/ui-csp'
+import { UI_CSP } from '../core'
 
 /** The CSP the window enforces on everything it loads, whatever the server sends: the core's own. */
 export const WINDOW_CSP = UI_CSP
