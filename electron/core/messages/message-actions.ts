@@ -1,7 +1,7 @@
 import type { Limits } from '../config'
 import { AppError } from '../errors'
 import type { EventSink } from '../events/event-types'
-import { EDIT_WINDOW_SECONDS, REVOKE_WINDOW_SECONDS } from '../wa/action-limits'
+import { EDIT_WINDOW_SECONDS, REVOKE_WINDOW_SECONDS } from '@linkdesk/sandbox/protocol'
 import type { SentAnswer, WaMessageAction, WaOutgoingContent } from '../wa/wa-types'
 import { announceAction } from './message-intake'
 import type { MessageSender } from './message-sender'
