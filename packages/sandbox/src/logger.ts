@@ -9,7 +9,6 @@ interface LogMethod {
  * pino's methods and child loggers.
  */
 export interface Logger {
-  level: string
   fatal: LogMethod
   error: LogMethod
   warn: LogMethod
