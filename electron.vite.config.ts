@@ -6,13 +6,16 @@ import { RENDERER_DEFINES } from './renderer/build-defines'
 const root = import.meta.dirname
 
 /**
- * The desktop build: main (ESM, with the core bundled in and every npm dependency left external, so
- * Baileys, lmdb's native binaries and fastify load from node_modules), the preload (CommonJS: sandboxed
- * preloads cannot be ES modules) and the renderer (the same UI the headless server serves).
+ * The desktop build: main (ESM, with the core and the sandbox package bundled in and every other npm
+ * dependency left external, so Baileys, lmdb's native binaries and fastify load from node_modules), the
+ * preload (CommonJS: sandboxed preloads cannot be ES modules) and the renderer (the same UI the headless
+ * server serves).
  */
 export default defineConfig({
   main: {
     build: {
+      // The sandbox package ships TypeScript sources: it is bundled in like the core, its own dependencies not.
+      externalizeDeps: { exclude: ['@linkdesk/sandbox'] },
       outDir: resolve(root, 'out/main'),
       lib: { entry: resolve(root, 'electron/main/index.ts'), formats: ['es'] },
       rolldownOptions: { output: { entryFileNames: 'index.js' } },

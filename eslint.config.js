@@ -29,6 +29,27 @@ export default tseslint.config(
     },
   },
   {
+    // The sandbox package stands alone: plain Node, and nothing of the app it serves.
+    files: ['packages/sandbox/**/*.ts'],
+    rules: {
+      'no-console': 'error',
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'electron', message: 'The sandbox runs in plain Node: never import electron here.' },
+          ],
+          patterns: [
+            {
+              regex: '^(\\.\\./)+(electron|renderer|bench)/',
+              message: 'The sandbox package imports nothing of the app; the app imports @linkdesk/sandbox.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['renderer/**/*.{ts,tsx}'],
     // The build configuration and the browser tests run in Node, not in the window: they may read the core.
     ignores: ['renderer/vite.config.ts', 'renderer/build-defines.ts', 'renderer/e2e/**'],

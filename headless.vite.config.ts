@@ -6,9 +6,9 @@ const root = import.meta.dirname
 
 /**
  * The headless server and the standalone sandbox as compiled JavaScript (as the desktop app's main process
- * is): ESM for Node, the core bundled in, every npm dependency left external (Baileys, lmdb's native
- * binaries, fastify load from node_modules). `out/headless/` sits as deep as `electron/headless/`, so the
- * entries' paths to `renderer/dist` and `package.json` hold in both.
+ * is): ESM for Node, the core and the sandbox package bundled in, every other npm dependency left external
+ * (Baileys, lmdb's native binaries, fastify load from node_modules). `out/headless/` sits as deep as
+ * `electron/headless/`, so the entries' paths to `renderer/dist` and `package.json` hold in both.
  */
 export default defineConfig({
   plugins: [
@@ -21,6 +21,8 @@ export default defineConfig({
       },
     },
   ],
+  // The sandbox package ships TypeScript sources: bundled in like the core, its own dependencies left external.
+  ssr: { noExternal: ['@linkdesk/sandbox'] },
   build: {
     ssr: true,
     outDir: resolve(root, 'out/headless'),
@@ -31,7 +33,7 @@ export default defineConfig({
     rolldownOptions: {
       input: {
         serve: resolve(root, 'electron/headless/serve.ts'),
-        sandbox: resolve(root, 'electron/headless/sandbox.ts'),
+        sandbox: resolve(root, 'packages/sandbox/src/cli.ts'),
         'copy-store': resolve(root, 'electron/headless/copy-store.ts'),
         // The bench runs the app as `npm run serve` does, plus its memory-report hook.
         'bench-app': resolve(root, 'bench/harness/app-launcher.ts'),

@@ -1,10 +1,10 @@
-// Runs every *.test.ts under electron/, renderer/ and bench/ (or the files and folders given) with node's test
-// runner.
+// Runs every *.test.ts under electron/, packages/, renderer/ and bench/ (or the files and folders given) with
+// node's test runner.
 import { spawnSync } from 'node:child_process'
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 
-const roots = ['electron', 'renderer', 'bench']
+const roots = ['electron', 'packages', 'renderer', 'bench']
 const skip = new Set(['node_modules', 'dist', 'out'])
 
 function findTests(dir) {

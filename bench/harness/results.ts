@@ -10,7 +10,7 @@ Run with \`npm run bench\`, or one figure at a time: \`npm run bench:send\`, \`b
 \`bench:memory\`, \`bench:start\`, \`bench:link\`.
 
 Each figure runs both sides in one run, alternating which side goes first, against the same outside sandbox
-process: \`electron/headless/sandbox.ts\`, as \`npm run sandbox -- --port 0\` runs it.
+process: \`packages/sandbox/src/cli.ts\`, as \`npm run sandbox -- --port 0\` runs it.
 
 * **The app** runs as its own process: \`npm run serve -- --sandbox-url <control> --send-interval-ms 0\`.
   It is started through \`bench/harness/app-launcher.ts\`, which adds GC-and-report on SIGUSR2 and changes no

@@ -12,7 +12,7 @@ import makeWASocket, {
   type WASocket,
 } from '@whiskeysockets/baileys'
 import pino from 'pino'
-import { quietLibsignal } from '../../electron/core/sandbox/testing/quiet-libsignal'
+import { quietLibsignal } from '@linkdesk/sandbox/testing'
 import { createRawAuth, type SavedAuth } from './raw-auth'
 import type { RawCommand, RawSendResult } from './raw-protocol'
 

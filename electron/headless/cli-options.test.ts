@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { ConfigError, type ConfigInput, parseConfig } from '../core/config'
-import { COPY_STORE_COMMAND, SANDBOX_COMMAND, SERVE_COMMAND } from './cli-options'
+import { COPY_STORE_COMMAND, SERVE_COMMAND } from './cli-options'
 import { type CommandSpec, readCommandLine } from './command-line'
 
 function serveOptions(argv: string[], env: NodeJS.ProcessEnv): ConfigInput {
@@ -51,7 +51,7 @@ test('the wait for a connection comes from --connect-wait-ms, else the environme
   }
 })
 
-for (const spec of [SERVE_COMMAND, SANDBOX_COMMAND] as CommandSpec<unknown>[]) {
+for (const spec of [SERVE_COMMAND] as CommandSpec<unknown>[]) {
   test(`npm run ${spec.script}: the help lists every option of the table with its default and variable`, () => {
     const invocation = readCommandLine(spec, ['--port', 'not-checked-before-help', '-h'], {}, '1.2.3')
     assert.equal(invocation.kind, 'print')
@@ -91,25 +91,6 @@ test('flags read their variable as true/false or 1/0; the option given wins over
   assert.throws(() => serveOptions([], { LINKDESK_SANDBOX: 'yes' }), /LINKDESK_SANDBOX must be true, false/)
   assert.equal(serveOptions(['--port', '9000'], { LINKDESK_PORT: '9100' }).port, '9000')
   assert.equal(serveOptions([], { LINKDESK_PORT: '9100' }).port, '9100')
-})
-
-test('npm run sandbox checks its port, log level and data dir', () => {
-  const run = (argv: string[], env: NodeJS.ProcessEnv = {}) =>
-    readCommandLine(SANDBOX_COMMAND, argv, env, '1.2.3')
-  const inMemory = { dataDir: undefined, reset: false }
-  assert.deepEqual(run([]), { kind: 'run', settings: { port: 7000, logLevel: 'info', ...inMemory } })
-  assert.deepEqual(run(['--port', '0'], { LINKDESK_SANDBOX_LOG_LEVEL: 'silent' }), {
-    kind: 'run',
-    settings: { port: 0, logLevel: 'silent', ...inMemory },
-  })
-  assert.deepEqual(run(['--data-dir', 'state', '--reset']), {
-    kind: 'run',
-    settings: { port: 7000, logLevel: 'info', dataDir: 'state', reset: true },
-  })
-  assert.throws(() => run(['--data-dir', ' ']), /--data-dir must not be empty/)
-  assert.throws(() => run(['--port', '70000']), /--port must be a port number/)
-  assert.throws(() => run(['--log-level', 'loud']), /--log-level must be one of/)
-  assert.deepEqual(run(['--version']), { kind: 'print', text: 'linkdesk sandbox 1.2.3\n' })
 })
 
 test('--sandbox keeps the in-process sandbox in the data dir; --sandbox-reset starts it fresh, only with --sandbox', () => {

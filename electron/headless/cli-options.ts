@@ -10,7 +10,6 @@ import {
   LOG_LEVELS,
   defaultDataDir,
 } from '../core/config'
-import type { LogLevel } from '../core/logger'
 import type { CommandSpec } from './command-line'
 
 const LOG_LEVEL_HELP = `${LOG_LEVELS.join(', ')}; logs are JSON lines on stderr`
@@ -232,80 +231,6 @@ export const SERVE_COMMAND: CommandSpec<ConfigInput> = {
     '                       doing it again changes nothing, so scripts and CI need no UI',
   ],
   initial: (env) => ({ accessToken: env.LINKDESK_ACCESS_TOKEN || undefined }),
-}
-
-interface SandboxSettings {
-  port: number
-  logLevel: LogLevel
-  /** Where the network's state is kept; none keeps it in memory. */
-  dataDir: string | undefined
-  reset: boolean
-}
-
-const SANDBOX_DEFAULT_PORT = 7000
-
-/** `npm run sandbox`: the simulated network alone; one entry per option. */
-export const SANDBOX_COMMAND: CommandSpec<SandboxSettings> = {
-  script: 'sandbox',
-  program: 'linkdesk sandbox',
-  summary: 'Runs the simulated WhatsApp network alone, with its control API, on loopback.',
-  options: [
-    {
-      kind: 'value',
-      name: 'port',
-      placeholder: 'N',
-      env: 'LINKDESK_SANDBOX_PORT',
-      default: String(SANDBOX_DEFAULT_PORT),
-      description: 'port of the control API (0 picks a free one)',
-      apply: (settings, value) => {
-        const port = /^\d+$/.test(value) ? Number(value) : NaN
-        if (!(port <= 65_535)) throw new ConfigError('--port must be a port number (0-65535).')
-        settings.port = port
-      },
-    },
-    {
-      kind: 'value',
-      name: 'log-level',
-      placeholder: 'L',
-      env: 'LINKDESK_SANDBOX_LOG_LEVEL',
-      default: DEFAULT_LOG_LEVEL,
-      description: LOG_LEVEL_HELP,
-      apply: (settings, value) => {
-        if (!LOG_LEVELS.includes(value as LogLevel))
-          throw new ConfigError(`--log-level must be one of ${LOG_LEVELS.join(', ')}.`)
-        settings.logLevel = value as LogLevel
-      },
-    },
-    {
-      kind: 'value',
-      name: 'data-dir',
-      placeholder: 'DIR',
-      env: 'LINKDESK_SANDBOX_DATA_DIR',
-      default: 'none (in memory)',
-      description:
-        'keep the network (accounts, devices, keys, groups, media, inboxes) in DIR/sandbox across restarts',
-      apply: (settings, value) => {
-        if (value.trim() === '') throw new ConfigError('--data-dir must not be empty.')
-        settings.dataDir = value
-      },
-    },
-    {
-      kind: 'flag',
-      name: 'reset',
-      env: 'LINKDESK_SANDBOX_RESET',
-      default: 'off',
-      description: 'with --data-dir: delete the kept state at start, for a fresh network',
-      apply: (settings, value) => {
-        settings.reset = value
-      },
-    },
-  ],
-  initial: () => ({
-    port: SANDBOX_DEFAULT_PORT,
-    logLevel: DEFAULT_LOG_LEVEL,
-    dataDir: undefined,
-    reset: false,
-  }),
 }
 
 interface CopyStoreSettings {

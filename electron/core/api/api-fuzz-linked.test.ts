@@ -11,7 +11,7 @@ import {
   recordEvents,
   startFileServer,
 } from '../messages/testing/messaging-harness'
-import { releaseLongTimers } from '../sandbox/testing/release-long-timers'
+import { releaseLongTimers } from '@linkdesk/sandbox/testing'
 import { startTestCore, TEST_TOKEN, type TestCore } from '../testing/test-core'
 import {
   buildRequest,

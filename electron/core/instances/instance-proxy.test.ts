@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import sharp from 'sharp'
 import { linkedCoreFixture } from '../messages/testing/linked-core'
-import { inboxEntry } from '../sandbox/testing/sandbox-fixture'
+import { inboxEntry } from '@linkdesk/sandbox/testing'
 import { type LocalProxy, startHttpProxy, startSocksProxy } from '../wa/testing/local-proxies'
 import { TOKEN, waitForStatus } from './testing/instance-harness'
 

@@ -4,7 +4,7 @@ import { cpSync, rmSync } from 'node:fs'
 import { after, before, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { eventually } from '../messages/testing/messaging-harness'
-import type { Sandbox } from '../sandbox'
+import type { Sandbox } from '@linkdesk/sandbox'
 import type { Core } from '../index'
 import {
   call,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { ok } from '../instances/testing/instance-harness'
-import { inboxEntry } from '../sandbox/testing/sandbox-fixture'
+import { inboxEntry } from '@linkdesk/sandbox/testing'
 import { linkedCoreFixture } from './testing/linked-core'
 import { eventually } from './testing/messaging-harness'
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { LinkdeskEvent } from '../contract/events'
-import { inboxEntry } from '../sandbox/testing/sandbox-fixture'
+import { inboxEntry } from '@linkdesk/sandbox/testing'
 import { linkedCoreFixture } from './testing/linked-core'
 
 const ME = '15550420001'

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import sharp from 'sharp'
 import { TOKEN } from '../instances/testing/instance-harness'
-import { linkedClient } from '../sandbox/testing/sandbox-fixture'
+import { linkedClient } from '@linkdesk/sandbox/testing'
 import { linkedCoreFixture } from './testing/linked-core'
 
 const ME = '15550490001'

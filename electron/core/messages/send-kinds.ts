@@ -1,5 +1,5 @@
 import { AppError } from '../errors'
-import { contactCardVcard } from './contact-card'
+import { contactCardVcard } from '@linkdesk/sandbox/protocol'
 
 /** A contact card to send: the name shown and the vCard that carries the number. */
 export interface OutgoingCard {

@@ -13,7 +13,7 @@ import {
 } from '../instances/testing/instance-harness'
 import { silentLogger } from '../logger'
 import { eventually } from '../messages/testing/messaging-harness'
-import type { Sandbox } from '../sandbox'
+import type { Sandbox } from '@linkdesk/sandbox'
 import { copyToPostgres } from './copy-to-postgres'
 import { postgresSuite } from './testing/postgres-server'
 

@@ -4,9 +4,8 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { after, before, test } from 'node:test'
 import type { WAMessage } from '@whiskeysockets/baileys'
-import type { Sandbox } from '../sandbox/index'
-import { linkedClient, startTestSandbox } from '../sandbox/testing/sandbox-fixture'
-import type { SandboxClient } from '../sandbox/testing/sandbox-client'
+import type { Sandbox } from '@linkdesk/sandbox'
+import { linkedClient, type SandboxClient, startTestSandbox } from '@linkdesk/sandbox/testing'
 
 // Linkdesk patches Baileys (patches/, applied by patch-package on install) so that handleMessage awaits
 // the socket config's onDecrypted before the delivery receipt: without it a crash between the receipt and

@@ -14,7 +14,7 @@ import {
 } from '@whiskeysockets/baileys'
 import type { Logger } from '../logger'
 import { decryptVote, optionNames } from './poll-votes'
-import { parseContactCard } from '../messages/contact-card'
+import { parseContactCard } from '@linkdesk/sandbox/protocol'
 import type {
   ContactCardInfo,
   DeliveryStatus,

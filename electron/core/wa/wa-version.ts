@@ -1,4 +1,5 @@
 import { DEFAULT_CONNECTION_CONFIG } from '@whiskeysockets/baileys'
+import { parseClientRevision } from '@linkdesk/sandbox/protocol'
 import type { Logger } from '../logger'
 
 /** A WhatsApp Web client version, as the network checks it at every login: `[2, 3000, <revision>]`. */
@@ -27,14 +28,11 @@ export interface WaVersionSourceOptions {
   now?: () => number
 }
 
-/**
- * Reads the client revision from the version document (WhatsApp Web's `sw.js`, where it appears as
- * `"client_revision":N`, quotes escaped or not, inside a JSON string).
- */
+/** The version a version document (WhatsApp Web's `sw.js`, or a sandbox's) states; undefined when none. */
 export function parseVersionDocument(text: string): WaVersion | undefined {
-  const match = /\\?"client_revision\\?":\s*(\d{1,15})/.exec(text)
-  if (!match?.[1]) return undefined
-  return [BUNDLED_WA_VERSION[0], BUNDLED_WA_VERSION[1], Number(match[1])]
+  const revision = parseClientRevision(text)
+  if (revision === undefined) return undefined
+  return [BUNDLED_WA_VERSION[0], BUNDLED_WA_VERSION[1], revision]
 }
 
 export function formatVersion(version: WaVersion): string {

@@ -8,9 +8,8 @@ import { type Core, createCore } from '../../index'
 import { type ConfigInput, parseConfig, type Timings } from '../../config'
 import type { InstanceStatus } from '../../contract/instance-state'
 import type { AddressInfo } from 'node:net'
-import { createHttpApp } from '../../api/http-app'
 import { silentLogger } from '../../logger'
-import { createSandbox, registerSandboxRoutes, type Sandbox } from '../../sandbox'
+import { createControlApp, createSandbox, type Sandbox } from '@linkdesk/sandbox'
 
 export const TOKEN = 'test-token-0123456789'
 
@@ -121,8 +120,7 @@ export async function outsideSandbox(): Promise<{
   close(): Promise<void>
 }> {
   const sandbox = await createSandbox({ logger: silentLogger() })
-  const app = createHttpApp({ logger: silentLogger() })
-  await app.register(async (scoped) => registerSandboxRoutes(scoped, sandbox.control), { prefix: '/sandbox' })
+  const app = createControlApp(sandbox.control, { logger: silentLogger() })
   await app.listen({ host: '127.0.0.1', port: 0 })
   const controlUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/sandbox`
   return {

@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs'
 import { after, before } from 'node:test'
 import type { Core } from '../../index'
 import { call, startCore, tempDataDir } from '../../instances/testing/instance-harness'
-import type { SandboxControl } from '../../sandbox'
+import type { SandboxControl } from '@linkdesk/sandbox'
 import { linkedInstance, recordEvents } from './messaging-harness'
 
 /** A test file's core in sandbox mode, with its contacts and one linked instance. */

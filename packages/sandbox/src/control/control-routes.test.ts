@@ -1,0 +1,246 @@
+import assert from 'node:assert/strict'
+import type { AddressInfo } from 'node:net'
+import { after, before, test } from 'node:test'
+import pino from 'pino'
+import type { Sandbox } from '../index'
+import { SandboxClient } from '../testing/sandbox-client'
+import { startTestSandbox } from '../testing/sandbox-fixture'
+import { createControlApp } from './control-app'
+
+const ME = '15550001111'
+const ALICE = '15551230001'
+
+let sandbox: Sandbox
+let base: string
+let close: () => Promise<void>
+let device: SandboxClient | undefined
+
+before(async () => {
+  sandbox = await startTestSandbox()
+  const app = createControlApp(sandbox.control, { logger: pino({ level: 'silent' }) })
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/sandbox`
+  close = () => app.close()
+})
+
+after(async () => {
+  await device?.stop()
+  await close()
+  await sandbox.close()
+})
+
+async function call(
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  return { status: response.status, body: await response.json() }
+}
+
+/** The size of an inbox once nothing has arrived in it for a while. */
+async function settledInboxSize(phone: string): Promise<number> {
+  let size = -1
+  while (size !== sandbox.control.inbox(phone).length) {
+    size = sandbox.control.inbox(phone).length
+    await new Promise((resolve) => setTimeout(resolve, 300))
+  }
+  return size
+}
+
+test('GET /endpoint describes the websocket URL, the root key in hex and the media CA', async () => {
+  const { status, body } = await call('GET', '/endpoint')
+  assert.equal(status, 200)
+  assert.equal(body.status, 'success')
+  assert.equal(body.websocket, sandbox.endpoint.wsUrl)
+  assert.equal(body.root_key, sandbox.endpoint.rootPublicKey.toString('hex'))
+  assert.match(body.media_ca, /BEGIN CERTIFICATE/)
+})
+
+test('POST /link links a real Baileys device by the text its QR encodes', async () => {
+  device = new SandboxClient({ endpoint: sandbox.endpoint }).start()
+  const qr = await device.waitForQr()
+  const { status, body } = await call('POST', '/link', { qr, phone: ME, name: 'Desk' })
+  assert.equal(status, 200)
+  assert.equal(body.status, 'success')
+  assert.match(body.jid, /^15550001111:\d+@s\.whatsapp\.net$/)
+  await device.waitForOpen()
+})
+
+test('POST /link with an unknown QR answers 404 qr_not_found', async () => {
+  const { status, body } = await call('POST', '/link', { qr: '2@unknown,a,b,c', phone: ME })
+  assert.equal(status, 404)
+  assert.deepEqual(Object.keys(body).sort(), ['code', 'message', 'status'])
+  assert.equal(body.code, 'qr_not_found')
+})
+
+test('POST /accounts registers a contact with an echo auto-reply; bad numbers get 400', async () => {
+  const added = await call('POST', '/accounts', { phone: ALICE, name: 'Alice', auto_reply: 'echo' })
+  assert.equal(added.status, 200)
+  assert.equal(added.body.jid, `${ALICE}@s.whatsapp.net`)
+  assert.match(added.body.lid, /^\d{15}@lid$/)
+  const missing = await call('POST', '/accounts', {})
+  assert.equal(missing.status, 400)
+  assert.equal(missing.body.code, 'missing_parameter')
+  const malformed = await call('POST', '/accounts', { phone: '+1 555' })
+  assert.equal(malformed.status, 400)
+  assert.equal(malformed.body.code, 'invalid_parameter')
+  const badReply = await call('POST', '/accounts', { phone: ALICE, auto_reply: 'shout' })
+  assert.equal(badReply.body.code, 'invalid_parameter')
+})
+
+test('a contact sends through POST /accounts/{phone}/messages and reads its inbox with GET', async () => {
+  const sent = await call('POST', `/accounts/${ALICE}/messages`, { to: ME, text: 'over http' })
+  assert.equal(sent.status, 200)
+  assert.ok(device)
+  const received = await device.waitForMessage(sent.body.id)
+  assert.equal(received.message?.conversation, 'over http')
+  assert.ok(device.sock)
+  const reply = await device.sock.sendMessage(`${ALICE}@s.whatsapp.net`, { text: 'hello back' })
+  const id = reply?.key.id
+  await sandbox.control.events.waitFor('message', (event) => event.entry.id === id)
+  const inbox = await call('GET', `/accounts/${ALICE}/messages`)
+  assert.equal(inbox.status, 200)
+  const entry = inbox.body.messages.find((m: { id: string }) => m.id === id)
+  assert.deepEqual(Object.keys(entry).sort(), [
+    'caption',
+    'chat',
+    'contacts',
+    'filename',
+    'from',
+    'groupInvite',
+    'id',
+    'linkPreview',
+    'location',
+    'mentions',
+    'mimetype',
+    'poll',
+    'ptt',
+    'quotedId',
+    'seconds',
+    'sha256',
+    'size',
+    'targetId',
+    'text',
+    'timestamp',
+    'type',
+    'videoNote',
+    'viewOnce',
+    'waveform',
+  ])
+  assert.equal(entry.text, 'hello back')
+})
+
+test('a contact sends a voice note, view-once image, location, contact cards and a quoting reply over HTTP', async () => {
+  assert.ok(device)
+  const post = (body: Record<string, unknown>) =>
+    call('POST', `/accounts/${ALICE}/messages`, { to: ME, ...body })
+  const voice = await post({
+    media_base64: Buffer.from('OggS voice').toString('base64'),
+    media_as: 'voice_note',
+    seconds: 5,
+  })
+  assert.equal(voice.status, 200)
+  const audio = (await device.waitForMessage(voice.body.id)).message?.audioMessage
+  assert.equal(audio?.ptt, true)
+  assert.equal(audio?.seconds, 5)
+  assert.equal(audio?.mimetype, 'audio/ogg; codecs=opus')
+  const once = await post({
+    media_base64: Buffer.from('not really a png').toString('base64'),
+    mimetype: 'image/png',
+    view_once: true,
+  })
+  const image = (await device.waitForMessage(once.body.id)).message?.viewOnceMessageV2?.message?.imageMessage
+  assert.equal(image?.viewOnce, true)
+  const place = await post({ location: { latitude: 48.8584, longitude: 2.2945, name: 'Tower' } })
+  const location = (await device.waitForMessage(place.body.id)).message?.locationMessage
+  assert.equal(location?.degreesLatitude, 48.8584)
+  assert.equal(location?.name, 'Tower')
+  const cards = await post({
+    contacts: [
+      { name: 'Me', phone: ME },
+      { name: 'Alice', phone: ALICE },
+    ],
+  })
+  const array = (await device.waitForMessage(cards.body.id)).message?.contactsArrayMessage
+  assert.deepEqual(
+    array?.contacts?.map((card) => card.displayName),
+    ['Me', 'Alice'],
+  )
+  const reply = await post({ text: 'quoting', reply_to: place.body.id, mentions: ME })
+  const context = (await device.waitForMessage(reply.body.id)).message?.extendedTextMessage?.contextInfo
+  assert.equal(context?.stanzaId, place.body.id)
+  assert.deepEqual(context?.mentionedJid, [`${ME}@s.whatsapp.net`])
+})
+
+test('bad new fields over HTTP answer with the field named; unknown reply_to is 422 quoted_not_found', async () => {
+  const post = (body: Record<string, unknown>) =>
+    call('POST', `/accounts/${ALICE}/messages`, { to: ME, ...body })
+  const cases: Array<[Record<string, unknown>, number, string, RegExp]> = [
+    [{ location: { latitude: '1', longitude: 2 } }, 400, 'invalid_parameter', /location\.latitude/],
+    [{ location: { longitude: 2 } }, 400, 'missing_parameter', /location\.latitude/],
+    [{ location: [1, 2] }, 400, 'invalid_parameter', /location/],
+    [{ contacts: 'Bob' }, 400, 'invalid_parameter', /contacts/],
+    [{ contacts: [{ name: 'Bob' }] }, 400, 'missing_parameter', /phone/],
+    [{ media_base64: 'AAAA', media_as: 'gif' }, 400, 'invalid_parameter', /media_as/],
+    [
+      { media_base64: 'AAAA', mimetype: 'image/png', view_once: 'yes' },
+      400,
+      'invalid_parameter',
+      /view_once/,
+    ],
+    [{ media_base64: 'AAAA', seconds: 'long' }, 400, 'invalid_parameter', /seconds/],
+    [{ text: 'x', link_preview: { url: 'https://a.example' } }, 400, 'missing_parameter', /title/],
+    [{ text: 'x', mentions: 42 }, 400, 'invalid_parameter', /mentions/],
+    [{ text: 'x', reply_to: 'UNKNOWN' }, 422, 'quoted_not_found', /reply_to/],
+  ]
+  // The earlier tests' messages may still be on their way to ME's phone: count once they have all landed.
+  const before = await settledInboxSize(ME)
+  for (const [body, status, code, message] of cases) {
+    const answer = await post(body)
+    assert.equal(answer.status, status, JSON.stringify(body))
+    assert.equal(answer.body.code, code, JSON.stringify(body))
+    assert.match(answer.body.message, message)
+  }
+  assert.equal(sandbox.control.inbox(ME).length, before)
+})
+
+test('sending to a number that is not on the network answers 422 recipient_not_found', async () => {
+  const { status, body } = await call('POST', `/accounts/${ALICE}/messages`, {
+    to: '19990000000',
+    text: 'anyone?',
+  })
+  assert.equal(status, 422)
+  assert.equal(body.code, 'recipient_not_found')
+  const noText = await call('POST', `/accounts/${ALICE}/messages`, { to: ME })
+  assert.equal(noText.body.code, 'missing_parameter')
+})
+
+test('an account that does not exist answers 404 account_not_found', async () => {
+  const { status, body } = await call('GET', '/accounts/19990000000/messages')
+  assert.equal(status, 404)
+  assert.equal(body.code, 'account_not_found')
+})
+
+test('POST /groups makes a group of numbers and answers its group_id', async () => {
+  const { status, body } = await call('POST', '/groups', { subject: 'Ops', participants: [ALICE, ME] })
+  assert.equal(status, 200)
+  assert.match(body.group_id, /^\d+@g\.us$/)
+  const unknown = await call('POST', '/groups', { subject: 'Ops', participants: ['19990000000'] })
+  assert.equal(unknown.body.code, 'account_not_found')
+})
+
+test('POST drop with a bad mode is refused, and POST unlink logs the device out with 401', async () => {
+  const bad = await call('POST', `/accounts/${ME}/drop`, { mode: 'explode' })
+  assert.equal(bad.status, 400)
+  assert.equal(bad.body.code, 'invalid_parameter')
+  assert.ok(device)
+  const closes = device.closes.length
+  const unlinked = await call('POST', `/accounts/${ME}/unlink`)
+  assert.equal(unlinked.status, 200)
+  assert.equal((await device.waitForClose(closes + 1)).code, 401)
+})

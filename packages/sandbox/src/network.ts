@@ -1,0 +1,110 @@
+import type { Logger } from './logger'
+import { AccountDirectory } from './accounts/account-directory'
+import type { Account } from './accounts/account'
+import { ClientVersionPolicy } from './accounts/client-version'
+import { CallLog } from './calls/call-log'
+import { ProfilePictures } from './accounts/profile-pictures'
+import type { LinkedDevice } from './accounts/linked-device'
+import { STATUS_BROADCAST, StatusBroadcast } from './messages/status-broadcast'
+import { SandboxEvents } from './events'
+import { GroupRegistry } from './groups/group-registry'
+import { MediaStore } from './media/media-store'
+import { PollSecrets } from './messages/poll-secrets'
+import { RecentSends } from './messages/recent-sends'
+import { PresenceRelay } from './presence/presence-relay'
+import type { SandboxState } from './state/sandbox-state'
+import type { ClientConnection } from './transport/client-connection'
+
+/** How the simulated network paces itself. */
+export interface NetworkTimings {
+  /** Delay between a contact receiving a message and its delivered receipt (the read receipt follows after as long again). */
+  receiptDelayMs: number
+  /** How long a scan waits for the client's pair-device-sign reply. */
+  pairingReplyTimeoutMs: number
+}
+
+export const DEFAULT_TIMINGS: NetworkTimings = { receiptDelayMs: 150, pairingReplyTimeoutMs: 10_000 }
+
+/** A logged-in linked device and the account it belongs to. */
+export interface LinkedSession {
+  account: Account
+  device: LinkedDevice
+}
+
+/**
+ * The shared state of the simulated network that every part reads and changes. What outlives a restart is
+ * kept in `state`: each part declares its tables (`defineTable`) and writes every change it makes, and is
+ * rebuilt from them here, in dependency order.
+ */
+export class SandboxNetwork {
+  readonly directory: AccountDirectory
+  readonly groups: GroupRegistry
+  readonly media: MediaStore
+  readonly pictures: ProfilePictures
+  readonly events = new SandboxEvents()
+  readonly recentSends: RecentSends
+  /** Who the phones' status updates go to. */
+  readonly statusBroadcast: StatusBroadcast
+  /** The secrets of polls phones received, for their votes; kept. */
+  readonly pollSecrets: PollSecrets
+  /** Calls between accounts, kept. */
+  readonly calls: CallLog
+  /** Who is online, who follows whom, and the typing signals phones saw: live only. */
+  readonly presence = new PresenceRelay()
+  /** Logged-in linked devices, by their connection. */
+  readonly sessions = new Map<ClientConnection, LinkedSession>()
+  /** Injected login failures: the next login of that phone's devices gets `<failure reason>`. */
+  readonly loginFailures = new Map<string, number>()
+  /** The client versions the network accepts and announces. */
+  readonly clientVersions: ClientVersionPolicy
+  mediaAuth = ''
+  private readonly timers = new Set<NodeJS.Timeout>()
+  /** Retry receipts simulated phones sent, per `phone:messageId`, so a broken message is not retried forever. */
+  private readonly retryRequests = new Map<string, number>()
+  private closed = false
+
+  constructor(
+    readonly log: Logger,
+    readonly timings: NetworkTimings,
+    readonly state: SandboxState,
+  ) {
+    this.directory = new AccountDirectory(state)
+    this.groups = new GroupRegistry(state, this.directory)
+    this.media = new MediaStore(state)
+    this.pictures = new ProfilePictures(state, this.media)
+    this.clientVersions = new ClientVersionPolicy(state)
+    this.statusBroadcast = new StatusBroadcast(this.directory)
+    this.recentSends = new RecentSends(state, this.directory, (jid) =>
+      jid === STATUS_BROADCAST ? this.statusBroadcast : this.groups.get(jid),
+    )
+    this.calls = new CallLog(state)
+    this.pollSecrets = new PollSecrets(state)
+  }
+
+  /** Runs work after a delay, unless the network closes first. Errors are logged. */
+  later(delayMs: number, work: () => void | Promise<void>): void {
+    if (this.closed) return
+    const timer = setTimeout(() => {
+      this.timers.delete(timer)
+      Promise.resolve()
+        .then(work)
+        .catch((error: unknown) => this.log.warn({ err: error }, 'deferred sandbox work failed'))
+    }, delayMs)
+    this.timers.add(timer)
+  }
+
+  /** Counts one more retry request for a message and returns the count. */
+  countRetryRequest(key: string): number {
+    const count = (this.retryRequests.get(key) ?? 0) + 1
+    this.retryRequests.set(key, count)
+    if (this.retryRequests.size > 1000)
+      this.retryRequests.delete(this.retryRequests.keys().next().value as string)
+    return count
+  }
+
+  close(): void {
+    this.closed = true
+    for (const timer of this.timers) clearTimeout(timer)
+    this.timers.clear()
+  }
+}
