@@ -3,9 +3,9 @@
  * import this file (and nothing else) from the core. Each shape is defined once, where the core makes it;
  * this file only gives the window its names.
  */
-import type { DeliveryAttempt } from './events/delivery-log'
+import type { DeliveryAttempt, DeliveryStatus } from './store/event-store'
 import type { EventData, EventName } from './events/event-catalogue'
-import type { DeliveryStatus, EventView } from './events/event-log'
+import type { EventView } from './events/event-view'
 import type { LinkdeskEvent } from './events/event-types'
 import type { SandboxAccountInfo } from './sandbox/control/control-types'
 import type { SandboxInboxEntry } from './sandbox/messages/inbox'

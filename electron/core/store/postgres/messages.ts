@@ -8,7 +8,7 @@ import {
   type MessageStoreOptions,
   STATUS_RANK,
   type StoredMessage,
-} from '../../messages/message-store'
+} from '../message-store'
 import type { DeliveryStatus } from '../../messages/message-types'
 
 /** A stored message's row: everything but its content as JSON text, the content apart. */
