@@ -57,6 +57,23 @@ export interface MessageStoreOptions {
 
 export const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60_000
 
+/** Messages are kept at least this long, so the network's retries can be answered. */
+const MIN_RETENTION_MS = 14 * 24 * 60 * 60_000
+
+/** How long a store keeps messages: the option's retention, never less than the minimum. */
+export function retentionOf(options: MessageStoreOptions): number {
+  return Math.max(options.retentionMs ?? DEFAULT_RETENTION_MS, MIN_RETENTION_MS)
+}
+
+/**
+ * The clock that stamps stored messages: each time strictly after the previous one's, so stored order is
+ * arrival order.
+ */
+export function storedAtClock(now: () => number): () => number {
+  let last = 0
+  return () => (last = Math.max(now(), last + 1))
+}
+
 /** How far statuses only move forward: a late "delivered" never undoes "read". */
 export const STATUS_RANK: Record<DeliveryStatus, number> = {
   failed: 0,

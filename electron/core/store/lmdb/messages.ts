@@ -7,10 +7,11 @@ import type { Database, RootDatabase } from './database'
 import { writeBatch } from './write-batch'
 import type { DeliveryStatus } from '../../messages/message-types'
 import {
-  DEFAULT_RETENTION_MS,
   type MessageStore,
   type MessageStoreOptions,
   newestReceived,
+  retentionOf,
+  storedAtClock,
   STATUS_RANK,
   type StoredMessage,
 } from '../message-store'
@@ -35,7 +36,7 @@ export class LmdbMessageStore implements MessageStore {
   private readonly mediaDir: string
   private readonly retentionMs: number
   private readonly now: () => number
-  private lastStamp = 0
+  private readonly stamp: () => number
   /** Ids being written: an incoming message seen twice before its write commits is still one message. */
   private readonly recent = boundedCache<string, true>(CACHE_LIMITS.messageIdsInFlight)
 
@@ -43,8 +44,9 @@ export class LmdbMessageStore implements MessageStore {
     this.db = root.openDB<StoredMessage, Key>({ name: 'messages', encoding: 'msgpack' })
     this.statuses = root.openDB<DeliveryStatus, Key>({ name: 'message-statuses', encoding: 'msgpack' })
     this.mediaDir = join(dataDir, 'media')
-    this.retentionMs = Math.max(options.retentionMs ?? DEFAULT_RETENTION_MS, 14 * 24 * 60 * 60_000)
+    this.retentionMs = retentionOf(options)
     this.now = options.now ?? Date.now
+    this.stamp = storedAtClock(this.now)
   }
 
   /** Stores an incoming (or phone-sent) message unless its id is known; true when it is new. */
@@ -66,12 +68,6 @@ export class LmdbMessageStore implements MessageStore {
     const key: Key = [instanceId, entry.message.id]
     this.recent.set(key.join('\u0000'), true)
     await this.put(key, { ...entry, direction: 'out', storedAt: this.stamp() })
-  }
-
-  /** The time a message is stored: strictly after the previous one's, so stored order is arrival order. */
-  private stamp(): number {
-    this.lastStamp = Math.max(this.now(), this.lastStamp + 1)
-    return this.lastStamp
   }
 
   async get(instanceId: string, id: string): Promise<StoredMessage | undefined> {
