@@ -6,7 +6,7 @@ import {
   type EventSettingsInput,
   parseEventSettings,
 } from './events/event-settings'
-import type { StoreChoice } from './store/stores'
+import type { StoreChoice } from './store/backend'
 import type { LogLevel } from './logger'
 
 /**

@@ -3,11 +3,11 @@
  * import this file (and nothing else) from the core. Each shape is defined once, where the core makes it;
  * this file only gives the window its names.
  */
-import type { SandboxAccountInfo, SandboxInboxEntry } from '@linkdesk/sandbox'
-import type { DeliveryAttempt } from './events/delivery-log'
+import type { DeliveryAttempt, DeliveryStatus } from './store/event-store'
 import type { EventData, EventName } from './contract/event-catalogue'
-import type { DeliveryStatus, EventView } from './events/event-log'
+import type { EventView } from './events/event-view'
 import type { LinkdeskEvent } from './contract/events'
+import type { SandboxAccountInfo, SandboxInboxEntry } from '@linkdesk/sandbox'
 import type { InstanceRecord } from './store/settings-store'
 import type { TokenInfo } from './tokens/token-service'
 

@@ -1,12 +1,18 @@
 import type { Dispatcher } from 'undici'
 import type { Logger } from '../logger'
-import type { AttemptOutcome, DeliveryAttempt } from './delivery-log'
-import type { StoredEvent } from './event-log'
-import type { EventStore, EventWrite } from './event-store'
+import type {
+  AttemptOutcome,
+  DeliveryAttempt,
+  StoredEvent,
+  EventStore,
+  EventWrite,
+  OutboxEntry,
+  QueuedEntry,
+  WebhookTarget,
+} from '../store/event-store'
 import type { PostsInFlight } from './posts-in-flight'
 import type { WebhookSettings } from './event-settings'
 import { attemptDelivery, retryDelayMs, type AttemptResult } from './webhook-delivery'
-import type { OutboxEntry, QueuedEntry, WebhookTarget } from './webhook-outbox'
 
 /** What a worker needs: the stores, the settings, where to deliver now, and the clock and network. */
 export interface WorkerDeps {

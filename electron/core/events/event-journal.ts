@@ -7,8 +7,7 @@ import {
   readFileSync,
   writeSync,
 } from 'node:fs'
-import type { StoredEvent } from './event-log'
-import type { OutboxEntry } from './webhook-outbox'
+import type { StoredEvent, OutboxEntry } from '../store/event-store'
 
 /**
  * What emit writes down: the event, its outbox entry if its webhook is on (and those of added webhooks), and

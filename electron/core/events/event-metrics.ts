@@ -1,4 +1,4 @@
-import { ATTEMPT_OUTCOMES, type AttemptOutcome } from './delivery-log'
+import { ATTEMPT_OUTCOMES, type AttemptOutcome } from '../store/event-store'
 import { EVENT_NAMES, type EventName } from '../contract/event-catalogue'
 import type { MetricsProvider } from '../contract/metrics'
 

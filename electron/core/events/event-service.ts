@@ -8,8 +8,14 @@ import type { InstanceRecord } from '../store/settings-store'
 import { InstanceDeliveryWorker } from './delivery-worker'
 import { createIdFactory, idFloorAt, type IdFactory } from './event-id'
 import { EventJournal, type ExtraDelivery, type JournalRecord } from './event-journal'
-import type { StoredEvent } from './event-log'
-import type { EventStore, EventWrite, SweepCount } from './event-store'
+import type {
+  StoredEvent,
+  EventStore,
+  EventWrite,
+  SweepCount,
+  OutboxEntry,
+  WebhookTarget,
+} from '../store/event-store'
 import { EventCounters, eventMetricsProvider } from './event-metrics'
 import type { EventSettings, RetentionSettings } from './event-settings'
 import { contractViolations, type EventName } from '../contract/event-catalogue'
@@ -19,7 +25,6 @@ import { LogFollower, type SharedLog } from './log-follower'
 import { PostsInFlight } from './posts-in-flight'
 import type { MetricsProvider } from '../contract/metrics'
 import { queueParts, webhookQueue } from './outbox-queue'
-import type { OutboxEntry, WebhookTarget } from './webhook-outbox'
 import { type WebhookRegistry, webhookTakes } from './webhook-registry'
 
 /** Where the service reads and changes an instance's webhook settings and owner (the instance registry). */

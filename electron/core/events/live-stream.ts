@@ -1,7 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import type { Logger } from '../logger'
-import type { DeliveryAttempt } from './delivery-log'
-import type { EventFilter, StoredEvent } from './event-log'
+import type { DeliveryAttempt, EventFilter, StoredEvent } from '../store/event-store'
 
 /**
  * What the live stream carries: each new event with its position in the order the log is read in, and (for

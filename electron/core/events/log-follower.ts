@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { CoalescedRunner } from '../coalesced-runner'
 import type { Logger } from '../logger'
-import type { EventFilter } from './event-log'
+import type { EventFilter } from '../store/event-store'
 import type { LiveStream, LogPage } from './live-stream'
 
 /** A log several nodes write, read in commit order (the PostgreSQL event store). */

@@ -1,6 +1,5 @@
 import { AppError } from '../errors'
-import type { MessageStore, StoredMessage } from './message-store'
-import { inChat } from './message-store'
+import { type MessageStore, type StoredMessage, inChat } from '../store/message-store'
 import type { LinkdeskMessage } from '../contract/message'
 
 /** A chat as the account's stored messages show it. */

@@ -1,7 +1,7 @@
 import { AppError } from '../errors'
 import type { WaConnection, WaPresence } from '../contract/network'
 import type { MessageSender } from './message-sender'
-import { type MessageStore, networkKeyOf, type StoredMessage } from './message-store'
+import { type MessageStore, networkKeyOf, type StoredMessage } from '../store/message-store'
 
 export interface ChatSignalsDeps {
   store: MessageStore

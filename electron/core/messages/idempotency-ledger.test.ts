@@ -1,18 +1,16 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { after, test } from 'node:test'
+import { test } from 'node:test'
 import { AppError } from '../errors'
-import { openDatabase } from '../store/database'
+import type { LedgerRecords } from '../store/ledger-records'
+import { LmdbLedgerRecords } from '../store/lmdb/ledger'
 import { PostgresLedgerRecords } from '../store/postgres/ledger'
-import { postgresSuite } from '../store/testing/postgres-server'
-import {
-  IdempotencyLedger,
-  type LedgerRecords,
-  LmdbLedgerRecords,
-  type LedgerSlot,
-} from './idempotency-ledger'
+import { eachBackend, openOn, type PerBackend, type Storage } from '../store/testing/backends'
+import { IdempotencyLedger, type LedgerSlot } from './idempotency-ledger'
+
+const ledgerRecords: PerBackend<LedgerRecords> = {
+  lmdb: ({ db }) => new LmdbLedgerRecords(db),
+  postgres: ({ pool }) => new PostgresLedgerRecords(pool),
+}
 
 /** The same tests for each store; `records` opens the ledger's records again (a restart) on the same storage. */
 function ledgerTests(name: string, records: () => Promise<LedgerRecords>) {
@@ -98,12 +96,8 @@ function ledgerTests(name: string, records: () => Promise<LedgerRecords>) {
   })
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'linkdesk-idem-'))
-const root = openDatabase(dir)
-after(async () => {
-  await root.close()
-  rmSync(dir, { recursive: true, force: true })
+// One storage per backend for all the tests (each uses its own keys); each call opens the records anew on it.
+eachBackend((backend) => {
+  let storage: Storage | undefined
+  ledgerTests(backend.kind, async () => openOn((storage ??= await backend.fresh()), ledgerRecords))
 })
-ledgerTests('lmdb', async () => new LmdbLedgerRecords(root))
-
-postgresSuite('postgres', (pool) => ledgerTests('postgres', async () => new PostgresLedgerRecords(pool())))

@@ -1,14 +1,5 @@
 import { AppError } from '../errors'
-import type { Database, RootDatabase } from '../store/database'
-import { writeBatch } from '../store/write-batch'
-
-/** A key's record: its message id from before the send, and the answer once the message left. */
-export interface LedgerEntry {
-  fingerprint: string
-  messageId?: string
-  answer?: unknown
-  at: number
-}
+import type { LedgerRecords } from '../store/ledger-records'
 
 /** What a keyed send gets to do its work: the message id to send under, and where its answer goes. */
 export interface LedgerSlot<T> {
@@ -20,44 +11,6 @@ export interface LedgerSlot<T> {
   messageId(newId: () => string): Promise<string>
   /** Records the answer, once the message has left. */
   commit(answer: T): Promise<void>
-}
-
-type Key = [string, string]
-
-/** Where the ledger keeps its entries, by instance and key; each write resolves once it is durable. */
-export interface LedgerRecords {
-  get(instanceId: string, key: string): Promise<LedgerEntry | undefined>
-  put(instanceId: string, key: string, entry: LedgerEntry): Promise<void>
-  /** Removes the entries recorded before `cutoff` (unix ms). */
-  removeBefore(cutoff: number): Promise<void>
-}
-
-/** The ledger's entries in the LMDB environment, keyed `[instanceId, key]`. */
-export class LmdbLedgerRecords implements LedgerRecords {
-  private readonly db: Database<LedgerEntry, Key>
-
-  constructor(root: RootDatabase) {
-    this.db = root.openDB<LedgerEntry, Key>({ name: 'send-idempotency', encoding: 'msgpack' })
-  }
-
-  async get(instanceId: string, key: string): Promise<LedgerEntry | undefined> {
-    return this.db.get([instanceId, key])
-  }
-
-  async put(instanceId: string, key: string, entry: LedgerEntry): Promise<void> {
-    await this.db.put([instanceId, key], entry)
-  }
-
-  /** Every entry (for copying the store elsewhere). */
-  *export(): Generator<{ instanceId: string; key: string; entry: LedgerEntry }> {
-    for (const { key, value } of this.db.getRange({})) yield { instanceId: key[0], key: key[1], entry: value }
-  }
-
-  async removeBefore(cutoff: number): Promise<void> {
-    await writeBatch(this.db, () => {
-      for (const { key, value } of this.db.getRange()) if (value.at < cutoff) this.db.remove(key)
-    })
-  }
 }
 
 export interface IdempotencyLedgerOptions {

@@ -5,7 +5,7 @@ import type { SentAnswer, WaMessageAction, WaOutgoingContent } from '../contract
 import { EDIT_WINDOW_SECONDS, REVOKE_WINDOW_SECONDS } from '@linkdesk/sandbox/protocol'
 import { announceAction } from './message-intake'
 import type { MessageSender } from './message-sender'
-import { type MessageStore, networkKeyOf, type StoredMessage } from './message-store'
+import { type MessageStore, networkKeyOf, type StoredMessage } from '../store/message-store'
 
 export interface MessageActionsDeps {
   limits: Limits

@@ -3,7 +3,7 @@ import type { Logger } from '../logger'
 import { tallyVotes } from '../wa/poll-votes'
 import type { InstanceBehaviours } from '../contract/instance'
 import type { CallDesk } from './call-desk'
-import type { PollVotes } from './poll-votes'
+import type { PollVotes } from '../store/poll-votes'
 import type { GroupDesk } from '../groups/group-desk'
 import type {
   WaAccount,
@@ -20,7 +20,7 @@ import type {
 } from '../contract/network'
 import { unhandledCase } from '../exhaustive'
 import type { AckTracker } from './ack-tracker'
-import type { MessageStore } from './message-store'
+import type { MessageStore } from '../store/message-store'
 import type { LinkdeskMessage, Presence, StatusUpdate } from '../contract/message'
 
 /** The network's presence names in Linkdesk's words. */

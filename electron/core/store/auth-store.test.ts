@@ -1,48 +1,23 @@
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { after, describe, test } from 'node:test'
-import { fileURLToPath } from 'node:url'
-import { open } from 'lmdb'
-import { encodeValue } from './auth-codec'
-import { LmdbAuthStore, type AuthCipher } from './auth-store'
+import { test } from 'node:test'
+import type { AuthCipher, AuthStore } from './auth-store'
+import { LmdbAuthStore } from './lmdb/auth'
+import { PostgresAuthStore } from './postgres/auth'
+import { eachBackend, openOn, type PerBackend } from './testing/backends'
+import { xorCipher } from './testing/xor-cipher'
 
-const roots: string[] = []
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'linkdesk-auth-'))
-  roots.push(dir)
-  return dir
-}
-after(() => roots.forEach((dir) => rmSync(dir, { recursive: true, force: true })))
+const authStore = (cipher?: AuthCipher): PerBackend<AuthStore> => ({
+  lmdb: ({ dataDir }) => new LmdbAuthStore(dataDir, cipher),
+  postgres: ({ pool, dataDir }) => new PostgresAuthStore(pool, dataDir, cipher),
+})
 
-/** A reversible stand-in for Electron's safeStorage: XOR with a fixed pad, plus a marker to prove it ran. */
-const xorCipher: AuthCipher = {
-  encrypt: (data) => Buffer.concat([Buffer.from('X1'), Buffer.from(data.map((b) => b ^ 0x5a))]),
-  decrypt: (data) => {
-    assert.equal(data.subarray(0, 2).toString(), 'X1')
-    return Buffer.from(data.subarray(2).map((b) => b ^ 0x5a))
-  },
-}
-
-/** Writes an auth environment the way the per-instance store of earlier versions did. */
-async function writeLegacyAuth(dir: string, values: Record<string, unknown>, cipher?: AuthCipher) {
-  mkdirSync(dir, { recursive: true })
-  const db = open<Buffer, string>({ path: dir, encoding: 'binary', compression: false, maxDbs: 1 })
-  await db.transaction(() => {
-    for (const [key, value] of Object.entries(values)) void db.put(key, encodeValue(value, cipher))
-  })
-  await db.close()
-}
-
-/** A key id long enough for lmdb to write its key without escapes, as it does for keys of 64 characters and more. */
-const LONG_ID = `120363776314219747298@g.us::${'1'.repeat(60)}::1`
-
-describe('InstanceAuthStore', () => {
-  test('round-trips creds and keys with Buffers, Uint8Arrays and unknown key types', async () => {
-    const dataDir = tempDir()
-    const auth = new LmdbAuthStore(dataDir)
+eachBackend((backend) => {
+  const name = backend.kind
+  test(`${name}: round-trips creds and keys with Buffers, Uint8Arrays and unknown key types`, async () => {
+    const storage = await backend.fresh()
+    const auth = openOn(storage, authStore())
     const store = auth.forInstance('A')
     await store.writeCreds({
       noiseKey: { private: Buffer.from([1, 2, 3]) },
@@ -55,7 +30,8 @@ describe('InstanceAuthStore', () => {
     await store.setKeys({ session: { b: null } })
     await auth.close()
 
-    const reopened = new LmdbAuthStore(dataDir)
+    const reopened = openOn(storage, authStore())
+    await reopened.load(['A'])
     const again = reopened.forInstance('A')
     const creds = again.readCreds<any>()
     assert.deepEqual(creds.noiseKey.private, Buffer.from([1, 2, 3]))
@@ -67,8 +43,8 @@ describe('InstanceAuthStore', () => {
     await reopened.close()
   })
 
-  test('a write is visible to reads once queued, and committed() waits for the disk', async () => {
-    const auth = new LmdbAuthStore(tempDir())
+  test(`${name}: a write is visible to reads once queued, and committed() waits for the disk`, async () => {
+    const auth = openOn(await backend.fresh(), authStore())
     const store = auth.forInstance('A')
     const write = store.setKeys({ session: { a: { n: 1 } } })
     assert.deepEqual(await store.getKeys('session', ['a']), { a: { n: 1 } })
@@ -78,112 +54,25 @@ describe('InstanceAuthStore', () => {
     await auth.close()
   })
 
-  test('with a cipher, nothing readable reaches the file and the files are user-only', async () => {
-    const dataDir = tempDir()
-    const auth = new LmdbAuthStore(dataDir, xorCipher)
-    const store = auth.forInstance('A')
-    await store.writeCreds({ secret: 'PLAINTEXT-CREDS-MARKER' })
-    await store.setKeys({ session: { a: { secret: 'PLAINTEXT-KEY-MARKER' } } })
-    assert.equal(store.readCreds<any>().secret, 'PLAINTEXT-CREDS-MARKER')
-    await auth.close()
-    const dir = join(dataDir, 'auth')
-    const data = readFileSync(join(dir, 'data.mdb'))
-    assert.equal(data.includes('PLAINTEXT-CREDS-MARKER'), false)
-    assert.equal(data.includes('PLAINTEXT-KEY-MARKER'), false)
-    for (const file of readdirSync(dir)) assert.equal(statSync(join(dir, file)).mode & 0o077, 0, file)
-    assert.equal(statSync(dir).mode & 0o077, 0)
-  })
-
-  test('a store written without a cipher stays readable once a cipher is given; encrypted values need it', async () => {
-    const dataDir = tempDir()
-    const plain = new LmdbAuthStore(dataDir)
+  test(`${name}: a store written without a cipher stays readable once a cipher is given; encrypted values need it`, async () => {
+    const storage = await backend.fresh()
+    const plain = openOn(storage, authStore())
     await plain.forInstance('A').writeCreds({ me: 'before' })
     await plain.close()
-    const encrypted = new LmdbAuthStore(dataDir, xorCipher)
+    const encrypted = openOn(storage, authStore(xorCipher))
+    await encrypted.load(['A'])
     assert.deepEqual(encrypted.forInstance('A').readCreds(), { me: 'before' })
     await encrypted.forInstance('A').writeCreds({ me: 'after' })
     await encrypted.close()
-    const withoutCipher = new LmdbAuthStore(dataDir)
+    const withoutCipher = openOn(storage, authStore())
+    await withoutCipher.load(['A'])
     assert.throws(() => withoutCipher.forInstance('A').readCreds(), /encrypted/)
     await withoutCipher.close()
   })
-})
 
-describe('read-only reads', () => {
-  test('share one decoded value until a write replaces it with a copy of what was written', async () => {
-    const auth = new LmdbAuthStore(tempDir())
-    const store = auth.forInstance('A')
-    await store.setKeys({ session: { a: { n: 1, key: Buffer.from([1]) } } })
-    const first = (await store.getKeys('session', ['a'], { readOnly: true })).a
-    assert.equal((await store.getKeys('session', ['a'], { readOnly: true })).a, first)
-    assert.notEqual((await store.getKeys('session', ['a'])).a, first, 'other reads decode a fresh value')
-
-    const written = { n: 2, key: new Uint8Array([2]), gone: undefined }
-    await store.setKeys({ session: { a: written } })
-    written.n = 99
-    const cached = (await store.getKeys('session', ['a'], { readOnly: true })).a
-    assert.deepEqual(cached, { n: 2, key: Buffer.from([2]) })
-    assert.ok(Buffer.isBuffer((cached as any).key), 'as decoding would give it')
-    assert.deepEqual((await store.getKeys('session', ['a'])).a, cached)
-
-    await store.setKeys({ session: { a: null } })
-    assert.deepEqual(await store.getKeys('session', ['a'], { readOnly: true }), {})
-    await auth.close()
-  })
-
-  test('a written value that cannot be copied exactly leaves the cache and is decoded on the next read', async () => {
-    const auth = new LmdbAuthStore(tempDir())
-    const store = auth.forInstance('A')
-    await store.setKeys({ tctoken: { a: { token: Buffer.from([1]) } } })
-    await store.getKeys('tctoken', ['a'], { readOnly: true })
-    class Token {
-      token = Buffer.from([2])
-    }
-    await store.setKeys({ tctoken: { a: new Token() } })
-    const read = (await store.getKeys('tctoken', ['a'], { readOnly: true })).a
-    assert.ok(!(read instanceof Token))
-    assert.deepEqual(read, { token: Buffer.from([2]) })
-    await auth.close()
-  })
-
-  test('more keys than the cache holds still read back right', async () => {
-    const auth = new LmdbAuthStore(tempDir())
-    const store = auth.forInstance('A')
-    const sessions: Record<string, unknown> = {}
-    for (let i = 0; i < 1000; i++) sessions[`s${i}`] = { i, record: Buffer.alloc(600, i % 256) }
-    await store.setKeys({ session: sessions })
-    for (let round = 0; round < 2; round++) {
-      for (let i = 0; i < 1000; i++) {
-        const { [`s${i}`]: value } = (await store.getKeys('session', [`s${i}`], { readOnly: true })) as any
-        assert.equal(value.i, i)
-        assert.deepEqual(value.record, Buffer.alloc(600, i % 256))
-      }
-    }
-    await auth.close()
-  })
-})
-
-describe('AuthStore', () => {
-  test('instances share one environment under their own prefixes, and closing one leaves the others open', async () => {
-    const dataDir = tempDir()
-    const auth = new LmdbAuthStore(dataDir)
-    await auth.forInstance('A').setKeys({ session: { x: 'of A' } })
-    await auth.forInstance('A1').setKeys({ session: { x: 'of A1' } })
-    await auth.forInstance('A').committed()
-    assert.deepEqual(await auth.forInstance('A').getKeys('session', ['x']), { x: 'of A' })
-    assert.equal(await auth.forInstance('A').countKeys('session'), 1)
-    assert.deepEqual(readdirSync(dataDir), ['auth'])
-
-    const a = auth.forInstance('A')
-    await a.close()
-    await assert.rejects(a.getKeys('session', ['x']), /closed/)
-    assert.deepEqual(await auth.forInstance('A1').getKeys('session', ['x']), { x: 'of A1' })
-    await auth.close()
-  })
-
-  test('wipe deletes all the credentials and keys of one instance; remove also its folder', async () => {
-    const dataDir = tempDir()
-    const auth = new LmdbAuthStore(dataDir)
+  test(`${name}: wipe deletes all the credentials and keys of one instance; remove also its folder`, async () => {
+    const storage = await backend.fresh()
+    const auth = openOn(storage, authStore())
     for (const id of ['A', 'B', 'C']) {
       await auth.forInstance(id).writeCreds({ me: id })
       await auth.forInstance(id).setKeys({ session: { s: { id } }, 'pre-key': { 1: { id }, 2: { id } } })
@@ -199,10 +88,11 @@ describe('AuthStore', () => {
     assert.equal(auth.forInstance('A').readCreds(), undefined)
     assert.deepEqual(await auth.forInstance('A').getKeys('session', ['s'], { readOnly: true }), {})
 
-    mkdirSync(join(auth.instanceDir('B'), 'media'), { recursive: true })
+    const folder = join(storage.dataDir, 'instances', 'B')
+    mkdirSync(join(folder, 'media'), { recursive: true })
     await auth.remove('B')
     assert.equal(await auth.countEntries('B'), 0)
-    assert.equal(existsSync(auth.instanceDir('B')), false)
+    assert.equal(existsSync(folder), false)
     await auth.remove('never-stored')
 
     assert.equal(await auth.countEntries('C'), 4)
@@ -210,11 +100,11 @@ describe('AuthStore', () => {
     await auth.close()
   })
 
-  test('long keys stay in their instance: a wipe deletes them, and they are counted', async () => {
+  test(`${name}: long keys stay in their instance: a wipe deletes them, and they are counted`, async () => {
     // Group sender keys and sender-key memory have keys of 64 characters and more.
     const group = '120363776314219747298@g.us'
     const senderKey = `${group}::168229437369622_1::1`
-    const auth = new LmdbAuthStore(tempDir())
+    const auth = openOn(await backend.fresh(), authStore())
     const store = auth.forInstance('6584ECE663DF39866AAA68AF')
     await store.setKeys({
       'sender-key-memory': { [group]: { '1@lid': true } },
@@ -223,6 +113,7 @@ describe('AuthStore', () => {
     })
     await auth.forInstance('B').setKeys({ 'sender-key-memory': { [group]: { '2@lid': true } } })
     await store.committed()
+    await auth.forInstance('B').committed()
     assert.equal(await auth.countEntries('6584ECE663DF39866AAA68AF'), 3)
     assert.equal(await store.countKeys('sender-key-memory'), 1)
 
@@ -241,93 +132,58 @@ describe('AuthStore', () => {
     await auth.close()
   })
 
-  test("an earlier version's per-instance environment is imported once, then its folder deleted", async () => {
-    const dataDir = tempDir()
-    const legacy = join(dataDir, 'instances', 'OLD', 'auth')
-    await writeLegacyAuth(
-      legacy,
-      {
-        creds: { me: 'old', key: Buffer.from([7]) },
-        'session\u0000a': { n: 1 },
-        'pre-key\u00001': { p: 1 },
-        [`sender-key\u0000${LONG_ID}`]: { k: 2 },
-      },
-      xorCipher,
-    )
-    const auth = new LmdbAuthStore(dataDir, xorCipher)
-    assert.equal(await auth.exists('OLD'), true)
-    assert.equal(existsSync(legacy), false)
-    const store = auth.forInstance('OLD')
-    assert.deepEqual(store.readCreds(), { me: 'old', key: Buffer.from([7]) })
-    assert.deepEqual(await store.getKeys('session', ['a']), { a: { n: 1 } })
-    assert.equal(await store.countKeys('pre-key'), 1)
-    assert.deepEqual(await store.getKeys('sender-key', [LONG_ID]), { [LONG_ID]: { k: 2 } }, 'long keys too')
-    await store.writeCreds({ me: 'new' })
+  test(`${name}: keys: reads see queued writes at once, a batch commits whole, and a new store reads what was committed`, async () => {
+    const storage = await backend.fresh()
+    const auth = openOn(storage, authStore())
+    const store = auth.forInstance('A')
+    assert.equal(store.readCreds(), undefined)
+    await store.writeCreds({ me: { id: '1555:1@s.whatsapp.net' }, registrationId: 7 })
+    await store.setKeys({ session: { s1: { n: 1 }, s2: { n: 2 } }, 'pre-key': { '1': { k: 'x' } } })
+    assert.deepEqual(await store.getKeys('session', ['s1', 's2', 'none']), { s1: { n: 1 }, s2: { n: 2 } })
+    await store.setKeys({ session: { s1: null, s2: { n: 3 } } })
+    assert.deepEqual(await store.getKeys('session', ['s1', 's2']), { s2: { n: 3 } }, 'queued, already read')
+    await store.committed()
+    assert.equal(await store.countKeys('session'), 1)
+    assert.equal(await auth.countEntries('A'), 3, 'creds, one session, one pre-key')
+
+    // A restart (or, on a shared store, another node) reads the credentials at load and the keys from the store.
+    const restarted = openOn(storage, authStore())
+    await restarted.load(['A', 'B'])
+    const again = restarted.forInstance('A')
+    assert.deepEqual(again.readCreds(), { me: { id: '1555:1@s.whatsapp.net' }, registrationId: 7 })
+    assert.deepEqual(await again.getKeys('session', ['s1', 's2']), { s2: { n: 3 } })
+    assert.deepEqual(await again.getKeys('pre-key', ['1']), { '1': { k: 'x' } })
+    assert.equal(await restarted.exists('A'), true)
+    assert.equal(await restarted.exists('B'), false)
+    await restarted.close()
+
+    await auth.wipe('A')
+    assert.equal(await auth.countEntries('A'), 0)
+    const wiped = auth.forInstance('A')
+    assert.equal(wiped.readCreds(), undefined)
+    assert.deepEqual(await wiped.getKeys('session', ['s2']), {}, 'no cached value outlives the wipe')
     await auth.close()
-
-    // A folder left behind once the import committed (a crash before the delete) does not replace newer data.
-    await writeLegacyAuth(legacy, { creds: { me: 'stale' } })
-    const reopened = new LmdbAuthStore(dataDir, xorCipher)
-    assert.deepEqual(reopened.forInstance('OLD').readCreds(), { me: 'new' })
-    assert.equal(existsSync(legacy), false)
-    assert.equal(await reopened.countEntries('OLD'), 4)
-    await reopened.close()
   })
-})
 
-const writer = fileURLToPath(new URL('./testing/auth-store-writer.ts', import.meta.url))
-
-function runWriterAndKill(dataDir: string, killAfterMs: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', writer, dataDir], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stderr = ''
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-    child.stdout.once('data', () => setTimeout(() => child.kill('SIGKILL'), killAfterMs))
-    child.once('exit', (_code, signal) =>
-      signal === 'SIGKILL' ? resolve() : reject(new Error(`writer exited by itself: ${stderr}`)),
-    )
-  })
-}
-
-describe('crash safety', () => {
-  test('a writer killed with SIGKILL during heavy key writes always leaves a loadable, consistent store', async () => {
-    const dataDir = tempDir()
-    let lastSeq = 0
-    for (let round = 0; round < 8; round++) {
-      await runWriterAndKill(dataDir, 20 + round * 37)
-      const auth = new LmdbAuthStore(dataDir)
-      const seqs: number[] = []
-      for (const id of ['A', 'B']) {
-        const store = auth.forInstance(id)
-        const creds = store.readCreds<{ seq: number }>()
-        assert.ok(creds, `round ${round} ${id}: creds missing`)
-        const ids = Array.from({ length: 40 }, (_, i) => `s${i}`)
-        const sessions = Object.values(await store.getKeys('session', ids)) as Array<{ seq: number }>
-        assert.equal(sessions.length, 40, `round ${round} ${id}: a batch was half applied`)
-        const keySeq = sessions[0]!.seq
-        assert.ok(
-          sessions.every((s) => s.seq === keySeq),
-          `round ${round} ${id}: sessions from different batches`,
-        )
-        assert.ok(
-          keySeq === creds.seq || keySeq === creds.seq + 1,
-          `round ${round} ${id}: keys and creds out of order`,
-        )
-        assert.equal(
-          await store.countKeys('pre-key'),
-          1,
-          `round ${round} ${id}: pre-key delete and put not atomic`,
-        )
-        seqs.push(creds.seq)
-      }
-      const [a, b] = seqs as [number, number]
-      assert.ok(b === a || b === a - 1, `round ${round}: instances written out of call order (${a}, ${b})`)
-      assert.ok(a >= lastSeq, `round ${round}: went back in time`)
-      lastSeq = a
-      await auth.close()
+  test(`${name}: a value read while a write of it commits is never read back older than the write`, async () => {
+    const storage = await backend.fresh()
+    const auth = openOn(storage, authStore())
+    const store = auth.forInstance('C')
+    await store.setKeys({ session: { s: { v: 1 } } })
+    await store.committed()
+    const writer = openOn(storage, authStore())
+    const reader = writer.forInstance('C')
+    for (let v = 2; v < 30; v++) {
+      const read = reader.getKeys('session', ['s'])
+      await reader.setKeys({ session: { s: { v } } })
+      await read
+      assert.deepEqual(await reader.getKeys('session', ['s']), { s: { v } })
     }
-    assert.ok(lastSeq > 8, 'the writer made progress')
+    await reader.committed()
+    await writer.close()
+    const restarted = openOn(storage, authStore())
+    assert.deepEqual(await restarted.forInstance('C').getKeys('session', ['s']), { s: { v: 29 } })
+    await restarted.close()
+    await auth.close()
   })
 })

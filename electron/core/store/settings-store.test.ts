@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { after, before, describe, test } from 'node:test'
+import { test } from 'node:test'
 import { AppError } from '../errors'
 import { InstanceRegistry } from '../instances/instance-registry'
+import { FileSettingsStore } from './lmdb/settings'
 import { PostgresSettingsStore } from './postgres/settings'
-import { FileSettingsStore, type SettingsStore } from './settings-store'
-import { migratedPool, postgresMissing, startPostgres, type PostgresServer } from './testing/postgres-server'
+import type { SettingsStore } from './settings-store'
+import { eachBackend, openOn, type PerBackend } from './testing/backends'
 
 const OPERATOR = { kind: 'operator' } as const
 
@@ -78,52 +78,23 @@ function settingsStoreTests(
   })
 }
 
-settingsStoreTests('file', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'linkdesk-settings-'))
-  t.after(() => rmSync(dir, { recursive: true, force: true }))
-  return {
-    open: async () => new FileSettingsStore(dir),
-    durable: async () => readFileSync(join(dir, 'config.json'), 'utf8'),
-  }
-})
+/** Where each backend keeps the settings durably, read raw: the JSON file, or the tables. */
+const settingsOn: PerBackend<Storage> = {
+  lmdb: ({ dataDir }) => ({
+    open: async () => new FileSettingsStore(dataDir),
+    durable: async () => readFileSync(join(dataDir, 'config.json'), 'utf8'),
+  }),
+  postgres: ({ pool }) => ({
+    open: () => PostgresSettingsStore.open(pool),
+    durable: async () => {
+      const tables = ['tokens', 'instances', 'webhooks']
+      return Promise.all(
+        tables.map(async (table) => (await pool.query(`SELECT id, record FROM ${table} ORDER BY id`)).rows),
+      )
+    },
+  }),
+}
 
-const missing = postgresMissing()
-describe('postgres', { skip: missing }, () => {
-  let server: PostgresServer
-  before(async () => {
-    server = await startPostgres()
-  })
-  after(() => server.stop())
-
-  test('postgres: a change the database refuses is rolled back and leaves the records in memory as they were', async (t) => {
-    const pool = await migratedPool(server)
-    t.after(() => pool.end())
-    const registry = new InstanceRegistry(await PostgresSettingsStore.open(pool))
-    const { id } = await registry.create(OPERATOR, 'Sales')
-    await pool.query(
-      `ALTER TABLE instances ADD CONSTRAINT no_forbidden CHECK (record->>'name' <> 'Forbidden')`,
-    )
-    await assert.rejects(
-      registry.update(id, (record) => ({ ...record, name: 'Forbidden' })),
-      /no_forbidden/,
-    )
-    assert.equal(registry.find(id)?.name, 'Sales')
-    assert.equal(new InstanceRegistry(await PostgresSettingsStore.open(pool)).find(id)?.name, 'Sales')
-    await registry.update(id, (record) => ({ ...record, name: 'Support' }))
-    assert.equal(new InstanceRegistry(await PostgresSettingsStore.open(pool)).find(id)?.name, 'Support')
-  })
-
-  settingsStoreTests('postgres', async (t) => {
-    const pool = await migratedPool(server)
-    t.after(() => pool.end())
-    return {
-      open: () => PostgresSettingsStore.open(pool),
-      durable: async () => {
-        const tables = ['tokens', 'instances', 'webhooks']
-        return Promise.all(
-          tables.map(async (table) => (await pool.query(`SELECT id, record FROM ${table} ORDER BY id`)).rows),
-        )
-      },
-    }
-  })
-})
+eachBackend((backend) =>
+  settingsStoreTests(backend.kind, async () => openOn(await backend.fresh(), settingsOn)),
+)

@@ -1,131 +1,15 @@
-import pg from 'pg'
-import type { EventStore } from '../events/event-store'
-import { LmdbEventStore } from '../events/lmdb-event-store'
-import type { Logger } from '../logger'
-import { LmdbLedgerRecords, type LedgerRecords } from '../messages/idempotency-ledger'
-import { LmdbMessageStore, type MessageStore } from '../messages/message-store'
-import { LmdbPollVotes, type PollVotes } from '../messages/poll-votes'
-import { UploadStore, type Uploads } from '../messages/upload-store'
-import { type AuthCipher, type AuthStore, LmdbAuthStore } from './auth-store'
-import { openDatabase } from './database'
-import { Cluster } from '../cluster/cluster'
-import type { SharedLog } from '../events/log-follower'
-import { PostgresAuthStore } from './postgres/auth'
-import { PostgresEventStore } from './postgres/events'
-import { PostgresLedgerRecords } from './postgres/ledger'
-import { PostgresMessageStore } from './postgres/messages'
-import { PostgresPollVotes } from './postgres/poll-votes'
-import { migrate } from './postgres/schema'
-import { PostgresSettingsStore } from './postgres/settings'
-import { PostgresUploads } from './postgres/uploads'
-import { FileSettingsStore, type SettingsStore } from './settings-store'
+import type { OpenStores, StoreChoice, StoreOptions, Stores } from './backend'
+import { openStores as openLmdb } from './lmdb'
+import { openStores as openPostgres } from './postgres'
 
-/** Where the core keeps its data: the embedded LMDB store in the data folder, or a PostgreSQL database. */
-export type StoreChoice = { kind: 'lmdb' } | { kind: 'postgres'; url: string }
-
-/** Every part the core keeps, on one store. */
-export interface Stores {
-  kind: StoreChoice['kind']
-  settings: SettingsStore
-  auth: AuthStore
-  events: EventStore
-  /**
-   * When an emitted event is durable: the embedded store journals it first (its commits come in the
-   * background); PostgreSQL's commit is the durability point.
-   */
-  eventDurability: 'journal' | 'commit'
-  messages: MessageStore
-  ledger: LedgerRecords
-  polls: PollVotes
-  uploads: Uploads
-  /** On PostgreSQL: this node's part in the cluster of nodes sharing the database (its writes are fenced). */
-  cluster?: Cluster
-  /** On PostgreSQL: the event log as every node writes it, read in commit order. */
-  sharedLog?: SharedLog
-  /** Closes what the stores hold open (after every part using them stopped). */
-  close(): Promise<void>
+/** Every backend, by the kind of store it is chosen by: a new backend is its folder and one entry here. */
+const BACKENDS: { [K in StoreChoice['kind']]: OpenStores<K> } = {
+  lmdb: openLmdb,
+  postgres: openPostgres,
 }
 
-/** A node's identity and lease in a cluster. */
-export interface NodeSettings {
-  nodeId: string
-  /** How long a lease lasts unless renewed (renewed every third of it). */
-  ttlMs: number
-  /** How long before its lease could expire the node stops acting on its own. */
-  marginMs: number
-}
-
-/** Connections per node: the API, the delivery workers and every instance's writes share them. */
-const POOL_SIZE = 10
-
-/** Opens the chosen store; for PostgreSQL, first brings its schema up to this version. */
-export async function openStores(
-  choice: StoreChoice,
-  options: {
-    dataDir: string
-    cipher?: AuthCipher
-    logger: Logger
-    fsync?: boolean
-    /** This node's id and lease timing, for a shared (PostgreSQL) store. */
-    node?: NodeSettings
-  },
-): Promise<Stores> {
-  const { dataDir, cipher, logger } = options
-  if (choice.kind === 'lmdb') {
-    const settings = new FileSettingsStore(dataDir)
-    const auth = new LmdbAuthStore(dataDir, cipher)
-    const db = openDatabase(dataDir)
-    return {
-      kind: 'lmdb',
-      settings,
-      auth,
-      events: new LmdbEventStore(db),
-      eventDurability: 'journal',
-      messages: new LmdbMessageStore(db, dataDir),
-      ledger: new LmdbLedgerRecords(db),
-      polls: new LmdbPollVotes(db),
-      uploads: new UploadStore(dataDir),
-      close: async () => {
-        await auth.close()
-        await db.close()
-      },
-    }
-  }
-  // The same promise as the embedded store's: what is acknowledged survives the app being killed (PostgreSQL
-  // has committed it) and, with --fsync, a power loss too (the commit then waits for the WAL's flush).
-  const pool = new pg.Pool({
-    connectionString: choice.url,
-    max: POOL_SIZE,
-    ...(options.fsync ? {} : { options: '-c synchronous_commit=off' }),
-  })
-  // A connection that fails while idle in the pool is replaced; the pool must not crash the process.
-  pool.on('error', (error) => logger.warn({ err: error }, 'a pooled PostgreSQL connection failed'))
-  try {
-    await migrate(pool, logger)
-    const cluster = options.node
-      ? await Cluster.open({ pool, url: choice.url, logger, ...options.node })
-      : undefined
-    const auth = new PostgresAuthStore(pool, dataDir, cipher, cluster)
-    const events = new PostgresEventStore(pool, cluster)
-    return {
-      kind: 'postgres',
-      settings: await PostgresSettingsStore.open(pool, cluster?.channel),
-      auth,
-      events,
-      sharedLog: events,
-      eventDurability: 'commit',
-      messages: new PostgresMessageStore(pool, {}, cluster),
-      ledger: new PostgresLedgerRecords(pool),
-      polls: new PostgresPollVotes(pool),
-      uploads: new PostgresUploads(pool),
-      ...(cluster && { cluster }),
-      close: async () => {
-        await auth.close()
-        await pool.end()
-      },
-    }
-  } catch (error) {
-    await pool.end()
-    throw error
-  }
+/** Opens the chosen store (for PostgreSQL, its schema first brought up to this version). */
+export function openStores(choice: StoreChoice, options: StoreOptions): Promise<Stores> {
+  const open = BACKENDS[choice.kind] as OpenStores<StoreChoice['kind']>
+  return open(choice, options)
 }

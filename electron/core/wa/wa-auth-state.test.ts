@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
 import { BufferJSON, initAuthCreds, proto } from '@whiskeysockets/baileys'
-import { LmdbAuthStore, bufferJson } from '../store/auth-store'
+import { LmdbAuthStore } from '../store/lmdb/auth'
+import { bufferJson } from '../store/auth-store'
 import { isLinked, loadWaAuthState } from './wa-auth-state'
 
 const dir = mkdtempSync(join(tmpdir(), 'linkdesk-wa-auth-'))

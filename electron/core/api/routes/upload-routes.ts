@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { AppError } from '../../errors'
-import type { Uploads } from '../../messages/upload-store'
+import type { Uploads } from '../../store/uploads'
 import type { UploadView } from '../../shared-types'
 import type { RoutePlugin } from '../build-api'
 

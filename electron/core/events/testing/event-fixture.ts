@@ -2,11 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { silentLogger } from '../../logger'
-import pg from 'pg'
-import { openDatabase } from '../../store/database'
-import { PostgresEventStore } from '../../store/postgres/events'
-import { testDatabaseFor, testStore } from '../../store/testing/test-store'
-import { LmdbEventStore } from '../lmdb-event-store'
+import { openTestEventStore } from '../../store/testing/test-store'
 import type { InstanceRecord, WebhookRecord } from '../../store/settings-store'
 import { EventService, type EventServiceDeps } from '../event-service'
 import { DEFAULT_EVENT_SETTINGS, type EventSettings } from '../event-settings'
@@ -36,25 +32,6 @@ export const FAST_EVENT_SETTINGS: EventSettings = {
   stream: { heartbeatMs: 1_000, stallTimeoutMs: 5_000 },
 }
 
-/**
- * The event store of a test's data folder: LMDB in it, or with LINKDESK_TEST_STORE=postgres the folder's
- * PostgreSQL database (a crash test's child process on the same folder finds the same data).
- */
-async function openEventStore(dataDir: string) {
-  if (testStore() === 'postgres') {
-    const pool = new pg.Pool({ connectionString: await testDatabaseFor(dataDir) })
-    return {
-      deps: { store: new PostgresEventStore(pool), durability: 'commit' as const },
-      close: () => pool.end(),
-    }
-  }
-  const db = openDatabase(dataDir)
-  return {
-    deps: { store: new LmdbEventStore(db), durability: 'journal' as const },
-    close: () => db.close(),
-  }
-}
-
 /** An event service on a fresh store with an in-memory instance directory, and its cleanup. */
 export interface EventFixture {
   service: EventService
@@ -71,7 +48,7 @@ export async function eventFixture(
   deps: Partial<EventServiceDeps> = {},
 ): Promise<EventFixture> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'linkdesk-events-'))
-  const store = await openEventStore(dir)
+  const store = await openTestEventStore(dir)
   const instances = new Map<string, InstanceRecord>()
   const service = await EventService.open({
     ...store.deps,

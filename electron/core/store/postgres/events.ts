@@ -1,11 +1,21 @@
 import type pg from 'pg'
-import type { DeliveryAttempt, DeliveryFilter } from '../../events/delivery-log'
+import {
+  type DeliveryAttempt,
+  type DeliveryFilter,
+  type DeliveryStatus,
+  type EventFilter,
+  type StoredEvent,
+  type EventStore,
+  type EventWrite,
+  type SweepCount,
+  type Page,
+  type PageQuery,
+  SCAN_LIMIT,
+  type OutboxEntry,
+  type QueuedEntry,
+} from '../event-store'
 import { ID_MAX, idFloorAt } from '../../events/event-id'
-import type { DeliveryStatus, EventFilter, StoredEvent } from '../../events/event-log'
-import type { EventStore, EventWrite, SweepCount } from '../../events/event-store'
 import type { LogPage } from '../../events/live-stream'
-import { type Page, type PageQuery, SCAN_LIMIT } from '../../events/log-range'
-import type { OutboxEntry, QueuedEntry } from '../../events/webhook-outbox'
 import { unhandledCase } from '../../exhaustive'
 import { GroupCommit } from './group-commit'
 import { queueParts } from '../../events/outbox-queue'

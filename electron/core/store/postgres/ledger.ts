@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import type { LedgerEntry, LedgerRecords } from '../../messages/idempotency-ledger'
+import type { LedgerEntry, LedgerRecords } from '../ledger-records'
 
 /** The idempotency ledger's entries in PostgreSQL (`send_idempotency`), each write committed on its own. */
 export class PostgresLedgerRecords implements LedgerRecords {

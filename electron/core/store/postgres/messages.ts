@@ -2,13 +2,14 @@ import type pg from 'pg'
 import { fencedStatement, type WriteFence } from './write-fence'
 import { boundedCache, CACHE_LIMITS } from '../../bounded-cache'
 import {
-  DEFAULT_RETENTION_MS,
   newestReceived,
+  retentionOf,
+  storedAtClock,
   type MessageStore,
   type MessageStoreOptions,
   STATUS_RANK,
   type StoredMessage,
-} from '../../messages/message-store'
+} from '../message-store'
 import type { DeliveryStatus } from '../../contract/message'
 
 /** A stored message's row: everything but its content as JSON text, the content apart. */
@@ -17,8 +18,6 @@ interface MessageRow {
   content: Buffer | null
   read: boolean
 }
-
-const FOURTEEN_DAYS_MS = 14 * 24 * 60 * 60_000
 
 /**
  * Sent and received messages in PostgreSQL (`messages`, `message_statuses`, `message_media`): media in the
@@ -33,7 +32,7 @@ export class PostgresMessageStore implements MessageStore {
   private readonly recent = boundedCache<string, true>(CACHE_LIMITS.messageIdsInFlight)
   private readonly retentionMs: number
   private readonly now: () => number
-  private lastStamp = 0
+  private readonly stamp: () => number
 
   constructor(
     private readonly pool: pg.Pool,
@@ -41,8 +40,9 @@ export class PostgresMessageStore implements MessageStore {
     /** In a cluster: every write of an instance's messages checks that this node holds it. */
     private readonly fence?: WriteFence,
   ) {
-    this.retentionMs = Math.max(options.retentionMs ?? DEFAULT_RETENTION_MS, FOURTEEN_DAYS_MS)
+    this.retentionMs = retentionOf(options)
     this.now = options.now ?? Date.now
+    this.stamp = storedAtClock(this.now)
   }
 
   async addIfNew(instanceId: string, entry: Omit<StoredMessage, 'storedAt'>): Promise<boolean> {
@@ -106,12 +106,6 @@ export class PostgresMessageStore implements MessageStore {
     } finally {
       if (this.pending.get(key) === stored) this.pending.delete(key)
     }
-  }
-
-  /** The time a message is stored: strictly after the previous one's, so stored order is arrival order. */
-  private stamp(): number {
-    this.lastStamp = Math.max(this.now(), this.lastStamp + 1)
-    return this.lastStamp
   }
 
   async get(instanceId: string, id: string): Promise<StoredMessage | undefined> {

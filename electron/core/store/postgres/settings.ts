@@ -1,12 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
 import type { Notifications } from '../../cluster/notifications'
-import {
-  CachedSettingsStore,
-  type AllSettings,
-  type SettingsKind,
-  type SettingsRecords,
-} from '../settings-store'
+import { CachedSettingsStore } from '../cached-settings-store'
+import { type AllSettings, type SettingsKind, type SettingsRecords } from '../settings-store'
 import { inTransaction } from './transaction'
 
 const KINDS: readonly SettingsKind[] = ['tokens', 'instances', 'webhooks']

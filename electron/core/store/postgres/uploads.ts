@@ -7,7 +7,7 @@ import {
   newUploadId,
   type StoredUpload,
   type Uploads,
-} from '../../messages/upload-store'
+} from '../uploads'
 
 /** Uploads in PostgreSQL (`uploads`): any node can serve a file another node took; expired ones are swept. */
 export class PostgresUploads implements Uploads {

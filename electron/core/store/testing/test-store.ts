@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto'
 import pg from 'pg'
 import { silentLogger } from '../../logger'
+import { openDatabase } from '../lmdb/database'
+import { LmdbEventStore } from '../lmdb/events'
+import { PostgresEventStore } from '../postgres/events'
 import { migrate } from '../postgres/schema'
 
 /**
@@ -45,4 +48,23 @@ export async function testDatabaseFor(dataDir: string): Promise<string> {
 /** The environment that points a `serve` process on this data folder at the tests' store (none for LMDB). */
 export async function testStoreEnv(dataDir: string): Promise<Record<string, string>> {
   return testStore() === 'postgres' ? { LINKDESK_STORE: await testDatabaseFor(dataDir) } : {}
+}
+
+/**
+ * The event store of a test's data folder: LMDB in it, or with LINKDESK_TEST_STORE=postgres the folder's
+ * PostgreSQL database (a crash test's child process on the same folder finds the same data).
+ */
+export async function openTestEventStore(dataDir: string) {
+  if (testStore() === 'postgres') {
+    const pool = new pg.Pool({ connectionString: await testDatabaseFor(dataDir) })
+    return {
+      deps: { store: new PostgresEventStore(pool), durability: 'commit' as const },
+      close: () => pool.end(),
+    }
+  }
+  const db = openDatabase(dataDir)
+  return {
+    deps: { store: new LmdbEventStore(db), durability: 'journal' as const },
+    close: () => db.close(),
+  }
 }

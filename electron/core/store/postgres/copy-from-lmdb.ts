@@ -1,20 +1,21 @@
 import pg from 'pg'
-import type { EventWrite } from '../events/event-store'
-import { LmdbEventStore } from '../events/lmdb-event-store'
-import type { Logger } from '../logger'
-import { LmdbLedgerRecords } from '../messages/idempotency-ledger'
-import { LmdbMessageStore } from '../messages/message-store'
-import { LmdbPollVotes } from '../messages/poll-votes'
-import { LmdbAuthStore } from './auth-store'
-import { openDatabase } from './database'
-import { PostgresAuthStore } from './postgres/auth'
-import { PostgresEventStore } from './postgres/events'
-import { PostgresLedgerRecords } from './postgres/ledger'
-import { PostgresMessageStore } from './postgres/messages'
-import { PostgresPollVotes } from './postgres/poll-votes'
-import { migrate } from './postgres/schema'
-import { PostgresSettingsStore } from './postgres/settings'
-import { FileSettingsStore, type SettingsKind } from './settings-store'
+import type { EventWrite } from '../event-store'
+import { LmdbEventStore } from '../lmdb/events'
+import type { Logger } from '../../logger'
+import { LmdbLedgerRecords } from '../lmdb/ledger'
+import { LmdbMessageStore } from '../lmdb/messages'
+import { LmdbPollVotes } from '../lmdb/poll-votes'
+import { LmdbAuthStore } from '../lmdb/auth'
+import { openDatabase } from '../lmdb/database'
+import { PostgresAuthStore } from './auth'
+import { PostgresEventStore } from './events'
+import { PostgresLedgerRecords } from './ledger'
+import { PostgresMessageStore } from './messages'
+import { PostgresPollVotes } from './poll-votes'
+import { migrate } from './schema'
+import { PostgresSettingsStore } from './settings'
+import { FileSettingsStore } from '../lmdb/settings'
+import { type SettingsKind } from '../settings-store'
 
 /** What a copy moved, by part. */
 export interface CopyCount {
@@ -98,8 +99,8 @@ export async function copyToPostgres(dataDir: string, url: string, logger: Logge
       count.ledgerEntries += 1
     }
     const polls = new PostgresPollVotes(pool)
-    for (const { instanceId, pollId, voter, hashes } of new LmdbPollVotes(db).export()) {
-      await polls.record(instanceId, pollId, voter, hashes)
+    for (const { instanceId, pollId, vote } of new LmdbPollVotes(db).export()) {
+      await polls.replace(instanceId, pollId, vote)
       count.pollVotes += 1
     }
     logger.info(count, 'data folder copied to PostgreSQL')

@@ -1,18 +1,10 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { after, test } from 'node:test'
-import { openDatabase } from '../store/database'
-import { PostgresMessageStore } from '../store/postgres/messages'
-import { postgresSuite } from '../store/testing/postgres-server'
-import { LmdbMessageStore, type MessageStore } from './message-store'
+import { test } from 'node:test'
 import type { LinkdeskMessage } from '../contract/message'
-
-const dirs: string[] = []
-after(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
+import { LmdbMessageStore } from './lmdb/messages'
+import type { MessageStore } from './message-store'
+import { PostgresMessageStore } from './postgres/messages'
+import { eachBackend, openOn, type PerBackend, type Storage } from './testing/backends'
 
 /** A store on fresh storage; `reopen` opens it again on the same storage (a restart). */
 interface Opened {
@@ -23,19 +15,10 @@ interface Opened {
 
 type Opener = (now?: () => number) => Promise<Opened>
 
-async function openLmdb(now: () => number = Date.now): Promise<Opened> {
-  const dir = mkdtempSync(join(tmpdir(), 'linkdesk-messages-'))
-  dirs.push(dir)
-  const at = (): Opened => {
-    const root = openDatabase(dir)
-    return {
-      store: new LmdbMessageStore(root, dir, { now }),
-      reopen: async () => at(),
-      close: () => root.close(),
-    }
-  }
-  return at()
-}
+const messageStore = (now: () => number): PerBackend<MessageStore> => ({
+  lmdb: ({ db, dataDir }) => new LmdbMessageStore(db, dataDir, { now }),
+  postgres: ({ pool }) => new PostgresMessageStore(pool, { now }),
+})
 
 function message(id: string): LinkdeskMessage {
   return {
@@ -149,17 +132,13 @@ function messageStoreTests(name: string, open: Opener) {
   })
 }
 
-messageStoreTests('lmdb', openLmdb)
-
-postgresSuite('postgres', (pool) =>
-  messageStoreTests('postgres', async (now = Date.now) => {
-    // Each test starts from empty tables of the suite's database.
-    await pool().query('TRUNCATE messages CASCADE')
-    const at = (): Opened => ({
-      store: new PostgresMessageStore(pool(), { now }),
-      reopen: async () => at(),
+eachBackend((backend) =>
+  messageStoreTests(backend.kind, async (now = Date.now) => {
+    const at = (storage: Storage): Opened => ({
+      store: openOn(storage, messageStore(now)),
+      reopen: async () => at(await backend.restart(storage)),
       close: async () => undefined,
     })
-    return at()
+    return at(await backend.fresh())
   }),
 )

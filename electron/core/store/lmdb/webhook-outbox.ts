@@ -1,31 +1,6 @@
 import type { Database, RootDatabase } from 'lmdb'
-import { ID_MAX } from './event-id'
-
-/** Where to deliver when the instance's record is gone (destroyed): the webhook as it was at emit time. */
-export interface WebhookTarget {
-  url: string
-  secret: string
-  /** Events one POST may carry (the webhook takes batches above 1); absent: one per POST. */
-  batchSize?: number
-}
-
-/** An event waiting for delivery to its instance's webhook, with its retry state. */
-export interface OutboxEntry {
-  eventId: string
-  /** Unix milliseconds the entry was queued (emit or redeliver); the max age counts from here. */
-  enqueuedAt: number
-  /** Attempts made so far. */
-  attempts: number
-  /** Unix milliseconds before which no attempt is made. */
-  nextAttemptAt: number
-  fallback: WebhookTarget
-}
-
-/** A queued entry and its place in its instance's queue. */
-export interface QueuedEntry {
-  queueId: string
-  entry: OutboxEntry
-}
+import { ID_MAX } from '../../events/event-id'
+import type { OutboxEntry, QueuedEntry } from '../event-store'
 
 /**
  * The webhook outbox in LMDB: one ordered queue per webhook, keyed `[queue, queueId]`. An entry is written with

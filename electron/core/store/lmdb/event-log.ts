@@ -1,43 +1,13 @@
 import type { Database, RootDatabase } from 'lmdb'
-import type { EventName } from '../contract/event-catalogue'
-import type { LinkdeskEvent } from '../contract/events'
-import { collectPage, idRange, type Page, type PageQuery } from './log-range'
-
-/** Where an event stands with its webhook: waiting or retrying, delivered, given up, or not sent (webhook off). */
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'skipped'
-
-/** The delivery summary kept with each event, as the API shows it. */
-export interface EventDeliveryState {
-  status: DeliveryStatus
-  /** Attempts of the latest delivery (a redelivery starts again from 1). */
-  attempts: number
-  /** ISO 8601 time of the last attempt, if any. */
-  last_attempt_at: string | null
-  last_status_code: number | null
-  last_error: string | null
-}
-
-/** An event as stored: its envelope, the token that owns its instance (null: operator only), its delivery. */
-export interface StoredEvent {
-  envelope: LinkdeskEvent
-  owner: string | null
-  delivery: EventDeliveryState
-}
-
-/** An event as the API and the live stream show it. */
-export type EventView = LinkdeskEvent & { delivery: EventDeliveryState }
-
-export interface EventFilter {
-  instanceId?: string
-  event?: EventName
-  /** Whether the caller may see an event of this owner. */
-  visible: (owner: string | null) => boolean
-}
-
-/** The view of a stored event: the envelope plus its delivery summary, never the owner. */
-export function eventView(stored: StoredEvent): EventView {
-  return { ...stored.envelope, delivery: stored.delivery }
-}
+import type {
+  DeliveryStatus,
+  EventDeliveryState,
+  EventFilter,
+  Page,
+  PageQuery,
+  StoredEvent,
+} from '../event-store'
+import { collectPage, idRange } from './log-range'
 
 type LoggedEvent = Omit<StoredEvent, 'delivery'>
 

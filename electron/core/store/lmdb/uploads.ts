@@ -1,39 +1,18 @@
-import { randomBytes } from 'node:crypto'
 import { mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { AppError } from '../errors'
-
-/** A stored upload: its id (the capability to fetch it), size in bytes, and when it expires (ms). */
-export interface StoredUpload {
-  id: string
-  size: number
-  expiresAt: number
-}
+import { AppError } from '../../errors'
+import {
+  checkUploadId,
+  declaredType,
+  DEFAULT_TTL_MS,
+  newUploadId,
+  type StoredUpload,
+  type Uploads,
+} from '../uploads'
 
 export interface UploadStoreOptions {
   /** How long an upload can be fetched, milliseconds, counted from its file's modification time. */
   ttlMs?: number
-}
-
-export const DEFAULT_TTL_MS = 60 * 60_000
-const UPLOAD_ID = /^[A-Za-z0-9_-]{22}$/
-
-/** Files uploaded for later sends: each under a random 128-bit id, fetchable until it expires. */
-export interface Uploads {
-  /** Stores a file and its declared content type (anything odd is kept as a plain file). */
-  save(data: Buffer, contentType: string | undefined): Promise<StoredUpload>
-  /** The file and its type while it has not expired; not_found for an unknown, malformed or expired id. */
-  read(id: string): Promise<{ data: Buffer; type: string }>
-}
-
-/** A new upload id (the capability to fetch it). */
-export function newUploadId(): string {
-  return randomBytes(16).toString('base64url')
-}
-
-/** Refuses an id that cannot be an upload's (not_found, as for an unknown one). */
-export function checkUploadId(id: string): void {
-  if (!UPLOAD_ID.test(id)) throw new AppError('not_found')
 }
 
 /**
@@ -76,10 +55,4 @@ export class UploadStore implements Uploads {
       if (info && info.mtimeMs < cutoff) await rm(path, { force: true })
     }
   }
-}
-
-/** The type the uploader declared, served back so the media fetcher can use it; anything odd is a plain file. */
-export function declaredType(header: string | undefined): string {
-  const type = (header ?? '').split(';')[0]!.trim().toLowerCase()
-  return /^[a-z0-9.+-]+\/[a-z0-9.+-]+$/.test(type) ? type : 'application/octet-stream'
 }

@@ -1,44 +1,10 @@
 import type { Database, RootDatabase } from 'lmdb'
-import type { EventName } from '../contract/event-catalogue'
-import { collectPage, idRange, type Page, type PageQuery } from './log-range'
-
-/** What one attempt led to: delivered, another attempt later, or given up (not retried, or out of attempts). */
-export type AttemptOutcome = 'delivered' | 'retrying' | 'failed'
-
-export const ATTEMPT_OUTCOMES: readonly AttemptOutcome[] = ['delivered', 'retrying', 'failed']
-
-/** One webhook delivery attempt, as the API shows it. */
-export interface DeliveryAttempt {
-  delivery_id: string
-  event_id: string
-  instance_id: string
-  /** The added webhook it went to (add_webhook); null: the instance's own (set_webhook). */
-  webhook_id: string | null
-  event: EventName
-  /** 1 for the first attempt of a delivery (a redelivery starts again at 1). */
-  attempt: number
-  /** ISO 8601 time the attempt started. */
-  attempted_at: string
-  url: string
-  /** The receiver's HTTP status, null when no answer came (network error, timeout). */
-  status_code: number | null
-  latency_ms: number
-  outcome: AttemptOutcome
-  error: string | null
-}
+import type { DeliveryAttempt, DeliveryFilter, Page, PageQuery } from '../event-store'
+import { collectPage, idRange } from './log-range'
 
 interface StoredAttempt {
   attempt: DeliveryAttempt
   owner: string | null
-}
-
-export interface DeliveryFilter {
-  instanceId?: string
-  eventId?: string
-  /** An added webhook's id; `null`: only the instance's own webhook; absent: any. */
-  webhookId?: string | null
-  outcome?: AttemptOutcome
-  visible: (owner: string | null) => boolean
 }
 
 /** Every delivery attempt, by id (ids sort by time), with indexes by instance and by event. */

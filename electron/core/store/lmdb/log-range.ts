@@ -1,26 +1,6 @@
 import type { Key, RangeOptions } from 'lmdb'
-import { ID_MAX, idFloorAt } from './event-id'
-
-/** One page of a time-ordered log: which ids, in which direction, from where. */
-export interface PageQuery {
-  /** Unix seconds, inclusive. */
-  since?: number
-  /** Unix seconds, inclusive. */
-  until?: number
-  /** The last id of the previous page; the page starts after it. */
-  cursor?: string
-  limit: number
-  order: 'asc' | 'desc'
-}
-
-/** A page of results and the cursor of the next one (null at the end). */
-export interface Page<T> {
-  items: T[]
-  nextCursor: string | null
-}
-
-/** Longest scan behind one page, so that a rare filter cannot make one request read the whole log. */
-export const SCAN_LIMIT = 20_000
+import { ID_MAX, idFloorAt } from '../../events/event-id'
+import { type Page, type PageQuery, SCAN_LIMIT } from '../event-store'
 
 /** LMDB range options for ids between since and until, after the cursor, with keys made by `key`. */
 export function idRange(query: PageQuery, key: (id: string) => Key): RangeOptions {

@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { after, test } from 'node:test'
-import { openDatabase } from '../store/database'
-import { PostgresPollVotes } from '../store/postgres/poll-votes'
-import { postgresSuite } from '../store/testing/postgres-server'
-import { LmdbPollVotes, type PollVotes } from './poll-votes'
+import { test } from 'node:test'
+import { LmdbPollVotes } from './lmdb/poll-votes'
+import { type PollVoteRecords, PollVoteTally, type PollVotes } from './poll-votes'
+import { PostgresPollVotes } from './postgres/poll-votes'
+import { eachBackend, openOn, type PerBackend } from './testing/backends'
+
+const records: PerBackend<PollVoteRecords> = {
+  lmdb: ({ db }) => new LmdbPollVotes(db),
+  postgres: ({ pool }) => new PostgresPollVotes(pool),
+}
 
 const hash = (...bytes: number[]) => Uint8Array.from(bytes)
 const plain = (votes: Array<{ voter: string; hashes: Uint8Array[] }>) =>
@@ -14,9 +16,10 @@ const plain = (votes: Array<{ voter: string; hashes: Uint8Array[] }>) =>
     .map(({ voter, hashes }) => [voter, hashes.map((each) => [...each])] as const)
     .sort(([a], [b]) => a.localeCompare(b))
 
-/** The same test for each store; `votes` opens the store again (a restart) on the same storage. */
-function pollVoteTests(name: string, votes: () => Promise<PollVotes>) {
+/** The same test for each store; `open` takes fresh storage and answers `votes`, which opens the store again (a restart) on it. */
+function pollVoteTests(name: string, open: () => Promise<() => Promise<PollVotes>>) {
   test(`${name}: each voter's latest vote counts, per poll, and survives a reopen`, async () => {
+    const votes = await open()
     const store = await votes()
     assert.deepEqual(plain(await store.record('i1', 'P1', 'alice', [hash(1, 2)])), [['alice', [[1, 2]]]])
     await store.record('i1', 'P1', 'bob', [hash(3)])
@@ -35,12 +38,12 @@ function pollVoteTests(name: string, votes: () => Promise<PollVotes>) {
   })
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'linkdesk-votes-'))
-const root = openDatabase(dir)
-after(async () => {
-  await root.close()
-  rmSync(dir, { recursive: true, force: true })
-})
-pollVoteTests('lmdb', async () => new LmdbPollVotes(root))
-
-postgresSuite('postgres', (pool) => pollVoteTests('postgres', async () => new PostgresPollVotes(pool())))
+eachBackend((backend) =>
+  pollVoteTests(backend.kind, async () => {
+    let storage = await backend.fresh()
+    return async () => {
+      storage = await backend.restart(storage)
+      return new PollVoteTally(openOn(storage, records))
+    }
+  }),
+)

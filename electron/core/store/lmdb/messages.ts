@@ -2,106 +2,19 @@ import { createHash } from 'node:crypto'
 import { rmSync } from 'node:fs'
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { boundedCache, CACHE_LIMITS } from '../bounded-cache'
-import type { Database, RootDatabase } from '../store/database'
-import { writeBatch } from '../store/write-batch'
-import type { WaMessageKey } from '../contract/network'
-import type { DeliveryStatus, LinkdeskMessage } from '../contract/message'
-
-/** Of an instance's messages, the received ones of one chat, at most `limit` of the newest, oldest first. */
-export function newestReceived(all: StoredMessage[], chat: string, limit: number): StoredMessage[] {
-  const found = all.filter((stored) => stored.direction === 'in' && inChat(stored, chat))
-  found.sort((a, b) => Number(a.message.timestamp) - Number(b.message.timestamp))
-  return found.slice(-limit)
-}
-
-/** Whether a stored message belongs to a chat, named by its chat id or the other id the network gave. */
-export function inChat(stored: StoredMessage, chat: string): boolean {
-  const key = stored.networkKey
-  return stored.message.chat === chat || key?.chat === chat || key?.chatAlt === chat
-}
-
-/** The network key a stored message was sent or received under, or one made from what is stored. */
-export function networkKeyOf(stored: StoredMessage): WaMessageKey {
-  const { message } = stored
-  return (
-    stored.networkKey ?? {
-      id: message.id,
-      chat: message.chat,
-      chatAlt: null,
-      fromMe: message.from_me,
-      participant: message.is_group ? message.sender : null,
-      participantAlt: null,
-    }
-  )
-}
-
-/** One stored message of an instance. */
-export interface StoredMessage {
-  direction: 'in' | 'out'
-  /** Milliseconds since the epoch; retention counts from here. */
-  storedAt: number
-  message: LinkdeskMessage
-  /** The network's encoding of the content, opaque here: what getMessage hands back for retries. */
-  content?: Uint8Array
-  /** The network's key of the message: with `content`, what a media download needs. */
-  networkKey?: WaMessageKey
-  /** Written by earlier versions; statuses are now small records of their own (MessageStore.statusOf). */
-  status?: DeliveryStatus
-  /** A received message this account marked read (mark_read, auto_read). */
-  read?: boolean
-}
-
-type Key = [string, string]
-
-/** How far statuses only move forward: a late "delivered" never undoes "read". */
-export const STATUS_RANK: Record<DeliveryStatus, number> = {
-  failed: 0,
-  sent: 1,
-  delivered: 2,
-  read: 3,
-  played: 4,
-}
-
-export interface MessageStoreOptions {
-  /** Messages (and their media) are kept this long; at least 14 days so retries can be answered. */
-  retentionMs?: number
-  now?: () => number
-}
-
-export const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60_000
-
-/**
- * Where sent and received messages, their delivery statuses and their downloaded media are kept. Reads see
- * every write made before them, committed or not; a message id is one message per instance.
- */
-export interface MessageStore {
-  /** Stores an incoming (or phone-sent) message unless its id is known; true when it is new. */
-  addIfNew(instanceId: string, entry: Omit<StoredMessage, 'storedAt'>): Promise<boolean>
-  /** Stores a message this app sent (the same id sent again replaces it); resolves once durable. */
-  addSent(instanceId: string, entry: Omit<StoredMessage, 'storedAt' | 'direction'>): Promise<void>
-  get(instanceId: string, id: string): Promise<StoredMessage | undefined>
-  /** The received messages of one chat, at most `limit` of the newest, oldest first. */
-  receivedIn(instanceId: string, chat: string, limit: number): Promise<StoredMessage[]>
-  /** Every stored message of an instance, in no particular order. */
-  all(instanceId: string): Promise<StoredMessage[]>
-  /** Notes that received messages were marked read. */
-  markRead(instanceId: string, ids: readonly string[]): Promise<void>
-  /** The encoded content of a message, for Baileys' getMessage; undefined when unknown. */
-  content(instanceId: string, id: string): Promise<Uint8Array | undefined>
-  /** Records a status if it moves the message forward; resolves to whether it did. */
-  advanceStatus(instanceId: string, id: string, status: DeliveryStatus): Promise<boolean>
-  /** The newest delivery status of a message; undefined when none came yet. */
-  statusOf(instanceId: string, id: string): Promise<DeliveryStatus | undefined>
-  /** The downloaded media of a message, if it was saved. */
-  readMedia(instanceId: string, id: string): Promise<Buffer | undefined>
-  /** Saves downloaded media, whole or not at all. */
-  saveMedia(instanceId: string, id: string, data: Uint8Array): Promise<void>
-  /** Removes messages and media older than the retention; resolves to how many messages went. */
-  sweep(): Promise<number>
-  /** Forgets everything of an instance (destroyed). */
-  dropInstance(instanceId: string): Promise<void>
-}
+import { boundedCache, CACHE_LIMITS } from '../../bounded-cache'
+import type { Database, RootDatabase } from './database'
+import { writeBatch } from './write-batch'
+import type { DeliveryStatus } from '../../contract/message'
+import {
+  type MessageStore,
+  type MessageStoreOptions,
+  newestReceived,
+  retentionOf,
+  storedAtClock,
+  STATUS_RANK,
+  type StoredMessage,
+} from '../message-store'
 
 /**
  * Sent and received messages per instance, in the app's LMDB, keyed by message id (retries and receipts
@@ -110,6 +23,8 @@ export interface MessageStore {
  * Adding a message resolves once its write is queued (reads see it at once), so no send or receive waits for
  * a commit round trip; a write that fails makes the next add fail with it.
  */
+type Key = [string, string]
+
 export class LmdbMessageStore implements MessageStore {
   private readonly db: Database<StoredMessage, Key>
   private readonly statuses: Database<DeliveryStatus, Key>
@@ -121,7 +36,7 @@ export class LmdbMessageStore implements MessageStore {
   private readonly mediaDir: string
   private readonly retentionMs: number
   private readonly now: () => number
-  private lastStamp = 0
+  private readonly stamp: () => number
   /** Ids being written: an incoming message seen twice before its write commits is still one message. */
   private readonly recent = boundedCache<string, true>(CACHE_LIMITS.messageIdsInFlight)
 
@@ -129,8 +44,9 @@ export class LmdbMessageStore implements MessageStore {
     this.db = root.openDB<StoredMessage, Key>({ name: 'messages', encoding: 'msgpack' })
     this.statuses = root.openDB<DeliveryStatus, Key>({ name: 'message-statuses', encoding: 'msgpack' })
     this.mediaDir = join(dataDir, 'media')
-    this.retentionMs = Math.max(options.retentionMs ?? DEFAULT_RETENTION_MS, 14 * 24 * 60 * 60_000)
+    this.retentionMs = retentionOf(options)
     this.now = options.now ?? Date.now
+    this.stamp = storedAtClock(this.now)
   }
 
   /** Stores an incoming (or phone-sent) message unless its id is known; true when it is new. */
@@ -152,12 +68,6 @@ export class LmdbMessageStore implements MessageStore {
     const key: Key = [instanceId, entry.message.id]
     this.recent.set(key.join('\u0000'), true)
     await this.put(key, { ...entry, direction: 'out', storedAt: this.stamp() })
-  }
-
-  /** The time a message is stored: strictly after the previous one's, so stored order is arrival order. */
-  private stamp(): number {
-    this.lastStamp = Math.max(this.now(), this.lastStamp + 1)
-    return this.lastStamp
   }
 
   async get(instanceId: string, id: string): Promise<StoredMessage | undefined> {

@@ -1,8 +1,8 @@
-import type { RootDatabase } from '../store/database'
-import { unhandledCase } from '../exhaustive'
+import { unhandledCase } from '../../exhaustive'
+import type { EventStore, EventWrite } from '../event-store'
+import type { RootDatabase } from './database'
 import { DeliveryLog } from './delivery-log'
 import { EventLog } from './event-log'
-import type { EventStore, EventWrite } from './event-store'
 import { MessageEventIndex } from './message-event-index'
 import { WebhookOutbox } from './webhook-outbox'
 

@@ -1,0 +1,63 @@
+import type { Cluster } from '../cluster/cluster'
+import type { SharedLog } from '../events/log-follower'
+import type { Logger } from '../logger'
+import type { AuthCipher, AuthStore } from './auth-store'
+import type { EventStore } from './event-store'
+import type { LedgerRecords } from './ledger-records'
+import type { MessageStore } from './message-store'
+import type { PollVotes } from './poll-votes'
+import type { SettingsStore } from './settings-store'
+import type { Uploads } from './uploads'
+
+/** Where the core keeps its data: the embedded LMDB store in the data folder, or a PostgreSQL database. */
+export type StoreChoice = { kind: 'lmdb' } | { kind: 'postgres'; url: string }
+
+/** Every part the core keeps, on one store: what a backend opens. */
+export interface Stores {
+  kind: StoreChoice['kind']
+  settings: SettingsStore
+  auth: AuthStore
+  events: EventStore
+  /**
+   * When an emitted event is durable: the embedded store journals it first (its commits come in the
+   * background); PostgreSQL's commit is the durability point.
+   */
+  eventDurability: 'journal' | 'commit'
+  messages: MessageStore
+  ledger: LedgerRecords
+  polls: PollVotes
+  uploads: Uploads
+  /** On PostgreSQL: this node's part in the cluster of nodes sharing the database (its writes are fenced). */
+  cluster?: Cluster
+  /** On PostgreSQL: the event log as every node writes it, read in commit order. */
+  sharedLog?: SharedLog
+  /** Closes what the stores hold open (after every part using them stopped). */
+  close(): Promise<void>
+}
+
+/** A node's identity and lease in a cluster. */
+export interface NodeSettings {
+  nodeId: string
+  /** How long a lease lasts unless renewed (renewed every third of it). */
+  ttlMs: number
+  /** How long before its lease could expire the node stops acting on its own. */
+  marginMs: number
+}
+
+/** What every backend is opened with. */
+export interface StoreOptions {
+  /** The data folder: files that live beside any store (an instance's folder, an embedded store's files). */
+  dataDir: string
+  cipher?: AuthCipher
+  logger: Logger
+  /** Whether an acknowledged write must also survive a power loss. */
+  fsync?: boolean
+  /** This node's id and lease timing, for a shared (PostgreSQL) store. */
+  node?: NodeSettings
+}
+
+/** A store backend: one folder under `store/` whose `index.ts` opens its `Stores` for its kind of choice. */
+export type OpenStores<K extends StoreChoice['kind']> = (
+  choice: Extract<StoreChoice, { kind: K }>,
+  options: StoreOptions,
+) => Promise<Stores>
