@@ -8,7 +8,7 @@ import { LmdbPollVotes, type PollVotes } from '../messages/poll-votes'
 import { UploadStore, type Uploads } from '../messages/upload-store'
 import { type AuthCipher, type AuthStore, LmdbAuthStore } from './auth-store'
 import { openDatabase } from './database'
-import { Cluster } from '../cluster/cluster'
+import type { NodeSignals, WriteFence } from '../contract/coordination'
 import type { SharedLog } from '../events/log-follower'
 import { PostgresAuthStore } from './postgres/auth'
 import { PostgresEventStore } from './postgres/events'
@@ -38,21 +38,10 @@ export interface Stores {
   ledger: LedgerRecords
   polls: PollVotes
   uploads: Uploads
-  /** On PostgreSQL: this node's part in the cluster of nodes sharing the database (its writes are fenced). */
-  cluster?: Cluster
   /** On PostgreSQL: the event log as every node writes it, read in commit order. */
   sharedLog?: SharedLog
   /** Closes what the stores hold open (after every part using them stopped). */
   close(): Promise<void>
-}
-
-/** A node's identity and lease in a cluster. */
-export interface NodeSettings {
-  nodeId: string
-  /** How long a lease lasts unless renewed (renewed every third of it). */
-  ttlMs: number
-  /** How long before its lease could expire the node stops acting on its own. */
-  marginMs: number
 }
 
 /** Connections per node: the API, the delivery workers and every instance's writes share them. */
@@ -66,8 +55,10 @@ export async function openStores(
     cipher?: AuthCipher
     logger: Logger
     fsync?: boolean
-    /** This node's id and lease timing, for a shared (PostgreSQL) store. */
-    node?: NodeSettings
+    /** On a shared (PostgreSQL) store: what every write of an instance carries (this node's claim on it). */
+    fence?: WriteFence
+    /** On a shared store: the signals between the nodes sharing it (settings changes). */
+    signals?: NodeSignals
   },
 ): Promise<Stores> {
   const { dataDir, cipher, logger } = options
@@ -102,23 +93,20 @@ export async function openStores(
   pool.on('error', (error) => logger.warn({ err: error }, 'a pooled PostgreSQL connection failed'))
   try {
     await migrate(pool, logger)
-    const cluster = options.node
-      ? await Cluster.open({ pool, url: choice.url, logger, ...options.node })
-      : undefined
-    const auth = new PostgresAuthStore(pool, dataDir, cipher, cluster)
-    const events = new PostgresEventStore(pool, cluster)
+    const { fence } = options
+    const auth = new PostgresAuthStore(pool, dataDir, cipher, fence)
+    const events = new PostgresEventStore(pool, fence)
     return {
       kind: 'postgres',
-      settings: await PostgresSettingsStore.open(pool, cluster?.channel),
+      settings: await PostgresSettingsStore.open(pool, options.signals),
       auth,
       events,
       sharedLog: events,
       eventDurability: 'commit',
-      messages: new PostgresMessageStore(pool, {}, cluster),
+      messages: new PostgresMessageStore(pool, {}, fence),
       ledger: new PostgresLedgerRecords(pool),
       polls: new PostgresPollVotes(pool),
       uploads: new PostgresUploads(pool),
-      ...(cluster && { cluster }),
       close: async () => {
         await auth.close()
         await pool.end()

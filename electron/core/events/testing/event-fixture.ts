@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { SingleNode } from '../../cluster/single-node'
 import { silentLogger } from '../../logger'
 import pg from 'pg'
 import { openDatabase } from '../../store/database'
@@ -88,6 +89,7 @@ export async function eventFixture(
     },
     settings,
     logger: silentLogger(),
+    coordinator: new SingleNode(),
     ...deps,
   })
   await service.start()

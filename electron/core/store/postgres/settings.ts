@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
-import type { Notifications } from '../../cluster/notifications'
+import type { NodeSignals } from '../../contract/coordination'
 import {
   CachedSettingsStore,
   type AllSettings,
@@ -22,12 +22,12 @@ export class PostgresSettingsStore extends CachedSettingsStore {
   private constructor(
     private readonly pool: pg.Pool,
     cache: AllSettings,
-    private readonly notifications: Notifications | undefined,
+    private readonly notifications: NodeSignals | undefined,
   ) {
     super(cache)
   }
 
-  static async open(pool: pg.Pool, notifications?: Notifications): Promise<PostgresSettingsStore> {
+  static async open(pool: pg.Pool, notifications?: NodeSignals): Promise<PostgresSettingsStore> {
     const cache: AllSettings = {
       tokens: await readKind(pool, 'tokens'),
       instances: await readKind(pool, 'instances'),
