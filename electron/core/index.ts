@@ -41,7 +41,7 @@ import { createVoiceNoteConverter } from './messages/media-convert/voice-note-au
 import { MessageService } from './messages/message-service'
 import { createSandbox, type Sandbox } from './sandbox'
 import type { AuthCipher, AuthStore } from './store/auth-store'
-import { openStores } from './store/stores'
+import { openPool, openStores, type SharedPool } from './store/stores'
 import { TokenService } from './tokens/token-service'
 import { APP_VERSION } from './version'
 import { installLibsignalConsoleFilter } from './wa/libsignal-console-filter'
@@ -98,9 +98,9 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
   const port = await BoundPort.bind(config.host, config.port)
   const { url } = port
   const apiBase = `${url}${API_PREFIX}`
-  const coordinator = chooseCoordinator(config, logger)
+  const { coordinator, pool } = chooseCoordination(config, logger)
   try {
-    return await buildCore(config, deps.cipher, logger, port, coordinator, apiBase)
+    return await buildCore(config, deps.cipher, logger, { port, apiBase, coordinator, pool })
   } catch (error) {
     await coordinator.close()
     await port.close()
@@ -113,16 +113,16 @@ async function buildCore(
   config: Config,
   cipher: AuthCipher | undefined,
   logger: Logger,
-  port: BoundPort,
-  coordinator: Coordinator,
-  apiBase: string,
+  start: { port: BoundPort; apiBase: string; coordinator: Coordinator; pool: SharedPool | undefined },
 ): Promise<Core> {
+  const { port, apiBase, coordinator } = start
   const { url } = port
   const stores = await openStores(config.store, {
     dataDir: config.dataDir,
     cipher,
     logger,
     fsync: config.fsync,
+    pool: start.pool,
     fence: coordinator.fence,
     signals: coordinator.signals,
   })
@@ -348,17 +348,25 @@ async function buildCore(
   }
 }
 
-/** How this node shares the work: with the nodes on a shared PostgreSQL store, or alone on its LMDB store. */
-function chooseCoordinator(config: Config, logger: Logger): Coordinator {
-  if (config.store.kind === 'lmdb') return new SingleNode()
-  return new Cluster({
+/**
+ * How this node shares the work: alone on its LMDB store, or with the nodes on a shared PostgreSQL store (the
+ * cluster and the stores share the node's pool).
+ */
+function chooseCoordination(
+  config: Config,
+  logger: Logger,
+): { coordinator: Coordinator; pool: SharedPool | undefined } {
+  if (config.store.kind === 'lmdb') return { coordinator: new SingleNode(), pool: undefined }
+  const pool = openPool(config.store.url, { logger, fsync: config.fsync })
+  const coordinator = new Cluster({
+    pool,
     url: config.store.url,
     nodeId: config.cluster.nodeId ?? defaultNodeId(config.dataDir),
     ttlMs: config.cluster.leaseTtlMs,
     marginMs: config.cluster.leaseMarginMs,
     logger,
-    fsync: config.fsync,
   })
+  return { coordinator, pool }
 }
 
 /** A node id that stays the same across restarts of one data folder on one host. */

@@ -1,5 +1,5 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto'
-import pg from 'pg'
+import type pg from 'pg'
 import { CoalescedRunner } from '../coalesced-runner'
 import {
   type CommitAnnouncements,
@@ -20,14 +20,14 @@ import { type Fence, NodeLease } from './node-lease'
 import { Notifications } from './notifications'
 
 export interface ClusterOptions {
-  /** The shared database's URL: the node's own small pool, and its notification connection (a direct one). */
+  /** The stores' pool, shared: the node's lease, placement and the statuses peers report. */
+  pool: pg.Pool
+  /** The database URL, for the notification connection (a direct one, not pooled). */
   url: string
   nodeId: string
   ttlMs: number
   marginMs: number
   logger: Logger
-  /** As the stores': without it a commit does not wait for the WAL's flush. */
-  fsync?: boolean
 }
 
 /** A node as health shows it. */
@@ -45,12 +45,6 @@ const REBALANCE_GAP = 2
 
 /** Commits announced within this long share one notification. */
 const ANNOUNCE_MS = 20
-
-/**
- * The node's own connections: lease renewals, placement and the statuses peers report (the stores' writes have
- * a pool of their own, so a busy store never delays a renewal).
- */
-const POOL_SIZE = 3
 
 /**
  * This node's part in a cluster of headless nodes sharing one PostgreSQL database: its lease, the instances
@@ -84,18 +78,11 @@ export class Cluster implements Coordinator {
   /** Instances taken here, given up (drained, handed over, restarted) and lost, since the start. */
   readonly counts = { acquired: 0, released: 0, lost: 0 }
   private closed = false
-  private poolEnded = false
 
   /** Nothing is read or written until `join`; the stores' writes carry its fence from the start. */
   constructor(private readonly options: ClusterOptions) {
     this.log = options.logger.child({ module: 'cluster', nodeId: options.nodeId })
-    this.pool = new pg.Pool({
-      connectionString: options.url,
-      max: POOL_SIZE,
-      ...(options.fsync ? {} : { options: '-c synchronous_commit=off' }),
-    })
-    // A connection that fails while idle in the pool is replaced; the pool must not crash the process.
-    this.pool.on('error', (error) => this.log.warn({ err: error }, 'a pooled PostgreSQL connection failed'))
+    this.pool = options.pool
     this.notifications = new Notifications(options.url, this.pool, options.logger, () => this.wake())
   }
 
@@ -344,7 +331,6 @@ export class Cluster implements Coordinator {
     await this.notifications.notify('linkdesk_cluster', `released ${this.nodeId}`)
     if (held.length > 0) this.log.info({ instances: held.length }, 'drained: instances released to the peers')
     await this.notifications.close()
-    await this.endPool()
   }
 
   /** Stops without releasing (the process is going away abruptly; peers take over after the TTL). */
@@ -354,13 +340,6 @@ export class Cluster implements Coordinator {
     this.lease?.stop()
     await this.ticks.stop()
     await this.notifications.close()
-    await this.endPool()
-  }
-
-  private async endPool(): Promise<void> {
-    if (this.poolEnded) return
-    this.poolEnded = true
-    await this.pool.end()
   }
 
   private async startLease(): Promise<void> {

@@ -78,7 +78,14 @@ postgresSuite('the cluster coordinator', (pool) => {
   let node: Cluster | undefined
   before(async () => {
     const url = (pool().options as { connectionString: string }).connectionString
-    node = new Cluster({ url, nodeId: 'n1', ttlMs: 5_000, marginMs: 500, logger: silentLogger() })
+    node = new Cluster({
+      pool: pool(),
+      url,
+      nodeId: 'n1',
+      ttlMs: 5_000,
+      marginMs: 500,
+      logger: silentLogger(),
+    })
     await node.join(ADDRESS, NO_HOOKS)
   })
   after(async () => {

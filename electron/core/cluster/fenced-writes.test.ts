@@ -19,7 +19,14 @@ const text = (id: string) =>
 postgresSuite('writes of a cluster node are fenced', (pool) => {
   test('events, keys and messages of an instance are written only while this node holds it with its token', async () => {
     const url = (pool().options as { connectionString: string }).connectionString
-    const cluster = new Cluster({ url, nodeId: 'n1', ttlMs: 5_000, marginMs: 500, logger: silentLogger() })
+    const cluster = new Cluster({
+      pool: pool(),
+      url,
+      nodeId: 'n1',
+      ttlMs: 5_000,
+      marginMs: 500,
+      logger: silentLogger(),
+    })
     await cluster.join('http://127.0.0.1:1', { acquired: () => undefined, parted: () => undefined })
     const events = new PostgresEventStore(pool(), cluster.fence)
     const messages = new PostgresMessageStore(pool(), {}, cluster.fence)

@@ -44,8 +44,25 @@ export interface Stores {
   close(): Promise<void>
 }
 
-/** Connections per node: the API, the delivery workers and every instance's writes share them. */
+/** Connections per node: the API, the delivery workers, every instance's writes and the cluster share them. */
 const POOL_SIZE = 10
+
+/** A node's pool on a shared (PostgreSQL) store, which the stores and the node's cluster part share. */
+export type SharedPool = pg.Pool
+
+/** Opens a node's pool on the PostgreSQL store at `url` (no connection is made until the first query). */
+export function openPool(url: string, options: { logger: Logger; fsync?: boolean }): SharedPool {
+  // The same promise as the embedded store's: what is acknowledged survives the app being killed (PostgreSQL
+  // has committed it) and, with --fsync, a power loss too (the commit then waits for the WAL's flush).
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: POOL_SIZE,
+    ...(options.fsync ? {} : { options: '-c synchronous_commit=off' }),
+  })
+  // A connection that fails while idle in the pool is replaced; the pool must not crash the process.
+  pool.on('error', (error) => options.logger.warn({ err: error }, 'a pooled PostgreSQL connection failed'))
+  return pool
+}
 
 /** Opens the chosen store; for PostgreSQL, first brings its schema up to this version. */
 export async function openStores(
@@ -55,7 +72,9 @@ export async function openStores(
     cipher?: AuthCipher
     logger: Logger
     fsync?: boolean
-    /** On a shared (PostgreSQL) store: what every write of an instance carries (this node's claim on it). */
+    /** On a shared (PostgreSQL) store: the node's pool (opened here unless given), ended by `close`. */
+    pool?: SharedPool
+    /** On a shared store: what every write of an instance carries (this node's claim on it). */
     fence?: WriteFence
     /** On a shared store: the signals between the nodes sharing it (settings changes). */
     signals?: NodeSignals
@@ -82,15 +101,7 @@ export async function openStores(
       },
     }
   }
-  // The same promise as the embedded store's: what is acknowledged survives the app being killed (PostgreSQL
-  // has committed it) and, with --fsync, a power loss too (the commit then waits for the WAL's flush).
-  const pool = new pg.Pool({
-    connectionString: choice.url,
-    max: POOL_SIZE,
-    ...(options.fsync ? {} : { options: '-c synchronous_commit=off' }),
-  })
-  // A connection that fails while idle in the pool is replaced; the pool must not crash the process.
-  pool.on('error', (error) => logger.warn({ err: error }, 'a pooled PostgreSQL connection failed'))
+  const pool = options.pool ?? openPool(choice.url, options)
   try {
     await migrate(pool, logger)
     const { fence } = options
