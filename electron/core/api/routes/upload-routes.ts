@@ -8,7 +8,7 @@ export interface UploadRoutesDeps {
   uploads: Uploads
   /** Largest upload, bytes (the media limit: a bigger file could not be sent anyway). */
   maxBytes: number
-  /** The API base URL once the server listens, for the answer's `url`. */
+  /** The API base URL (the port is bound before the parts are built), for the answer's `url`. */
   apiBase: string
 }
 
