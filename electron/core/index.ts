@@ -6,13 +6,11 @@ import type { FastifyInstance } from 'fastify'
 import { Authenticator, UiCredential } from './api/auth'
 import { API_PREFIX, buildApi } from './api/build-api'
 import type { InstanceAccess } from './api/operation'
-import {
-  clusterApi,
-  clusterEventLog,
-  clusterHealth,
-  clusterMetricsProvider,
-  clusterOwnership,
-} from './cluster/cluster-api'
+import { BoundPort } from './api/bound-port'
+import { callRouting } from './api/forwarding'
+import { Cluster } from './cluster/cluster'
+import { SingleNode } from './cluster/single-node'
+import type { Coordinator } from './contract/coordination'
 import { eventOperations, streamAndMetricsRoutes } from './api/routes/event-routes'
 import { webhookOperations } from './api/routes/webhook-routes'
 import { WebhookRegistry } from './events/webhook-registry'
@@ -34,6 +32,7 @@ import { InstanceManager } from './instances/instance-manager'
 import { instanceMetricsProvider } from './instances/instance-metrics'
 import { keepAlwaysOnline } from './instances/always-online'
 import { InstanceRegistry } from './instances/instance-registry'
+import { LiveConnections } from './instances/live-connections'
 import { behavioursOf } from './instances/instance-settings'
 import { createLogger, type Logger } from './logger'
 import { NO_CALL_REJECTION } from './messages/call-desk'
@@ -42,6 +41,7 @@ import { createVoiceNoteConverter } from './messages/media-convert/voice-note-au
 import { MessageService } from './messages/message-service'
 import { createSandbox, type Sandbox } from '@linkdesk/sandbox'
 import type { AuthCipher, AuthStore } from './store/auth-store'
+import { openPool, type SharedPool } from './store/postgres/pool'
 import { openStores } from './store/stores'
 import { TokenService } from './tokens/token-service'
 import { APP_VERSION } from './version'
@@ -95,20 +95,39 @@ export interface Core {
 export async function createCore(config: Config, deps: CoreDeps = {}): Promise<Core> {
   const logger = deps.logger ?? createLogger(config.logLevel)
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 })
+  // The port comes first: a taken one fails before any store opens, and the parts are given the URL.
+  const port = await BoundPort.bind(config.host, config.port)
+  const { url } = port
+  const apiBase = `${url}${API_PREFIX}`
+  const { coordinator, pool } = chooseCoordination(config, logger)
+  try {
+    return await buildCore(config, deps.cipher, logger, { port, apiBase, coordinator, pool })
+  } catch (error) {
+    await coordinator.close()
+    await port.close()
+    throw error
+  }
+}
+
+/** Builds the parts in order, each given what it needs, then starts them. */
+async function buildCore(
+  config: Config,
+  cipher: AuthCipher | undefined,
+  logger: Logger,
+  start: { port: BoundPort; apiBase: string; coordinator: Coordinator; pool: SharedPool | undefined },
+): Promise<Core> {
+  const { port, apiBase, coordinator } = start
+  const { url } = port
   const stores = await openStores(config.store, {
     dataDir: config.dataDir,
-    cipher: deps.cipher,
+    cipher,
     logger,
     fsync: config.fsync,
-    ...(config.store.kind === 'postgres' && {
-      node: {
-        nodeId: config.cluster.nodeId ?? defaultNodeId(config.dataDir),
-        ttlMs: config.cluster.leaseTtlMs,
-        marginMs: config.cluster.leaseMarginMs,
-      },
-    }),
+    pool: start.pool,
+    fence: coordinator.fence,
+    signals: coordinator.signals,
   })
-  const { settings, cluster } = stores
+  const { settings } = stores
   const tokens = new TokenService(settings)
   if (config.accessToken) await tokens.register(config.accessToken, 'LINKDESK_ACCESS_TOKEN')
   const registry = new InstanceRegistry(settings)
@@ -146,26 +165,29 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     settings: config.events,
     fsync: config.fsync,
     logger,
-    ...(cluster && { ownership: cluster }),
-    ...(cluster && stores.sharedLog && { sharedLog: clusterEventLog(cluster, stores.sharedLog) }),
+    coordinator,
+    sharedLog: stores.sharedLog,
   })
   const metrics = new MetricsRegistry()
   metrics.register(events.metricsProvider())
   const eventDeps = { registry, events, metrics }
   const access: InstanceAccess = (id, principal) => registry.accessible(id, principal)
-  let apiBase = ''
-  // Messages and instances need each other only at run time: the messages part sends through an instance's
-  // connection, and each instance reports incoming traffic to the messages part. So the messages part is
-  // built first, reaching connections through the instance manager built right after it.
-  const messages: MessageService = new MessageService({
+  // What messages and instances share: the directory of live connections. The instance manager lists each
+  // instance it runs there, the messages part reaches connections through it, and each instance reports its
+  // incoming traffic to the messages part's hooks: so the messages part is built first.
+  const connections = new LiveConnections({
+    coordinator,
+    known: (instanceId) => registry.find(instanceId) !== undefined,
+  })
+  const messages = new MessageService({
     store: stores.messages,
     ledger: stores.ledger,
     polls: stores.polls,
     limits: config.limits,
     events,
     logger,
-    connection: (instanceId) => instances.connection(instanceId),
-    apiBase: () => apiBase,
+    connections,
+    apiBase,
     // A conversion runs in the instance's turn like a media fetch, so it gets the same time limit.
     voiceNotes: createVoiceNoteConverter({
       ffmpeg: config.ffmpeg,
@@ -182,7 +204,7 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     saveCallSettings: (instanceId, calls) => registry.update(instanceId, (record) => ({ ...record, calls })),
     ackTimeoutMs: config.timings.operationWaitMs,
   })
-  const instances: InstanceManager = new InstanceManager({
+  const instances = new InstanceManager({
     logger,
     timings: config.timings,
     events,
@@ -192,34 +214,28 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     versions,
     hooks: messages.hooks,
     forgetMessages: (instanceId) => messages.forget(instanceId),
-    ...(cluster && { ownership: clusterOwnership(cluster) }),
-  })
-  cluster?.onOwnership({
-    acquired: async (instanceId) => {
-      await settings.reload('instances')
-      await events.adopt(instanceId)
-      await instances.adopt(instanceId)
-    },
-    parted: async (instanceId) => {
-      await instances.part(instanceId)
-      await events.release(instanceId)
-      // What was written for it before it parted is committed before its lease may be released.
-      await events.settled()
-    },
-  })
-  keepAlwaysOnline({ instances, registry, signals: messages.signals, logger })
-  // A destroyed instance's added webhooks go with it (global ones stay).
-  instances.onDestroyed((instanceId) => {
-    webhooks
-      .forgetInstance(instanceId)
-      .catch((error: unknown) => logger.error({ err: error, instanceId }, 'dropping the webhooks failed'))
+    coordinator,
+    connections,
+    observers: [
+      keepAlwaysOnline({ registry, signals: messages.signals, logger }),
+      // A destroyed instance's added webhooks go with it (global ones stay).
+      {
+        destroyed: (instanceId) => {
+          webhooks
+            .forgetInstance(instanceId)
+            .catch((error: unknown) =>
+              logger.error({ err: error, instanceId }, 'dropping the webhooks failed'),
+            )
+        },
+      },
+    ],
   })
   metrics.register(messages.metricsProvider())
-  if (cluster) metrics.register(clusterMetricsProvider(cluster))
+  metrics.register(coordinator.metricsProvider())
   metrics.register(
     instanceMetricsProvider(
-      // In a cluster each node reports the instances it runs.
-      () => cluster?.held() ?? registry.all().map((record) => record.id),
+      // Each node reports the instances it runs (a single node: all of them).
+      () => registry.all().flatMap((record) => (coordinator.holds(record.id) ? [record.id] : [])),
       (id) => instances.status(id).state,
     ),
   )
@@ -242,7 +258,7 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
         ui,
         version: APP_VERSION,
         waVersion: () => versions.info(),
-        ...(cluster && { cluster: () => clusterHealth(cluster) }),
+        coordination: () => coordinator.health(),
       }),
       ...instanceOperations({ registry, instances, webhooks }),
       ...messageOperations({ messages }),
@@ -259,49 +275,37 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
       streamAndMetricsRoutes({ ...eventDeps, settings: config.events.stream, logger }),
       mediaDownloadRoutes({ messages }),
       profilePictureRoutes({ messages }),
-      uploadRoutes({
-        uploads: stores.uploads,
-        maxBytes: config.limits.mediaBytes,
-        apiBase: () => apiBase,
-      }),
+      uploadRoutes({ uploads: stores.uploads, maxBytes: config.limits.mediaBytes, apiBase }),
       ...(sandbox ? [sandboxRoutesPlugin(sandbox.control)] : []),
     ],
     uiDir: config.uiDir,
-    ...(cluster && {
-      cluster: clusterApi(cluster, {
-        settings,
-        access,
-        known: (instanceId) => registry.find(instanceId) !== undefined,
-      }),
+    calls: callRouting(coordinator, {
+      settings,
+      access,
+      known: (instanceId) => registry.find(instanceId) !== undefined,
     }),
+    server: port.server,
   })
-  const stopServices = async (): Promise<void> => {
-    await cluster?.close()
-    messages.close()
-    await network.close()
-    await sandbox?.close()
-    await events.close()
-    await stores.close()
-  }
+
   // Deliveries left by the last run resume before any request can start a queue of its own.
   await events.start()
-  try {
-    await http.listen({ host: config.host, port: config.port })
-  } catch (error) {
-    // A taken port must not leave the database, sandbox and sockets open behind a failed start.
-    await cluster?.close()
-    await instances.close()
-    await http.close()
-    await stopServices()
-    throw error
-  }
-  const address = http.server.address()
-  const port = typeof address === 'object' && address ? address.port : config.port
-  const hostForUrl = config.host.includes(':') ? `[${config.host}]` : config.host
-  const url = `http://${hostForUrl}:${port}`
-  apiBase = `${url}${API_PREFIX}`
-  // Joins once peers can reach it: takes back what this node held before a restart, and its share of orphans.
-  await cluster?.join(config.cluster.advertiseUrl ?? url)
+  await http.ready()
+  // Joins before it answers (peers' requests wait at the port meanwhile): takes back what this node held
+  // before a restart, and its share of the orphans.
+  await coordinator.join(config.cluster.advertiseUrl ?? url, {
+    acquired: async (instanceId) => {
+      await settings.reload('instances')
+      await events.adopt(instanceId)
+      await instances.adopt(instanceId)
+    },
+    parted: async (instanceId) => {
+      await instances.part(instanceId)
+      await events.release(instanceId)
+      // What was written for it before it parted is committed before its lease may be released.
+      await events.settled()
+    },
+  })
+  port.open(http.routing)
   messages.start()
   logger.info({ url, dataDir: config.dataDir, network: config.network.kind }, 'core started')
   // Linked instances log in with the current client version: restored once it is fetched (or the fetch gave up).
@@ -312,7 +316,7 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     config,
     logger,
     url,
-    apiBase: `${url}${API_PREFIX}`,
+    apiBase,
     ui,
     tokens,
     registry,
@@ -327,15 +331,43 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
     close: () => {
       closing ??= (async () => {
         // A node leaving drains: its instances are released at once to the peers, nothing waits for a TTL.
-        await cluster?.drain()
+        await coordinator.drain()
         await instances.close()
+        // The app refuses new requests first; the port then lets the ones in flight finish.
         await http.close()
-        await stopServices()
+        await port.close()
+        await coordinator.close()
+        messages.close()
+        await network.close()
+        await sandbox?.close()
+        await events.close()
+        await stores.close()
         logger.info('core stopped')
       })()
       return closing
     },
   }
+}
+
+/**
+ * How this node shares the work: alone on its LMDB store, or with the nodes on a shared PostgreSQL store (the
+ * cluster and the stores share the node's pool).
+ */
+function chooseCoordination(
+  config: Config,
+  logger: Logger,
+): { coordinator: Coordinator; pool: SharedPool | undefined } {
+  if (config.store.kind === 'lmdb') return { coordinator: new SingleNode(), pool: undefined }
+  const pool = openPool(config.store.url, { logger, fsync: config.fsync })
+  const coordinator = new Cluster({
+    pool,
+    url: config.store.url,
+    nodeId: config.cluster.nodeId ?? defaultNodeId(config.dataDir),
+    ttlMs: config.cluster.leaseTtlMs,
+    marginMs: config.cluster.leaseMarginMs,
+    logger,
+  })
+  return { coordinator, pool }
 }
 
 /** A node id that stays the same across restarts of one data folder on one host. */

@@ -28,8 +28,8 @@ const ANONYMOUS: Principal = { kind: 'anonymous' }
 export function installAuthentication(
   app: FastifyInstance,
   auth: Authenticator,
-  /** In a cluster: the caller a peer authenticated before forwarding the request here, if it is one. */
-  forwarded?: (headers: FastifyRequest['headers']) => Principal | undefined,
+  /** The caller a peer authenticated before forwarding the request here, if it is one (never on a single node). */
+  forwarded: (headers: FastifyRequest['headers']) => Principal | undefined,
 ): void {
   app.decorateRequest('principal')
   app.addHook('preHandler', async (request) => {
@@ -39,7 +39,7 @@ export function installAuthentication(
       return
     }
     const principal =
-      forwarded?.(request.headers) ??
+      forwarded(request.headers) ??
       auth.authenticate(presentedToken(request.headers, mergeRawParams(request.query, request.body)))
     if (required === 'operator' && principal.kind !== 'operator') {
       throw new AppError('unauthorized', 'This operation is only for the Linkdesk window.')

@@ -1,18 +1,18 @@
 import { existsSync } from 'node:fs'
+import type { Server } from 'node:http'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import fastifyStatic from '@fastify/static'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { NODE_HEADER } from '../cluster/forwarding'
+import type { FastifyInstance } from 'fastify'
 import type { Limits } from '../config'
 import type { Logger } from '../logger'
-import type { Principal } from '../contract/principal'
 import type { Authenticator } from './auth'
 import { installAuthentication } from './authentication'
+import { type CallRouting, NODE_HEADER } from './forwarding'
 import { createHttpApp } from './http-app'
 import { UI_CSP } from './ui-csp'
 import { openApiDocument } from './openapi'
-import { type InstanceAccess, type Operation, type OperationRoute, registerOperations } from './operation'
+import { type InstanceAccess, type Operation, registerOperations } from './operation'
 
 export const API_PREFIX = '/api/v1'
 
@@ -34,12 +34,10 @@ export interface ApiOptions {
   plugins?: readonly RoutePlugin[]
   /** The built renderer, served at `/`. */
   uiDir?: string
-  /** In a cluster: this node, where calls that belong to a peer go, and the callers peers forward. */
-  cluster?: {
-    nodeId: string
-    route: OperationRoute
-    forwarded(headers: FastifyRequest['headers']): Principal | undefined
-  }
+  /** Where calls run (here, or on the peer that owns their instance), and the callers peers forward. */
+  calls: CallRouting
+  /** A server already listening (the core's bound port); without it the app makes its own. */
+  server?: Server
 }
 
 /** Builds the HTTP app (v1 operations, docs, UI) without listening, so tests and entries start it as they need. */
@@ -51,16 +49,19 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     fileLimit: options.limits.mediaBytes,
     configuredHost: options.configuredHost,
     knownPaths: () => knownPaths,
+    server: options.server,
   })
 
-  installAuthentication(app, options.auth, options.cluster?.forwarded)
-  const { access, cluster } = options
-  if (cluster) {
+  const { access, calls } = options
+  installAuthentication(app, options.auth, calls.forwarded)
+  const { nodeId } = calls
+  // A node with a name (in a cluster) says on every answer which node ran the operation.
+  if (nodeId !== undefined) {
     app.addHook('onSend', async (_request, reply) => {
-      if (!reply.hasHeader(NODE_HEADER)) reply.header(NODE_HEADER, cluster.nodeId)
+      if (!reply.hasHeader(NODE_HEADER)) reply.header(NODE_HEADER, nodeId)
     })
   }
-  registerOperations(app, API_PREFIX, options.operations, access, knownPaths, cluster?.route)
+  registerOperations(app, API_PREFIX, options.operations, access, knownPaths, calls.route)
   for (const plugin of options.plugins ?? []) plugin(app, { access, prefix: API_PREFIX })
 
   const document = openApiDocument(options.operations, {

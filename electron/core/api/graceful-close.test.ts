@@ -3,6 +3,7 @@ import { test } from 'node:test'
 import { DEFAULT_LIMITS } from '../config'
 import { silentLogger } from '../logger'
 import { InstanceRegistry } from '../instances/instance-registry'
+import { SingleNode } from '../cluster/single-node'
 import { FileSettingsStore } from '../store/lmdb/settings'
 import { TokenService } from '../tokens/token-service'
 import { mkdtempSync } from 'node:fs'
@@ -11,6 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Authenticator, UiCredential } from './auth'
 import { buildApi } from './build-api'
+import { callRouting } from './forwarding'
 import { defineOperation } from './operation'
 
 /** An API whose one operation, slow, answers when released; `inFlight` resolves once a call is in it. */
@@ -41,6 +43,11 @@ async function slowApi() {
     auth: new Authenticator(tokens, new UiCredential(), 100),
     access: (id, principal) => registry.accessible(id, principal),
     operations: [slow],
+    calls: callRouting(new SingleNode(), {
+      settings,
+      access: (id, principal) => registry.accessible(id, principal),
+      known: () => true,
+    }),
   })
   const url = await app.listen({ host: '127.0.0.1', port: 0 })
   return { app, url, inFlight, release: () => release() }

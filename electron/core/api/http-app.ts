@@ -5,7 +5,7 @@ import Fastify, {
   type FastifyInstance,
   type FastifyReply,
 } from 'fastify'
-import { STATUS_CODES } from 'node:http'
+import { type Server, STATUS_CODES } from 'node:http'
 import type { Duplex } from 'node:stream'
 import formBody from '@fastify/formbody'
 import { AppError, isAppError, toEnvelope } from '../errors'
@@ -26,6 +26,11 @@ export interface HttpAppOptions {
   configuredHost?: string | readonly string[]
   /** Paths (without query) that exist, so that a wrong verb answers 405 instead of 404. */
   knownPaths?: () => ReadonlySet<string>
+  /**
+   * A server already listening, whose requests the owner hands to the app once it is ready (`app.routing`);
+   * without it the app makes its own, and `listen` starts it.
+   */
+  server?: Server
 }
 
 /**
@@ -35,6 +40,7 @@ export interface HttpAppOptions {
 export function createHttpApp(options: HttpAppOptions): FastifyInstance {
   const log = options.logger.child({ module: 'http' })
   const bodyLimit = options.bodyLimit ?? 1024 * 1024
+  const { server } = options
   const app: FastifyInstance = Fastify({
     loggerInstance: log as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
@@ -44,6 +50,7 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     clientErrorHandler: answerClientError,
+    ...(server && { serverFactory: () => server }),
   })
 
   app.removeContentTypeParser(['application/json'])

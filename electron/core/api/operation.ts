@@ -57,7 +57,7 @@ export interface Operation<F extends Fields = Fields, I extends boolean = boolea
 }
 
 /**
- * In a cluster: answers the call on another node when it belongs there (the instance's owner; for a new
+ * Answers the call on another node when it belongs there (the instance's owner; for a new
  * instance, the node it is placed on) and resolves true; false lets this node run it. It runs after the
  * caller is authenticated and the parameters are read, and checks that the caller may touch the instance.
  */
@@ -86,14 +86,14 @@ export function registerOperations(
   operations: readonly Operation[],
   access: InstanceAccess,
   knownPaths: Set<string>,
-  route?: OperationRoute,
+  route: OperationRoute,
 ): void {
   for (const operation of operations) {
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {
       const { principal } = request
       const params = readParams(operation.fields, mergeRawParams(request.query, request.body))
       const instanceId = operation.instance ? String(params.instance_id) : undefined
-      if (route && (operation.places || instanceId !== undefined)) {
+      if (operation.places || instanceId !== undefined) {
         if (await route({ instanceId, principal, request, reply })) return reply
       }
       const instance = instanceId !== undefined ? access(instanceId, principal) : undefined

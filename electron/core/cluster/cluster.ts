@@ -1,13 +1,26 @@
-import { randomBytes } from 'node:crypto'
-import { CoalescedRunner } from '../coalesced-runner'
+import { randomBytes, timingSafeEqual } from 'node:crypto'
 import type pg from 'pg'
+import { CoalescedRunner } from '../coalesced-runner'
+import {
+  type CommitAnnouncements,
+  type Coordinator,
+  type FenceClaim,
+  leaseLost,
+  type OwnershipHooks,
+  type Parting,
+  type Route,
+  type WriteFence,
+} from '../contract/coordination'
 import { AppError } from '../errors'
+import type { MetricsProvider } from '../contract/metrics'
+import type { InstanceStatus } from '../contract/instance-state'
 import type { Logger } from '../logger'
-import type { JsonStatement } from '../store/postgres/statements'
-import { type Fence, leaseLost, NodeLease } from './node-lease'
+import { clusterHealth, clusterMetricsProvider } from './cluster-views'
+import { type Fence, NodeLease } from './node-lease'
 import { Notifications } from './notifications'
 
 export interface ClusterOptions {
+  /** The stores' pool, shared: the node's lease, placement and the statuses peers report. */
   pool: pg.Pool
   /** The database URL, for the notification connection (a direct one, not pooled). */
   url: string
@@ -16,9 +29,6 @@ export interface ClusterOptions {
   marginMs: number
   logger: Logger
 }
-
-/** Where a request for an instance is answered: here, or by the peer that owns it. */
-export type Route = { kind: 'here' } | { kind: 'peer'; nodeId: string; address: string }
 
 /** A node as health shows it. */
 export interface ClusterNode {
@@ -30,31 +40,23 @@ export interface ClusterNode {
   expires_at: string
 }
 
-/** Why this node stopped holding an instance: it gave it up (drain), or lost it (its lease, or a peer took it). */
-export type Parting = 'released' | 'lost'
-
-interface OwnershipListener {
-  acquired(instanceId: string): Promise<void> | void
-  parted(instanceId: string, why: Parting): Promise<void> | void
-}
-
 /** How many more instances than the least-loaded node a node holds before it hands one over. */
 const REBALANCE_GAP = 2
 
 /** Commits announced within this long share one notification. */
 const ANNOUNCE_MS = 20
 
-/** SQLSTATE raised by linkdesk_fence when a claim no longer holds. */
-const FENCE_REFUSED = 'LDL01'
-
 /**
  * This node's part in a cluster of headless nodes sharing one PostgreSQL database: its lease, the instances
  * it holds (each with its fencing token), placement of new and orphaned instances, routing of requests to the
- * owner, the statuses peers report, and the drain. Ownership changes are told to listeners (the instance
- * manager connects or stops the account, the event service starts or stops its deliveries).
+ * owner, the statuses peers report, and the drain. Ownership changes are told to the hooks given at `join`
+ * (the instance manager connects or stops the account, the event service starts or stops its deliveries).
  */
-export class Cluster {
+export class Cluster implements Coordinator {
+  private readonly pool: pg.Pool
   private lease: NodeLease | undefined
+  /** The key peers present when they forward a request (shared through the database), read at `join`. */
+  private secret = ''
   private address = ''
   private readonly fences = new Map<string, Fence>()
   private readonly statuses = new Map<string, unknown>()
@@ -64,7 +66,7 @@ export class Cluster {
   private readonly adopting = new Map<string, Promise<void>>()
   /** Instances whose listeners are being told they part, until they are done. */
   private readonly parting = new Map<string, Promise<void>>()
-  private readonly listeners: OwnershipListener[] = []
+  private hooks: OwnershipHooks = { acquired: () => undefined, parted: () => undefined }
   private readonly notifications: Notifications
   private readonly log: Logger
   private timer: NodeJS.Timeout | undefined
@@ -77,25 +79,11 @@ export class Cluster {
   readonly counts = { acquired: 0, released: 0, lost: 0 }
   private closed = false
 
-  private constructor(
-    private readonly options: ClusterOptions,
-    /** The key peers present when they forward a request (shared through the database). */
-    readonly secret: string,
-  ) {
+  /** Nothing is read or written until `join`; the stores' writes carry its fence from the start. */
+  constructor(private readonly options: ClusterOptions) {
     this.log = options.logger.child({ module: 'cluster', nodeId: options.nodeId })
-    this.notifications = new Notifications(options.url, options.pool, options.logger, () => this.wake())
-  }
-
-  /** Reads (or makes, once per database) the cluster's shared key; the node joins later, once it listens. */
-  static async open(options: ClusterOptions): Promise<Cluster> {
-    await options.pool.query(
-      `INSERT INTO cluster_settings (key, value) VALUES ('forward_key', $1) ON CONFLICT (key) DO NOTHING`,
-      [randomBytes(32).toString('base64url')],
-    )
-    const { rows } = await options.pool.query<{ value: string }>(
-      `SELECT value FROM cluster_settings WHERE key = 'forward_key'`,
-    )
-    return new Cluster(options, rows[0]!.value)
+    this.pool = options.pool
+    this.notifications = new Notifications(options.url, this.pool, options.logger, () => this.wake())
   }
 
   get nodeId(): string {
@@ -103,36 +91,49 @@ export class Cluster {
   }
 
   /** The notifications between nodes (settings changes and events use them too). */
-  get channel(): Notifications {
+  get signals(): Notifications {
     return this.notifications
   }
 
-  /** Tells every node (this one too) that events were committed: one notification per 20 ms at most. */
-  announceEvents(): void {
-    if (this.announcing) return
-    this.announcing = setTimeout(() => {
-      this.announcing = undefined
-      void this.notifications.notify('linkdesk_events', this.nodeId)
-    }, ANNOUNCE_MS)
-    this.announcing.unref()
+  /** Every node (this one too) hears of committed events: one notification per 20 ms at most. */
+  readonly commits: CommitAnnouncements = {
+    announce: () => {
+      if (this.announcing) return
+      this.announcing = setTimeout(() => {
+        this.announcing = undefined
+        void this.notifications.notify('linkdesk_events', this.nodeId)
+      }, ANNOUNCE_MS)
+      this.announcing.unref()
+    },
+    onAnnounced: (listener) => this.notifications.on('linkdesk_events', listener),
   }
 
-  /** Calls `listener` when any node announces committed events. */
-  onEventsAnnounced(listener: () => void): void {
-    this.notifications.on('linkdesk_events', listener)
+  get forwardKey(): string {
+    return this.secret
   }
 
-  onOwnership(listener: OwnershipListener): void {
-    this.listeners.push(listener)
+  vouchesFor(presentedKey: string): boolean {
+    const presented = Buffer.from(presentedKey)
+    const key = Buffer.from(this.secret)
+    return key.length > 0 && presented.length === key.length && timingSafeEqual(presented, key)
   }
 
   /**
-   * Joins with a fresh lease, advertising `address` (where peers forward requests), then takes back what this
-   * node id held before a restart and a fair share of the orphaned instances, and keeps doing so every TTL/3
-   * and whenever a peer releases instances.
+   * Reads (or makes, once per database) the cluster's shared key, joins with a fresh lease advertising
+   * `address` (where peers forward requests), then takes back what this node id held before a restart and a
+   * fair share of the orphaned instances, and keeps doing so every TTL/3 and whenever a peer releases instances.
    */
-  async join(address: string): Promise<void> {
+  async join(address: string, hooks: OwnershipHooks): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO cluster_settings (key, value) VALUES ('forward_key', $1) ON CONFLICT (key) DO NOTHING`,
+      [randomBytes(32).toString('base64url')],
+    )
+    const { rows } = await this.pool.query<{ value: string }>(
+      `SELECT value FROM cluster_settings WHERE key = 'forward_key'`,
+    )
+    this.secret = rows[0]!.value
     this.address = address
+    this.hooks = hooks
     this.notifications.on('linkdesk_cluster', () => this.wake())
     await this.notifications.open()
     await this.startLease()
@@ -147,18 +148,42 @@ export class Cluster {
     return this.fences.has(instanceId) && (this.lease?.alive ?? false)
   }
 
+  holds(instanceId: string): boolean {
+    return this.fences.has(instanceId)
+  }
+
+  /** Each instance's share of shared work runs on its owner. */
+  partitionOf(instanceId: string): string {
+    return instanceId
+  }
+
+  mayRun(partition: string | undefined): boolean {
+    return partition !== undefined && this.mayAct(partition)
+  }
+
+  /** None: the instances come one by one, as this node acquires them. */
+  restoredHere(): readonly string[] {
+    return []
+  }
+
   /** The instances this node holds. */
   held(): string[] {
     return [...this.fences.keys()]
   }
 
   /**
-   * The statement a write transaction runs first, for the instances it writes: it checks each token and the
-   * node's lease and holds them until the commit. Throws `lease_lost` at once, writing nothing, for an
-   * instance this node does not hold or once the local deadline has passed.
+   * The claims a write transaction checks first, for the instances it writes: each token and the node's lease,
+   * held until the commit. Throws `lease_lost` at once, writing nothing, for an instance this node does not
+   * hold or once the local deadline has passed. A write the database refused becomes `lease_lost`, after which
+   * the node checks which instances it still holds (and stops the others).
    */
-  claims(instanceIds: Iterable<string>): JsonStatement {
-    const rows = []
+  readonly fence: WriteFence = {
+    claims: (instanceIds) => this.claims(instanceIds),
+    refused: (instanceId) => this.refused(instanceId),
+  }
+
+  private claims(instanceIds: Iterable<string>): FenceClaim[] {
+    const rows: FenceClaim[] = []
     for (const instanceId of new Set(instanceIds)) {
       const fence = this.fences.get(instanceId)
       if (!fence) throw leaseLost(instanceId)
@@ -170,16 +195,10 @@ export class Cluster {
       }
       rows.push({ instance_id: instanceId, node_id: this.nodeId, token: fence.token })
     }
-    return { sql: 'SELECT linkdesk_fence($1::jsonb)', rows }
+    return rows
   }
 
-  /**
-   * What a write refused by the database's fence becomes: `lease_lost`, after which the node checks which
-   * instances it still holds (and stops the others). Other errors pass through.
-   */
-  refused(error: unknown): unknown {
-    if ((error as { code?: string }).code !== FENCE_REFUSED) return error
-    const instanceId = /instance (\S+)/.exec((error as Error).message)?.[1] ?? ''
+  private refused(instanceId: string): Error {
     if (this.fences.has(instanceId)) this.doubtful.add(instanceId)
     void this.verify()
     return leaseLost(instanceId)
@@ -221,17 +240,22 @@ export class Cluster {
   /** Lets go of a destroyed instance: its owner row goes (its id is never used again). */
   async dropped(instanceId: string): Promise<void> {
     await this.part(instanceId, 'released')
-    await this.options.pool.query('DELETE FROM instance_owner WHERE instance_id = $1 AND node_id = $2', [
+    await this.pool.query('DELETE FROM instance_owner WHERE instance_id = $1 AND node_id = $2', [
       instanceId,
       this.nodeId,
     ])
   }
 
   /** After a 440 "replaced": whether this node still holds the instance, on the database's word. */
+  reconnectsAfterReplaced(instanceId: string): Promise<boolean> {
+    return this.stillOwner(instanceId)
+  }
+
+  /** Whether this node still holds the instance, on the database's word (it parts with it otherwise). */
   async stillOwner(instanceId: string): Promise<boolean> {
     const fence = this.fences.get(instanceId)
     if (!fence || !this.lease?.alive) return false
-    const { rowCount } = await this.options.pool.query(
+    const { rowCount } = await this.pool.query(
       `SELECT 1 FROM instance_owner o JOIN nodes n ON n.id = o.node_id
        WHERE o.instance_id = $1 AND o.node_id = $2 AND o.token = $3 AND n.expires_at > now()`,
       [instanceId, this.nodeId, fence.token],
@@ -242,10 +266,10 @@ export class Cluster {
   }
 
   /** Records the status of an instance held here, for peers that list it. */
-  async reportStatus(instanceId: string, status: unknown): Promise<void> {
+  reportStatus(instanceId: string, status: InstanceStatus): void {
     const fence = this.fences.get(instanceId)
     if (!fence) return
-    await this.options.pool
+    void this.pool
       .query('UPDATE instance_owner SET status = $3 WHERE instance_id = $1 AND node_id = $2 AND token = $4', [
         instanceId,
         this.nodeId,
@@ -257,13 +281,21 @@ export class Cluster {
   }
 
   /** The status a peer last reported for an instance it holds (refreshed every TTL/3). */
-  reportedStatus(instanceId: string): unknown {
-    return this.statuses.get(instanceId)
+  reportedStatus(instanceId: string): InstanceStatus | undefined {
+    return this.statuses.get(instanceId) as InstanceStatus | undefined
+  }
+
+  health(): Promise<Record<string, unknown>> {
+    return clusterHealth(this)
+  }
+
+  metricsProvider(): MetricsProvider {
+    return clusterMetricsProvider(this)
   }
 
   /** The cluster as health shows it. */
   async nodes(): Promise<ClusterNode[]> {
-    const { rows } = await this.options.pool.query<ClusterNode>(
+    const { rows } = await this.pool.query<ClusterNode>(
       `SELECT n.id, n.address, n.expires_at > now() AS live,
               (SELECT count(*) FROM instance_owner o WHERE o.node_id = n.id)::int AS instances,
               to_char(n.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS started_at,
@@ -311,8 +343,8 @@ export class Cluster {
   }
 
   private async startLease(): Promise<void> {
-    const { pool, nodeId, ttlMs, marginMs, logger } = this.options
-    const lease = await NodeLease.join(pool, { nodeId, address: this.address, ttlMs, marginMs, logger })
+    const { nodeId, ttlMs, marginMs, logger } = this.options
+    const lease = await NodeLease.join(this.pool, { nodeId, address: this.address, ttlMs, marginMs, logger })
     this.lease = lease
     lease.start(() => void this.afterLoss(lease))
   }
@@ -345,7 +377,7 @@ export class Cluster {
   private async tick(): Promise<void> {
     if (!this.lease) await this.startLease()
     if (!this.lease?.alive || this.closed) return
-    const { pool } = this.options
+    const pool = this.pool
     const [live, { rows: orphans }, { rows: owned }] = await Promise.all([
       this.liveNodes(),
       pool.query<{ id: string; node_id: string | null }>(
@@ -430,12 +462,10 @@ export class Cluster {
     this.log.info({ instanceId, token: fence.token }, 'instance acquired')
     this.counts.acquired += 1
     const adopting = (async () => {
-      for (const listener of this.listeners) {
-        try {
-          await listener.acquired(instanceId)
-        } catch (error) {
-          this.log.error({ err: error, instanceId }, 'starting an acquired instance failed')
-        }
+      try {
+        await this.hooks.acquired(instanceId)
+      } catch (error) {
+        this.log.error({ err: error, instanceId }, 'starting an acquired instance failed')
       }
     })()
     this.adopting.set(instanceId, adopting)
@@ -456,12 +486,10 @@ export class Cluster {
       if (why === 'lost') this.fences.delete(instanceId)
       this.counts[why] += 1
       this.log.info({ instanceId, why }, why === 'lost' ? 'instance lost' : 'instance released')
-      for (const listener of this.listeners) {
-        try {
-          await listener.parted(instanceId, why)
-        } catch (error) {
-          this.log.error({ err: error, instanceId }, 'stopping a parted instance failed')
-        }
+      try {
+        await this.hooks.parted(instanceId, why)
+      } catch (error) {
+        this.log.error({ err: error, instanceId }, 'stopping a parted instance failed')
       }
       if (this.fences.get(instanceId) === fence) this.fences.delete(instanceId)
     })()
@@ -474,7 +502,7 @@ export class Cluster {
   private async verify(): Promise<void> {
     if (!this.lease) return
     const kept = await this.lease.renew().catch(() => false)
-    const { rows } = await this.options.pool.query<{ instance_id: string; token: string }>(
+    const { rows } = await this.pool.query<{ instance_id: string; token: string }>(
       'SELECT instance_id, token FROM instance_owner WHERE node_id = $1',
       [this.nodeId],
     )
@@ -485,7 +513,7 @@ export class Cluster {
   }
 
   private async ownerOf(instanceId: string): Promise<Extract<Route, { kind: 'peer' }> | undefined> {
-    const { rows } = await this.options.pool.query<{ node_id: string; address: string }>(
+    const { rows } = await this.pool.query<{ node_id: string; address: string }>(
       `SELECT o.node_id, n.address FROM instance_owner o JOIN nodes n ON n.id = o.node_id
        WHERE o.instance_id = $1 AND n.expires_at > now()`,
       [instanceId],
@@ -496,7 +524,7 @@ export class Cluster {
 
   /** The live nodes, each with its address and how many instances it holds. */
   private async liveNodes(): Promise<Array<{ id: string; address: string; load: number }>> {
-    const { rows } = await this.options.pool.query<{ id: string; address: string; load: number }>(
+    const { rows } = await this.pool.query<{ id: string; address: string; load: number }>(
       `SELECT n.id, n.address, (SELECT count(*) FROM instance_owner o WHERE o.node_id = n.id)::int AS load
        FROM nodes n WHERE n.expires_at > now()`,
     )

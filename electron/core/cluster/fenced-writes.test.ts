@@ -19,7 +19,7 @@ const text = (id: string) =>
 postgresSuite('writes of a cluster node are fenced', (pool) => {
   test('events, keys and messages of an instance are written only while this node holds it with its token', async () => {
     const url = (pool().options as { connectionString: string }).connectionString
-    const cluster = await Cluster.open({
+    const cluster = new Cluster({
       pool: pool(),
       url,
       nodeId: 'n1',
@@ -27,10 +27,10 @@ postgresSuite('writes of a cluster node are fenced', (pool) => {
       marginMs: 500,
       logger: silentLogger(),
     })
-    await cluster.join('http://127.0.0.1:1')
-    const events = new PostgresEventStore(pool(), cluster)
-    const messages = new PostgresMessageStore(pool(), {}, cluster)
-    const auth = new PostgresAuthStore(pool(), '/nonexistent', undefined, cluster)
+    await cluster.join('http://127.0.0.1:1', { acquired: () => undefined, parted: () => undefined })
+    const events = new PostgresEventStore(pool(), cluster.fence)
+    const messages = new PostgresMessageStore(pool(), {}, cluster.fence)
+    const auth = new PostgresAuthStore(pool(), '/nonexistent', undefined, cluster.fence)
     const count = async (table: string) =>
       Number((await pool().query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`)).rows[0]!.n)
     try {

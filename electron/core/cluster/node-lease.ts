@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks'
 import type pg from 'pg'
-import { AppError } from '../errors'
+import { leaseLost } from '../contract/coordination'
 import type { Logger } from '../logger'
 
 export interface NodeLeaseOptions {
@@ -166,11 +166,4 @@ export class NodeLease {
     this.lost = true
     await this.pool.query('UPDATE nodes SET expires_at = now() WHERE id = $1', [this.options.nodeId])
   }
-}
-
-/** The fencing error: the instance is not (or no longer) this node's to act for; nothing was done. */
-export function leaseLost(instanceId: string): AppError {
-  return new AppError('unavailable', 'This node no longer owns the instance; nothing was done.', {
-    details: { instance_id: instanceId, reason: 'lease_lost' },
-  })
 }

@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { Agent, type Dispatcher } from 'undici'
-import { leaseLost } from '../cluster/node-lease'
+import { type Coordinator, leaseLost } from '../contract/coordination'
 import { AppError, isAppError } from '../errors'
 import { newWebhookSecret } from '../instances/instance-registry'
 import type { Logger } from '../logger'
@@ -59,17 +59,18 @@ export interface EventServiceDeps {
   /** The webhooks added beside each instance's own (several per instance, global ones per token). */
   webhooks?: Pick<WebhookRegistry, 'targetsOf' | 'find'>
   /**
-   * In a cluster: whether this node may act for an instance now (it holds its lease). Deliveries then run
-   * only for the instances held here (`adopt` starts them, `release` stops them), each added webhook has a
-   * queue per instance, and neither a POST nor a message's "durable" answer happens for an instance lost.
+   * How this node shares the work: deliveries run only for the instances it may act for (in a cluster `adopt`
+   * starts them, `release` stops them), an added webhook's queue is split as the coordinator splits work (per
+   * instance in a cluster), neither a POST nor a message's "durable" answer happens for an instance lost, and
+   * commits to a shared log are announced through it.
    */
-  ownership?: { nodeId: string; mayAct(instanceId: string): boolean }
+  coordinator: Coordinator
   /**
-   * In a cluster: the log every node writes, read in commit order, and the signal that some node committed
-   * events. The live stream then follows the log (every node's events, in commit order) instead of this
-   * node's emits.
+   * On a store several nodes write (PostgreSQL): the log read in commit order. The live stream then follows it
+   * (every node's events, in commit order, woken by the coordinator's announcements) instead of this node's
+   * emits.
    */
-  sharedLog?: SharedLog & { announce(): void; onAnnounced(listener: () => void): void }
+  sharedLog?: SharedLog
 }
 
 /** An event just recorded: its envelope, its commit, and when it is durable (the journal, or the commit). */
@@ -157,7 +158,7 @@ export class EventService implements EventSink {
     this.newId = createIdFactory(this.now, opened.lastId)
     if (deps.sharedLog) {
       const follower = new LogFollower(deps.sharedLog, this.live, this.log)
-      deps.sharedLog.onAnnounced(() => follower.wake())
+      deps.coordinator.commits.onAnnounced(() => follower.wake())
       this.follower = follower
     }
   }
@@ -226,8 +227,7 @@ export class EventService implements EventSink {
 
   /** Whether this node delivers the queue: always alone, in a cluster only for an instance it holds. */
   private delivers(queue: string): boolean {
-    const { instanceId } = queueParts(queue)
-    return !this.deps.ownership || (instanceId !== undefined && this.deps.ownership.mayAct(instanceId))
+    return this.deps.coordinator.mayRun(queueParts(queue).instanceId)
   }
 
   /** The store behind the service: the event log, delivery attempts and outbox, for reading. */
@@ -293,7 +293,7 @@ export class EventService implements EventSink {
       }
       await result.emitted.durable
       // A node that lost the instance meanwhile must not let the network think it kept the message.
-      if (this.deps.ownership && !this.deps.ownership.mayAct(instanceId)) throw leaseLost(instanceId)
+      if (!this.deps.coordinator.mayAct(instanceId)) throw leaseLost(instanceId)
       return result.emitted.envelope
     })
   }
@@ -352,7 +352,7 @@ export class EventService implements EventSink {
     const outbox = target ? outboxEntry(id, now, target) : undefined
     const extra: ExtraDelivery[] = (this.deps.webhooks?.targetsOf(instanceId, stored.owner, event) ?? []).map(
       (webhook) => ({
-        queue: webhookQueue(webhook.id, this.deps.ownership ? instanceId : undefined),
+        queue: webhookQueue(webhook.id, this.deps.coordinator.partitionOf(instanceId)),
         queueId: this.newId(),
         entry: outboxEntry(id, now, { url: webhook.url, secret: webhook.secret }),
       }),
@@ -374,7 +374,7 @@ export class EventService implements EventSink {
     this.counters.countEvent(event)
     if (this.follower)
       void written.then(
-        () => this.deps.sharedLog?.announce(),
+        () => this.deps.coordinator.commits.announce(),
         () => undefined,
       )
     else this.live.publish({ kind: 'event', stored, position: id })
@@ -616,7 +616,7 @@ export class EventService implements EventSink {
       throw new AppError('webhook_not_found', 'No webhook with that webhook_id takes this instance’s events.')
     if (!webhook.enable)
       throw new AppError('conflict', 'That webhook is off: turn it on with update_webhook first.')
-    const queue = webhookQueue(webhook.id, this.deps.ownership ? instanceId : undefined)
+    const queue = webhookQueue(webhook.id, this.deps.coordinator.partitionOf(instanceId))
     const queueId = this.newId()
     await this.queueCommitted(
       queue,
@@ -646,7 +646,7 @@ export class EventService implements EventSink {
     if (!worker) {
       const { webhookId, instanceId: owner } = queueParts(instanceId)
       const stop = new AbortController()
-      const ownership = this.deps.ownership
+      const { coordinator } = this.deps
       worker = new InstanceDeliveryWorker(instanceId, {
         ...(webhookId ? { webhookId } : {}),
         resumed,
@@ -678,10 +678,8 @@ export class EventService implements EventSink {
           if (attempt) this.live.publish({ kind: 'delivery', attempt, owner: owner ?? null })
         },
         stop: AbortSignal.any([this.stop.signal, stop.signal]),
-        ...(ownership && {
-          mayPost: () => owner !== undefined && ownership.mayAct(owner),
-          node: ownership.nodeId,
-        }),
+        mayPost: () => coordinator.mayRun(owner),
+        node: coordinator.nodeId,
         memoryQueue: this.deps.memoryQueue,
       })
       this.workers.set(instanceId, { worker, stop })

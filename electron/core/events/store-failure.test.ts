@@ -11,6 +11,7 @@ import { EventService } from './event-service'
 import { LmdbEventStore } from '../store/lmdb/events'
 import { FAST_EVENT_SETTINGS } from './testing/event-fixture'
 import { WebhookReceiver, waitFor } from './testing/webhook-receiver'
+import { SingleNode } from '../cluster/single-node'
 
 /**
  * The app's real database, whose commits fail while `failing` is set: LMDB reports a failed commit (a full
@@ -77,6 +78,7 @@ test('a failed commit is logged, the process stays up, and every event emitted i
       },
       settings: FAST_EVENT_SETTINGS,
       logger,
+      coordinator: new SingleNode(),
     })
     await service.start()
     return service

@@ -1,6 +1,6 @@
 import type { Principal } from '../contract/principal'
 import type { Timings } from '../config'
-import { leaseLost } from '../cluster/node-lease'
+import { type Coordinator, leaseLost } from '../contract/coordination'
 import { AppError } from '../errors'
 import type { EventSink } from '../contract/events'
 import type { Logger } from '../logger'
@@ -10,12 +10,13 @@ import type { NetworkRoutes } from '../wa/network-endpoint'
 import { checkProxyReachable, parseProxyUrl } from '../wa/proxy'
 import { WaSession } from '../wa/wa-session'
 import type { WaVersionSource } from '../wa/wa-version'
-import type { WaConnection, WaMessageHooks } from '../contract/network'
+import type { WaMessageHooks } from '../contract/network'
 import type { InstanceRegistry } from './instance-registry'
 import { BEHAVIOURS, type InstanceBehaviours } from '../contract/instance'
 import { behavioursOf, instanceName } from './instance-settings'
 import { type ConnectionData, InstanceRuntime } from './instance-runtime'
 import type { InstanceStatus, QrCode } from '../contract/instance-state'
+import type { LiveConnections } from './live-connections'
 
 export interface InstanceManagerOptions {
   logger: Logger
@@ -33,27 +34,25 @@ export interface InstanceManagerOptions {
   /** Drops what the messages part keeps for a destroyed instance (its messages, media and queued sends). */
   forgetMessages(instanceId: string): Promise<void>
   /**
-   * In a cluster: which instances this node holds. Only those run here (`adopt` and `part` follow the
-   * cluster's decisions); the others' statuses are the ones their owners reported.
+   * Which instances this node may run: only those run here (in a cluster `adopt` and `part` follow the
+   * coordinator's decisions); the others' statuses are the ones their owners reported.
    */
-  ownership?: InstanceOwnership
+  coordinator: Coordinator
+  /** Where every running instance is listed, for the messages part to reach its connection. */
+  connections: LiveConnections
+  /** The parts that follow the instances (given here, so nothing is attached afterwards). */
+  observers?: readonly InstanceObserver[]
 }
 
-/** What the manager asks of the cluster. */
-export interface InstanceOwnership {
-  mayAct(instanceId: string): boolean
-  held(): string[]
-  stillOwner(instanceId: string): Promise<boolean>
-  reportStatus(instanceId: string, status: InstanceStatus): void
-  reportedStatus(instanceId: string): InstanceStatus | undefined
-  /** Takes a new instance here at once (it was placed on this node). */
-  adoptNew(instanceId: string): Promise<void>
-  /** Lets go of a destroyed instance for good. */
-  dropped(instanceId: string): Promise<void>
+/** What another part does when an instance's status or settings change, or when it is destroyed. */
+export interface InstanceObserver {
+  status?(instanceId: string, status: InstanceStatus): void
+  settingsChanged?(instanceId: string, record: InstanceRecord): void
+  /** After the instance was destroyed and replaced by a fresh one (`newId`). */
+  destroyed?(oldId: string, newId: string): void
 }
 
 type StatusListener = (instanceId: string, status: InstanceStatus) => void
-type SettingsListener = (instanceId: string, record: InstanceRecord) => void
 type DestroyedListener = (oldId: string, newId: string) => void
 
 /**
@@ -63,9 +62,10 @@ type DestroyedListener = (oldId: string, newId: string) => void
  */
 export class InstanceManager {
   private readonly runtimes = new Map<string, InstanceRuntime>()
+  /** Subscribers from outside the core (the desktop shell, tests); the core's own parts are `observers`. */
   private readonly statusListeners = new Set<StatusListener>()
   private readonly destroyedListeners = new Set<DestroyedListener>()
-  private readonly settingsListeners = new Set<SettingsListener>()
+  private readonly observers: readonly InstanceObserver[]
   private readonly restoreTimers = new Set<NodeJS.Timeout>()
   private readonly events: EventSink
   private closed = false
@@ -76,24 +76,32 @@ export class InstanceManager {
   constructor(private readonly options: InstanceManagerOptions) {
     this.events = options.events
     this.log = options.logger.child({ module: 'instances' })
+    this.observers = options.observers ?? []
+    // The linked instances this node restores run from the start (disconnected, restoring), so a send made
+    // before their turn to connect waits for it.
+    for (const instanceId of this.restoredHere()) this.runtime(instanceId)
   }
 
   /** Restarts every linked instance, one every `restoreStaggerMs`, so many accounts do not connect at once. */
   restoreAll(): void {
-    // In a cluster the instances come one by one, as this node acquires them (adopt).
-    if (this.options.ownership) return
-    const linked = this.options.registry.all().filter((record) => record.linked)
-    linked.forEach((record, index) => {
+    const linked = this.restoredHere()
+    linked.forEach((instanceId, index) => {
       const timer = setTimeout(() => {
         this.restoreTimers.delete(timer)
-        if (this.closed || !this.options.registry.find(record.id)) return
-        this.runtime(record.id)
+        if (this.closed || !this.options.registry.find(instanceId)) return
+        this.runtime(instanceId)
           .restore()
-          .catch((error: unknown) => this.log.error({ err: error, instanceId: record.id }, 'restore failed'))
+          .catch((error: unknown) => this.log.error({ err: error, instanceId }, 'restore failed'))
       }, index * this.options.timings.restoreStaggerMs)
       this.restoreTimers.add(timer)
     })
     if (linked.length > 0) this.log.info({ count: linked.length }, 'restoring linked instances')
+  }
+
+  /** The linked instances this node restores itself (in a cluster none: they come as it acquires them). */
+  private restoredHere(): readonly string[] {
+    const linked = this.options.registry.all().filter((record) => record.linked)
+    return this.options.coordinator.restoredHere(linked.map((record) => record.id))
   }
 
   /**
@@ -125,7 +133,7 @@ export class InstanceManager {
   async part(instanceId: string): Promise<void> {
     const runtime = this.runtimes.get(instanceId)
     if (!runtime) return
-    this.runtimes.delete(instanceId)
+    this.drop(instanceId, runtime)
     await runtime.shutdown()
     await this.options.authStore.reload(instanceId)
   }
@@ -136,7 +144,7 @@ export class InstanceManager {
       owner,
       name === undefined ? undefined : instanceName(name),
     )
-    await this.options.ownership?.adoptNew(record.id)
+    await this.options.coordinator.adoptNew(record.id)
     this.announceCreated(record, null)
     return record
   }
@@ -180,7 +188,7 @@ export class InstanceManager {
       }
     })
     this.options.events.emit(instanceId, 'instance.updated', { changed })
-    for (const listener of this.settingsListeners) listener(instanceId, record)
+    for (const observer of this.observers) observer.settingsChanged?.(instanceId, record)
     if (proxy !== undefined && before?.proxy !== record.proxy) this.reroute(instanceId)
     return record
   }
@@ -197,17 +205,12 @@ export class InstanceManager {
       )
   }
 
-  /** Calls `listener` after every settings change (the behaviours act on it at once). */
-  onSettingsChanged(listener: (instanceId: string, record: InstanceRecord) => void): void {
-    this.settingsListeners.add(listener)
-  }
-
   /** The live status of an existing instance (in a cluster, of one held elsewhere: as its owner reported it). */
   status(instanceId: string): InstanceStatus {
-    const ownership = this.options.ownership
-    if (ownership && !this.runtimes.has(instanceId) && !ownership.mayAct(instanceId)) {
+    const { coordinator } = this.options
+    if (!this.runtimes.has(instanceId) && !coordinator.mayAct(instanceId)) {
       if (!this.options.registry.find(instanceId)) throw new AppError('instance_not_found')
-      return ownership.reportedStatus(instanceId) ?? elsewhere(this.options.registry.find(instanceId)!)
+      return coordinator.reportedStatus(instanceId) ?? elsewhere(this.options.registry.find(instanceId)!)
     }
     return this.runtime(instanceId).status
   }
@@ -229,17 +232,6 @@ export class InstanceManager {
   }
 
   /**
-   * The messaging operations, once connected (waiting a while if it is on its way), or 409 not_connected. In a
-   * cluster, none once this node may no longer act for the instance (a send queued before a pause stays unsent).
-   */
-  async connection(instanceId: string): Promise<WaConnection> {
-    const connection = await this.runtime(instanceId).connection()
-    const ownership = this.options.ownership
-    if (ownership && !ownership.mayAct(instanceId)) throw leaseLost(instanceId)
-    return connection
-  }
-
-  /**
    * Logs the instance out, deletes its files, replaces its record by a fresh one with a new id (same owner)
    * and answers that id. `instance.destroyed` goes out under the old id before its record disappears.
    */
@@ -251,16 +243,17 @@ export class InstanceManager {
     } catch (error) {
       this.log.error({ err: error, instanceId }, 'emitting instance.destroyed failed')
     }
-    this.runtimes.delete(instanceId)
+    this.drop(instanceId, runtime)
     await this.options.authStore.remove(instanceId)
     await this.options
       .forgetMessages(instanceId)
       .catch((error: unknown) => this.log.error({ err: error, instanceId }, 'dropping the messages failed'))
     const record = await this.options.registry.replace(instanceId)
-    await this.options.ownership?.adoptNew(record.id)
-    await this.options.ownership?.dropped(instanceId)
+    await this.options.coordinator.adoptNew(record.id)
+    await this.options.coordinator.dropped(instanceId)
     this.log.info({ instanceId, newInstanceId: record.id }, 'instance destroyed')
     this.announceCreated(record, instanceId)
+    for (const observer of this.observers) observer.destroyed?.(instanceId, record.id)
     for (const listener of this.destroyedListeners) listener(instanceId, record.id)
     return record.id
   }
@@ -282,7 +275,7 @@ export class InstanceManager {
     return () => this.statusListeners.delete(listener)
   }
 
-  /** Calls `listener` when an instance is destroyed, so other parts can drop what they keep for it. */
+  /** Calls `listener` when an instance is destroyed, so a shell can drop what it shows of it. */
   onDestroyed(listener: DestroyedListener): () => void {
     this.destroyedListeners.add(listener)
     return () => this.destroyedListeners.delete(listener)
@@ -293,9 +286,16 @@ export class InstanceManager {
     this.closed = true
     for (const timer of this.restoreTimers) clearTimeout(timer)
     this.restoreTimers.clear()
+    this.options.connections.close()
     await Promise.all([...this.runtimes.values()].map((runtime) => runtime.shutdown()))
-    this.runtimes.clear()
+    for (const [instanceId, runtime] of [...this.runtimes]) this.drop(instanceId, runtime)
     await this.options.authStore.close()
+  }
+
+  /** Forgets a run of the instance: it is no longer listed among the live connections. */
+  private drop(instanceId: string, runtime: InstanceRuntime): void {
+    if (this.runtimes.get(instanceId) === runtime) this.runtimes.delete(instanceId)
+    this.options.connections.unlist(instanceId, runtime)
   }
 
   private runtime(instanceId: string): InstanceRuntime {
@@ -304,8 +304,8 @@ export class InstanceManager {
     if (this.closed) throw new AppError('unavailable', 'Linkdesk is shutting down.')
     const record = this.options.registry.find(instanceId)
     if (!record) throw new AppError('instance_not_found')
-    const { logger, timings, authStore, network, registry, versions, ownership } = this.options
-    if (ownership && !ownership.mayAct(instanceId)) throw leaseLost(instanceId)
+    const { logger, timings, authStore, network, registry, versions, coordinator } = this.options
+    if (!coordinator.mayAct(instanceId)) throw leaseLost(instanceId)
     const log = logger.child({ module: 'instance', instanceId })
     runtime = new InstanceRuntime(
       {
@@ -330,21 +330,21 @@ export class InstanceManager {
           registry
             .setLinked(instanceId, linked)
             .catch((error: unknown) => log.error({ err: error }, 'recording whether it is linked failed')),
-        ...(ownership && {
-          lease: {
-            mayAct: () => ownership.mayAct(instanceId),
-            stillOwner: () => ownership.stillOwner(instanceId),
-          },
-        }),
+        lease: {
+          mayAct: () => coordinator.mayAct(instanceId),
+          reconnectsAfterReplaced: () => coordinator.reconnectsAfterReplaced(instanceId),
+        },
       },
       record.linked,
     )
     runtime.onChange((status) => {
-      if (ownership?.mayAct(instanceId)) ownership.reportStatus(instanceId, status)
+      if (coordinator.mayAct(instanceId)) coordinator.reportStatus(instanceId, status)
+      for (const observer of this.observers) observer.status?.(instanceId, status)
       for (const listener of this.statusListeners) listener(instanceId, status)
     })
-    if (ownership) ownership.reportStatus(instanceId, runtime.status)
+    coordinator.reportStatus(instanceId, runtime.status)
     this.runtimes.set(instanceId, runtime)
+    this.options.connections.list(instanceId, runtime)
     return runtime
   }
 }

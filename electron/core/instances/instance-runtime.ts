@@ -41,11 +41,11 @@ export interface InstanceRuntimeOptions {
    */
   setLinked(linked: boolean): Promise<void>
   /**
-   * In a cluster: whether this node may act for the instance now (checked before every socket connect), and
-   * after a 440 "replaced" whether it still holds it (then it reconnects with backoff; else it stops quietly,
-   * since the instance runs elsewhere).
+   * Whether this node may act for the instance now (checked before every socket connect), and after a 440
+   * "replaced" whether it connects again (a cluster node that still holds it reconnects with backoff; else it
+   * stops quietly, since the account runs elsewhere). Without it: always, and never.
    */
-  lease?: { mayAct(): boolean; stillOwner(): Promise<boolean> }
+  lease?: { mayAct(): boolean; reconnectsAfterReplaced(): Promise<boolean> }
   random?: () => number
   now?: () => number
 }
@@ -441,7 +441,7 @@ export class InstanceRuntime {
 
   /** Replaced by another connection: this node reconnects only if it still holds the instance. */
   private async afterReplaced(lease: NonNullable<InstanceRuntimeOptions['lease']>): Promise<void> {
-    const owner = await lease.stillOwner().catch(() => false)
+    const owner = await lease.reconnectsAfterReplaced().catch(() => false)
     if (this.stopped) return
     if (owner) this.scheduleRetry('connection_replaced')
     else this.setState('disconnected', 'connection_replaced', { qr: null, nextRetryAt: null })

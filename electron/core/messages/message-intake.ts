@@ -20,8 +20,9 @@ import type {
 } from '../contract/network'
 import { unhandledCase } from '../exhaustive'
 import type { AckTracker } from './ack-tracker'
+import type { IntakeQueue } from './intake-queue'
 import type { MessageStore } from '../store/message-store'
-import type { LinkdeskMessage, Presence, StatusUpdate } from '../contract/message'
+import type { LinkdeskMessage, Presence } from '../contract/message'
 
 /** The network's presence names in Linkdesk's words. */
 const PRESENCE_NAMES: Record<WaPresence, Presence> = {
@@ -36,6 +37,8 @@ export interface MessageIntakeDeps {
   store: MessageStore
   events: EventSink
   acks: AckTracker
+  /** Where messages are stored and statuses applied, per instance in arrival order. */
+  queue: IntakeQueue
   logger: Logger
   /** Where incoming calls go. */
   calls: Pick<CallDesk, 'offered'>
@@ -59,8 +62,6 @@ export interface MessageIntakeDeps {
  */
 export class MessageIntake implements WaMessageHooks {
   private readonly log: Logger
-  /** Per instance, messages and statuses are applied in arrival order, one batch after the other. */
-  private readonly chains = new Map<string, Promise<void>>()
 
   constructor(private readonly deps: MessageIntakeDeps) {
     this.log = deps.logger.child({ module: 'messages' })
@@ -120,7 +121,7 @@ export class MessageIntake implements WaMessageHooks {
       content: inbound.content,
       networkKey: inbound.networkKey,
     })
-    this.enqueue(instanceId, async () => {
+    this.deps.queue.enqueue(instanceId, async () => {
       await stored.catch((error: unknown) => {
         this.log.error(
           { err: error, instanceId, messageId: message.id },
@@ -154,7 +155,7 @@ export class MessageIntake implements WaMessageHooks {
         update.status === 'sent' || update.status === 'failed',
       )
     }
-    this.enqueue(instanceId, () => this.applyStatuses(instanceId, updates))
+    this.deps.queue.statuses(instanceId, updates)
   }
 
   pollContent(instanceId: string, pollId: string): Promise<Uint8Array | undefined> {
@@ -210,7 +211,7 @@ export class MessageIntake implements WaMessageHooks {
       .filter(({ action, message }) => !action && !(ignoreGroups && message.is_group))
       .reverse()
       .sort((a, b) => Number(a.message.timestamp) - Number(b.message.timestamp))
-    this.enqueue(instanceId, async () => {
+    this.deps.queue.enqueue(instanceId, async () => {
       for (const inbound of kept) {
         const message = this.withDownloadUrl(instanceId, inbound.message)
         await this.deps.store
@@ -251,65 +252,12 @@ export class MessageIntake implements WaMessageHooks {
     }
   }
 
-  /**
-   * Marks a message sent once the send has stored it: the server's ack may have come while the store write
-   * was in flight, when there was nothing yet to mark.
-   */
-  acknowledged(instanceId: string, id: string, chat: string): void {
-    const update: WaStatusUpdate = {
-      id,
-      chat,
-      status: 'sent',
-      participant: null,
-      timestamp: null,
-      errorCode: null,
-    }
-    this.enqueue(instanceId, () => this.applyStatuses(instanceId, [update]))
-  }
-
-  /** Waits until everything reported so far is stored and announced (tests, shutdown). */
-  async settled(): Promise<void> {
-    await Promise.all([...this.chains.values()])
-  }
-
-  private enqueue(instanceId: string, work: () => Promise<void>): void {
-    const previous = this.chains.get(instanceId) ?? Promise.resolve()
-    const next = previous
-      .then(work)
-      .catch((error: unknown) =>
-        this.log.error({ err: error, instanceId }, 'applying message updates failed'),
-      )
-    this.chains.set(instanceId, next)
-    void next.then(() => {
-      if (this.chains.get(instanceId) === next) this.chains.delete(instanceId)
-    })
-  }
-
   /** The message with the local address where its media can be downloaded. */
   private withDownloadUrl(instanceId: string, message: LinkdeskMessage): LinkdeskMessage {
     if (!message.media) return message
     return {
       ...message,
       media: { ...message.media, download_url: this.deps.downloadUrl(instanceId, message.id) },
-    }
-  }
-
-  private async applyStatuses(instanceId: string, updates: WaStatusUpdate[]): Promise<void> {
-    for (const update of updates) {
-      const { status } = update
-      const stored = await this.deps.store.get(instanceId, update.id)
-      if (!stored || (stored.message.is_group && this.deps.behaviours(instanceId).ignore_groups)) continue
-      // Group receipts come per member: each is news. A 1:1 status is news only if it moves forward.
-      const perMember = stored.message.is_group && update.participant !== null && status !== 'sent'
-      if (!perMember && !(await this.deps.store.advanceStatus(instanceId, update.id, status))) continue
-      const data: StatusUpdate = {
-        id: update.id,
-        chat: stored.message.chat,
-        status,
-        recipient: perMember ? update.participant : null,
-        error_code: update.errorCode,
-      }
-      this.deps.events.emit(instanceId, 'message.status', { ...data })
     }
   }
 }

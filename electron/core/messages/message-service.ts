@@ -18,6 +18,7 @@ import { ContactLookup } from './contact-lookup'
 import { MessageActions } from './message-actions'
 import type { PollVotes } from '../store/poll-votes'
 import type { VoiceNoteConverter } from './media-convert/voice-note-audio'
+import { IntakeQueue } from './intake-queue'
 import { MessageIntake } from './message-intake'
 import { countingSink, type MessageCounters, messageMetricsProvider } from './message-metrics'
 import { MessageSender, type SendRequest } from './message-sender'
@@ -34,10 +35,10 @@ export interface MessageServiceDeps {
   limits: Limits
   events: EventSink
   logger: Logger
-  /** The messaging operations, once connected; rejects with not_connected when it cannot connect. */
-  connection(instanceId: string): Promise<WaConnection>
-  /** The API's base URL (`http://127.0.0.1:<port>/api/v1`), known once the server listens. */
-  apiBase(): string
+  /** The directory of live connections: an instance's messaging operations, once connected (not_connected otherwise). */
+  connections: { connection(instanceId: string): Promise<WaConnection> }
+  /** The API's base URL (`http://127.0.0.1:<port>/api/v1`): the port is bound before the parts are built. */
+  apiBase: string
   /** Makes any audio the Ogg/Opus a voice note must be. */
   voiceNotes: VoiceNoteConverter
   /** Makes the preview of a text's first link, when a send asks for one. */
@@ -101,25 +102,20 @@ export class MessageService {
   constructor(private readonly deps: MessageServiceDeps) {
     this.log = deps.logger.child({ module: 'messages' })
     const events = countingSink(deps.events, this.counters)
+    const connection = (instanceId: string) => deps.connections.connection(instanceId)
     this.store = deps.store
     this.chats = new ChatBook(this.store)
-    this.profile = new OwnProfile({ limits: deps.limits, logger: deps.logger, connection: deps.connection })
+    this.profile = new OwnProfile({ limits: deps.limits, logger: deps.logger, connection })
     this.ledger = new IdempotencyLedger(deps.ledger)
-    const intake = new MessageIntake({
+    // Fed by the sender (a send marks its message sent) and by the intake (what the network reports).
+    const queue = new IntakeQueue({
       store: this.store,
       events,
-      acks: this.acks,
       logger: deps.logger,
-      downloadUrl: (instanceId, messageId) => `${deps.apiBase()}${mediaDownloadPath(instanceId, messageId)}`,
-      calls: { offered: (instanceId, call) => this.calls.offered(instanceId, call) },
-      groups: { changed: (instanceId, change, account) => this.groups.changed(instanceId, change, account) },
-      polls: deps.polls,
       behaviours: deps.behaviours,
-      read: async (instanceId, key) => (await deps.connection(instanceId)).read([key]),
     })
-    this.hooks = intake
     this.sender = new MessageSender({
-      onAcknowledged: (instanceId, id, chat) => intake.acknowledged(instanceId, id, chat),
+      onAcknowledged: (instanceId, id, chat) => queue.acknowledged(instanceId, id, chat),
       limits: deps.limits,
       store: this.store,
       ledger: this.ledger,
@@ -127,7 +123,7 @@ export class MessageService {
       acks: this.acks,
       events,
       logger: deps.logger,
-      connection: deps.connection,
+      connection,
       voiceNotes: deps.voiceNotes,
       linkPreviews: deps.linkPreviews,
       ackTimeoutMs: deps.ackTimeoutMs,
@@ -136,15 +132,15 @@ export class MessageService {
       events,
       sender: this.sender,
       logger: deps.logger,
-      connection: deps.connection,
+      connection,
       settings: deps.callSettings,
       saveSettings: deps.saveCallSettings,
     })
     this.contacts = new ContactLookup({
       limits: deps.limits,
       sender: this.sender,
-      connection: deps.connection,
-      pictureUrl: (instanceId, chat) => `${deps.apiBase()}${profilePicturePath(instanceId, chat)}`,
+      connection,
+      pictureUrl: (instanceId, chat) => `${deps.apiBase}${profilePicturePath(instanceId, chat)}`,
     })
     this.groups = new GroupDesk({
       limits: deps.limits,
@@ -152,10 +148,23 @@ export class MessageService {
       events,
       sender: this.sender,
       behaviours: deps.behaviours,
-      connection: deps.connection,
+      connection,
     })
-    this.signals = new ChatSignals({ store: this.store, sender: this.sender, connection: deps.connection })
+    this.signals = new ChatSignals({ store: this.store, sender: this.sender, connection })
     this.actions = new MessageActions({ limits: deps.limits, store: this.store, sender: this.sender, events })
+    this.hooks = new MessageIntake({
+      store: this.store,
+      events,
+      acks: this.acks,
+      queue,
+      logger: deps.logger,
+      downloadUrl: (instanceId, messageId) => `${deps.apiBase}${mediaDownloadPath(instanceId, messageId)}`,
+      calls: this.calls,
+      groups: this.groups,
+      polls: deps.polls,
+      behaviours: deps.behaviours,
+      read: async (instanceId, key) => (await connection(instanceId)).read([key]),
+    })
   }
 
   /** Sends one message; answers the seed's sent-message result once the network acknowledged it. */
@@ -175,7 +184,7 @@ export class MessageService {
     if (!stored.networkKey || !stored.content) {
       throw new AppError('not_found', 'This message was sent from here: its file is not kept.')
     }
-    const connection = await this.deps.connection(instanceId)
+    const connection = await this.deps.connections.connection(instanceId)
     const data = await connection.downloadMedia(stored.networkKey, Uint8Array.from(stored.content))
     await this.store
       .saveMedia(instanceId, messageId, data)

@@ -1,4 +1,4 @@
-import type { Cluster } from '../cluster/cluster'
+import type { NodeSignals, WriteFence } from '../contract/coordination'
 import type { SharedLog } from '../events/log-follower'
 import type { Logger } from '../logger'
 import type { AuthCipher, AuthStore } from './auth-store'
@@ -27,21 +27,10 @@ export interface Stores {
   ledger: LedgerRecords
   polls: PollVotes
   uploads: Uploads
-  /** On PostgreSQL: this node's part in the cluster of nodes sharing the database (its writes are fenced). */
-  cluster?: Cluster
   /** On PostgreSQL: the event log as every node writes it, read in commit order. */
   sharedLog?: SharedLog
   /** Closes what the stores hold open (after every part using them stopped). */
   close(): Promise<void>
-}
-
-/** A node's identity and lease in a cluster. */
-export interface NodeSettings {
-  nodeId: string
-  /** How long a lease lasts unless renewed (renewed every third of it). */
-  ttlMs: number
-  /** How long before its lease could expire the node stops acting on its own. */
-  marginMs: number
 }
 
 /** What every backend is opened with. */
@@ -52,12 +41,14 @@ export interface StoreOptions {
   logger: Logger
   /** Whether an acknowledged write must also survive a power loss. */
   fsync?: boolean
-  /** This node's id and lease timing, for a shared (PostgreSQL) store. */
-  node?: NodeSettings
+  /** On a shared store: what every write of an instance carries (this node's claim on it). */
+  fence?: WriteFence
+  /** On a shared store: the signals between the nodes sharing it (settings changes). */
+  signals?: NodeSignals
 }
 
 /** A store backend: one folder under `store/` whose `index.ts` opens its `Stores` for its kind of choice. */
-export type OpenStores<K extends StoreChoice['kind']> = (
+export type OpenStores<K extends StoreChoice['kind'], Extra = object> = (
   choice: Extract<StoreChoice, { kind: K }>,
-  options: StoreOptions,
+  options: StoreOptions & Extra,
 ) => Promise<Stores>

@@ -11,8 +11,8 @@ export interface FoundationDeps {
   version: string
   /** The WhatsApp Web client version sockets announce, and where it came from. */
   waVersion(): WaVersionInfo
-  /** In a cluster: this node, its leases and the cluster's nodes, for health. */
-  cluster?: () => Promise<Record<string, unknown>>
+  /** The coordinator's view for health: in a cluster this node, its leases and the cluster's nodes. */
+  coordination(): Promise<Record<string, unknown> | undefined>
 }
 
 const labelField = {
@@ -37,13 +37,16 @@ export function foundationOperations(deps: FoundationDeps): Operation[] {
         version: '0.1.0',
         wa_version: { version: '2.3000.1043857760', source: 'fetched', checked_at: 1795253914 },
       },
-      handle: async () => ({
-        status: 'success',
-        message: 'ready',
-        version: deps.version,
-        wa_version: deps.waVersion(),
-        ...(deps.cluster && { cluster: await deps.cluster() }),
-      }),
+      handle: async () => {
+        const cluster = await deps.coordination()
+        return {
+          status: 'success',
+          message: 'ready',
+          version: deps.version,
+          wa_version: deps.waVersion(),
+          ...(cluster && { cluster }),
+        }
+      },
     }),
     defineOperation({
       name: 'create_instance',

@@ -8,8 +8,8 @@ export interface UploadRoutesDeps {
   uploads: Uploads
   /** Largest upload, bytes (the media limit: a bigger file could not be sent anyway). */
   maxBytes: number
-  /** The API base URL once the server listens, for the answer's `url`. */
-  apiBase: () => string
+  /** The API base URL (the port is bound before the parts are built), for the answer's `url`. */
+  apiBase: string
 }
 
 /**
@@ -34,7 +34,7 @@ export function uploadRoutes(deps: UploadRoutesDeps): RoutePlugin {
           const stored = await deps.uploads.save(data, request.headers['content-type'])
           const answer: UploadView = {
             upload_id: stored.id,
-            url: `${deps.apiBase()}/uploads/${stored.id}`,
+            url: `${deps.apiBase}/uploads/${stored.id}`,
             size: stored.size,
             expires_at: Math.floor(stored.expiresAt / 1000),
           }

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { SingleNode } from '../../cluster/single-node'
 import { silentLogger } from '../../logger'
 import { openTestEventStore } from '../../store/testing/test-store'
 import type { InstanceRecord, WebhookRecord } from '../../store/settings-store'
@@ -65,6 +66,7 @@ export async function eventFixture(
     },
     settings,
     logger: silentLogger(),
+    coordinator: new SingleNode(),
     ...deps,
   })
   await service.start()

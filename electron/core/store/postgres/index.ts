@@ -1,5 +1,3 @@
-import pg from 'pg'
-import { Cluster } from '../../cluster/cluster'
 import type { OpenStores } from '../backend'
 import { PollVoteTally } from '../poll-votes'
 import { PostgresAuthStore } from './auth'
@@ -7,42 +5,36 @@ import { PostgresEventStore } from './events'
 import { PostgresLedgerRecords } from './ledger'
 import { PostgresMessageStore } from './messages'
 import { PostgresPollVotes } from './poll-votes'
+import { openPool, type SharedPool } from './pool'
 import { migrate } from './schema'
 import { PostgresSettingsStore } from './settings'
 import { PostgresUploads } from './uploads'
 
-/** Connections per node: the API, the delivery workers and every instance's writes share them. */
-const POOL_SIZE = 10
+/** What the PostgreSQL backend is opened with besides every backend's options. */
+export interface PostgresOptions {
+  /** The node's pool, opened by the composition root and shared with the cluster (opened here if not given). */
+  pool?: SharedPool
+}
 
 /** The shared store: one PostgreSQL database, its schema first brought up to this version. */
-export const openStores: OpenStores<'postgres'> = async ({ url }, options) => {
-  const { dataDir, cipher, logger } = options
-  // The same promise as the embedded store's: what is acknowledged survives the app being killed (PostgreSQL
-  // has committed it) and, with --fsync, a power loss too (the commit then waits for the WAL's flush).
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: POOL_SIZE,
-    ...(options.fsync ? {} : { options: '-c synchronous_commit=off' }),
-  })
-  // A connection that fails while idle in the pool is replaced; the pool must not crash the process.
-  pool.on('error', (error) => logger.warn({ err: error }, 'a pooled PostgreSQL connection failed'))
+export const openStores: OpenStores<'postgres', PostgresOptions> = async ({ url }, options) => {
+  const { dataDir, cipher, logger, fence } = options
+  const pool = options.pool ?? openPool(url, options)
   try {
     await migrate(pool, logger)
-    const cluster = options.node ? await Cluster.open({ pool, url, logger, ...options.node }) : undefined
-    const auth = new PostgresAuthStore(pool, dataDir, cipher, cluster)
-    const events = new PostgresEventStore(pool, cluster)
+    const auth = new PostgresAuthStore(pool, dataDir, cipher, fence)
+    const events = new PostgresEventStore(pool, fence)
     return {
       kind: 'postgres',
-      settings: await PostgresSettingsStore.open(pool, cluster?.channel),
+      settings: await PostgresSettingsStore.open(pool, options.signals),
       auth,
       events,
       sharedLog: events,
       eventDurability: 'commit',
-      messages: new PostgresMessageStore(pool, {}, cluster),
+      messages: new PostgresMessageStore(pool, {}, fence),
       ledger: new PostgresLedgerRecords(pool),
       polls: new PollVoteTally(new PostgresPollVotes(pool)),
       uploads: new PostgresUploads(pool),
-      ...(cluster && { cluster }),
       close: async () => {
         await auth.close()
         await pool.end()

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
-import type { Notifications } from '../../cluster/notifications'
+import type { NodeSignals } from '../../contract/coordination'
 import { CachedSettingsStore } from '../cached-settings-store'
-import { type AllSettings, type SettingsKind, type SettingsRecords } from '../settings-store'
+import type { AllSettings, SettingsKind, SettingsRecords } from '../settings-store'
 import { inTransaction } from './transaction'
 
 const KINDS: readonly SettingsKind[] = ['tokens', 'instances', 'webhooks']
@@ -18,12 +18,12 @@ export class PostgresSettingsStore extends CachedSettingsStore {
   private constructor(
     private readonly pool: pg.Pool,
     cache: AllSettings,
-    private readonly notifications: Notifications | undefined,
+    private readonly notifications: NodeSignals | undefined,
   ) {
     super(cache)
   }
 
-  static async open(pool: pg.Pool, notifications?: Notifications): Promise<PostgresSettingsStore> {
+  static async open(pool: pg.Pool, notifications?: NodeSignals): Promise<PostgresSettingsStore> {
     const cache: AllSettings = {
       tokens: await readKind(pool, 'tokens'),
       instances: await readKind(pool, 'instances'),

@@ -1,15 +1,21 @@
 import type pg from 'pg'
+import type { WriteFence } from '../../contract/coordination'
 import { type JsonStatement, runAtomically } from './statements'
 
+export type { WriteFence } from '../../contract/coordination'
+
+/** SQLSTATE raised by linkdesk_fence when a claim no longer holds. */
+const FENCE_REFUSED = 'LDL01'
+
 /**
- * In a cluster, what every write transaction of an instance runs first: the claim that this node still holds
- * the instance (its token and lease), checked and locked until the commit; `claims` throws at once, writing
- * nothing, for an instance this node does not hold. `refused` turns the database's refusal into the API's
- * error (and lets the node stop what it lost).
+ * In a cluster, every write transaction of an instance runs first the claim that this node still holds the
+ * instance (its token and lease), checked and locked until the commit; the fence throws at once, writing
+ * nothing, for an instance this node does not hold. A refusal by the database becomes the fence's error (and
+ * lets the node stop what it lost); other errors pass through.
  */
-export interface WriteFence {
-  claims(instanceIds: Iterable<string>): JsonStatement
-  refused(error: unknown): unknown
+function refusal(fence: WriteFence, error: unknown): unknown {
+  if ((error as { code?: string }).code !== FENCE_REFUSED) return error
+  return fence.refused(/instance (\S+)/.exec((error as Error).message)?.[1] ?? '')
 }
 
 /**
@@ -23,12 +29,11 @@ export async function fencedStatement<T>(
   write: (holds: string) => Promise<T>,
 ): Promise<T> {
   if (!fence) return write('true')
-  const { rows } = fence.claims([instanceId])
-  params.push(JSON.stringify(rows))
+  params.push(JSON.stringify(fence.claims([instanceId])))
   try {
     return await write(`linkdesk_holds($${params.length}::jsonb)`)
   } catch (error) {
-    throw fence.refused(error)
+    throw refusal(fence, error)
   }
 }
 
@@ -40,10 +45,10 @@ export async function runFenced(
   statements: readonly JsonStatement[],
 ): Promise<void> {
   if (!fence) return runAtomically(pool, statements)
-  const claims = fence.claims(instanceIds())
+  const claims: JsonStatement = { sql: 'SELECT linkdesk_fence($1::jsonb)', rows: fence.claims(instanceIds()) }
   try {
     await runAtomically(pool, [claims, ...statements])
   } catch (error) {
-    throw fence.refused(error)
+    throw refusal(fence, error)
   }
 }

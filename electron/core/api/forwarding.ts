@@ -1,7 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { type Principal, sameSecret } from '../contract/principal'
-import { UploadedFile } from '../api/params'
+import type { Coordinator } from '../contract/coordination'
+import type { Principal } from '../contract/principal'
 import { AppError } from '../errors'
+import type { SettingsStore } from '../store/settings-store'
+import type { InstanceAccess, OperationRoute } from './operation'
+import { UploadedFile } from './params'
 
 /** The key a forwarding node presents (the cluster's shared one) and the caller it authenticated. */
 export const FORWARD_KEY_HEADER = 'x-linkdesk-forward-key'
@@ -13,16 +16,61 @@ export const NODE_HEADER = 'x-linkdesk-node'
 const FORWARD_TIMEOUT_MS = 60_000
 
 /**
- * The caller a peer authenticated, when the request carries the cluster's key; undefined for any other
- * request (which authenticates as usual).
+ * The caller a peer authenticated, when the request carries the key the coordinator vouches for; undefined for
+ * any other request (which authenticates as usual).
  */
-export function forwardedPrincipal(headers: FastifyRequest['headers'], key: string): Principal | undefined {
+function forwardedPrincipal(
+  headers: FastifyRequest['headers'],
+  coordinator: Pick<Coordinator, 'vouchesFor'>,
+): Principal | undefined {
   const presented = headers[FORWARD_KEY_HEADER]
   const principal = headers[PRINCIPAL_HEADER]
-  if (typeof presented !== 'string' || typeof principal !== 'string' || !sameSecret(presented, key))
+  if (typeof presented !== 'string' || typeof principal !== 'string' || !coordinator.vouchesFor(presented))
     return undefined
   const parsed = JSON.parse(Buffer.from(principal, 'base64url').toString('utf8')) as Principal
   return parsed.kind === 'token' || parsed.kind === 'operator' ? parsed : undefined
+}
+
+/** What the API needs of the coordinator: this node's name, where calls go, and which callers peers vouch for. */
+export interface CallRouting {
+  /** Said on every answer (`x-linkdesk-node`) by a node that has one. */
+  nodeId: string | undefined
+  route: OperationRoute
+  forwarded(headers: FastifyRequest['headers']): Principal | undefined
+}
+
+/**
+ * Where calls go: a call for an instance runs on its owner, a new instance on the node it is placed on (here,
+ * always, for a single node); `route` resolves true once a peer answered it.
+ */
+export function callRouting(
+  coordinator: Coordinator,
+  deps: {
+    settings: Pick<SettingsStore, 'reload'>
+    access: InstanceAccess
+    known(instanceId: string): boolean
+  },
+): CallRouting {
+  const route: OperationRoute = async ({ instanceId, principal, request, reply }) => {
+    const fromPeer = forwardedPrincipal(request.headers, coordinator) !== undefined
+    if (instanceId !== undefined) {
+      // An instance a peer made a moment ago may not have reached this node's copy of the settings yet.
+      if (!deps.known(instanceId)) await deps.settings.reload('instances')
+      deps.access(instanceId, principal)
+    }
+    const where =
+      instanceId === undefined
+        ? await coordinator.placeNew(fromPeer)
+        : await coordinator.route(instanceId, fromPeer)
+    if (where.kind === 'here') return false
+    await forward(request, reply, where, { key: coordinator.forwardKey, principal })
+    return true
+  }
+  return {
+    nodeId: coordinator.nodeId,
+    route,
+    forwarded: (headers) => forwardedPrincipal(headers, coordinator),
+  }
 }
 
 /**
@@ -30,7 +78,7 @@ export function forwardedPrincipal(headers: FastifyRequest['headers'], key: stri
  * body carried (a file part as a file part again), the caller as this node authenticated it; the peer's
  * status, type and body come back as they are.
  */
-export async function forward(
+async function forward(
   request: FastifyRequest,
   reply: FastifyReply,
   peer: { nodeId: string; address: string },
