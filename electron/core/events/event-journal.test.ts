@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { createIdFactory } from './event-id'
+import { createIdFactory } from '../contract/event-id'
 import { EventJournal, type JournalRecord } from './event-journal'
 import { storedEvent } from './testing/stored-event'
 

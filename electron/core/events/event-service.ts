@@ -6,7 +6,7 @@ import { newWebhookSecret } from '../instances/instance-registry'
 import type { Logger } from '../logger'
 import type { InstanceRecord } from '../store/settings-store'
 import { InstanceDeliveryWorker } from './delivery-worker'
-import { createIdFactory, idFloorAt, type IdFactory } from './event-id'
+import { createIdFactory, idFloorAt, type IdFactory } from '../contract/event-id'
 import { EventJournal, type ExtraDelivery, type JournalRecord } from './event-journal'
 import type {
   StoredEvent,
@@ -21,10 +21,11 @@ import type { EventSettings, RetentionSettings } from './event-settings'
 import { contractViolations, type EventName } from '../contract/event-catalogue'
 import type { EventSink, LinkdeskEvent } from '../contract/events'
 import { LiveStream, type StreamSource } from './live-stream'
-import { LogFollower, type SharedLog } from './log-follower'
+import { LogFollower } from './log-follower'
+import type { SharedLog } from '../store/event-store'
 import { PostsInFlight } from './posts-in-flight'
 import type { MetricsProvider } from '../contract/metrics'
-import { queueParts, webhookQueue } from './outbox-queue'
+import { queueParts, webhookQueue } from '../store/outbox-queue'
 import { type WebhookRegistry, webhookTakes } from './webhook-registry'
 
 /** Where the service reads and changes an instance's webhook settings and owner (the instance registry). */

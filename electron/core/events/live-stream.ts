@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import type { Logger } from '../logger'
-import type { DeliveryAttempt, EventFilter, StoredEvent } from '../store/event-store'
+import type { DeliveryAttempt, EventFilter, LogPage, StoredEvent } from '../store/event-store'
 
 /**
  * What the live stream carries: each new event with its position in the order the log is read in, and (for
@@ -9,15 +9,6 @@ import type { DeliveryAttempt, EventFilter, StoredEvent } from '../store/event-s
 export type LiveItem =
   | { kind: 'event'; stored: StoredEvent; position: string }
   | { kind: 'delivery'; attempt: DeliveryAttempt; owner: string | null }
-
-/** Events read from the log, each with its position (positions sort in the order the log is read in). */
-export interface LogPage {
-  items: Array<{ stored: StoredEvent; position: string }>
-  /** Where the next read starts. */
-  position: string
-  /** Whether the log has nothing more after `position` now. */
-  done: boolean
-}
 
 /**
  * Where stream clients read the log. Alone, the log is read in id order (ids are made in order by the one

@@ -1,14 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { CoalescedRunner } from '../coalesced-runner'
 import type { Logger } from '../logger'
-import type { EventFilter } from '../store/event-store'
-import type { LiveStream, LogPage } from './live-stream'
-
-/** A log several nodes write, read in commit order (the PostgreSQL event store). */
-export interface SharedLog {
-  follow(filter: Partial<EventFilter>, position: string, limit: number): Promise<LogPage>
-  positionOf(eventId?: string): Promise<string>
-}
+import type { SharedLog } from '../store/event-store'
+import type { LiveStream } from './live-stream'
 
 const PAGE = 500
 /** How often the log is read without a notification (one lost while the listening connection was down). */

@@ -3,10 +3,16 @@ import { AppError } from '../errors'
 import type { EventSink } from '../contract/events'
 import type { InstanceBehaviours } from '../contract/instance'
 import type { Logger } from '../logger'
-import type { MessageSender } from '../messages/message-sender'
-import { loadPicture, type PictureInput, pictureGiven } from '../messages/own-profile'
+import { type PictureInput, pictureGiven } from '../contract/media'
 import { isOwn } from '../contract/ids'
-import type { WaAccount, WaConnection, WaGroupChange, WaParticipantResult } from '../contract/network'
+import type {
+  SentAnswer,
+  WaAccount,
+  WaConnection,
+  WaGroupChange,
+  WaOutgoingContent,
+  WaParticipantResult,
+} from '../contract/network'
 import { groupEvents } from './group-change-events'
 import {
   checkDescription,
@@ -50,7 +56,12 @@ export interface GroupDeskDeps {
   limits: Limits
   logger: Logger
   events: EventSink
-  sender: Pick<MessageSender, 'sendTo'>
+  /** Sends a message to a number or chat id (the messages part's sender): invites go out through it. */
+  sender: {
+    sendTo(instanceId: string, number: string, build: () => Promise<WaOutgoingContent>): Promise<SentAnswer>
+  }
+  /** Reads a picture under the media limits (the messages part's loader); anything but an image is refused. */
+  loadPicture(input: PictureInput): Promise<{ data: Buffer }>
   behaviours(instanceId: string): InstanceBehaviours
   connection(instanceId: string): Promise<WaConnection>
 }
@@ -158,7 +169,7 @@ export class GroupDesk {
         },
       )
     }
-    const image = hasPicture ? await loadPicture(change.picture as PictureInput, this.deps) : undefined
+    const image = hasPicture ? await this.deps.loadPicture(change.picture as PictureInput) : undefined
     const { groups } = await this.deps.connection(instanceId)
     const changed: string[] = []
     if (subject !== undefined) {

@@ -1,5 +1,5 @@
 import { AppError } from '../errors'
-import { parseRecipient } from '../messages/recipient'
+import { parseRecipient } from '../contract/recipient'
 
 export const SUBJECT_CHARS = 100
 export const DESCRIPTION_CHARS = 2048

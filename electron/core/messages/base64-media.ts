@@ -1,5 +1,5 @@
 import { AppError } from '../errors'
-import type { UploadedMedia } from './media-fetcher'
+import type { UploadedMedia } from '../contract/media'
 
 const DATA_URL = /^data:([\w.+-]+\/[\w.+-]+)?(?:;[\w-]+=[^;,]*)*;base64,/i
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/

@@ -1,3 +1,4 @@
+import type { UploadedMedia } from '../contract/media'
 import { createHash } from 'node:crypto'
 import { posix } from 'node:path'
 import { type Dispatcher, request } from 'undici'
@@ -244,14 +245,6 @@ export async function fetchMedia(mediaUrl: string, options: MediaFetchOptions): 
     fileName,
     sha256: createHash('sha256').update(data).digest('hex'),
   }
-}
-
-/** A file uploaded as the multipart `file` part, as the sender sent it. */
-export interface UploadedMedia {
-  data: Buffer
-  /** The part's filename ('' when none). */
-  fileName: string
-  contentType?: string
 }
 
 /**

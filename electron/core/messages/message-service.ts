@@ -12,7 +12,7 @@ import type { InstanceBehaviours } from '../contract/instance'
 import { CallDesk, type CallSettings } from './call-desk'
 import { GroupDesk } from '../groups/group-desk'
 import { ChatBook } from './chat-book'
-import { OwnProfile } from './own-profile'
+import { loadPicture, OwnProfile } from './own-profile'
 import { ChatSignals } from './chat-signals'
 import { ContactLookup } from './contact-lookup'
 import { MessageActions } from './message-actions'
@@ -147,6 +147,7 @@ export class MessageService {
       logger: deps.logger,
       events,
       sender: this.sender,
+      loadPicture: (input) => loadPicture(input, deps),
       behaviours: deps.behaviours,
       connection,
     })

@@ -3,7 +3,8 @@ import { AppError } from '../errors'
 import type { Logger } from '../logger'
 import type { WaConnection, WaPrivacyCategory } from '../contract/network'
 import { decodeBase64Media } from './base64-media'
-import { type FetchedMedia, fetchMedia, type UploadedMedia, uploadedMedia } from './media-fetcher'
+import { type PictureInput, pictureGiven } from '../contract/media'
+import { type FetchedMedia, fetchMedia, uploadedMedia } from './media-fetcher'
 
 /** The privacy settings, in the API's names, with the network's category and the values each accepts. */
 export const PRIVACY_SETTINGS = {
@@ -21,13 +22,6 @@ export const PRIVACY_NAMES = Object.keys(PRIVACY_SETTINGS) as PrivacySetting[]
 const ABOUT_CHARS = 139
 /** WhatsApp's limit on a display name. */
 const NAME_CHARS = 25
-
-/** A picture given as media_url, an uploaded file part or base64. */
-export interface PictureInput {
-  mediaUrl?: string
-  upload?: UploadedMedia
-  mediaBase64?: string
-}
 
 export interface OwnProfileDeps {
   limits: Limits
@@ -131,9 +125,4 @@ export async function loadPicture(
     })
   }
   return media
-}
-
-/** Whether any part of a picture was given. */
-export function pictureGiven(input: PictureInput | undefined): input is PictureInput {
-  return input !== undefined && Object.values(input).some((part) => part !== undefined)
 }

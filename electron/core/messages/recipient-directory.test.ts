@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { AppError } from '../errors'
-import { parseRecipient } from './recipient'
+import { parseRecipient } from '../contract/recipient'
 import { RecipientDirectory } from './recipient-directory'
 
 function countingLookup(existing: Record<string, string>) {

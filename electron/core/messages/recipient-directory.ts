@@ -1,7 +1,7 @@
 import type { LRUCache } from 'lru-cache'
 import { boundedCache, CACHE_LIMITS } from '../bounded-cache'
 import { AppError } from '../errors'
-import type { Recipient } from './recipient'
+import type { Recipient } from '../contract/recipient'
 
 /** Asks the network which of these phone numbers have an account: phone digits → the chat id to send to. */
 export type NumberLookup = (phones: string[]) => Promise<Map<string, string>>

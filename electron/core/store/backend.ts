@@ -1,5 +1,5 @@
 import type { NodeSignals, WriteFence } from '../contract/coordination'
-import type { SharedLog } from '../events/log-follower'
+import type { SharedLog } from './event-store'
 import type { Logger } from '../logger'
 import type { AuthCipher, AuthStore } from './auth-store'
 import type { EventStore } from './event-store'

@@ -165,3 +165,18 @@ export interface EventStore {
    */
   sweep(beforeId: string, max: { events: number; deliveries: number }): Promise<SweepCount>
 }
+
+/** Events read from the log, each with its position (positions sort in the order the log is read in). */
+export interface LogPage {
+  items: Array<{ stored: StoredEvent; position: string }>
+  /** Where the next read starts. */
+  position: string
+  /** Whether the log has nothing more after `position` now. */
+  done: boolean
+}
+
+/** A log several nodes write, read in commit order (the PostgreSQL event store). */
+export interface SharedLog {
+  follow(filter: Partial<EventFilter>, position: string, limit: number): Promise<LogPage>
+  positionOf(eventId?: string): Promise<string>
+}

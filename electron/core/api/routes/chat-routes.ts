@@ -1,6 +1,6 @@
 import { PAGE_LIMIT } from '../../messages/chat-book'
 import type { MessageService } from '../../messages/message-service'
-import { parseRecipient } from '../../messages/recipient'
+import { parseRecipient } from '../../contract/recipient'
 import { defineOperation, type Operation } from '../operation'
 import { CHAT_NUMBER } from './chat-field'
 

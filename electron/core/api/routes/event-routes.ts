@@ -1,7 +1,7 @@
 import { AppError } from '../../errors'
 import type { EventService } from '../../events/event-service'
 import { ATTEMPT_OUTCOMES, type AttemptOutcome } from '../../store/event-store'
-import { isEventId } from '../../events/event-id'
+import { isEventId } from '../../contract/event-id'
 import { eventView } from '../../events/event-view'
 import type { StreamSettings } from '../../events/event-settings'
 import { EVENT_NAMES, type EventName } from '../../contract/event-catalogue'

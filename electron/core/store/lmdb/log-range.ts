@@ -1,5 +1,5 @@
 import type { Key, RangeOptions } from 'lmdb'
-import { ID_MAX, idFloorAt } from '../../events/event-id'
+import { ID_MAX, idFloorAt } from '../../contract/event-id'
 import { type Page, type PageQuery, SCAN_LIMIT } from '../event-store'
 
 /** LMDB range options for ids between since and until, after the cursor, with keys made by `key`. */

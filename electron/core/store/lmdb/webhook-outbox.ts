@@ -1,5 +1,5 @@
 import type { Database, RootDatabase } from 'lmdb'
-import { ID_MAX } from '../../events/event-id'
+import { ID_MAX } from '../../contract/event-id'
 import type { OutboxEntry, QueuedEntry } from '../event-store'
 
 /**

@@ -14,11 +14,11 @@ import {
   type OutboxEntry,
   type QueuedEntry,
 } from '../event-store'
-import { ID_MAX, idFloorAt } from '../../events/event-id'
-import type { LogPage } from '../../events/live-stream'
+import { ID_MAX, idFloorAt } from '../../contract/event-id'
+import type { LogPage } from '../event-store'
 import { unhandledCase } from '../../exhaustive'
 import { GroupCommit } from './group-commit'
-import { queueParts } from '../../events/outbox-queue'
+import { queueParts } from '../outbox-queue'
 import type { JsonStatement } from './statements'
 import { runFenced, type WriteFence } from './write-fence'
 import { inTransaction } from './transaction'
