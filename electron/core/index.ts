@@ -53,6 +53,8 @@ import {
   versionUrlOf,
 } from './wa/network-endpoint'
 import { WaVersionSource } from './wa/wa-version'
+import { checkProxyReachable } from './wa/proxy'
+import { WaSession } from './wa/wa-session'
 
 export interface CoreDeps {
   logger?: Logger
@@ -210,9 +212,21 @@ async function buildCore(
     events,
     registry,
     authStore,
-    network,
-    versions,
-    hooks: messages.hooks,
+    // Each instance's session is the wa adapter's, through the instance's proxy as set at each connect; it
+    // reports incoming traffic to the messages part's hooks.
+    openSession: (instanceId, log, sessionEvents) =>
+      new WaSession({
+        instanceId,
+        logger: log,
+        timings: config.timings,
+        network: () => network.for(registry.find(instanceId)?.proxy),
+        ignoresStatus: () => behavioursOf(registry.find(instanceId)).ignore_status,
+        openAuth: () => authStore.forInstance(instanceId),
+        versions,
+        hooks: messages.hooks,
+        events: sessionEvents,
+      }),
+    checkProxy: (proxy) => checkProxyReachable(proxy),
     forgetMessages: (instanceId) => messages.forget(instanceId),
     coordinator,
     connections,

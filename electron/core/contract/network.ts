@@ -1,3 +1,5 @@
+import type { Logger } from '../logger'
+import type { CloseVerdict } from './instance-state'
 import type { DeliveryStatus, LinkdeskMessage } from './message'
 
 /**
@@ -382,3 +384,41 @@ export interface WaPresenceUpdate {
   /** Unix seconds, when the contact shares it. */
   lastSeen: number | null
 }
+
+/** What one instance's socket reports to its state machine. Called only for the current socket. */
+export interface SessionEvents {
+  /** A new QR code to show (the exact text the image must encode). */
+  qr(text: string): void
+  /** The phone scanned the QR (or entered the code): credentials are stored; a restart follows. */
+  paired(): void
+  /** Logged in and open: the instance can send. */
+  open(account: WaAccount): void
+  /**
+   * The stored account changed (its display name arrives after the connection opened: from the phone's
+   * first messages or the app-state sync).
+   */
+  account(account: WaAccount): void
+  /** The phone changed or removed the account's profile picture. */
+  avatarChanged(): void
+  /** The socket closed by itself (never for closes this session asked for). */
+  close(verdict: CloseVerdict, detail: string): void
+}
+
+/** What the state machine needs from the adapter (the wa adapter's WaSession implements it). */
+export interface SessionPort {
+  readonly linked: boolean
+  readonly awaitingScan: boolean
+  readonly account: WaAccount | undefined
+  connect(): void
+  end(): void
+  logout(): Promise<void>
+  forgetCredentials(): void
+  requestPairingCode(phone: string): Promise<string>
+  /** Fetches the current client version; true when it differs from the one the last socket announced. */
+  refreshVersion(): Promise<boolean>
+  profile(): Promise<{ account: WaAccount; avatar: string }>
+  connection(): WaConnection | undefined
+}
+
+/** Opens an instance's session on the network (the wa adapter's, chosen by the composition root). */
+export type OpenSession = (instanceId: string, logger: Logger, events: SessionEvents) => SessionPort

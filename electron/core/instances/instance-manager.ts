@@ -6,11 +6,8 @@ import type { EventSink } from '../contract/events'
 import type { Logger } from '../logger'
 import type { AuthStore } from '../store/auth-store'
 import type { InstanceRecord } from '../store/settings-store'
-import type { NetworkRoutes } from '../wa/network-endpoint'
-import { checkProxyReachable, parseProxyUrl } from '../wa/proxy'
-import { WaSession } from '../wa/wa-session'
-import type { WaVersionSource } from '../wa/wa-version'
-import type { WaMessageHooks } from '../contract/network'
+import type { OpenSession } from '../contract/network'
+import { parseProxyUrl } from '../contract/proxy'
 import type { InstanceRegistry } from './instance-registry'
 import { BEHAVIOURS, type InstanceBehaviours } from '../contract/instance'
 import { behavioursOf, instanceName } from './instance-settings'
@@ -25,12 +22,10 @@ export interface InstanceManagerOptions {
   events: EventSink
   registry: InstanceRegistry
   authStore: AuthStore
-  /** The network configs: direct, or through an instance's proxy. */
-  network: NetworkRoutes
-  /** The client version every socket announces. */
-  versions: WaVersionSource
-  /** The messages part: stored content for retries, incoming messages, statuses. */
-  hooks: WaMessageHooks
+  /** Opens an instance's session on the network (the wa adapter, through the instance's proxy as set now). */
+  openSession: OpenSession
+  /** Refuses a proxy the network cannot be reached through (a new proxy is checked before it is kept). */
+  checkProxy(proxy: string): Promise<void>
   /** Drops what the messages part keeps for a destroyed instance (its messages, media and queued sends). */
   forgetMessages(instanceId: string): Promise<void>
   /**
@@ -174,7 +169,7 @@ export class InstanceManager {
         { details: { parameters: ['name', 'proxy', ...BEHAVIOURS] } },
       )
     }
-    if (proxy) await checkProxyReachable(proxy)
+    if (proxy) await this.options.checkProxy(proxy)
     const defined = Object.fromEntries(Object.entries(behaviours).filter(([, value]) => value !== undefined))
     const before = this.options.registry.find(instanceId)
     const record = await this.options.registry.update(instanceId, (current) => {
@@ -304,7 +299,7 @@ export class InstanceManager {
     if (this.closed) throw new AppError('unavailable', 'Linkdesk is shutting down.')
     const record = this.options.registry.find(instanceId)
     if (!record) throw new AppError('instance_not_found')
-    const { logger, timings, authStore, network, registry, versions, coordinator } = this.options
+    const { logger, timings, authStore, registry, coordinator } = this.options
     if (!coordinator.mayAct(instanceId)) throw leaseLost(instanceId)
     const log = logger.child({ module: 'instance', instanceId })
     runtime = new InstanceRuntime(
@@ -313,18 +308,7 @@ export class InstanceManager {
         logger: log,
         timings,
         events: this.events,
-        createSession: (sessionEvents) =>
-          new WaSession({
-            instanceId,
-            logger: log,
-            timings,
-            network: () => network.for(registry.find(instanceId)?.proxy),
-            ignoresStatus: () => behavioursOf(registry.find(instanceId)).ignore_status,
-            openAuth: () => authStore.forInstance(instanceId),
-            versions,
-            hooks: this.options.hooks,
-            events: sessionEvents,
-          }),
+        createSession: (sessionEvents) => this.options.openSession(instanceId, log, sessionEvents),
         wipeCredentials: () => authStore.wipe(instanceId),
         setLinked: (linked) =>
           registry

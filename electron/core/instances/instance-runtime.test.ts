@@ -6,10 +6,10 @@ import type { EventSink } from '../contract/events'
 import { AppError } from '../errors'
 import { silentLogger } from '../logger'
 import type { CloseVerdict } from '../contract/instance-state'
-import type { WaSessionEvents } from '../wa/wa-session'
+import type { SessionEvents, SessionPort } from '../contract/network'
 import type { WaAccount, WaConnection } from '../contract/network'
 import { backoffDelay } from './backoff'
-import { InstanceRuntime, type SessionPort } from './instance-runtime'
+import { InstanceRuntime } from './instance-runtime'
 import type { InstanceStatus } from '../contract/instance-state'
 
 const ACCOUNT: WaAccount = {
@@ -26,7 +26,7 @@ class FakeSession implements SessionPort {
   account: WaAccount | undefined = ACCOUNT
   connects = 0
   ends = 0
-  events!: WaSessionEvents
+  events!: SessionEvents
   connect(): void {
     this.connects += 1
   }

@@ -4,35 +4,18 @@ import type { EventData, EventName } from '../contract/event-catalogue'
 import type { EventSink } from '../contract/events'
 import type { Logger } from '../logger'
 import type { CloseVerdict } from '../contract/instance-state'
-import type { WaSessionEvents } from '../wa/wa-session'
-import type { WaAccount, WaConnection } from '../contract/network'
+import type { SessionEvents, SessionPort, WaAccount, WaConnection } from '../contract/network'
 import { backoffDelay } from './backoff'
 import type { InstanceCause, InstanceState, InstanceStatus, QrCode } from '../contract/instance-state'
 import { qrDataUri } from './qr-image'
 import { unhandledCase } from '../exhaustive'
-
-/** What the state machine needs from the adapter (WaSession implements it). */
-export interface SessionPort {
-  readonly linked: boolean
-  readonly awaitingScan: boolean
-  readonly account: WaAccount | undefined
-  connect(): void
-  end(): void
-  logout(): Promise<void>
-  forgetCredentials(): void
-  requestPairingCode(phone: string): Promise<string>
-  /** Fetches the current client version; true when it differs from the one the last socket announced. */
-  refreshVersion(): Promise<boolean>
-  profile(): Promise<{ account: WaAccount; avatar: string }>
-  connection(): WaConnection | undefined
-}
 
 export interface InstanceRuntimeOptions {
   instanceId: string
   logger: Logger
   timings: Timings
   events: EventSink
-  createSession(events: WaSessionEvents): SessionPort
+  createSession(events: SessionEvents): SessionPort
   /** Deletes the instance's stored credentials (after the session forgot them). */
   wipeCredentials(): Promise<void>
   /**

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { Nullable, OneOf, type Static } from '../schema'
-import { maskProxy } from '../wa/proxy'
+import { maskProxy } from '../contract/proxy'
 import { behavioursOf } from './instance-settings'
 import type { InstanceRecord } from '../store/settings-store'
 import { INSTANCE_STATES, type InstanceStatus } from '../contract/instance-state'

@@ -2,7 +2,8 @@ import { Agent as HttpsAgent } from 'node:https'
 import { DEFAULT_CONNECTION_CONFIG, WA_CERT_DETAILS } from '@whiskeysockets/baileys'
 import { type Dispatcher, Agent as UndiciAgent } from 'undici'
 import { AppError } from '../errors'
-import { maskProxy, proxyAgents } from './proxy'
+import { maskProxy } from '../contract/proxy'
+import { proxyAgents } from './proxy'
 import { WHATSAPP_VERSION_URL } from './wa-version'
 
 /** Where sockets connect: WhatsApp itself, or a sandbox with its own chat URL, root key and media CA. */

@@ -19,7 +19,6 @@ import type { Timings } from '../config'
 import type { Logger } from '../logger'
 import type { InstanceAuthStore } from '../store/auth-store'
 import { baileysLogger } from './baileys-logger'
-import type { CloseVerdict } from '../contract/instance-state'
 import { classifyClose } from './disconnect-reason'
 import type { SocketNetworkConfig } from './network-endpoint'
 import { isLinked, loadWaAuthState, type WaAuthState } from './wa-auth-state'
@@ -35,7 +34,13 @@ import {
   type PollLookup,
   votedPolls,
 } from './message-mapping'
-import type { WaAccount, WaConnection, WaGroupChange, WaMessageHooks } from '../contract/network'
+import type {
+  SessionEvents,
+  WaAccount,
+  WaConnection,
+  WaGroupChange,
+  WaMessageHooks,
+} from '../contract/network'
 import {
   groupCreated,
   infoChange,
@@ -95,25 +100,6 @@ export function socketConfig(input: SocketConfigInput): UserFacingSocketConfig {
   }
 }
 
-/** What one instance's socket reports to its state machine. Called only for the current socket. */
-export interface WaSessionEvents {
-  /** A new QR code to show (the exact text the image must encode). */
-  qr(text: string): void
-  /** The phone scanned the QR (or entered the code): credentials are stored; a restart follows. */
-  paired(): void
-  /** Logged in and open: the instance can send. */
-  open(account: WaAccount): void
-  /**
-   * The stored account changed (its display name arrives after the connection opened: from the phone's
-   * first messages or the app-state sync).
-   */
-  account(account: WaAccount): void
-  /** The phone changed or removed the account's profile picture. */
-  avatarChanged(): void
-  /** The socket closed by itself (never for closes this session asked for). */
-  close(verdict: CloseVerdict, detail: string): void
-}
-
 export interface WaSessionOptions {
   instanceId: string
   logger: Logger
@@ -127,7 +113,7 @@ export interface WaSessionOptions {
   /** The current client version, shared by all instances. */
   versions: WaVersionSource
   hooks: WaMessageHooks
-  events: WaSessionEvents
+  events: SessionEvents
 }
 
 /** Baileys' message retry counter; its flush is synchronous. */
