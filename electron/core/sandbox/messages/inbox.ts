@@ -1,5 +1,5 @@
 import { normalizeMessageContent, proto } from '@whiskeysockets/baileys'
-import { parseContactCard } from '../../messages/contact-card'
+import { parseContactCard } from '../../kinds/contact-card'
 
 export type InboxEntryType =
   | 'text'

@@ -1,5 +1,5 @@
 import type { proto } from '@whiskeysockets/baileys'
-import { contactCardVcard } from '../../messages/contact-card'
+import { contactCardVcard } from '../../kinds/contact-card'
 import { encryptMedia } from '../media/media-crypto'
 import type { MediaStore } from '../media/media-store'
 import type { MediaKind } from './inbox'
