@@ -28,7 +28,7 @@ export const GROUP_INVITE_KIND: KindModule = {
       type: 'group_invite',
       read: (invite: ProtocolGroupInvite) => ({
         text: invite.caption,
-        groupInvite:
+        group_invite:
           invite.groupJid && invite.inviteCode
             ? {
                 group_id: invite.groupJid,

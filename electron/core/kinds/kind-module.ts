@@ -1,12 +1,5 @@
 import { AppError } from '../errors'
-import type {
-  ContactCardInfo,
-  GroupInviteInfo,
-  LinkPreviewInfo,
-  LocationInfo,
-  MediaInfo,
-  MessageType,
-} from '../messages/message-types'
+import type { LinkdeskMessage, MediaInfo, MessageType } from '../messages/message-types'
 import type { FieldSpec } from '../schema'
 
 /*
@@ -28,34 +21,50 @@ export function protocolNumber(value: ProtocolLong | null | undefined): number {
   return 'toNumber' in value ? value.toNumber() : value.low
 }
 
-/** What a content field of a protocol message holds, as Linkdesk reads it. */
-export interface ContentReading {
-  text?: string | null
-  caption?: string | null
-  media?: MediaInfo
-  location?: LocationInfo
-  contacts?: ContactCardInfo[]
-  linkPreview?: LinkPreviewInfo
-  groupInvite?: GroupInviteInfo | null
+/** What a message holds beside its type, as its kind reads it: the fields of a LinkdeskMessage it fills in. */
+export type ContentReading = { [Field in ContentField]?: LinkdeskMessage[Field] | null }
+
+/** The fields of a LinkdeskMessage a kind fills in from its protocol content; the others stay null. */
+const CONTENT_FIELDS = [
+  'text',
+  'caption',
+  'media',
+  'location',
+  'contacts',
+  'link_preview',
+  'group_invite',
+] as const
+type ContentField = (typeof CONTENT_FIELDS)[number]
+
+/** A kind's reading as a message's content fields: what it did not read is null. */
+export function contentFields(reading: ContentReading): {
+  [Field in ContentField]: NonNullable<LinkdeskMessage[Field]> | null
+} {
+  return Object.fromEntries(CONTENT_FIELDS.map((field) => [field, reading[field] ?? null])) as {
+    [Field in ContentField]: NonNullable<LinkdeskMessage[Field]> | null
+  }
 }
 
 /**
- * How incoming content is read: by the protocol's content field (`imageMessage`, `locationMessage`, …),
+ * How incoming content is read: by the protocol's content field (`imageMessage`, …),
  * the message type it is shown as and, when it holds more than its type, how its fields are read.
  */
 export type ContentReaders = Record<string, { type: MessageType; read?(inner: never): ContentReading }>
 
-/** The network library's content to send, as plain data (`{ image, caption, mimetype }`, `{ location }`, …). */
+/** The network library's content to send, as plain data (`{ image, caption, mimetype }`, …). */
 export type ProtocolContent = Record<string, unknown>
 
 /**
  * How the content a kind builds is written for the network, by the content's `kind`; `answer` says how the
- * send answer shows it: `whole` (its protocol content, there being no file to hide) or the protocol field
- * the media answer is named after.
+ * send answer shows it: `whole` (its protocol content, there being no file to hide), the protocol field its
+ * media answer is named after, or the answer's message made from the content itself.
  */
 export type ContentWriters = Record<
   string,
-  { write(content: never): ProtocolContent; answer?: 'whole' | { field: string } }
+  {
+    write(content: never): ProtocolContent
+    answer?: 'whole' | { field: string } | ((content: never) => ProtocolContent)
+  }
 >
 
 /** Facts about a media attachment as the protocol states them (never its keys or URLs). */
@@ -124,10 +133,10 @@ export interface SendTools {
   file(): Promise<SendFile>
   /** The file is not the kind the send's type needs (media_unavailable naming the parameter). */
   notA(kind: string, mimetype: string): AppError
-  /** Any audio as the Ogg/Opus a voice note must be, and its type. */
-  voiceNote(audio: Buffer): Promise<{ media: Buffer; mimetype: string }>
-  /** An image as a sticker (a 512×512 WebP). */
-  sticker(image: Buffer): Promise<Buffer>
+  /** Any audio as the Ogg/Opus of a push-to-talk note, and its type. */
+  toOggOpus(audio: Buffer): Promise<{ media: Buffer; mimetype: string }>
+  /** Any image as a 512×512 WebP. */
+  toSquareWebp(image: Buffer): Promise<Buffer>
   /** The preview of a text's first link, when one can be read. */
   linkPreview(text: string): Promise<LinkPreview | undefined>
 }
@@ -197,7 +206,7 @@ export type FormValue =
 export interface FormField {
   /** The draft's key for it (and the element id's suffix). */
   name: string
-  /** Where its value goes in the request: a parameter, or a dotted path in a JSON body (`location.name`). */
+  /** Where its value goes in the request: a parameter, or a dotted path in a JSON body (`place.name`). */
   param: string
   value: FormValue
   label: string
@@ -232,7 +241,7 @@ export interface KindForm {
 
 /** How the event log's one-line summary shows a message of this kind, read from its event data. */
 export type SummaryRule =
-  /** A note: `<label> <seconds> s`, when the media's flag (`voice_note`, `video_note`) is set. */
+  /** A note: `<label> <seconds> s`, when the media's flag is set. */
   | { shows: 'note'; flag: string; label: string }
   /** A place, from the data's field: `<label> <name> (<latitude>, <longitude>)`. */
   | { shows: 'place'; field: string; label: string }

@@ -1,6 +1,6 @@
 import { AppError } from '../errors'
 import type { KindModule, MediaContent, SendParams } from './kind-module'
-import { composerFile, FILE_FIELDS, sandboxFile } from './file-fields'
+import { composerFile, sandboxFile } from './file-fields'
 
 /** A reason when `filename` is not a plain file name (a path, or control characters). */
 function fileNameProblem(value: string): string | undefined {
@@ -21,7 +21,6 @@ export const MEDIA_KIND: KindModule = {
     text: 'optional',
     file: true,
     fields: {
-      ...FILE_FIELDS,
       filename: {
         type: 'string',
         maxLength: 255,

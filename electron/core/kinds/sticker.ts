@@ -18,10 +18,10 @@ export const STICKER_KIND: KindModule = {
     type: 'sticker',
     file: true,
     fields: {},
-    async build(_params, { file, notA, sticker }): Promise<StickerContent> {
+    async build(_params, { file, notA, toSquareWebp }): Promise<StickerContent> {
       const image = await file()
       if (image.kind !== 'image') throw notA('an image', image.mimetype)
-      return { kind: 'sticker', media: await sticker(image.data) }
+      return { kind: 'sticker', media: await toSquareWebp(image.data) }
     },
   },
   forms: {

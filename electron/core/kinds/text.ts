@@ -40,13 +40,26 @@ export const TEXT_KIND: KindModule = {
       type: 'text',
       read: (extended: ProtocolExtendedText) => ({
         text: extended.text,
-        linkPreview: linkPreviewOf(extended),
+        link_preview: linkPreviewOf(extended),
       }),
     },
   },
   writes: {
     // Without a preview the text goes as the seed sent it; the network library never fetches one itself.
     text: {
+      // The answer keeps the seed's shape: the text as an extendedTextMessage, with the preview's words.
+      answer: ({ text, linkPreview }: TextContent) => ({
+        extendedTextMessage: {
+          text,
+          ...(linkPreview
+            ? {
+                matchedText: linkPreview.matchedText,
+                title: linkPreview.title,
+                description: linkPreview.description,
+              }
+            : {}),
+        },
+      }),
       write: ({ text, linkPreview }: TextContent) =>
         linkPreview
           ? {

@@ -22,11 +22,11 @@ export const VOICE_KIND: KindModule = {
     type: 'voice',
     file: true,
     fields: {},
-    async build(_params, { file, notA, voiceNote }): Promise<VoiceContent> {
+    async build(_params, { file, notA, toOggOpus }): Promise<VoiceContent> {
       const audio = await file()
       // A video's sound track makes a voice note too; anything else is not worth handing to ffmpeg.
       if (audio.kind !== 'audio' && audio.kind !== 'video') throw notA('audio', audio.mimetype)
-      return { kind: 'voice', ...(await voiceNote(audio.data)) }
+      return { kind: 'voice', ...(await toOggOpus(audio.data)) }
     },
   },
   forms: {

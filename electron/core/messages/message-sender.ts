@@ -37,7 +37,7 @@ import { SendQueue } from './send-queue'
 /** One send_message request, already read from the API parameters. */
 export interface SendRequest {
   number: string
-  /** A kind's send type (text, media, voice, location, …). */
+  /** A kind's send type (`text`, `media`, …). */
   type: string
   /** The kinds' own parameters, by their API names (`message`, `media_url`, `file`, `latitude`, …). */
   params: SendParams
@@ -338,11 +338,11 @@ export class MessageSender {
       text: textOf(request),
       file: () => this.media(request),
       notA: (kind, mimetype) => notA(kind, request, mimetype),
-      voiceNote: async (audio) => ({
+      toOggOpus: async (audio) => ({
         media: await this.deps.voiceNotes.toVoiceNote(audio),
         mimetype: VOICE_NOTE_MIMETYPE,
       }),
-      sticker: toSticker,
+      toSquareWebp: toSticker,
       linkPreview: (text) => this.deps.linkPreviews.preview(text),
     })
   }

@@ -84,7 +84,6 @@ export const GroupInviteInfoSchema = Type.Object({
   code: Type.String({ description: 'The invite code: give it to join_group.' }),
   expiration: Nullable(Type.Integer({ description: 'Unix seconds after which the code stops working.' })),
 })
-export type GroupInviteInfo = Static<typeof GroupInviteInfoSchema>
 
 export const LinkdeskMessageSchema = Type.Object({
   id: Type.String(),

@@ -14,14 +14,15 @@ import {
 } from '@whiskeysockets/baileys'
 import type { Logger } from '../logger'
 import { decryptVote, optionNames } from './poll-votes'
-import { CONTENT_READERS, CONTENT_WRITERS, type ContentReading, type KindContent } from '../kinds'
-import type {
-  DeliveryStatus,
-  GroupInviteInfo,
-  LinkdeskMessage,
-  LinkPreviewInfo,
-  QuotedMessage,
-} from '../messages/message-types'
+import {
+  CONTENT_READERS,
+  CONTENT_WRITERS,
+  contentFields,
+  type ContentReading,
+  type KindContent,
+  type ProtocolContent,
+} from '../kinds'
+import type { DeliveryStatus, LinkdeskMessage, QuotedMessage } from '../messages/message-types'
 import type {
   SentAnswer,
   WaAccount,
@@ -44,28 +45,13 @@ import type {
  * content's field and hands it over, and hands what a kind writes to Baileys.
  */
 
-/** The kind of a content and what it holds. */
-function readContent(content: proto.IMessage | undefined): Pick<
-  LinkdeskMessage,
-  'type' | 'text' | 'caption' | 'media' | 'location' | 'contacts'
-> & {
-  linkPreview: LinkPreviewInfo | null
-  groupInvite: GroupInviteInfo | null
-} {
+/** The kind of a content and what it holds, as its kind module reads it. */
+function readContent(content: proto.IMessage | undefined) {
   const field = getContentType(content)
   const kind = field ? CONTENT_READERS[field] : undefined
   const read = kind?.read as ((inner: unknown) => ContentReading) | undefined
   const reading = content && field ? (read?.(content[field]) ?? {}) : {}
-  return {
-    type: kind?.type ?? 'unknown',
-    text: reading.text ?? null,
-    caption: reading.caption ?? null,
-    media: reading.media ?? null,
-    location: reading.location ?? null,
-    contacts: reading.contacts ?? null,
-    linkPreview: reading.linkPreview ?? null,
-    groupInvite: reading.groupInvite ?? null,
-  }
+  return { type: kind?.type ?? 'unknown', ...contentFields(reading) }
 }
 
 /** The contextInfo of a content's one field: where replies and mentions are. */
@@ -141,13 +127,14 @@ export function quotedOf(content: proto.IMessage): QuotedMessage | null {
 
 /** What a message holds, from the message as it travels and its content unwrapped. */
 function contentOf(message: proto.IMessage, content: proto.IMessage): WaMessageContent {
-  const { linkPreview, groupInvite, ...read } = readContent(content)
+  // In the order the events have always listed a message's fields.
+  const { link_preview, group_invite, ...read } = readContent(content)
   return {
     ...read,
     view_once: isViewOnce(message, content),
     mentions: (contextOf(content)?.mentionedJid ?? []).map(bareJid),
-    link_preview: linkPreview,
-    group_invite: groupInvite,
+    link_preview,
+    group_invite,
     quoted: quotedOf(content),
   }
 }
@@ -480,8 +467,8 @@ function withoutContext(message: Record<string, unknown>): Record<string, unknow
 }
 
 /**
- * The seed's answer for a sent message: its key, text as `extendedTextMessage`, media with its safe fields
- * only (in the protocol's JSON form: longs and bytes as strings), and the timestamp.
+ * The seed's answer for a sent message: its key, what its kind answers (a text as `extendedTextMessage`),
+ * media with its safe fields only (in the protocol's JSON form: longs and bytes as strings), and the timestamp.
  */
 function sentAnswer(
   key: SentAnswer['key'],
@@ -489,12 +476,10 @@ function sentAnswer(
   messageTimestamp: string,
   content: WaOutgoingContent,
 ): SentAnswer {
-  if (content.kind === 'text') {
-    const preview = content.linkPreview
-    const shown = preview
-      ? { matchedText: preview.matchedText, title: preview.title, description: preview.description }
-      : {}
-    return { key, message: { extendedTextMessage: { text: content.text, ...shown } }, messageTimestamp }
+  const answered = isAction(content) ? undefined : CONTENT_WRITERS[content.kind]?.answer
+  if (typeof answered === 'function') {
+    const shown = (answered as (content: WaOutgoingContent) => ProtocolContent)(content)
+    return { key, message: shown, messageTimestamp }
   }
   const found = sentMedia(message)
   if (answeredWhole(content) || (content.kind === 'forward' && !found)) {
@@ -508,8 +493,7 @@ function sentAnswer(
     if ('fileName' in content && content.fileName) safe.fileName = content.fileName
     if ('caption' in content && content.caption) safe.caption = content.caption
   }
-  const { answer: named } = CONTENT_WRITERS[content.kind] ?? {}
-  const field = found?.[0] ?? (typeof named === 'object' ? named.field : `${content.kind}Message`)
+  const field = found?.[0] ?? (typeof answered === 'object' ? answered.field : `${content.kind}Message`)
   const shown = { [field]: safe }
   // View-once media shows its wrapper, so the answer says what the recipient gets.
   const answer = message.viewOnceMessage ? { viewOnceMessage: { message: shown } } : shown

@@ -111,19 +111,17 @@ export interface SentAnswer {
 }
 
 /** What a message holds, in Linkdesk's words: the part of a LinkdeskMessage that is not who, where or when. */
-export type WaMessageContent = Pick<
+export type WaMessageContent = Omit<
   LinkdeskMessage,
-  | 'type'
-  | 'text'
-  | 'caption'
-  | 'media'
-  | 'view_once'
-  | 'location'
-  | 'contacts'
-  | 'mentions'
-  | 'link_preview'
-  | 'group_invite'
-  | 'quoted'
+  | 'id'
+  | 'chat'
+  | 'is_group'
+  | 'from_me'
+  | 'sender'
+  | 'sender_phone'
+  | 'sender_lid'
+  | 'push_name'
+  | 'timestamp'
 >
 
 /** The result of a send: its id and time, the seed's answer, and the encoded content to store for `getMessage`. */
