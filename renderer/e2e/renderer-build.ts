@@ -19,6 +19,7 @@ export async function ensureRendererBuilt(): Promise<void> {
       join(RENDERER, name),
     ),
     join(REPO_ROOT, 'electron', 'core', 'events', 'event-catalogue.ts'),
+    join(REPO_ROOT, 'electron', 'core', 'kinds'),
   ]
   if (existsSync(BUILT_INDEX) && statSync(BUILT_INDEX).mtimeMs >= Math.max(...sources.map(newestChange)))
     return
