@@ -6,8 +6,9 @@ export const AUDIO_KIND: KindModule = {
   reads: {
     audioMessage: {
       type: 'audio',
+      holdsFile: true,
       read: (audio: ProtocolMedia & { ptt?: boolean | null }) => ({
-        media: mediaFacts(audio, { seconds: audio.seconds, voiceNote: audio.ptt }),
+        media: mediaFacts(audio, { seconds: audio.seconds, voice_note: audio.ptt }),
       }),
     },
   },

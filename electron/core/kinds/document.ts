@@ -6,9 +6,10 @@ export const DOCUMENT_KIND: KindModule = {
   reads: {
     documentMessage: {
       type: 'document',
+      holdsFile: true,
       read: (document: ProtocolMedia & { fileName?: string | null }) => ({
         caption: document.caption,
-        media: mediaFacts(document, { fileName: document.fileName }),
+        media: mediaFacts(document, { filename: document.fileName }),
       }),
     },
   },

@@ -6,6 +6,7 @@ export const IMAGE_KIND: KindModule = {
   reads: {
     imageMessage: {
       type: 'image',
+      holdsFile: true,
       read: (image: ProtocolMedia) => ({ caption: image.caption, media: mediaFacts(image) }),
     },
   },

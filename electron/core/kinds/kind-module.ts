@@ -1,5 +1,12 @@
 import { AppError } from '../errors'
-import type { LinkdeskMessage, MediaInfo, MessageType } from '../messages/message-types'
+import {
+  type LinkdeskMessage,
+  MESSAGE_CONTENT_FIELDS,
+  type MediaInfo,
+  type MediaKind,
+  type MessageType,
+  NO_MEDIA_FACTS,
+} from '../messages/message-types'
 import type { FieldSpec } from '../schema'
 
 /*
@@ -24,32 +31,26 @@ export function protocolNumber(value: ProtocolLong | null | undefined): number {
 /** What a message holds beside its type, as its kind reads it: the fields of a LinkdeskMessage it fills in. */
 export type ContentReading = { [Field in ContentField]?: LinkdeskMessage[Field] | null }
 
-/** The fields of a LinkdeskMessage a kind fills in from its protocol content; the others stay null. */
-const CONTENT_FIELDS = [
-  'text',
-  'caption',
-  'media',
-  'location',
-  'contacts',
-  'link_preview',
-  'group_invite',
-] as const
-type ContentField = (typeof CONTENT_FIELDS)[number]
+type ContentField = (typeof MESSAGE_CONTENT_FIELDS)[number]
 
 /** A kind's reading as a message's content fields: what it did not read is null. */
 export function contentFields(reading: ContentReading): {
   [Field in ContentField]: NonNullable<LinkdeskMessage[Field]> | null
 } {
-  return Object.fromEntries(CONTENT_FIELDS.map((field) => [field, reading[field] ?? null])) as {
+  return Object.fromEntries(MESSAGE_CONTENT_FIELDS.map((field) => [field, reading[field] ?? null])) as {
     [Field in ContentField]: NonNullable<LinkdeskMessage[Field]> | null
   }
 }
 
 /**
  * How incoming content is read: by the protocol's content field (`imageMessage`, …),
- * the message type it is shown as and, when it holds more than its type, how its fields are read.
+ * the message type it is shown as and, when it holds more than its type, how its fields are read; `holdsFile`
+ * when the content is a file's (its safe facts are what a send answer shows).
  */
-export type ContentReaders = Record<string, { type: MessageType; read?(inner: never): ContentReading }>
+export type ContentReaders = Record<
+  string,
+  { type: MessageType; read?(inner: never): ContentReading; holdsFile?: boolean }
+>
 
 /** The network library's content to send, as plain data (`{ image, caption, mimetype }`, …). */
 export type ProtocolContent = Record<string, unknown>
@@ -76,27 +77,21 @@ export interface ProtocolMedia {
   seconds?: number | null
 }
 
-/** The media facts Linkdesk shows; the API adds `download_url`. */
+/** The media facts Linkdesk shows, with what a kind adds (a name, a note's flag); the API adds `download_url`. */
 export function mediaFacts(
   media: ProtocolMedia,
-  extra: {
-    fileName?: string | null
-    seconds?: number | null
-    voiceNote?: boolean | null
-    videoNote?: boolean
-  } = {},
+  extra: { [Field in keyof MediaInfo]?: MediaInfo[Field] | null } = {},
 ): MediaInfo {
-  return {
+  const facts: MediaInfo = {
+    ...NO_MEDIA_FACTS,
     mimetype: media.mimetype ?? null,
     size:
       media.fileLength === null || media.fileLength === undefined ? null : protocolNumber(media.fileLength),
-    filename: extra.fileName ?? null,
     sha256: media.fileSha256 ? Buffer.from(media.fileSha256).toString('hex') : null,
-    seconds: extra.seconds ?? null,
-    voice_note: Boolean(extra.voiceNote),
-    video_note: Boolean(extra.videoNote),
-    download_url: null,
   }
+  for (const [field, value] of Object.entries(extra))
+    if (value !== null && value !== undefined) Object.assign(facts, { [field]: value })
+  return facts
 }
 
 /** A file to send as one kind of media. */
@@ -109,9 +104,6 @@ export interface MediaContent<Kind extends string> {
   /** Images and videos: the recipient can open it once. */
   viewOnce?: boolean
 }
-
-/** How a file is sent: as a picture, a video, a sound, or a document (a file with a name). */
-export type MediaKind = 'image' | 'video' | 'audio' | 'document'
 
 /** The file of a send, fetched or uploaded, typed from its content. */
 export interface SendFile {
@@ -243,7 +235,7 @@ export interface KindForm {
 export type SummaryRule =
   /** A note: `<label> <seconds> s`, when the media's flag is set. */
   | { shows: 'note'; flag: string; label: string }
-  /** A place, from the data's field: `<label> <name> (<latitude>, <longitude>)`. */
+  /** A place, from the data's field: `<label> <name> (<degrees>, <degrees>)`. */
   | { shows: 'place'; field: string; label: string }
   /** Cards, from the data's field: `<label> <name> <phones>; …`. */
   | { shows: 'cards'; field: string; label: string }

@@ -1,4 +1,5 @@
 import { AppError } from '../errors'
+import type { MediaKind } from '../messages/message-types'
 import type { KindModule, MediaContent, SendParams } from './kind-module'
 import { composerFile, sandboxFile } from './file-fields'
 
@@ -37,10 +38,7 @@ export const MEDIA_KIND: KindModule = {
         types: ['media'],
       },
     },
-    async build(
-      params: SendParams,
-      { text, file },
-    ): Promise<MediaContent<'image' | 'video' | 'audio' | 'document'>> {
+    async build(params: SendParams, { text, file }): Promise<MediaContent<MediaKind>> {
       const media = await file()
       if (params.view_once) {
         if (media.kind !== 'image' && media.kind !== 'video') {

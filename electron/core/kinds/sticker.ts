@@ -11,7 +11,11 @@ export interface StickerContent {
 export const STICKER_KIND: KindModule = {
   name: 'sticker',
   reads: {
-    stickerMessage: { type: 'sticker', read: (sticker: ProtocolMedia) => ({ media: mediaFacts(sticker) }) },
+    stickerMessage: {
+      type: 'sticker',
+      holdsFile: true,
+      read: (sticker: ProtocolMedia) => ({ media: mediaFacts(sticker) }),
+    },
   },
   writes: { sticker: { write: ({ media }: StickerContent) => ({ sticker: media }) } },
   send: {

@@ -14,8 +14,9 @@ export const VIDEO_NOTE_KIND: KindModule = {
   reads: {
     ptvMessage: {
       type: 'video',
+      holdsFile: true,
       read: (video: ProtocolMedia) => ({
-        media: mediaFacts(video, { seconds: video.seconds, videoNote: true }),
+        media: mediaFacts(video, { seconds: video.seconds, video_note: true }),
       }),
     },
   },

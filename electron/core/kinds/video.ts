@@ -6,6 +6,7 @@ export const VIDEO_KIND: KindModule = {
   reads: {
     videoMessage: {
       type: 'video',
+      holdsFile: true,
       read: (video: ProtocolMedia) => ({
         caption: video.caption,
         media: mediaFacts(video, { seconds: video.seconds }),

@@ -1,4 +1,4 @@
-import type { MediaKind } from '../kinds'
+import type { MediaKind } from './message-types'
 
 export type { MediaKind }
 

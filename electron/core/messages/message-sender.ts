@@ -39,7 +39,7 @@ export interface SendRequest {
   number: string
   /** A kind's send type (`text`, `media`, …). */
   type: string
-  /** The kinds' own parameters, by their API names (`message`, `media_url`, `file`, `latitude`, …). */
+  /** The kinds' own parameters, by their API names (`message`, `media_url`, `file`, …). */
   params: SendParams
   /** The id of a stored message (sent or received) this one replies to. */
   replyTo?: string

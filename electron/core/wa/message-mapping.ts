@@ -401,14 +401,10 @@ export function toQuotedMessage(quoted: WaQuotedMessage): WAMessage {
   return { key: toProtocolKey(quoted.key), message: proto.Message.decode(quoted.content) }
 }
 
-const SENT_MEDIA_FIELDS = [
-  'imageMessage',
-  'videoMessage',
-  'ptvMessage',
-  'audioMessage',
-  'documentMessage',
-  'stickerMessage',
-] as const
+/** The protocol fields that hold a file, as the kinds declare them. */
+const SENT_MEDIA_FIELDS = Object.entries(CONTENT_READERS)
+  .filter(([, reader]) => reader.holdsFile)
+  .map(([field]) => field)
 
 /**
  * Media fields that are safe to show: what the file is, never how to fetch or decrypt it (url, directPath,

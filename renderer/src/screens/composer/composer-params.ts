@@ -11,7 +11,7 @@ export interface ComposerDraft {
   replyTo: string
   /** Numbers, separated by commas or spaces. */
   mentions: string
-  /** The kinds' own fields by their form names (`message`, `mediaUrl`, `latitude`, …). */
+  /** The kinds' own fields by their form names (`message`, `mediaUrl`, …). */
   [field: string]: string | boolean
 }
 
