@@ -43,7 +43,7 @@ export function contentFields(reading: ContentReading): {
 }
 
 /**
- * How incoming content is read: by the protocol's content field (`imageMessage`, …),
+ * How incoming content is read: by the protocol's content field (`<name>Message`, …),
  * the message type it is shown as and, when it holds more than its type, how its fields are read; `holdsFile`
  * when the content is a file's (its safe facts are what a send answer shows).
  */
