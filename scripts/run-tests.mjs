@@ -30,6 +30,8 @@ const result = spawnSync(
   [
     '--import',
     'tsx',
+    '--import',
+    './scripts/renderer-defines.mjs',
     '--test',
     '--test-force-exit',
     '--test-concurrency=2',

@@ -18,6 +18,12 @@ export type {
 } from './messages/chat-book'
 export type { GroupSummary as GroupSummaryView, GroupView as GroupDetailView } from './contract/group'
 export type { WebhookView as AddedWebhookView } from './events/webhook-registry'
+export type {
+  FormField as KindFormFieldView,
+  KindForm as KindFormView,
+  KindsForWindow as KindsView,
+  SummaryRule as KindSummaryView,
+} from './contract/kinds'
 
 /** An access token as the admin API lists it: never its value. */
 export type TokenInfoView = TokenInfo

@@ -18,7 +18,8 @@ export async function ensureRendererBuilt(): Promise<void> {
     ...['src', 'public', 'index.html', 'vite.config.ts', 'build-defines.ts'].map((name) =>
       join(RENDERER, name),
     ),
-    join(REPO_ROOT, 'electron', 'core', 'events', 'event-catalogue.ts'),
+    join(REPO_ROOT, 'electron', 'core', 'contract', 'event-catalogue.ts'),
+    join(REPO_ROOT, 'electron', 'core', 'contract', 'kinds'),
   ]
   if (existsSync(BUILT_INDEX) && statSync(BUILT_INDEX).mtimeMs >= Math.max(...sources.map(newestChange)))
     return

@@ -1,5 +1,8 @@
 import { AppError } from '../errors'
 import { unhandledCase } from '../exhaustive'
+import type { FieldSpec } from '../schema'
+
+export { checks, type FieldSpec } from '../schema'
 
 /** A file part of a multipart/form-data body, read into memory within the media limit. */
 export class UploadedFile {
@@ -10,28 +13,6 @@ export class UploadedFile {
     /** The part's declared Content-Type, if any. */
     readonly contentType: string | undefined,
   ) {}
-}
-
-/** How one named parameter is read: its type and constraints, also used for the OpenAPI document. */
-export interface FieldSpec {
-  /**
-   * `file` is a multipart/form-data file part; it cannot come from the query string, JSON or a plain form.
-   * `number` is a decimal (`-33.8568`), as a JSON number or a string. `list` is a list of strings: a JSON
-   * array, the key repeated (`mentions=1&mentions=2`, in a query string or a form), or one comma-separated value.
-   */
-  type: 'string' | 'boolean' | 'integer' | 'number' | 'list' | 'file'
-  required?: boolean
-  description: string
-  /** For strings, and for each item of a list. */
-  maxLength?: number
-  /** For lists. */
-  maxItems?: number
-  enum?: readonly string[]
-  /** Extra check on a string value; returns a reason when the value is not acceptable. */
-  check?: (value: string) => string | undefined
-  example?: string | boolean | number | readonly string[]
-  minimum?: number
-  maximum?: number
 }
 
 export type Fields = Record<string, FieldSpec>
@@ -175,18 +156,4 @@ export function readParams<F extends Fields>(fields: F, raw: Record<string, unkn
 
 function isAbsent(value: unknown): boolean {
   return value === undefined || value === null || (typeof value === 'string' && value.trim() === '')
-}
-
-/** Reasons for common string shapes, used as FieldSpec.check. */
-export const checks = {
-  httpUrl(value: string): string | undefined {
-    try {
-      const url = new URL(value)
-      return url.protocol === 'http:' || url.protocol === 'https:'
-        ? undefined
-        : 'must be an http:// or https:// URL.'
-    } catch {
-      return 'must be an http:// or https:// URL.'
-    }
-  },
 }

@@ -39,6 +39,21 @@ export const MediaInfoSchema = Type.Object({
 })
 export type MediaInfo = Static<typeof MediaInfoSchema>
 
+/** A media attachment's facts before any is read: no file facts, no flags, no download address yet. */
+export const NO_MEDIA_FACTS: MediaInfo = {
+  mimetype: null,
+  size: null,
+  filename: null,
+  sha256: null,
+  seconds: null,
+  voice_note: false,
+  video_note: false,
+  download_url: null,
+}
+
+/** How a file is sent: as a picture, a video, a sound, or a document (a file with a name). */
+export type MediaKind = 'image' | 'video' | 'audio' | 'document'
+
 /** A shared place. */
 export const LocationInfoSchema = Type.Object({
   latitude: Type.Number({ description: 'Degrees.' }),
@@ -84,7 +99,6 @@ export const GroupInviteInfoSchema = Type.Object({
   code: Type.String({ description: 'The invite code: give it to join_group.' }),
   expiration: Nullable(Type.Integer({ description: 'Unix seconds after which the code stops working.' })),
 })
-export type GroupInviteInfo = Static<typeof GroupInviteInfoSchema>
 
 export const LinkdeskMessageSchema = Type.Object({
   id: Type.String(),
@@ -121,6 +135,17 @@ export const LinkdeskMessageSchema = Type.Object({
   timestamp: Type.String({ description: 'Unix seconds, as a string.' }),
 })
 export type LinkdeskMessage = Static<typeof LinkdeskMessageSchema>
+
+/** The fields of a message that say what it holds beside its type, as its kind reads them (null when not). */
+export const MESSAGE_CONTENT_FIELDS = [
+  'text',
+  'caption',
+  'media',
+  'location',
+  'contacts',
+  'link_preview',
+  'group_invite',
+] as const satisfies ReadonlyArray<keyof LinkdeskMessage>
 
 /** A status change of a message this account sent. */
 export const StatusUpdateSchema = Type.Object({

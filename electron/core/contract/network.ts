@@ -1,5 +1,6 @@
 import type { Logger } from '../logger'
 import type { CloseVerdict } from './instance-state'
+import type { KindContent, LinkPreview } from './kinds'
 import type { DeliveryStatus, LinkdeskMessage } from './message'
 
 /**
@@ -67,52 +68,21 @@ export interface WaStatusUpdate {
   errorCode: string | null
 }
 
-/** A file to send as one kind of media. */
-interface WaOutgoingMedia<Kind extends string> {
-  kind: Kind
-  media: Buffer
-  mimetype?: string
-  fileName?: string
-  caption?: string
-  /** Images and videos: the recipient can open it once. */
-  viewOnce?: boolean
-}
+/** A link preview attached to a text (declared by the text kind). */
+export type WaLinkPreview = LinkPreview
 
-/** What to send; each kind is written for the network in message-mapping.ts. */
-/** A link preview attached to a text: the page's address, the link as the text has it, and what the page says. */
-export interface WaLinkPreview {
-  url: string
-  matchedText: string
-  title: string
-  description?: string
-  /** A small JPEG. */
-  thumbnail?: Buffer
-}
-
+/**
+ * What to send: a content one of the kinds builds and writes (electron/core/contract/kinds/), or an action on an
+ * earlier message, which the adapter writes in message-mapping.ts.
+ */
 export type WaOutgoingContent =
-  | { kind: 'text'; text: string; linkPreview?: WaLinkPreview }
-  | WaOutgoingMedia<'image'>
-  | WaOutgoingMedia<'video'>
-  | WaOutgoingMedia<'audio'>
-  | WaOutgoingMedia<'document'>
-  /** Push-to-talk Ogg/Opus: the network computes nothing, Baileys adds the length and waveform. */
-  | { kind: 'voice'; media: Buffer; mimetype: string }
-  /** A round video note. */
-  | { kind: 'video_note'; media: Buffer; mimetype: string }
-  /** A 512×512 WebP. */
-  | { kind: 'sticker'; media: Buffer }
-  | { kind: 'location'; latitude: number; longitude: number; name?: string; address?: string }
-  | { kind: 'contacts'; contacts: Array<{ name: string; vcard: string }> }
+  | KindContent
   /** An emoji on an earlier message; an empty one takes the reaction back. */
   | { kind: 'reaction'; target: WaMessageKey; emoji: string }
   /** A new text for a text this account sent. */
   | { kind: 'edit'; target: WaMessageKey; text: string }
   /** Deletes a message this account sent, for everyone. */
   | { kind: 'revoke'; target: WaMessageKey }
-  /** A poll: `selectable` options per voter, 1 or 0 for any number. */
-  | { kind: 'poll'; question: string; options: string[]; selectable: number }
-  /** An invitation to join a group, with the code the network made when the invitee's privacy refused an add. */
-  | { kind: 'group_invite'; group: string; subject: string; code: string; expiration: number; text: string }
   /** A stored message, sent again to another chat marked as forwarded. */
   | { kind: 'forward'; original: WaQuotedMessage }
 
@@ -143,19 +113,17 @@ export interface SentAnswer {
 }
 
 /** What a message holds, in Linkdesk's words: the part of a LinkdeskMessage that is not who, where or when. */
-export type WaMessageContent = Pick<
+export type WaMessageContent = Omit<
   LinkdeskMessage,
-  | 'type'
-  | 'text'
-  | 'caption'
-  | 'media'
-  | 'view_once'
-  | 'location'
-  | 'contacts'
-  | 'mentions'
-  | 'link_preview'
-  | 'group_invite'
-  | 'quoted'
+  | 'id'
+  | 'chat'
+  | 'is_group'
+  | 'from_me'
+  | 'sender'
+  | 'sender_phone'
+  | 'sender_lid'
+  | 'push_name'
+  | 'timestamp'
 >
 
 /** The result of a send: its id and time, the seed's answer, and the encoded content to store for `getMessage`. */

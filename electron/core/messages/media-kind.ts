@@ -1,5 +1,6 @@
-/** How a file is sent: as a picture, a video, a sound, or a document (a file with a name). */
-export type MediaKind = 'image' | 'video' | 'audio' | 'document'
+import type { MediaKind } from '../contract/message'
+
+export type { MediaKind }
 
 /** What the content is, by its first bytes. */
 export interface SniffedType {

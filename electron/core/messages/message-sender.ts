@@ -2,6 +2,14 @@ import { createHash } from 'node:crypto'
 import type { Limits } from '../config'
 import { AppError } from '../errors'
 import type { EventSink } from '../contract/events'
+import {
+  type KindContent,
+  SEND_FIELDS,
+  SEND_KINDS,
+  SEND_TYPES,
+  type SendKind,
+  type SendParams,
+} from '../contract/kinds'
 import type { Logger } from '../logger'
 import type {
   SentAnswer,
@@ -14,7 +22,6 @@ import type {
 } from '../contract/network'
 import type { AckTracker } from './ack-tracker'
 import type { IdempotencyLedger, LedgerSlot } from './idempotency-ledger'
-import { unhandledCase } from '../exhaustive'
 import type { UploadedMedia } from '../contract/media'
 import { type FetchedMedia, fetchMedia, uploadedMedia } from './media-fetcher'
 import { decodeBase64Media } from './base64-media'
@@ -25,39 +32,20 @@ import { type MessageStore, networkKeyOf } from '../store/message-store'
 import type { LinkdeskMessage } from '../contract/message'
 import { parseRecipient, type Recipient } from '../contract/recipient'
 import type { RecipientDirectory } from './recipient-directory'
-import { checkCoordinates, contactCards, mentionedChatIds } from './send-kinds'
+import { mentionedChatIds } from './mentions'
 import { SendQueue } from './send-queue'
-
-export const SEND_TYPES = ['text', 'media', 'voice', 'video_note', 'sticker', 'location', 'contacts'] as const
-export type SendType = (typeof SEND_TYPES)[number]
 
 /** One send_message request, already read from the API parameters. */
 export interface SendRequest {
   number: string
-  type: SendType
-  /** The text, or the caption of media. */
-  message?: string
-  mediaUrl?: string
-  /** The file itself, uploaded instead of a media_url. */
-  upload?: UploadedMedia
-  /** The file as base64 in the body (a `data:` URL too), instead of media_url or a file part. */
-  mediaBase64?: string
-  fileName?: string
-  /** For `media`: an image or video the recipient can open once. */
-  viewOnce?: boolean
-  /** For `location`: degrees, and an optional place name and address. */
-  latitude?: number
-  longitude?: number
-  locationName?: string
-  address?: string
-  /** For `contacts`: `<name>:<number>` items. */
-  contacts?: string[]
+  /** A kind's send type (`text`, `media`, …). */
+  type: string
+  /** The kinds' own parameters, by their API names (`message`, `media_url`, `file`, …). */
+  params: SendParams
   /** The id of a stored message (sent or received) this one replies to. */
   replyTo?: string
   /** Numbers to mention, beside the `@<number>`s in the text. */
   mentions?: string[]
-  /** For `text`: attach a preview of the first link (off unless asked). */
-  linkPreview?: boolean
   idempotencyKey?: string
 }
 
@@ -90,55 +78,39 @@ const UNKEYED: LedgerSlot<SentAnswer> = {
 }
 
 function textOf(request: SendRequest): string | undefined {
-  return request.message === undefined || request.message === '' ? undefined : request.message
+  const { message } = request.params
+  return typeof message === 'string' && message !== '' ? message : undefined
 }
 
-/** Parameters that belong to other types than the request's. */
-const WITH_FILE: readonly SendType[] = ['media', 'voice', 'video_note', 'sticker']
-const ONLY_FOR: Array<[keyof SendRequest, string, readonly SendType[]]> = [
-  ['mediaUrl', 'media_url', WITH_FILE],
-  ['upload', 'file', WITH_FILE],
-  ['mediaBase64', 'media_base64', WITH_FILE],
-  ['fileName', 'filename', ['media']],
-  ['viewOnce', 'view_once', ['media']],
-  ['latitude', 'latitude', ['location']],
-  ['longitude', 'longitude', ['location']],
-  ['locationName', 'location_name', ['location']],
-  ['address', 'address', ['location']],
-  ['contacts', 'contacts', ['contacts']],
-  ['linkPreview', 'link_preview', ['text']],
-  ['message', 'message', ['text', 'media']],
-]
+function kindOf(request: SendRequest): SendKind<KindContent> {
+  const kind = SEND_KINDS.get(request.type)
+  if (!kind) throw new AppError('invalid_parameter', `type must be one of: ${SEND_TYPES.join(', ')}.`)
+  return kind
+}
 
-/** Parameters the seed's text and media already check themselves, with their own messages. */
-const SEED_CHECKED = new Set<keyof SendRequest>(['mediaUrl', 'upload', 'fileName', 'message'])
+/** Parameters the seed's text and media check themselves, with their own messages. */
+const SEED_CHECKED = new Set(['media_url', 'file', 'filename', 'message'])
 
-/** The new types' own checks, and the new parameters refused where they do not belong. */
-function validateKinds(request: SendRequest): void {
-  const seedType = request.type === 'text' || request.type === 'media'
-  for (const [field, parameter, types] of ONLY_FOR) {
-    if (seedType && SEED_CHECKED.has(field)) continue
-    if (request[field] !== undefined && request[field] !== '' && !types.includes(request.type)) {
+/** The kinds' parameters refused where they do not belong, and the other types' own checks. */
+function validateKinds(request: SendRequest, kind: SendKind<KindContent>): void {
+  for (const [parameter, field] of Object.entries(SEND_FIELDS)) {
+    if (kind.seed && SEED_CHECKED.has(parameter)) continue
+    const value = request.params[parameter]
+    if (value !== undefined && value !== '' && !field.types.includes(request.type)) {
       throw new AppError('invalid_parameter', `${parameter} is not used with type ${request.type}.`, {
         details: { parameter },
       })
     }
   }
-  if (request.type === 'text' || request.type === 'media') return
-  const file = request.mediaUrl ?? request.upload ?? request.mediaBase64
-  const required: Record<Exclude<SendType, 'text' | 'media'>, Array<[unknown, string]>> = {
-    voice: [[file, 'media_url']],
-    video_note: [[file, 'media_url']],
-    sticker: [[file, 'media_url']],
-    location: [
-      [request.latitude, 'latitude'],
-      [request.longitude, 'longitude'],
-    ],
-    contacts: [[request.contacts, 'contacts']],
-  }
-  const missing = required[request.type].filter(([value]) => value === undefined).map(([, name]) => name)
+  if (kind.seed) return
+  const { params } = request
+  const file = params.media_url ?? params.file ?? params.media_base64
+  const required: Array<[unknown, string]> = kind.file
+    ? [[file, 'media_url']]
+    : (kind.required ?? []).map((name) => [params[name], name])
+  const missing = required.filter(([value]) => value === undefined).map(([, name]) => name)
   if (missing.length > 0) {
-    const what = WITH_FILE.includes(request.type)
+    const what = kind.file
       ? 'media_url, media_base64, or the file as a multipart file part'
       : missing.join(', ')
     throw new AppError(
@@ -149,15 +121,13 @@ function validateKinds(request: SendRequest): void {
       },
     )
   }
-  if (request.latitude !== undefined && request.longitude !== undefined) {
-    checkCoordinates(request.latitude, request.longitude)
-  }
-  if (request.contacts) contactCards(request.contacts)
+  kind.validate?.(params)
 }
 
 /** The file of a send is not the kind its type needs. */
 function notA(kind: string, request: SendRequest, mimetype: string): AppError {
-  const parameter = request.upload ? 'file' : request.mediaBase64 !== undefined ? 'media_base64' : 'media_url'
+  const { file, media_base64: base64 } = request.params
+  const parameter = file ? 'file' : base64 !== undefined ? 'media_base64' : 'media_url'
   return new AppError('media_unavailable', `${parameter} is not ${kind} (it is ${mimetype}).`, {
     details: { parameter },
   })
@@ -165,10 +135,12 @@ function notA(kind: string, request: SendRequest, mimetype: string): AppError {
 
 /** Checks what can be checked without the network: a bad request never reaches the queue. */
 function validate(request: SendRequest, limits: Limits): void {
-  validateKinds(request)
+  const kind = kindOf(request)
+  validateKinds(request, kind)
   mentionedChatIds(request.mentions ?? [], undefined)
   const text = textOf(request)
-  if (request.type === 'text' && text === undefined) {
+  const { media_url: mediaUrl, file: upload, media_base64: base64, filename } = request.params
+  if (kind.text === 'required' && text === undefined) {
     throw new AppError('missing_parameter', 'Missing required parameter: message.', {
       details: { parameters: ['message'] },
     })
@@ -180,25 +152,25 @@ function validate(request: SendRequest, limits: Limits): void {
       { details: { parameter: 'message', limit_chars: limits.textChars } },
     )
   }
-  if (request.type === 'media' && !request.mediaUrl && !request.upload && !request.mediaBase64) {
+  if (kind.seed && kind.file && !mediaUrl && !upload && !base64) {
     throw new AppError(
       'missing_parameter',
-      'Missing required parameter: media_url, or the file as a multipart file part (type is media).',
+      `Missing required parameter: media_url, or the file as a multipart file part (type is ${request.type}).`,
       { details: { parameters: ['media_url'] } },
     )
   }
-  if (request.mediaUrl && request.upload) {
+  if (mediaUrl && upload) {
     throw new AppError('invalid_parameter', 'Give media_url or a file part, not both.', {
       details: { parameter: 'file' },
     })
   }
-  if (request.mediaBase64 && (request.mediaUrl || request.upload)) {
+  if (base64 && (mediaUrl || upload)) {
     throw new AppError('invalid_parameter', 'Give one of media_url, media_base64 or a file part.', {
       details: { parameter: 'media_base64' },
     })
   }
-  if (request.type === 'text' && (request.mediaUrl || request.upload || request.fileName)) {
-    const parameter = request.mediaUrl ? 'media_url' : request.upload ? 'file' : 'filename'
+  if (kind.seed && !kind.file && (mediaUrl || upload || filename)) {
+    const parameter = mediaUrl ? 'media_url' : upload ? 'file' : 'filename'
     throw new AppError('invalid_parameter', 'media_url, file and filename are only for type media.', {
       details: { parameter },
     })
@@ -206,31 +178,23 @@ function validate(request: SendRequest, limits: Limits): void {
 }
 
 function fingerprint(request: SendRequest, jid: string): string {
-  const { type, message, mediaUrl, fileName, upload } = request
+  const { type, params, replyTo, mentions } = request
+  const upload = params.file as UploadedMedia | undefined
   const file = upload ? createHash('sha256').update(upload.data).digest('hex') : null
-  const { latitude, longitude, locationName, address, contacts, replyTo, mentions, viewOnce } = request
-  const base64 = request.mediaBase64 && createHash('sha256').update(request.mediaBase64).digest('hex')
-  const linkPreview = request.linkPreview || undefined
-  const kinds = {
-    latitude,
-    longitude,
-    locationName,
-    address,
-    contacts,
-    replyTo,
-    mentions,
-    viewOnce,
-    base64,
-    linkPreview,
-  }
+  const base64 =
+    typeof params.media_base64 === 'string' && params.media_base64
+      ? createHash('sha256').update(params.media_base64).digest('hex')
+      : undefined
+  const own = kindOf(request).fingerprint?.(params) ?? {}
+  const kinds = { ...own.before, replyTo, mentions, ...own.after, base64 }
   const given = Object.values(kinds).some((value) => value !== undefined)
   // Without an upload or the newer fields the list keeps its earlier shape, so keys recorded before still match.
   const fields = [
     jid,
     type,
-    message ?? null,
-    mediaUrl ?? null,
-    fileName ?? null,
+    params.message ?? null,
+    params.media_url ?? null,
+    params.filename ?? null,
     ...(file ? [file] : []),
     ...(given ? [kinds] : []),
   ]
@@ -369,91 +333,38 @@ export class MessageSender {
     return { key, content: Uint8Array.from(stored.content) }
   }
 
-  private async content(request: SendRequest): Promise<WaOutgoingContent> {
-    const text = textOf(request)
-    switch (request.type) {
-      case 'text': {
-        // In the instance's turn, like a media fetch: bounded by its timeout, after which the text goes alone.
-        const linkPreview = request.linkPreview
-          ? await this.deps.linkPreviews.preview(text as string)
-          : undefined
-        return { kind: 'text', text: text as string, ...(linkPreview ? { linkPreview } : {}) }
-      }
-      case 'media':
-        return this.mediaContent(request, text)
-      case 'voice': {
-        const audio = await this.media(request)
-        // A video's sound track makes a voice note too; anything else is not worth handing to ffmpeg.
-        if (audio.kind !== 'audio' && audio.kind !== 'video') throw notA('audio', request, audio.mimetype)
-        return {
-          kind: 'voice',
-          media: await this.deps.voiceNotes.toVoiceNote(audio.data),
-          mimetype: VOICE_NOTE_MIMETYPE,
-        }
-      }
-      case 'video_note': {
-        const video = await this.media(request)
-        if (video.kind !== 'video') throw notA('a video', request, video.mimetype)
-        return { kind: 'video_note', media: video.data, mimetype: video.mimetype }
-      }
-      case 'sticker': {
-        const image = await this.media(request)
-        if (image.kind !== 'image') throw notA('an image', request, image.mimetype)
-        return { kind: 'sticker', media: await toSticker(image.data) }
-      }
-      case 'location':
-        return {
-          kind: 'location',
-          latitude: request.latitude as number,
-          longitude: request.longitude as number,
-          name: request.locationName,
-          address: request.address,
-        }
-      case 'contacts':
-        return { kind: 'contacts', contacts: contactCards(request.contacts ?? []) }
-      default:
-        return unhandledCase(request.type, 'send type')
-    }
+  /** The content the request's kind builds, with what the sender lends it (the file, the converters). */
+  private content(request: SendRequest): Promise<WaOutgoingContent> {
+    return kindOf(request).build(request.params, {
+      text: textOf(request),
+      file: () => this.media(request),
+      notA: (kind, mimetype) => notA(kind, request, mimetype),
+      toOggOpus: async (audio) => ({
+        media: await this.deps.voiceNotes.toVoiceNote(audio),
+        mimetype: VOICE_NOTE_MIMETYPE,
+      }),
+      toSquareWebp: toSticker,
+      linkPreview: (text) => this.deps.linkPreviews.preview(text),
+    })
   }
 
-  private async mediaContent(request: SendRequest, text: string | undefined): Promise<WaOutgoingContent> {
-    const media = await this.media(request)
-    if (request.viewOnce) {
-      if (media.kind !== 'image' && media.kind !== 'video') {
-        throw new AppError(
-          'invalid_parameter',
-          `view_once is for images and videos, not ${media.mimetype}.`,
-          {
-            details: { parameter: 'view_once' },
-          },
-        )
-      }
-      return { kind: media.kind, media: media.data, mimetype: media.mimetype, caption: text, viewOnce: true }
-    }
-    return {
-      kind: media.kind,
-      media: media.data,
-      mimetype: media.mimetype,
-      fileName: media.fileName,
-      caption: media.kind === 'audio' ? undefined : text,
-    }
-  }
-
-  /** The file of a media or voice send: uploaded with the request, or fetched from media_url. */
+  /** The file of a send: uploaded with the request, decoded from media_base64, or fetched from media_url. */
   private async media(request: SendRequest): Promise<FetchedMedia> {
     const { mediaBytes: maxBytes, mediaFetchMs: timeoutMs } = this.deps.limits
-    if (request.mediaBase64 !== undefined) {
-      const decoded = decodeBase64Media(request.mediaBase64)
-      return uploadedMedia(decoded, { maxBytes, fileName: request.fileName, source: 'media_base64' })
+    const params = request.params as {
+      media_base64?: string
+      file?: UploadedMedia
+      media_url?: string
+      filename?: string
     }
-    return request.upload
-      ? uploadedMedia(request.upload, { maxBytes, fileName: request.fileName })
-      : fetchMedia(request.mediaUrl as string, {
-          maxBytes,
-          timeoutMs,
-          fileName: request.fileName,
-          log: this.log,
-        })
+    const fileName = params.filename
+    if (params.media_base64 !== undefined) {
+      const decoded = decodeBase64Media(params.media_base64)
+      return uploadedMedia(decoded, { maxBytes, fileName, source: 'media_base64' })
+    }
+    return params.file
+      ? uploadedMedia(params.file, { maxBytes, fileName })
+      : fetchMedia(params.media_url as string, { maxBytes, timeoutMs, fileName, log: this.log })
   }
 
   /** Stores the sent message (for getMessage and statuses) and tells the event stream. */

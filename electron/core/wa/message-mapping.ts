@@ -14,18 +14,15 @@ import {
 } from '@whiskeysockets/baileys'
 import type { Logger } from '../logger'
 import { decryptVote, optionNames } from './poll-votes'
-import { parseContactCard } from '@linkdesk/sandbox/protocol'
-import type {
-  ContactCardInfo,
-  DeliveryStatus,
-  GroupInviteInfo,
-  LinkdeskMessage,
-  LinkPreviewInfo,
-  LocationInfo,
-  MediaInfo,
-  MessageType,
-  QuotedMessage,
-} from '../contract/message'
+import {
+  CONTENT_READERS,
+  CONTENT_WRITERS,
+  contentFields,
+  type ContentReading,
+  type KindContent,
+  type ProtocolContent,
+} from '../contract/kinds'
+import type { DeliveryStatus, LinkdeskMessage, QuotedMessage } from '../contract/message'
 import type {
   SentAnswer,
   WaAccount,
@@ -43,158 +40,18 @@ import type {
 } from '../contract/network'
 
 /*
- * The one place where protocol messages become Linkdesk's messages and back. A new message kind is one entry
- * in CONTENT_KINDS (how it reads) and, when it can be sent, one in OUTGOING_KINDS (how it is written).
+ * The one place where protocol messages become Linkdesk's messages and back. What each kind holds is read and
+ * written by its kind module (electron/core/contract/kinds/), on the protocol's plain objects: this adapter finds a
+ * content's field and hands it over, and hands what a kind writes to Baileys.
  */
 
-/** What a content field of a protocol message holds, as Linkdesk reads it. */
-interface ContentReading {
-  text?: string | null
-  caption?: string | null
-  media?: MediaInfo
-  location?: LocationInfo
-  contacts?: ContactCardInfo[]
-  linkPreview?: LinkPreviewInfo
-  groupInvite?: GroupInviteInfo | null
-}
-
-/** How Linkdesk names and reads one kind of protocol content (`imageMessage`, `locationMessage`, …). */
-interface ContentKind<Inner> {
-  type: MessageType
-  read?(inner: Inner): ContentReading
-}
-
-type ContentKinds = {
-  [Field in keyof proto.IMessage]?: ContentKind<NonNullable<proto.IMessage[Field]>>
-}
-
-/** Facts about a media attachment, never its keys or URLs; the API adds `download_url`. */
-function mediaFacts(
-  media: {
-    mimetype?: string | null
-    fileLength?: Parameters<typeof toNumber>[0]
-    fileSha256?: Uint8Array | null
-  },
-  extra: {
-    fileName?: string | null
-    seconds?: number | null
-    voiceNote?: boolean | null
-    videoNote?: boolean
-  } = {},
-): MediaInfo {
-  return {
-    mimetype: media.mimetype ?? null,
-    size: media.fileLength === null || media.fileLength === undefined ? null : toNumber(media.fileLength),
-    filename: extra.fileName ?? null,
-    sha256: media.fileSha256 ? Buffer.from(media.fileSha256).toString('hex') : null,
-    seconds: extra.seconds ?? null,
-    voice_note: Boolean(extra.voiceNote),
-    video_note: Boolean(extra.videoNote),
-    download_url: null,
-  }
-}
-
-function locationOf(
-  location: proto.Message.ILocationMessage | proto.Message.ILiveLocationMessage,
-): LocationInfo {
-  return {
-    latitude: location.degreesLatitude ?? 0,
-    longitude: location.degreesLongitude ?? 0,
-    name: 'name' in location ? (location.name ?? null) : null,
-    address: 'address' in location ? (location.address ?? null) : null,
-  }
-}
-
-function contactCardOf(contact: proto.Message.IContactMessage): ContactCardInfo {
-  const vcard = contact.vcard ?? ''
-  const card = parseContactCard(vcard, contact.displayName ?? '')
-  return { name: card?.name ?? contact.displayName ?? '', phones: card?.phones ?? [], vcard }
-}
-
-/** A text's link preview: the link as matched in the text, with the title or description the sender attached. */
-function linkPreviewOf(text: proto.Message.IExtendedTextMessage): LinkPreviewInfo | undefined {
-  if (!text.matchedText || (!text.title && !text.description)) return undefined
-  return { url: text.matchedText, title: text.title ?? null, description: text.description ?? null }
-}
-
-/** Every protocol content Linkdesk names; anything else is `unknown`. */
-const CONTENT_KINDS: ContentKinds = {
-  conversation: { type: 'text', read: (text) => ({ text }) },
-  extendedTextMessage: {
-    type: 'text',
-    read: (extended) => ({ text: extended.text, linkPreview: linkPreviewOf(extended) }),
-  },
-  imageMessage: { type: 'image', read: (image) => ({ caption: image.caption, media: mediaFacts(image) }) },
-  videoMessage: {
-    type: 'video',
-    read: (video) => ({ caption: video.caption, media: mediaFacts(video, { seconds: video.seconds }) }),
-  },
-  ptvMessage: {
-    type: 'video',
-    read: (video) => ({ media: mediaFacts(video, { seconds: video.seconds, videoNote: true }) }),
-  },
-  audioMessage: {
-    type: 'audio',
-    read: (audio) => ({ media: mediaFacts(audio, { seconds: audio.seconds, voiceNote: audio.ptt }) }),
-  },
-  documentMessage: {
-    type: 'document',
-    read: (document) => ({
-      caption: document.caption,
-      media: mediaFacts(document, { fileName: document.fileName }),
-    }),
-  },
-  stickerMessage: { type: 'sticker', read: (sticker) => ({ media: mediaFacts(sticker) }) },
-  locationMessage: { type: 'location', read: (location) => ({ location: locationOf(location) }) },
-  liveLocationMessage: { type: 'location', read: (location) => ({ location: locationOf(location) }) },
-  contactMessage: { type: 'contact', read: (contact) => ({ contacts: [contactCardOf(contact)] }) },
-  contactsArrayMessage: {
-    type: 'contact',
-    read: (list) => ({ contacts: (list.contacts ?? []).map(contactCardOf) }),
-  },
-  reactionMessage: { type: 'reaction' },
-  pollCreationMessage: { type: 'poll' },
-  // An invitation to a group (sent when someone's privacy refused an add): its text is the invitation's.
-  groupInviteMessage: {
-    type: 'group_invite',
-    read: (invite) => ({
-      text: invite.caption,
-      groupInvite:
-        invite.groupJid && invite.inviteCode
-          ? {
-              group_id: invite.groupJid,
-              subject: invite.groupName ?? '',
-              code: invite.inviteCode,
-              expiration: invite.inviteExpiration ? toNumber(invite.inviteExpiration) : null,
-            }
-          : null,
-    }),
-  },
-  pollCreationMessageV2: { type: 'poll' },
-  pollCreationMessageV3: { type: 'poll' },
-}
-
-/** The kind of a content and what it holds. */
-function readContent(content: proto.IMessage | undefined): Pick<
-  LinkdeskMessage,
-  'type' | 'text' | 'caption' | 'media' | 'location' | 'contacts'
-> & {
-  linkPreview: LinkPreviewInfo | null
-  groupInvite: GroupInviteInfo | null
-} {
+/** The kind of a content and what it holds, as its kind module reads it. */
+function readContent(content: proto.IMessage | undefined) {
   const field = getContentType(content)
-  const kind = field ? (CONTENT_KINDS[field] as ContentKind<unknown> | undefined) : undefined
-  const reading = content && field && kind ? (kind.read?.(content[field]) ?? {}) : {}
-  return {
-    type: kind?.type ?? 'unknown',
-    text: reading.text ?? null,
-    caption: reading.caption ?? null,
-    media: reading.media ?? null,
-    location: reading.location ?? null,
-    contacts: reading.contacts ?? null,
-    linkPreview: reading.linkPreview ?? null,
-    groupInvite: reading.groupInvite ?? null,
-  }
+  const kind = field ? CONTENT_READERS[field] : undefined
+  const read = kind?.read as ((inner: unknown) => ContentReading) | undefined
+  const reading = content && field ? (read?.(content[field]) ?? {}) : {}
+  return { type: kind?.type ?? 'unknown', ...contentFields(reading) }
 }
 
 /** The contextInfo of a content's one field: where replies and mentions are. */
@@ -270,13 +127,14 @@ export function quotedOf(content: proto.IMessage): QuotedMessage | null {
 
 /** What a message holds, from the message as it travels and its content unwrapped. */
 function contentOf(message: proto.IMessage, content: proto.IMessage): WaMessageContent {
-  const { linkPreview, groupInvite, ...read } = readContent(content)
+  // In the order the events have always listed a message's fields.
+  const { link_preview, group_invite, ...read } = readContent(content)
   return {
     ...read,
     view_once: isViewOnce(message, content),
     mentions: (contextOf(content)?.mentionedJid ?? []).map(bareJid),
-    link_preview: linkPreview,
-    group_invite: groupInvite,
+    link_preview,
+    group_invite,
     quoted: quotedOf(content),
   }
 }
@@ -494,71 +352,23 @@ export function mapServerAck(node: BinaryNode): WaStatusUpdate | undefined {
   }
 }
 
-type OutgoingKinds = {
-  [Kind in WaOutgoingContent['kind']]: (
-    content: Extract<WaOutgoingContent, { kind: Kind }>,
-  ) => AnyMessageContent
+/** What Linkdesk sends that acts on an earlier message, addressed by its network key. */
+type ActionContent = Exclude<WaOutgoingContent, KindContent>
+
+type ActionWriters = {
+  [Kind in ActionContent['kind']]: (content: Extract<ActionContent, { kind: Kind }>) => AnyMessageContent
 }
 
-/** How each kind Linkdesk sends is written for Baileys. */
-const OUTGOING_KINDS: OutgoingKinds = {
-  // Without a preview the text goes as the seed sent it; Baileys is never asked to fetch one itself.
-  text: ({ text, linkPreview }) =>
-    linkPreview
-      ? {
-          text,
-          linkPreview: {
-            'canonical-url': linkPreview.url,
-            'matched-text': linkPreview.matchedText,
-            title: linkPreview.title,
-            description: linkPreview.description,
-            jpegThumbnail: linkPreview.thumbnail,
-          },
-        }
-      : { text },
-  image: ({ media, caption, mimetype, viewOnce }) => ({
-    image: media,
-    caption,
-    mimetype,
-    ...(viewOnce ? { viewOnce } : {}),
-  }),
-  video: ({ media, caption, mimetype, viewOnce }) => ({
-    video: media,
-    caption,
-    mimetype,
-    ...(viewOnce ? { viewOnce } : {}),
-  }),
-  video_note: ({ media, mimetype }) => ({ video: media, mimetype, ptv: true }),
-  sticker: ({ media }) => ({ sticker: media }),
-  audio: ({ media, mimetype }) => ({ audio: media, mimetype }),
-  document: ({ media, mimetype, fileName, caption }) => ({
-    document: media,
-    mimetype: mimetype ?? 'application/octet-stream',
-    fileName,
-    caption,
-  }),
-  // No seconds: Baileys then reads the length from the file, and only on that path draws the waveform.
-  voice: ({ media, mimetype }) => ({ audio: media, mimetype, ptt: true }),
-  location: ({ latitude, longitude, name, address }) => ({
-    location: { degreesLatitude: latitude, degreesLongitude: longitude, name, address },
-  }),
-  contacts: ({ contacts }) => ({
-    contacts: {
-      displayName: contacts.length === 1 ? contacts[0]?.name : `${contacts.length} contacts`,
-      contacts: contacts.map(({ name, vcard }) => ({ displayName: name, vcard })),
-    },
-  }),
+/** How each message action is written for Baileys; the kinds write their own contents. */
+const ACTION_WRITERS: ActionWriters = {
   reaction: ({ target, emoji }) => ({ react: { text: emoji, key: toProtocolKey(target) } }),
   edit: ({ target, text }) => ({ text, edit: toProtocolKey(target) }),
   revoke: ({ target }) => ({ delete: toProtocolKey(target) }),
   forward: ({ original }) => ({ forward: toQuotedMessage(original) }),
-  // Baileys adds the poll's secret (messageContextInfo.messageSecret): the stored content keeps it for votes.
-  poll: ({ question, options, selectable }) => ({
-    poll: { name: question, values: options, selectableCount: selectable },
-  }),
-  group_invite: ({ group, subject, code, expiration, text }) => ({
-    groupInvite: { jid: group, subject, inviteCode: code, inviteExpiration: expiration, text },
-  }),
+}
+
+function isAction(content: WaOutgoingContent): content is ActionContent {
+  return content.kind in ACTION_WRITERS
 }
 
 /** A stored message's network key as Baileys addresses it. */
@@ -576,8 +386,12 @@ export function toProtocolContent(
   content: WaOutgoingContent,
   mentions: readonly string[] = [],
 ): AnyMessageContent {
-  const write = OUTGOING_KINDS[content.kind] as (content: WaOutgoingContent) => AnyMessageContent
-  const written = write(content)
+  const written = isAction(content)
+    ? (ACTION_WRITERS[content.kind] as (content: ActionContent) => AnyMessageContent)(content)
+    : // A kind writes Baileys' content as plain data: the shape Baileys' sendMessage takes.
+      ((CONTENT_WRITERS[content.kind]?.write as (content: KindContent) => unknown)(
+        content,
+      ) as AnyMessageContent)
   // Baileys puts mentions on whichever content it writes; its types declare them on some kinds only.
   return mentions.length ? ({ ...written, mentions: [...mentions] } as AnyMessageContent) : written
 }
@@ -587,14 +401,10 @@ export function toQuotedMessage(quoted: WaQuotedMessage): WAMessage {
   return { key: toProtocolKey(quoted.key), message: proto.Message.decode(quoted.content) }
 }
 
-const SENT_MEDIA_FIELDS = [
-  'imageMessage',
-  'videoMessage',
-  'ptvMessage',
-  'audioMessage',
-  'documentMessage',
-  'stickerMessage',
-] as const
+/** The protocol fields that hold a file, as the kinds declare them. */
+const SENT_MEDIA_FIELDS = Object.entries(CONTENT_READERS)
+  .filter(([, reader]) => reader.holdsFile)
+  .map(([field]) => field)
 
 /**
  * Media fields that are safe to show: what the file is, never how to fetch or decrypt it (url, directPath,
@@ -633,15 +443,12 @@ function sentMedia(message: Record<string, unknown>): [string, Record<string, un
   return undefined
 }
 
-/** Kinds answered with their whole protocol content (there is no file to hide). */
-const ACTION_KINDS: ReadonlySet<WaOutgoingContent['kind']> = new Set([
-  'location',
-  'contacts',
-  'reaction',
-  'edit',
-  'revoke',
-  'poll',
-])
+/** Contents answered with their whole protocol content (there is no file to hide). */
+function answeredWhole(content: WaOutgoingContent): boolean {
+  return content.kind === 'forward'
+    ? false
+    : isAction(content) || CONTENT_WRITERS[content.kind]?.answer === 'whole'
+}
 
 /** A location or contact message as sent (JSON form), without the reply and mention details. */
 function withoutContext(message: Record<string, unknown>): Record<string, unknown> {
@@ -656,8 +463,8 @@ function withoutContext(message: Record<string, unknown>): Record<string, unknow
 }
 
 /**
- * The seed's answer for a sent message: its key, text as `extendedTextMessage`, media with its safe fields
- * only (in the protocol's JSON form: longs and bytes as strings), and the timestamp.
+ * The seed's answer for a sent message: its key, what its kind answers (a text as `extendedTextMessage`),
+ * media with its safe fields only (in the protocol's JSON form: longs and bytes as strings), and the timestamp.
  */
 function sentAnswer(
   key: SentAnswer['key'],
@@ -665,15 +472,13 @@ function sentAnswer(
   messageTimestamp: string,
   content: WaOutgoingContent,
 ): SentAnswer {
-  if (content.kind === 'text') {
-    const preview = content.linkPreview
-    const shown = preview
-      ? { matchedText: preview.matchedText, title: preview.title, description: preview.description }
-      : {}
-    return { key, message: { extendedTextMessage: { text: content.text, ...shown } }, messageTimestamp }
+  const answered = isAction(content) ? undefined : CONTENT_WRITERS[content.kind]?.answer
+  if (typeof answered === 'function') {
+    const shown = (answered as (content: WaOutgoingContent) => ProtocolContent)(content)
+    return { key, message: shown, messageTimestamp }
   }
   const found = sentMedia(message)
-  if (ACTION_KINDS.has(content.kind) || (content.kind === 'forward' && !found)) {
+  if (answeredWhole(content) || (content.kind === 'forward' && !found)) {
     return { key, message: withoutContext(message), messageTimestamp }
   }
   const safe: Record<string, unknown> = {}
@@ -684,8 +489,7 @@ function sentAnswer(
     if ('fileName' in content && content.fileName) safe.fileName = content.fileName
     if ('caption' in content && content.caption) safe.caption = content.caption
   }
-  const named: Record<string, string> = { voice: 'audioMessage', video_note: 'ptvMessage' }
-  const field = found?.[0] ?? named[content.kind] ?? `${content.kind}Message`
+  const field = found?.[0] ?? (typeof answered === 'object' ? answered.field : `${content.kind}Message`)
   const shown = { [field]: safe }
   // View-once media shows its wrapper, so the answer says what the recipient gets.
   const answer = message.viewOnceMessage ? { viewOnceMessage: { message: shown } } : shown

@@ -1,46 +1,13 @@
 import { AppError } from '../../errors'
-import { SEND_TYPES, type SendType } from '../../messages/message-sender'
+import { documentedSendFields, SEND_DOCS, SEND_TYPES } from '../../contract/kinds'
 import type { MessageService } from '../../messages/message-service'
 import type { RoutePlugin } from '../build-api'
 import { defineOperation, type Operation } from '../operation'
-import { checks } from '../params'
 import { CHAT_NUMBER } from './chat-field'
 
 export interface MessageRoutesDeps {
   messages: MessageService
 }
-
-/** A reason when `filename` is not a plain file name (a path, or control characters). */
-function fileNameProblem(value: string): string | undefined {
-  const plain = [...value].every((char) => char >= ' ' && char !== '/' && char !== '\\')
-  return plain ? undefined : 'must be a file name, without / or \\.'
-}
-
-const SEND_DESCRIPTION = [
-  'Sends text (`type=text`, `message` = the text) or a file (`type=media`, `media_url`, optional `message` as',
-  'caption and `filename` to send it as a document with that name) to a phone number (digits with country',
-  'code; `+`, spaces, dashes and parentheses are ignored) or a chat id (`<number>@s.whatsapp.net`,',
-  '`<id>@g.us` for groups, `<lid>@lid`). Numbers are checked on the network first (422 recipient_not_found,',
-  'as for a group that does not exist or that the account is not in).',
-  'Media is fetched by Linkdesk (http/https, size and time limits), or uploaded as the `file` part of a',
-  'multipart/form-data body instead, and typed from its content: images,',
-  'videos and audio are sent as such, anything else as a document. The answer comes once the network',
-  'acknowledged the message (504 upstream_timeout otherwise; it may still arrive). Sends of one instance',
-  'are paced (see limits); when too many wait, 429 rate_limited with Retry-After. With `idempotency_key`',
-  '(or an `Idempotency-Key` header), a retried request answers the first message instead of sending again.',
-  'For media, `message` holds the media message with its safe fields only (type, size, name, caption,',
-  'SHA-256 of the content): never the keys or URLs to download it.',
-  '\n\n`type=voice` sends a voice note (push-to-talk, with its length and waveform) from `media_url` or the',
-  '`file` part: Ogg/Opus as is, other audio converted with ffmpeg (422 media_unavailable naming the accepted',
-  'format when none is installed). `type=video_note` sends a video as a round video note, `type=sticker` an',
-  'image as a 512×512 WebP sticker (converted). Any file may come as `media_base64` instead (a JSON or form',
-  'body, within the body limit), and `view_once=true` makes a `media` image or video open once. `type=location` sends `latitude` and `longitude` (decimal degrees; 422',
-  'invalid_location out of range) with an optional `location_name` and `address`. `type=contacts` sends',
-  'contact cards, each `<name>:<number>`. Any type may quote an earlier message with `reply_to` (its id,',
-  'sent or received; 422 quoted_not_found when unknown) and mention people with `mentions` (numbers; each',
-  '`@<number>` in the text is mentioned too). Lists (`contacts`, `mentions`) are a JSON array, the key',
-  'repeated, or one comma-separated value; decimals are JSON numbers or strings such as `-33.8568`.',
-].join(' ')
 
 /** send_message (and its aliases send, send_group) and the media download URL of received messages. */
 export function messageOperations({ messages }: MessageRoutesDeps): Operation[] {
@@ -49,114 +16,44 @@ export function messageOperations({ messages }: MessageRoutesDeps): Operation[] 
       name: 'send_message',
       aliases: ['send', 'send_group'],
       tag: 'Messages',
-      summary:
-        'Send text, an image, a video, audio, a document, a voice or video note, a sticker, a location or contact cards.',
-      description: SEND_DESCRIPTION,
+      summary: SEND_DOCS.summary,
+      description: SEND_DOCS.description,
       auth: 'token',
       instance: true,
-      fields: {
-        number: { ...CHAT_NUMBER, required: true },
-        type: {
-          type: 'string',
-          required: true,
-          enum: SEND_TYPES,
-          description:
-            '`text`, `media`, `voice` (a voice note), `video_note` (a round video), `sticker`, `location` or `contacts`.',
-          example: 'text',
+      fields: documentedSendFields(
+        {
+          number: { ...CHAT_NUMBER, required: true },
+          type: {
+            type: 'string',
+            required: true,
+            enum: SEND_TYPES,
+            description: SEND_DOCS.types,
+            example: 'text',
+          },
         },
-        message: {
-          type: 'string',
-          description: 'The text (required for `text`), or the caption of media.',
-          example: 'Hello from Linkdesk',
+        {
+          reply_to: {
+            type: 'string',
+            maxLength: 128,
+            description: 'The id of an earlier message (sent or received) to quote.',
+            example: '3EB0C431C26A1916E07A',
+          },
+          mentions: {
+            type: 'list',
+            maxItems: 100,
+            maxLength: 40,
+            description: 'Numbers to mention (with country code); `@<number>` in the text mentions too.',
+            example: ['15551234567'],
+          },
+          idempotency_key: {
+            type: 'string',
+            maxLength: 200,
+            description:
+              'Any unique string: a retried request with the same key never sends twice (kept 24 h).',
+            example: 'order-1234-confirmation',
+          },
         },
-        media_url: {
-          type: 'string',
-          maxLength: 4096,
-          check: checks.httpUrl,
-          description: 'For `media`: the http(s) URL of the file.',
-          example: 'https://example.com/photo.jpg',
-        },
-        file: {
-          type: 'file',
-          description:
-            'For `media`, instead of `media_url`: the file itself, as the file part of a multipart/form-data body (same size limit and typing).',
-        },
-        filename: {
-          type: 'string',
-          maxLength: 255,
-          check: fileNameProblem,
-          description: 'For `media`: send the file as a document with this name.',
-          example: 'invoice.pdf',
-        },
-        media_base64: {
-          type: 'string',
-          description:
-            'For media, voice, video_note and sticker, instead of `media_url`: the file as base64 (or a `data:` URL) in a JSON or form body, within the body limit; typed like an upload.',
-          example:
-            'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
-        },
-        view_once: {
-          type: 'boolean',
-          description: 'For `media` images and videos: the recipient can open it once.',
-          example: true,
-        },
-        latitude: {
-          type: 'number',
-          description: 'For `location`: decimal degrees, -90 to 90.',
-          example: 48.8584,
-        },
-        longitude: {
-          type: 'number',
-          description: 'For `location`: decimal degrees, -180 to 180.',
-          example: 2.2945,
-        },
-        location_name: {
-          type: 'string',
-          maxLength: 256,
-          description: 'For `location`: the name of the place.',
-          example: 'Eiffel Tower',
-        },
-        address: {
-          type: 'string',
-          maxLength: 512,
-          description: 'For `location`: its address.',
-          example: 'Champ de Mars, Paris',
-        },
-        contacts: {
-          type: 'list',
-          maxItems: 20,
-          maxLength: 300,
-          description:
-            'For `contacts`: cards, each `<name>:<number>` (split at the last colon); sent as vCards with the WhatsApp id.',
-          example: ['Alice Smith:+15551234567'],
-        },
-        reply_to: {
-          type: 'string',
-          maxLength: 128,
-          description: 'The id of an earlier message (sent or received) to quote.',
-          example: '3EB0C431C26A1916E07A',
-        },
-        mentions: {
-          type: 'list',
-          maxItems: 100,
-          maxLength: 40,
-          description: 'Numbers to mention (with country code); `@<number>` in the text mentions too.',
-          example: ['15551234567'],
-        },
-        link_preview: {
-          type: 'boolean',
-          description:
-            'For `text`: attach a preview (title, description, picture) of the first http(s) link in the text. Off by default. The page is fetched by Linkdesk from public addresses only, within 5 s; when it cannot be read the text goes without a preview.',
-          example: true,
-        },
-        idempotency_key: {
-          type: 'string',
-          maxLength: 200,
-          description:
-            'Any unique string: a retried request with the same key never sends twice (kept 24 h).',
-          example: 'order-1234-confirmation',
-        },
-      },
+      ),
       example: {
         status: 'success',
         message: {
@@ -172,23 +69,13 @@ export function messageOperations({ messages }: MessageRoutesDeps): Operation[] 
         if (idempotencyKey !== undefined && idempotencyKey.length > 200) {
           throw new AppError('invalid_parameter', 'idempotency_key must be at most 200 characters.')
         }
+        const { number, type, reply_to: replyTo, mentions, idempotency_key: _key, ...own } = params
         const answer = await messages.send(instance.id, {
-          number: params.number,
-          type: params.type as SendType,
-          message: params.message,
-          mediaUrl: params.media_url,
-          upload: params.file,
-          mediaBase64: params.media_base64,
-          viewOnce: params.view_once,
-          fileName: params.filename,
-          latitude: params.latitude,
-          longitude: params.longitude,
-          locationName: params.location_name,
-          address: params.address,
-          contacts: params.contacts,
-          replyTo: params.reply_to,
-          mentions: params.mentions,
-          linkPreview: params.link_preview,
+          number,
+          type,
+          params: own,
+          replyTo,
+          mentions,
           idempotencyKey,
         })
         return { status: 'success', message: answer }

@@ -7,20 +7,19 @@ import { CopyButton } from '../../components/CopyButton'
 import { ErrorNotice } from '../../components/ErrorNotice'
 import { ScreenHeader } from '../../components/ScreenHeader'
 import { InstanceSelect } from '../../components/InstanceSelect'
-import {
-  COMPOSER_KINDS,
-  type ComposerDraft,
-  composerParams,
-  draftFromQuery,
-  FILE_KINDS,
-  TEXT_KINDS,
-} from './composer-params'
+import { formOf, replyFields } from '../../kinds/kind-forms'
+import { KindChoice } from '../../kinds/KindFields'
+import { COMPOSER_KINDS, type ComposerDraft, composerParams, draftFromQuery } from './composer-params'
 import { curlCommand, curlUpload } from './curl-command'
-import { ContactFields, LocationFields, ReplyFields } from './KindFields'
 import { MediaFields, type MediaChoice } from './MediaFields'
 import { RecipientOptions } from './RecipientOptions'
 import { VoiceRecorder } from './VoiceRecorder'
-import './ComposerScreen.css'
+
+const REPLY_FIELDS = replyFields({
+  replyTo:
+    'The id of an earlier message, sent or received, to quote; or pick “Reply in the composer” on a message in the event log.',
+  mentions: '15551234567, 15557654321',
+})
 
 /** Sends any kind of message by hand, and shows the same request as curl. */
 export function ComposerScreen({ apiBase, query }: { apiBase: string; query: URLSearchParams }) {
@@ -30,13 +29,15 @@ export function ComposerScreen({ apiBase, query }: { apiBase: string; query: URL
   const [uploadedUrl, setUploadedUrl] = useState<string | null>(null)
   const [answer, setAnswer] = useState<unknown>(null)
   const { busy, error, run, relabel } = useAction()
-  const change = (next: Partial<ComposerDraft>) => setDraft((current) => ({ ...current, ...next }))
+  const change = (next: Partial<ComposerDraft>) =>
+    setDraft((current) => ({ ...current, ...next }) as ComposerDraft)
   const chooseMedia = (next: MediaChoice) => {
     setMedia(next)
     setUploadedUrl(null)
   }
 
-  const withFile = FILE_KINDS.has(draft.kind)
+  const form = formOf(COMPOSER_KINDS, draft.kind)
+  const withFile = form?.fields.some((field) => field.input === 'file') ?? false
   const fromFile = withFile && media.source === 'file'
   const mediaUrl = media.source === 'url' ? media.url : (uploadedUrl ?? '$MEDIA_URL')
   const params = composerParams({ ...draft, mediaUrl, filename: media.filename })
@@ -90,69 +91,23 @@ export function ComposerScreen({ apiBase, query }: { apiBase: string; query: URL
             instance&apos;s groups, contacts and chats.
           </p>
         </div>
-        <fieldset className="segmented">
-          <legend>Send</legend>
-          {COMPOSER_KINDS.map(({ type, label }) => (
-            <label key={type}>
-              <input
-                type="radio"
-                name="composer-kind"
-                value={type}
-                checked={draft.kind === type}
-                onChange={() => change({ kind: type })}
-              />
-              {label}
-            </label>
-          ))}
-        </fieldset>
-        {withFile ? (
-          <MediaFields value={media} onChange={chooseMedia} documentName={draft.kind === 'media'} />
-        ) : null}
-        {draft.kind === 'voice' ? (
-          <VoiceRecorder
-            onRecorded={(file) => chooseMedia({ ...media, source: 'file', file, filename: '' })}
-          />
-        ) : null}
-        {draft.kind === 'location' ? <LocationFields draft={draft} onChange={change} /> : null}
-        {draft.kind === 'contacts' ? <ContactFields draft={draft} onChange={change} /> : null}
-        {TEXT_KINDS.has(draft.kind) ? (
-          <div className="field">
-            <label htmlFor="composer-message">
-              {draft.kind === 'text' ? 'Message' : 'Caption (optional)'}
-            </label>
-            <textarea
-              id="composer-message"
-              value={draft.message}
-              required={draft.kind === 'text'}
-              rows={4}
-              onChange={(event) => change({ message: event.target.value })}
-            />
-          </div>
-        ) : null}
-        {draft.kind === 'text' || draft.kind === 'media' ? (
-          <div className="composer-options">
-            {draft.kind === 'text' ? (
-              <label>
-                <input
-                  type="checkbox"
-                  checked={draft.linkPreview}
-                  onChange={(event) => change({ linkPreview: event.target.checked })}
+        <KindChoice
+          forms={COMPOSER_KINDS}
+          replyFields={REPLY_FIELDS}
+          idPrefix="composer"
+          values={draft}
+          onChange={(name, value) => change({ [name]: value })}
+          renderFile={(field) => (
+            <>
+              <MediaFields value={media} onChange={chooseMedia} documentName={Boolean(field.documentName)} />
+              {field.record ? (
+                <VoiceRecorder
+                  onRecorded={(file) => chooseMedia({ ...media, source: 'file', file, filename: '' })}
                 />
-                Link preview
-              </label>
-            ) : (
-              <label>
-                <input
-                  type="checkbox"
-                  checked={draft.viewOnce}
-                  onChange={(event) => change({ viewOnce: event.target.checked })}
-                />
-                View once (images and videos)
-              </label>
-            )}
-          </div>
-        ) : null}
-        <ReplyFields draft={draft} onChange={change} />
+              ) : null}
+            </>
+          )}
+        />
         <div className="actions">
           <button type="submit" className="primary" disabled={busy !== null}>
             {busy ?? 'Send'}

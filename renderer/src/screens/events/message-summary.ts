@@ -1,3 +1,6 @@
+import type { KindSummaryView } from '../../../../electron/core/shared-types'
+import { SUMMARY_RULES } from '../../kinds/kind-forms'
+
 type Data = Record<string, unknown>
 
 function record(value: unknown): Data | undefined {
@@ -8,21 +11,34 @@ function text(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined
 }
 
+/** How a kind declares its summary, applied to a message's data; undefined when it does not apply. */
+function bySummaryRule(rule: KindSummaryView, data: Data): string | undefined {
+  switch (rule.shows) {
+    case 'note': {
+      const media = record(data.media)
+      const seconds = typeof media?.seconds === 'number' ? ` ${media.seconds} s` : ''
+      return media?.[rule.flag] ? `${rule.label}${seconds}` : undefined
+    }
+    case 'place': {
+      const place = record(data[rule.field])
+      if (!place) return undefined
+      const name = text(place.name) ? `${text(place.name)} ` : ''
+      return `${rule.label} ${name}(${String(place.latitude)}, ${String(place.longitude)})`
+    }
+    case 'cards': {
+      const cards = Array.isArray(data[rule.field]) ? (data[rule.field] as unknown[]).map(record) : undefined
+      if (!cards?.length) return undefined
+      const shown = cards.map((card) => [text(card?.name), ...((card?.phones as string[]) ?? [])].join(' '))
+      return `${rule.label} ${shown.join('; ')}`
+    }
+  }
+}
+
 /** What a message holds, named as a person would: a voice note rather than PTT audio. */
 function content(data: Data): string {
-  const media = record(data.media)
-  const location = record(data.location)
-  const contacts = Array.isArray(data.contacts) ? data.contacts.map(record) : undefined
-  const seconds = typeof media?.seconds === 'number' ? ` ${media.seconds} s` : ''
-  if (media?.voice_note) return `voice note${seconds}`
-  if (media?.video_note) return `video note${seconds}`
-  if (location) {
-    const name = text(location.name) ? `${text(location.name)} ` : ''
-    return `location ${name}(${String(location.latitude)}, ${String(location.longitude)})`
-  }
-  if (contacts?.length) {
-    const cards = contacts.map((card) => [text(card?.name), ...((card?.phones as string[]) ?? [])].join(' '))
-    return `contact ${cards.join('; ')}`
+  for (const rule of SUMMARY_RULES) {
+    const shown = bySummaryRule(rule, data)
+    if (shown !== undefined) return shown
   }
   const type = text(data.type) ?? 'message'
   const shown = text(data.text) ?? text(data.caption)

@@ -2,16 +2,14 @@ import { type FormEvent, useEffect, useState } from 'react'
 import { useApi } from '../../app/api-context'
 import { useAction } from '../../app/use-action'
 import { ErrorNotice } from '../../components/ErrorNotice'
-import {
-  CONTACT_KINDS,
-  type ContactDraft,
-  contactSendBody,
-  EMPTY_CONTACT_DRAFT,
-  takesFile,
-} from './contact-send'
+import { type ChosenFile, replyFields } from '../../kinds/kind-forms'
+import { KindChoice } from '../../kinds/KindFields'
+import { CONTACT_KINDS, type ContactDraft, contactSendBody, EMPTY_CONTACT_DRAFT } from './contact-send'
+
+const REPLY_FIELDS = replyFields()
 
 /** A local file as the control API takes it: base64, with its type and name. */
-async function readFile(file: File): Promise<NonNullable<ContactDraft['file']>> {
+async function readFile(file: File): Promise<ChosenFile> {
   const url = await new Promise<string>((resolve, reject) => {
     const reader = new FileReader()
     reader.onload = () => resolve(String(reader.result))
@@ -35,7 +33,8 @@ export function ContactSendForm({
   const [draft, setDraft] = useState<ContactDraft>({ ...EMPTY_CONTACT_DRAFT, to: suggestedTo })
   const { error, run } = useAction()
   const [status, setStatus] = useState<string | null>(null)
-  const change = (next: Partial<ContactDraft>) => setDraft((current) => ({ ...current, ...next }))
+  const change = (next: Partial<ContactDraft>) =>
+    setDraft((current) => ({ ...current, ...next }) as ContactDraft)
   useEffect(
     () => setDraft((current) => (current.to ? current : { ...current, to: suggestedTo })),
     [suggestedTo],
@@ -54,7 +53,6 @@ export function ContactSendForm({
     setStatus(`Sent as +${phone}.`)
   }
 
-  const withText = draft.kind === 'text' || draft.kind === 'file'
   return (
     <>
       <form className="stack" onSubmit={(event) => void send(event)} aria-label={`Send as ${label}`}>
@@ -67,146 +65,29 @@ export function ContactSendForm({
             onChange={(event) => change({ to: event.target.value.trim() })}
           />
         </div>
-        <fieldset className="segmented">
-          <legend>Send</legend>
-          {CONTACT_KINDS.map(({ kind, label: name }) => (
-            <label key={kind}>
-              <input
-                type="radio"
-                name="contact-kind"
-                checked={draft.kind === kind}
-                onChange={() => change({ kind })}
-              />
-              {name}
-            </label>
-          ))}
-        </fieldset>
-        {takesFile(draft.kind) ? (
-          <div className="field">
-            <label htmlFor="contact-file">File</label>
-            <input
-              id="contact-file"
-              type="file"
-              required
-              onChange={(event) => {
-                const file = event.target.files?.[0]
-                if (file) void run(async () => change({ file: await readFile(file) }))
-                else change({ file: null })
-              }}
-            />
-            {draft.kind === 'voice_note' ? (
-              <p className="hint">A voice note is Ogg/Opus audio, as the apps record it.</p>
-            ) : null}
-          </div>
-        ) : null}
-        {draft.kind === 'location' ? (
-          <div className="field-row">
+        <KindChoice
+          forms={CONTACT_KINDS}
+          replyFields={REPLY_FIELDS}
+          idPrefix="contact"
+          values={draft}
+          onChange={(name, value) => change({ [name]: value })}
+          renderFile={(field) => (
             <div className="field">
-              <label htmlFor="contact-latitude">Latitude</label>
+              <label htmlFor={`contact-${field.name}`}>{field.label}</label>
               <input
-                id="contact-latitude"
+                id={`contact-${field.name}`}
+                type="file"
                 required
-                inputMode="decimal"
-                value={draft.latitude}
-                onChange={(event) => change({ latitude: event.target.value })}
+                onChange={(event) => {
+                  const file = event.target.files?.[0]
+                  if (file) void run(async () => change({ file: await readFile(file) }))
+                  else change({ file: null })
+                }}
               />
+              {field.hint ? <p className="hint">{field.hint}</p> : null}
             </div>
-            <div className="field">
-              <label htmlFor="contact-longitude">Longitude</label>
-              <input
-                id="contact-longitude"
-                required
-                inputMode="decimal"
-                value={draft.longitude}
-                onChange={(event) => change({ longitude: event.target.value })}
-              />
-            </div>
-            <div className="field">
-              <label htmlFor="contact-place">Place name (optional)</label>
-              <input
-                id="contact-place"
-                value={draft.placeName}
-                onChange={(event) => change({ placeName: event.target.value })}
-              />
-            </div>
-          </div>
-        ) : null}
-        {draft.kind === 'contacts' ? (
-          <div className="field">
-            <label htmlFor="contact-cards">Cards, one a line (name: number)</label>
-            <textarea
-              id="contact-cards"
-              required
-              rows={2}
-              value={draft.contacts}
-              onChange={(event) => change({ contacts: event.target.value })}
-            />
-          </div>
-        ) : null}
-        {withText ? (
-          <div className="field">
-            <label htmlFor="contact-text">{draft.kind === 'text' ? 'Message' : 'Caption (optional)'}</label>
-            <textarea
-              id="contact-text"
-              value={draft.text}
-              required={draft.kind === 'text'}
-              rows={2}
-              onChange={(event) => change({ text: event.target.value })}
-            />
-          </div>
-        ) : null}
-        {draft.kind === 'file' ? (
-          <label>
-            <input
-              type="checkbox"
-              checked={draft.viewOnce}
-              onChange={(event) => change({ viewOnce: event.target.checked })}
-            />{' '}
-            View once
-          </label>
-        ) : null}
-        {draft.kind === 'text' ? (
-          <div className="field-row">
-            <div className="field">
-              <label htmlFor="contact-link-url">Link preview address (optional)</label>
-              <input
-                id="contact-link-url"
-                type="url"
-                value={draft.linkUrl}
-                onChange={(event) => change({ linkUrl: event.target.value.trim() })}
-              />
-            </div>
-            <div className="field">
-              <label htmlFor="contact-link-title">Link preview title</label>
-              <input
-                id="contact-link-title"
-                value={draft.linkTitle}
-                required={draft.linkUrl !== ''}
-                onChange={(event) => change({ linkTitle: event.target.value })}
-              />
-            </div>
-          </div>
-        ) : null}
-        <div className="field-row">
-          <div className="field">
-            <label htmlFor="contact-reply-to">Reply to (optional)</label>
-            <input
-              id="contact-reply-to"
-              value={draft.replyTo}
-              spellCheck={false}
-              onChange={(event) => change({ replyTo: event.target.value })}
-            />
-          </div>
-          <div className="field">
-            <label htmlFor="contact-mentions">Mention (optional)</label>
-            <input
-              id="contact-mentions"
-              value={draft.mentions}
-              spellCheck={false}
-              onChange={(event) => change({ mentions: event.target.value })}
-            />
-          </div>
-        </div>
+          )}
+        />
         <div className="actions">
           <button type="submit" className="primary">
             Send as this contact
