@@ -11,7 +11,7 @@ import { fork, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
-import { DEFAULT_EVENT_SETTINGS } from '../electron/core/events/event-settings'
+import { DEFAULT_EVENT_SETTINGS } from '../electron/core/contract/event-settings'
 import { eventFixture, type EventFixture } from '../electron/core/events/testing/event-fixture'
 
 /** Milliseconds since the epoch with sub-millisecond precision, comparable across processes. */

@@ -5,14 +5,17 @@ import {
   EventSettingsError,
   type EventSettingsInput,
   parseEventSettings,
-} from './events/event-settings'
-import type { StoreChoice } from './store/backend'
+} from './contract/event-settings'
 import type { LogLevel } from './logger'
 
 /**
  * Where instances connect: WhatsApp itself, a sandbox inside this process (its state kept in the data
  * directory; `reset` starts it fresh), or an outside sandbox's control API.
  */
+
+/** Where the core keeps its data: the embedded LMDB store in the data folder, or a PostgreSQL database. */
+export type StoreChoice = { kind: 'lmdb' } | { kind: 'postgres'; url: string }
+
 export type NetworkMode =
   { kind: 'whatsapp' } | { kind: 'sandbox'; reset: boolean } | { kind: 'sandbox-url'; controlUrl: string }
 

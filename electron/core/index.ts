@@ -55,6 +55,7 @@ import {
 import { WaVersionSource } from './wa/wa-version'
 import { checkProxyReachable } from './wa/proxy'
 import { WaSession } from './wa/wa-session'
+import { tallyVotes } from './wa/poll-votes'
 
 export interface CoreDeps {
   logger?: Logger
@@ -185,6 +186,7 @@ async function buildCore(
     store: stores.messages,
     ledger: stores.ledger,
     polls: stores.polls,
+    tallyVotes,
     limits: config.limits,
     events,
     logger,

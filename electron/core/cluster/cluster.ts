@@ -1,5 +1,5 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto'
-import type pg from 'pg'
+import type { SharedPool } from '../store/postgres/pool'
 import { CoalescedRunner } from '../coalesced-runner'
 import {
   type CommitAnnouncements,
@@ -17,11 +17,11 @@ import type { InstanceStatus } from '../contract/instance-state'
 import type { Logger } from '../logger'
 import { clusterHealth, clusterMetricsProvider } from './cluster-views'
 import { type Fence, NodeLease } from './node-lease'
-import { Notifications } from './notifications'
+import { Notifications } from '../store/postgres/notifications'
 
 export interface ClusterOptions {
   /** The stores' pool, shared: the node's lease, placement and the statuses peers report. */
-  pool: pg.Pool
+  pool: SharedPool
   /** The database URL, for the notification connection (a direct one, not pooled). */
   url: string
   nodeId: string
@@ -53,7 +53,7 @@ const ANNOUNCE_MS = 20
  * (the instance manager connects or stops the account, the event service starts or stops its deliveries).
  */
 export class Cluster implements Coordinator {
-  private readonly pool: pg.Pool
+  private readonly pool: SharedPool
   private lease: NodeLease | undefined
   /** The key peers present when they forward a request (shared through the database), read at `join`. */
   private secret = ''

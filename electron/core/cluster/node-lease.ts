@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks'
-import type pg from 'pg'
+import type { SharedClient, SharedPool } from '../store/postgres/pool'
 import { leaseLost } from '../contract/coordination'
 import type { Logger } from '../logger'
 
@@ -41,7 +41,7 @@ export class NodeLease {
   private lost = false
 
   private constructor(
-    private readonly pool: pg.Pool,
+    private readonly pool: SharedPool,
     private readonly options: NodeLeaseOptions,
   ) {
     this.monotonic = options.monotonic ?? (() => performance.now())
@@ -49,7 +49,7 @@ export class NodeLease {
   }
 
   /** Registers the node (or takes its row back after a restart) with a fresh lease. */
-  static async join(pool: pg.Pool, options: NodeLeaseOptions): Promise<NodeLease> {
+  static async join(pool: SharedPool, options: NodeLeaseOptions): Promise<NodeLease> {
     const lease = new NodeLease(pool, options)
     const sentAt = lease.monotonic()
     await pool.query(
@@ -149,7 +149,7 @@ export class NodeLease {
    * holds them until the commit (a takeover waits for it, and then sees the write). Throws `lease_lost` (and
    * the caller rolls back and stops the instance) when the instance moved or the lease expired.
    */
-  async fence(client: pg.ClientBase, fence: Fence): Promise<void> {
+  async fence(client: SharedClient, fence: Fence): Promise<void> {
     if (!this.alive) throw leaseLost(fence.instanceId)
     const { rowCount } = await client.query(
       `SELECT 1 FROM instance_owner o JOIN nodes n ON n.id = o.node_id

@@ -390,3 +390,20 @@ export interface SessionPort {
 
 /** Opens an instance's session on the network (the wa adapter's, chosen by the composition root). */
 export type OpenSession = (instanceId: string, logger: Logger, events: SessionEvents) => SessionPort
+
+/**
+ * Every option of a poll with the voters who picked it, from each voter's latest vote (the poll's stored
+ * protocol content and the votes' option hashes): the wa adapter reads the protocol for the messages part.
+ */
+export type TallyVotes = (
+  content: Uint8Array,
+  votes: ReadonlyArray<{ voter: string; hashes: readonly Uint8Array[] }>,
+) => Array<{ option: string; voters: string[] }>
+
+/** The version in use and where it came from, for `/api/v1/health`. */
+export interface WaVersionInfo {
+  version: string
+  source: 'bundled' | 'fetched'
+  /** Unix seconds of the last fetch attempt; null before the first. */
+  checked_at: number | null
+}

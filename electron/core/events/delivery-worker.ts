@@ -11,7 +11,7 @@ import type {
   WebhookTarget,
 } from '../store/event-store'
 import type { PostsInFlight } from './posts-in-flight'
-import type { WebhookSettings } from './event-settings'
+import type { WebhookSettings } from '../contract/event-settings'
 import { attemptDelivery, retryDelayMs, type AttemptResult } from './webhook-delivery'
 
 /** What a worker needs: the stores, the settings, where to deliver now, and the clock and network. */

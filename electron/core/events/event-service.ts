@@ -17,7 +17,7 @@ import type {
   WebhookTarget,
 } from '../store/event-store'
 import { EventCounters, eventMetricsProvider } from './event-metrics'
-import type { EventSettings, RetentionSettings } from './event-settings'
+import type { EventSettings, RetentionSettings } from '../contract/event-settings'
 import { contractViolations, type EventName } from '../contract/event-catalogue'
 import type { EventSink, LinkdeskEvent } from '../contract/events'
 import { LiveStream, type StreamSource } from './live-stream'

@@ -3,7 +3,7 @@ import { createServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { describe, test } from 'node:test'
 import { Agent } from 'undici'
-import { DEFAULT_EVENT_SETTINGS } from './event-settings'
+import { DEFAULT_EVENT_SETTINGS } from '../contract/event-settings'
 import { attemptDelivery, parseRetryAfter, retryDelayMs } from './webhook-delivery'
 import { signWebhook, verifyWebhookSignature } from './webhook-signature'
 

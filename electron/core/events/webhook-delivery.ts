@@ -1,6 +1,6 @@
 import { request, type Dispatcher } from 'undici'
 import type { LinkdeskEvent } from '../contract/events'
-import type { WebhookSettings } from './event-settings'
+import type { WebhookSettings } from '../contract/event-settings'
 import { WEBHOOK_HEADERS, signWebhook } from './webhook-signature'
 
 /** What one HTTP attempt gave: delivered, worth retrying (maybe not before retryAfterMs), or refused for good. */

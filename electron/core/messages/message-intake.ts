@@ -1,11 +1,11 @@
 import type { EventSink } from '../contract/events'
 import type { Logger } from '../logger'
-import { tallyVotes } from '../wa/poll-votes'
 import type { InstanceBehaviours } from '../contract/instance'
 import type { CallDesk } from './call-desk'
 import type { PollVotes } from '../store/poll-votes'
 import type { GroupDesk } from '../groups/group-desk'
 import type {
+  TallyVotes,
   WaAccount,
   WaCallOffer,
   WaGroupChange,
@@ -46,6 +46,8 @@ export interface MessageIntakeDeps {
   groups: Pick<GroupDesk, 'changed'>
   /** Each voter's latest vote on each poll. */
   polls: PollVotes
+  /** Reads a poll's options and tallies its votes (the wa adapter's protocol reading). */
+  tallyVotes: TallyVotes
   /** What the instance does on its own: ignore groups, mark incoming messages read. */
   behaviours(instanceId: string): InstanceBehaviours
   /** Marks a received message read (auto_read). */
@@ -177,7 +179,7 @@ export class MessageIntake implements WaMessageHooks {
       target_id: vote.target,
       voter: vote.voter,
       options: vote.options,
-      tally: tallyVotes(content, votes).map(({ option, voters }) => ({
+      tally: this.deps.tallyVotes(content, votes).map(({ option, voters }) => ({
         option,
         votes: voters.length,
         voters,

@@ -3,7 +3,7 @@ import { AppError } from '../errors'
 import type { EventSink } from '../contract/events'
 import type { MetricsProvider } from '../contract/metrics'
 import type { Logger } from '../logger'
-import type { SentAnswer, WaConnection, WaMessageHooks } from '../contract/network'
+import type { SentAnswer, TallyVotes, WaConnection, WaMessageHooks } from '../contract/network'
 import { AckTracker } from './ack-tracker'
 import { IdempotencyLedger } from './idempotency-ledger'
 import { type LedgerRecords } from '../store/ledger-records'
@@ -32,6 +32,8 @@ export interface MessageServiceDeps {
   ledger: LedgerRecords
   /** Each voter's latest vote on each poll. */
   polls: PollVotes
+  /** Reads a poll's options and tallies its votes (the wa adapter's protocol reading). */
+  tallyVotes: TallyVotes
   limits: Limits
   events: EventSink
   logger: Logger
@@ -163,6 +165,7 @@ export class MessageService {
       calls: this.calls,
       groups: this.groups,
       polls: deps.polls,
+      tallyVotes: deps.tallyVotes,
       behaviours: deps.behaviours,
       read: async (instanceId, key) => (await connection(instanceId)).read([key]),
     })

@@ -1,5 +1,6 @@
 import type { NodeSignals, WriteFence } from '../contract/coordination'
 import type { SharedLog } from './event-store'
+import type { StoreChoice } from '../config'
 import type { Logger } from '../logger'
 import type { AuthCipher, AuthStore } from './auth-store'
 import type { EventStore } from './event-store'
@@ -8,9 +9,6 @@ import type { MessageStore } from './message-store'
 import type { PollVotes } from './poll-votes'
 import type { SettingsStore } from './settings-store'
 import type { Uploads } from './uploads'
-
-/** Where the core keeps its data: the embedded LMDB store in the data folder, or a PostgreSQL database. */
-export type StoreChoice = { kind: 'lmdb' } | { kind: 'postgres'; url: string }
 
 /** Every part the core keeps, on one store: what a backend opens. */
 export interface Stores {

@@ -1,4 +1,5 @@
-import type { OpenStores, StoreChoice, StoreOptions, Stores } from './backend'
+import type { StoreChoice } from '../config'
+import type { OpenStores, StoreOptions, Stores } from './backend'
 import { openStores as openLmdb } from './lmdb'
 import { openStores as openPostgres, type PostgresOptions } from './postgres'
 

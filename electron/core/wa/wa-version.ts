@@ -1,6 +1,7 @@
 import { DEFAULT_CONNECTION_CONFIG } from '@whiskeysockets/baileys'
 import { parseClientRevision } from '@linkdesk/sandbox/protocol'
 import type { Logger } from '../logger'
+import type { WaVersionInfo } from '../contract/network'
 
 /** A WhatsApp Web client version, as the network checks it at every login: `[2, 3000, <revision>]`. */
 export type WaVersion = [number, number, number]
@@ -10,14 +11,6 @@ export const BUNDLED_WA_VERSION: WaVersion = [...DEFAULT_CONNECTION_CONFIG.versi
 
 /** Where WhatsApp Web's service worker states the current client revision. */
 export const WHATSAPP_VERSION_URL = 'https://web.whatsapp.com/sw.js'
-
-/** The version in use and where it came from, for `/api/v1/health`. */
-export interface WaVersionInfo {
-  version: string
-  source: 'bundled' | 'fetched'
-  /** Unix seconds of the last fetch attempt; null before the first. */
-  checked_at: number | null
-}
 
 export interface WaVersionSourceOptions {
   /** The version document's URL; empty: never fetch, keep the bundled version. */

@@ -1,6 +1,6 @@
 import type { InstanceManager } from '../../instances/instance-manager'
 import type { TokenService } from '../../tokens/token-service'
-import type { WaVersionInfo } from '../../wa/wa-version'
+import type { WaVersionInfo } from '../../contract/network'
 import type { UiCredential } from '../auth'
 import { defineOperation, type Operation } from '../operation'
 

@@ -6,7 +6,7 @@ import { silentLogger } from '../../logger'
 import { openTestEventStore } from '../../store/testing/test-store'
 import type { InstanceRecord, WebhookRecord } from '../../store/settings-store'
 import { EventService, type EventServiceDeps } from '../event-service'
-import { DEFAULT_EVENT_SETTINGS, type EventSettings } from '../event-settings'
+import { DEFAULT_EVENT_SETTINGS, type EventSettings } from '../../contract/event-settings'
 
 /** A webhook directory with one enabled webhook, added to `instanceId`, taking every event. */
 export function oneAddedWebhook(instanceId: string, url: string): NonNullable<EventServiceDeps['webhooks']> {

@@ -7,6 +7,9 @@ const POOL_SIZE = 10
 /** A node's pool on the shared PostgreSQL store, which the stores and the node's cluster part share. */
 export type SharedPool = pg.Pool
 
+/** One connection of the pool (a transaction's, or one checked out for a fence). */
+export type SharedClient = pg.ClientBase
+
 /** Opens a node's pool on the PostgreSQL store at `url` (no connection is made until the first query). */
 export function openPool(url: string, options: { logger: Logger; fsync?: boolean }): SharedPool {
   // The same promise as the embedded store's: what is acknowledged survives the app being killed (PostgreSQL

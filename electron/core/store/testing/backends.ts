@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe } from 'node:test'
 import type pg from 'pg'
-import type { StoreChoice } from '../backend'
+import type { StoreChoice } from '../../config'
 import { openDatabase, type RootDatabase } from '../lmdb/database'
 import { migratedPool, postgresMissing, startPostgres, type PostgresServer } from './postgres-server'
 

@@ -1,5 +1,5 @@
 import pg from 'pg'
-import type { Logger } from '../logger'
+import type { Logger } from '../../logger'
 
 /** The channels the nodes of a cluster signal each other on. */
 export type Channel = 'linkdesk_cluster' | 'linkdesk_settings' | 'linkdesk_events'
