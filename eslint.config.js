@@ -1,5 +1,6 @@
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
+import { layers } from './eslint.layers.js'
 
 export default tseslint.config(
   { ignores: ['node_modules', 'out', 'dist', 'renderer/dist', 'bench/.runs'] },
@@ -16,7 +17,10 @@ export default tseslint.config(
     files: ['**/*.test.ts', '**/testing/**/*.ts', 'renderer/e2e/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
+  // Which zone may import which, packages included (README "Layout").
+  layers,
   {
+    // Tests and their helpers are outside the zones, but never bring Electron into the core.
     files: ['electron/core/**/*.ts'],
     rules: {
       'no-console': 'error',

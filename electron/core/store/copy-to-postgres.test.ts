@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { rmSync } from 'node:fs'
 import { after, before, test } from 'node:test'
-import type { Core } from '../../index'
+import type { Core } from '../index'
 import {
   call,
   decodeQr,
@@ -10,12 +10,12 @@ import {
   startCore,
   tempDataDir,
   waitForStatus,
-} from '../../instances/testing/instance-harness'
-import { silentLogger } from '../../logger'
-import { eventually } from '../../messages/testing/messaging-harness'
+} from '../instances/testing/instance-harness'
+import { silentLogger } from '../logger'
+import { eventually } from '../messages/testing/messaging-harness'
 import type { Sandbox } from '@linkdesk/sandbox'
-import { copyToPostgres } from './copy-from-lmdb'
-import { postgresSuite } from '../testing/postgres-server'
+import { copyToPostgres } from './copy-to-postgres'
+import { postgresSuite } from './testing/postgres-server'
 
 // The phone outlives the app: both the LMDB core and the PostgreSQL one reach it with `--sandbox-url`.
 let sandbox: Sandbox

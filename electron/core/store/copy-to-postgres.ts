@@ -1,21 +1,21 @@
-import pg from 'pg'
-import type { EventWrite } from '../event-store'
-import { LmdbEventStore } from '../lmdb/events'
-import type { Logger } from '../../logger'
-import { LmdbLedgerRecords } from '../lmdb/ledger'
-import { LmdbMessageStore } from '../lmdb/messages'
-import { LmdbPollVotes } from '../lmdb/poll-votes'
-import { LmdbAuthStore } from '../lmdb/auth'
-import { openDatabase } from '../lmdb/database'
-import { PostgresAuthStore } from './auth'
-import { PostgresEventStore } from './events'
-import { PostgresLedgerRecords } from './ledger'
-import { PostgresMessageStore } from './messages'
-import { PostgresPollVotes } from './poll-votes'
-import { migrate } from './schema'
-import { PostgresSettingsStore } from './settings'
-import { FileSettingsStore } from '../lmdb/settings'
-import { type SettingsKind } from '../settings-store'
+import type { EventWrite } from './event-store'
+import { LmdbEventStore } from './lmdb/events'
+import type { Logger } from '../logger'
+import { LmdbLedgerRecords } from './lmdb/ledger'
+import { LmdbMessageStore } from './lmdb/messages'
+import { LmdbPollVotes } from './lmdb/poll-votes'
+import { LmdbAuthStore } from './lmdb/auth'
+import { openDatabase } from './lmdb/database'
+import { PostgresAuthStore } from './postgres/auth'
+import { PostgresEventStore } from './postgres/events'
+import { PostgresLedgerRecords } from './postgres/ledger'
+import { PostgresMessageStore } from './postgres/messages'
+import { PostgresPollVotes } from './postgres/poll-votes'
+import { migrate } from './postgres/schema'
+import { PostgresSettingsStore } from './postgres/settings'
+import { FileSettingsStore } from './lmdb/settings'
+import { type SettingsKind } from './settings-store'
+import { openPool, type SharedPool } from './postgres/pool'
 
 /** What a copy moved, by part. */
 export interface CopyCount {
@@ -41,7 +41,8 @@ const EVENT_CHUNK = 1000
  * hour). The folder is only read; the app must not be running on it.
  */
 export async function copyToPostgres(dataDir: string, url: string, logger: Logger): Promise<CopyCount> {
-  const pool = new pg.Pool({ connectionString: url, max: 2 })
+  // Every commit of the copy waits for the database's flush (a copy is done once; it need not be fast).
+  const pool = openPool(url, { logger, fsync: true })
   const db = openDatabase(dataDir)
   const auth = new LmdbAuthStore(dataDir)
   try {
@@ -113,7 +114,7 @@ export async function copyToPostgres(dataDir: string, url: string, logger: Logge
 }
 
 /** A copy goes into an empty database only: it never merges with, or overwrites, another node's data. */
-async function refuseUnlessEmpty(pool: pg.Pool): Promise<void> {
+async function refuseUnlessEmpty(pool: SharedPool): Promise<void> {
   const { rows } = await pool.query<{ n: string }>(
     `SELECT (SELECT count(*) FROM instances) + (SELECT count(*) FROM tokens) + (SELECT count(*) FROM events)
           + (SELECT count(*) FROM auth_entries) + (SELECT count(*) FROM messages) AS n`,
