@@ -3,7 +3,7 @@
 // (playwright-core) against the compiled headless server, as an operator's browser would run it.
 import type { Page } from 'playwright-core'
 import { DEFAULT_EVENT_SETTINGS } from '../electron/core/contract/event-settings'
-import { eventFixture } from '../electron/core/events/testing/event-fixture'
+import { eventFixture } from '../electron/core/testing/event-fixture'
 import { launchBrowser } from '../renderer/e2e/browser'
 import { ensureRendererBuilt } from '../renderer/e2e/renderer-build'
 import { newDataDir, startApp } from './harness/app'

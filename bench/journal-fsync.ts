@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { eventFixture, FAST_EVENT_SETTINGS } from '../electron/core/events/testing/event-fixture'
+import { eventFixture, FAST_EVENT_SETTINGS } from '../electron/core/testing/event-fixture'
 
 const EVENTS = 2000
 const root = process.argv[2] ?? tmpdir()

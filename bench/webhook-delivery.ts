@@ -12,7 +12,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { DEFAULT_EVENT_SETTINGS } from '../electron/core/contract/event-settings'
-import { eventFixture, type EventFixture } from '../electron/core/events/testing/event-fixture'
+import { eventFixture, type EventFixture } from '../electron/core/testing/event-fixture'
 
 /** Milliseconds since the epoch with sub-millisecond precision, comparable across processes. */
 export const wallClock = () => performance.timeOrigin + performance.now()

@@ -1,8 +1,8 @@
-// Runs a command with a throwaway PostgreSQL cluster (see electron/core/store/testing/postgres-server.ts) and
+// Runs a command with a throwaway PostgreSQL cluster (see electron/core/testing/postgres-server.ts) and
 // the test fixtures switched to it: LINKDESK_TEST_STORE=postgres, LINKDESK_TEST_PG_URL=<the cluster>.
 //   node --import tsx scripts/with-postgres.ts <command> [args…]
 import { spawnSync } from 'node:child_process'
-import { postgresMissing, startPostgres } from '../electron/core/store/testing/postgres-server'
+import { postgresMissing, startPostgres } from '../electron/core/testing/postgres-server'
 
 const [command, ...args] = process.argv.slice(2)
 if (!command) throw new Error('usage: with-postgres <command> [args…]')

@@ -2,7 +2,7 @@ import {
   type PostgresServer,
   postgresMissing,
   startPostgres,
-} from '../../electron/core/store/testing/postgres-server'
+} from '../../electron/core/testing/postgres-server'
 
 /**
  * A PostgreSQL cluster for the bench's PostgreSQL rows, with PostgreSQL's defaults (fsync on: the WAL is

@@ -8,8 +8,8 @@ import pg from 'pg'
 import { decodeQr } from '../../bench/harness/app'
 import { startNode, type Started } from '../../bench/harness/processes'
 import { type OutsideSandbox, startSandbox } from '../../bench/harness/sandbox'
-import { eventIdsByMessage, WebhookReceiver } from '../core/events/testing/webhook-receiver'
-import { postgresMissing, type PostgresServer, startPostgres } from '../core/store/testing/postgres-server'
+import { eventIdsByMessage, WebhookReceiver } from '../core/testing/webhook-receiver'
+import { postgresMissing, type PostgresServer, startPostgres } from '../core/testing/postgres-server'
 
 // Three `serve` nodes share one PostgreSQL and an outside sandbox; instances are linked through different
 // nodes. Then a node is killed with SIGKILL during incoming traffic, another is paused past its lease and

@@ -8,8 +8,8 @@ import { decodeQr } from '../../bench/harness/app'
 import { postOk } from '../../bench/harness/http'
 import { startNode, type Started } from '../../bench/harness/processes'
 import { startSandbox } from '../../bench/harness/sandbox'
-import { eventIdsByMessage, WebhookReceiver } from '../core/events/testing/webhook-receiver'
-import { testStoreEnv } from '../core/store/testing/test-store'
+import { eventIdsByMessage, WebhookReceiver } from '../core/testing/webhook-receiver'
+import { testStoreEnv } from '../core/testing/test-store'
 
 // The app is killed with SIGKILL at random moments while a contact writes to its account at a steady rate;
 // each time it is started again on the same data folder. Afterwards every message must be at the webhook

@@ -11,7 +11,7 @@ import { type HeadlessServer, startHeadlessServer } from './headless-server'
 import { ensureRendererBuilt } from './renderer-build'
 import { screenshot } from './screenshots'
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver'
-import { startHttpProxy } from '../../electron/core/wa/testing/local-proxies'
+import { startHttpProxy } from '../../electron/core/testing/local-proxies'
 
 const execFileAsync = promisify(execFile)
 const SCREENS = ['Instances', 'Composer', 'Events', 'Webhooks', 'Sandbox', 'Tokens', 'Settings'] as const

@@ -1,4 +1,4 @@
-import { testStore } from '../store/testing/test-store'
+import { testStore } from '../testing/test-store'
 import assert from 'node:assert/strict'
 import { request as httpRequest } from 'node:http'
 import { after, before, describe, test } from 'node:test'

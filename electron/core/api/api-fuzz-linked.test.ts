@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
-import { WebhookReceiver } from '../events/testing/webhook-receiver'
+import { WebhookReceiver } from '../testing/webhook-receiver'
 import type { InstanceStatus } from '../contract/instance-state'
-import { decodeQr, FAST_TIMINGS, waitForStatus } from '../instances/testing/instance-harness'
+import { decodeQr, FAST_TIMINGS, waitForStatus } from '../testing/instance-harness'
 import {
   eventually,
   linkedInstance,
   pngBytes,
   recordEvents,
   startFileServer,
-} from '../messages/testing/messaging-harness'
+} from '../testing/messaging-harness'
 import { releaseLongTimers } from '@linkdesk/sandbox/testing'
 import { startTestCore, TEST_TOKEN, type TestCore } from '../testing/test-core'
 import {
@@ -22,7 +22,7 @@ import {
   type RequestHow,
   verb,
   weirdValue,
-} from './testing/fuzz-arbitraries'
+} from '../testing/fuzz-arbitraries'
 
 /**
  * Property-based fuzzing of the send and instance operations against a LINKED instance: a real Baileys

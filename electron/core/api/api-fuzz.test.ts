@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
-import { FAST_TIMINGS } from '../instances/testing/instance-harness'
+import { FAST_TIMINGS } from '../testing/instance-harness'
 import { startTestCore, TEST_TOKEN, type TestCore } from '../testing/test-core'
 import {
   buildRequest,
@@ -12,7 +12,7 @@ import {
   validLike,
   verb,
   weirdValue,
-} from './testing/fuzz-arbitraries'
+} from '../testing/fuzz-arbitraries'
 
 /**
  * Property-based fuzzing of every operation the OpenAPI document lists: random verbs, encodings, parameter

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { rmSync } from 'node:fs'
 import { test } from 'node:test'
-import { startCore, tempDataDir, TOKEN } from '../instances/testing/instance-harness'
-import { linkedInstance } from '../messages/testing/messaging-harness'
+import { startCore, tempDataDir, TOKEN } from '../testing/instance-harness'
+import { linkedInstance } from '../testing/messaging-harness'
 
 const ME = '15550400001'
 const ALICE = '15550400002'

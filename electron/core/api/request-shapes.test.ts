@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
 import { after, before, describe, test } from 'node:test'
 import type { Core } from '../index'
-import { startCore, tempDataDir } from '../instances/testing/instance-harness'
+import { startCore, tempDataDir } from '../testing/instance-harness'
 import {
   eventually,
   linkedInstance,
@@ -11,7 +11,7 @@ import {
   sha256,
   startFileServer,
   TOKEN,
-} from '../messages/testing/messaging-harness'
+} from '../testing/messaging-harness'
 
 /**
  * Request shapes that common client libraries send, byte for byte: PHP's HTTP clients (Guzzle/Laravel),

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Coordinator, OwnershipHooks } from '../contract/coordination'
 import { silentLogger } from '../logger'
-import { postgresSuite } from '../store/testing/postgres-server'
+import { postgresSuite } from '../testing/postgres-server'
 import { Cluster } from './cluster'
 import { SingleNode } from './single-node'
 

@@ -3,7 +3,7 @@ import { test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { silentLogger } from '../logger'
 import { inTransaction } from '../store/postgres/transaction'
-import { postgresSuite } from '../store/testing/postgres-server'
+import { postgresSuite } from '../testing/postgres-server'
 import { NodeLease, type NodeLeaseOptions } from './node-lease'
 
 const lease = (nodeId: string, extra: Partial<NodeLeaseOptions> = {}): NodeLeaseOptions => ({

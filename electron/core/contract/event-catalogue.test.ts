@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { rmSync } from 'node:fs'
 import { test } from 'node:test'
-import { ok, startCore, tempDataDir } from '../instances/testing/instance-harness'
+import { ok, startCore, tempDataDir } from '../testing/instance-harness'
 import { InstanceViewSchema } from '../instances/instance-view'
-import { linkedInstance, recordEvents } from '../messages/testing/messaging-harness'
+import { linkedInstance, recordEvents } from '../testing/messaging-harness'
 import { schemaViolations } from '../schema'
 import { contractViolations, EVENT_CATALOGUE, EVENT_NAMES } from './event-catalogue'
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import { call, ok } from '../instances/testing/instance-harness'
-import { linkedCoreFixture } from '../messages/testing/linked-core'
-import { WebhookReceiver } from './testing/webhook-receiver'
+import { call, ok } from '../testing/instance-harness'
+import { linkedCoreFixture } from '../testing/linked-core'
+import { WebhookReceiver } from '../testing/webhook-receiver'
 import { WEBHOOK_HEADERS, verifyWebhookSignature } from './webhook-signature'
 
 const ME = '15550650001'

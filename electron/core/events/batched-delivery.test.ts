@@ -2,8 +2,8 @@ import assert from 'node:assert/strict'
 import { type TestContext, test } from 'node:test'
 import type { WebhookRecord } from '../store/settings-store'
 import type { EventService } from './event-service'
-import { eventFixture } from './testing/event-fixture'
-import { type ReceivedDelivery, WebhookReceiver, allDelivered, waitFor } from './testing/webhook-receiver'
+import { eventFixture } from '../testing/event-fixture'
+import { type ReceivedDelivery, WebhookReceiver, allDelivered, waitFor } from '../testing/webhook-receiver'
 import { verifyWebhookSignature } from './webhook-signature'
 
 /** A receiver whose first request waits `holdMs` before its answer, so that events queue up behind it. */

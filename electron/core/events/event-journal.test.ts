@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { createIdFactory } from '../contract/event-id'
 import { EventJournal, type JournalRecord } from './event-journal'
-import { storedEvent } from './testing/stored-event'
+import { storedEvent } from '../testing/stored-event'
 
 function record(id: string): JournalRecord {
   return { stored: storedEvent(id) }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { FAST_EVENT_SETTINGS, eventFixture } from './testing/event-fixture'
-import { WebhookReceiver, waitFor } from './testing/webhook-receiver'
+import { FAST_EVENT_SETTINGS, eventFixture } from '../testing/event-fixture'
+import { WebhookReceiver, waitFor } from '../testing/webhook-receiver'
 import { verifyWebhookSignature } from './webhook-signature'
 
 test('a receiver that fails its first attempts then recovers gets each event once, in order, signed', async (t) => {

@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net'
 import { test } from 'node:test'
 import { silentLogger } from '../logger'
 import { EventStreamClient } from './live-stream'
-import { eventFixture } from './testing/event-fixture'
-import { waitFor } from './testing/webhook-receiver'
+import { eventFixture } from '../testing/event-fixture'
+import { waitFor } from '../testing/webhook-receiver'
 
 /** An HTTP server whose every request becomes a stream client of the fixture's events. */
 async function streamServer(fixture: Awaited<ReturnType<typeof eventFixture>>, stallTimeoutMs: number) {

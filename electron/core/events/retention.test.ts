@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { DEFAULT_EVENT_SETTINGS, type RetentionSettings } from '../contract/event-settings'
-import { FAST_EVENT_SETTINGS, eventFixture } from './testing/event-fixture'
-import { WebhookReceiver, waitFor } from './testing/webhook-receiver'
+import { FAST_EVENT_SETTINGS, eventFixture } from '../testing/event-fixture'
+import { WebhookReceiver, waitFor } from '../testing/webhook-receiver'
 
 const DAY = 24 * 60 * 60_000
 

@@ -9,8 +9,8 @@ import { openDatabase, type RootDatabase } from '../store/lmdb/database'
 import type { InstanceRecord } from '../store/settings-store'
 import { EventService } from './event-service'
 import { LmdbEventStore } from '../store/lmdb/events'
-import { FAST_EVENT_SETTINGS } from './testing/event-fixture'
-import { WebhookReceiver, waitFor } from './testing/webhook-receiver'
+import { FAST_EVENT_SETTINGS } from '../testing/event-fixture'
+import { WebhookReceiver, waitFor } from '../testing/webhook-receiver'
 import { SingleNode } from '../cluster/single-node'
 
 /**

@@ -6,11 +6,11 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { EventJournal } from './event-journal'
-import { testStore } from '../store/testing/test-store'
-import { eventFixture, oneAddedWebhook } from './testing/event-fixture'
-import { WebhookReceiver, waitFor } from './testing/webhook-receiver'
+import { testStore } from '../testing/test-store'
+import { eventFixture, oneAddedWebhook } from '../testing/event-fixture'
+import { WebhookReceiver, waitFor } from '../testing/webhook-receiver'
 
-const CHILD = fileURLToPath(new URL('./testing/emit-and-hang.ts', import.meta.url))
+const CHILD = fileURLToPath(new URL('../testing/emit-and-hang.ts', import.meta.url))
 
 test('kill -9 with a thousand events pending, then a restart: every event is delivered, in order', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'linkdesk-crash-'))

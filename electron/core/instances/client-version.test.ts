@@ -3,7 +3,14 @@ import { rmSync } from 'node:fs'
 import { after, before, test } from 'node:test'
 import { DEFAULT_CONNECTION_CONFIG } from '@whiskeysockets/baileys'
 import type { Core } from '../index'
-import { decodeQr, ok, recordStates, startCore, tempDataDir, waitForStatus } from './testing/instance-harness'
+import {
+  decodeQr,
+  ok,
+  recordStates,
+  startCore,
+  tempDataDir,
+  waitForStatus,
+} from '../testing/instance-harness'
 
 // The sandbox starts out announcing and accepting the version Baileys was released with; a "web release"
 // then moves the version its document announces and the minimum it accepts.

@@ -12,7 +12,7 @@ import {
   tempDataDir,
   TOKEN,
   waitForStatus,
-} from './testing/instance-harness'
+} from '../testing/instance-harness'
 
 let core: Core
 let api: string

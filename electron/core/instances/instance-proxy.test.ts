@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import sharp from 'sharp'
-import { linkedCoreFixture } from '../messages/testing/linked-core'
+import { linkedCoreFixture } from '../testing/linked-core'
 import { inboxEntry } from '@linkdesk/sandbox/testing'
-import { type LocalProxy, startHttpProxy, startSocksProxy } from '../wa/testing/local-proxies'
-import { TOKEN, waitForStatus } from './testing/instance-harness'
+import { type LocalProxy, startHttpProxy, startSocksProxy } from '../testing/local-proxies'
+import { TOKEN, waitForStatus } from '../testing/instance-harness'
 
 const ME = '15550640001'
 const ALICE = '15550640002'

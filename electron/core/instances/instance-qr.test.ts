@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { rmSync } from 'node:fs'
 import { after, before, test } from 'node:test'
 import type { Core } from '../index'
-import { call, decodeQr, ok, startCore, tempDataDir, waitForStatus } from './testing/instance-harness'
+import { call, decodeQr, ok, startCore, tempDataDir, waitForStatus } from '../testing/instance-harness'
 
 let core: Core
 let dataDir: string

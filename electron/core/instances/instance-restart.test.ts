@@ -3,7 +3,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { cpSync, rmSync } from 'node:fs'
 import { after, before, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { eventually } from '../messages/testing/messaging-harness'
+import { eventually } from '../testing/messaging-harness'
 import type { Sandbox } from '@linkdesk/sandbox'
 import type { Core } from '../index'
 import {
@@ -15,7 +15,7 @@ import {
   tempDataDir,
   TOKEN,
   waitForStatus,
-} from './testing/instance-harness'
+} from '../testing/instance-harness'
 
 // One sandbox outlives the app: the app restarts against it with `--sandbox-url`, as a user's phone stays.
 let sandbox: Sandbox

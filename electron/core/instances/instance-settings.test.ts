@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { ok } from './testing/instance-harness'
-import { linkedCoreFixture } from '../messages/testing/linked-core'
-import { eventually } from '../messages/testing/messaging-harness'
+import { ok } from '../testing/instance-harness'
+import { linkedCoreFixture } from '../testing/linked-core'
+import { eventually } from '../testing/messaging-harness'
 
 const ME = '15550470001'
 const ALICE = '15550470002'

@@ -5,21 +5,8 @@ import { join } from 'node:path'
 import { after, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import type { Core } from '../index'
-import {
-  call,
-  decodeQr,
-  ok,
-  startCore,
-  tempDataDir,
-  waitForStatus,
-} from '../instances/testing/instance-harness'
-import {
-  eventually,
-  linkedInstance,
-  recordEvents,
-  sha256,
-  TOKEN,
-} from '../messages/testing/messaging-harness'
+import { call, decodeQr, ok, startCore, tempDataDir, waitForStatus } from '../testing/instance-harness'
+import { eventually, linkedInstance, recordEvents, sha256, TOKEN } from '../testing/messaging-harness'
 
 const ME = '15550700001'
 const ALICE = '15550700002'

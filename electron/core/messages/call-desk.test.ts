@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { ok } from '../instances/testing/instance-harness'
+import { ok } from '../testing/instance-harness'
 import { inboxEntry } from '@linkdesk/sandbox/testing'
-import { linkedCoreFixture } from './testing/linked-core'
-import { eventually } from './testing/messaging-harness'
+import { linkedCoreFixture } from '../testing/linked-core'
+import { eventually } from '../testing/messaging-harness'
 
 const ME = '15550450001'
 const ALICE = '15550450002'

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { sineAudio } from './media-convert/testing/sine-audio'
-import { linkedCoreFixture } from './testing/linked-core'
-import { eventually } from './testing/messaging-harness'
+import { sineAudio } from '../testing/sine-audio'
+import { linkedCoreFixture } from '../testing/linked-core'
+import { eventually } from '../testing/messaging-harness'
 
 const ME = '15550430001'
 const ALICE = '15550430002'

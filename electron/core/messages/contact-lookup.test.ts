@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import sharp from 'sharp'
-import { TOKEN } from '../instances/testing/instance-harness'
-import { linkedCoreFixture } from './testing/linked-core'
-import { eventually, sha256 } from './testing/messaging-harness'
+import { TOKEN } from '../testing/instance-harness'
+import { linkedCoreFixture } from '../testing/linked-core'
+import { eventually, sha256 } from '../testing/messaging-harness'
 
 const ME = '15550440001'
 const ALICE = '15550440002'

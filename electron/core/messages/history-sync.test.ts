@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { linkedCoreFixture } from './testing/linked-core'
+import { linkedCoreFixture } from '../testing/linked-core'
 
 const ME = '15550620001'
 const ALICE = '15550620002'

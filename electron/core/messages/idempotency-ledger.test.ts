@@ -4,7 +4,7 @@ import { AppError } from '../errors'
 import type { LedgerRecords } from '../store/ledger-records'
 import { LmdbLedgerRecords } from '../store/lmdb/ledger'
 import { PostgresLedgerRecords } from '../store/postgres/ledger'
-import { eachBackend, openOn, type PerBackend, type Storage } from '../store/testing/backends'
+import { eachBackend, openOn, type PerBackend, type Storage } from '../testing/backends'
 import { IdempotencyLedger, type LedgerSlot } from './idempotency-ledger'
 
 const ledgerRecords: PerBackend<LedgerRecords> = {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { LinkdeskEvent } from '../contract/events'
 import { inboxEntry } from '@linkdesk/sandbox/testing'
-import { linkedCoreFixture } from './testing/linked-core'
+import { linkedCoreFixture } from '../testing/linked-core'
 
 const ME = '15550420001'
 const ALICE = '15550420002'

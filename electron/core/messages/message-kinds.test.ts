@@ -6,10 +6,10 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { after, before, describe, test } from 'node:test'
 import type { Core } from '../index'
-import { call, startCore, tempDataDir } from '../instances/testing/instance-harness'
+import { call, startCore, tempDataDir } from '../testing/instance-harness'
 import sharp from 'sharp'
 import { toSticker } from './media-convert/sticker-image'
-import { sineAudio } from './media-convert/testing/sine-audio'
+import { sineAudio } from '../testing/sine-audio'
 import { createVoiceNoteConverter, VOICE_NOTE_MIMETYPE } from './media-convert/voice-note-audio'
 import {
   eventually,
@@ -19,7 +19,7 @@ import {
   sha256,
   startFileServer,
   TOKEN,
-} from './testing/messaging-harness'
+} from '../testing/messaging-harness'
 
 const ME = '15550400001'
 const ALICE = '15550400002'

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { rmSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
 import type { Core } from '../index'
-import { call, startCore, tempDataDir, waitForStatus } from '../instances/testing/instance-harness'
+import { call, startCore, tempDataDir, waitForStatus } from '../testing/instance-harness'
 import {
   eventually,
   linkedInstance,
@@ -11,7 +11,7 @@ import {
   sha256,
   startFileServer,
   TOKEN,
-} from './testing/messaging-harness'
+} from '../testing/messaging-harness'
 
 const ME = '15550300001'
 const ALICE = '15550300002'

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import sharp from 'sharp'
-import { TOKEN } from '../instances/testing/instance-harness'
+import { TOKEN } from '../testing/instance-harness'
 import { linkedClient } from '@linkdesk/sandbox/testing'
-import { linkedCoreFixture } from './testing/linked-core'
+import { linkedCoreFixture } from '../testing/linked-core'
 
 const ME = '15550490001'
 const ALICE = '15550490002'

@@ -5,8 +5,8 @@ import { test } from 'node:test'
 import type { AuthCipher, AuthStore } from './auth-store'
 import { LmdbAuthStore } from './lmdb/auth'
 import { PostgresAuthStore } from './postgres/auth'
-import { eachBackend, openOn, type PerBackend } from './testing/backends'
-import { xorCipher } from './testing/xor-cipher'
+import { eachBackend, openOn, type PerBackend } from '../testing/backends'
+import { xorCipher } from '../testing/xor-cipher'
 
 const authStore = (cipher?: AuthCipher): PerBackend<AuthStore> => ({
   lmdb: ({ dataDir }) => new LmdbAuthStore(dataDir, cipher),

@@ -10,12 +10,12 @@ import {
   startCore,
   tempDataDir,
   waitForStatus,
-} from '../instances/testing/instance-harness'
+} from '../testing/instance-harness'
 import { silentLogger } from '../logger'
-import { eventually } from '../messages/testing/messaging-harness'
+import { eventually } from '../testing/messaging-harness'
 import type { Sandbox } from '@linkdesk/sandbox'
 import { copyToPostgres } from './copy-to-postgres'
-import { postgresSuite } from './testing/postgres-server'
+import { postgresSuite } from '../testing/postgres-server'
 
 // The phone outlives the app: both the LMDB core and the PostgreSQL one reach it with `--sandbox-url`.
 let sandbox: Sandbox

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { storedEvent } from '../events/testing/stored-event'
+import { storedEvent } from '../testing/stored-event'
 import type { DeliveryAttempt, EventStore, OutboxEntry, StoredEvent } from './event-store'
 import { LmdbEventStore } from './lmdb/events'
 import { PostgresEventStore } from './postgres/events'
-import { eachBackend, openOn, type PerBackend } from './testing/backends'
+import { eachBackend, openOn, type PerBackend } from '../testing/backends'
 
 const eventStore: PerBackend<EventStore> = {
   lmdb: ({ db }) => new LmdbEventStore(db),

@@ -3,7 +3,7 @@ import { test } from 'node:test'
 import type { LedgerRecords } from './ledger-records'
 import { LmdbLedgerRecords } from './lmdb/ledger'
 import { PostgresLedgerRecords } from './postgres/ledger'
-import { eachBackend, openOn, type PerBackend } from './testing/backends'
+import { eachBackend, openOn, type PerBackend } from '../testing/backends'
 
 const ledgerRecords: PerBackend<LedgerRecords> = {
   lmdb: ({ db }) => new LmdbLedgerRecords(db),

@@ -4,7 +4,7 @@ import type { LinkdeskMessage } from '../contract/message'
 import { LmdbMessageStore } from './lmdb/messages'
 import type { MessageStore } from './message-store'
 import { PostgresMessageStore } from './postgres/messages'
-import { eachBackend, openOn, type PerBackend, type Storage } from './testing/backends'
+import { eachBackend, openOn, type PerBackend, type Storage } from '../testing/backends'
 
 /** A store on fresh storage; `reopen` opens it again on the same storage (a restart). */
 interface Opened {

@@ -3,7 +3,7 @@ import { test } from 'node:test'
 import { LmdbPollVotes } from './lmdb/poll-votes'
 import { type PollVoteRecords, PollVoteTally, type PollVotes } from './poll-votes'
 import { PostgresPollVotes } from './postgres/poll-votes'
-import { eachBackend, openOn, type PerBackend } from './testing/backends'
+import { eachBackend, openOn, type PerBackend } from '../testing/backends'
 
 const records: PerBackend<PollVoteRecords> = {
   lmdb: ({ db }) => new LmdbPollVotes(db),

@@ -7,7 +7,7 @@ import { InstanceRegistry } from '../instances/instance-registry'
 import { FileSettingsStore } from './lmdb/settings'
 import { PostgresSettingsStore } from './postgres/settings'
 import type { SettingsStore } from './settings-store'
-import { eachBackend, openOn, type PerBackend } from './testing/backends'
+import { eachBackend, openOn, type PerBackend } from '../testing/backends'
 
 const OPERATOR = { kind: 'operator' } as const
 

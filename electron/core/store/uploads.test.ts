@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from 'node:test'
 import { UploadStore } from './lmdb/uploads'
 import { PostgresUploads } from './postgres/uploads'
-import { eachBackend, openOn, type PerBackend } from './testing/backends'
+import { eachBackend, openOn, type PerBackend } from '../testing/backends'
 import type { Uploads } from './uploads'
 
 const uploadsFor = (ttlMs?: number): PerBackend<Uploads> => ({

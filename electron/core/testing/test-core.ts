@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { createCore, type Core, type CoreDeps } from '../index'
 import { type ConfigInput, parseConfig } from '../config'
 import { silentLogger } from '../logger'
-import { testDatabaseFor, testStore } from '../store/testing/test-store'
+import { testDatabaseFor, testStore } from './test-store'
 
 export const TEST_TOKEN = 'test-token-0123456789'
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { SseReader } from '../../events/testing/sse-reader'
-import { WebhookReceiver, allDelivered, waitFor } from '../../events/testing/webhook-receiver'
+import { SseReader } from '../../testing/sse-reader'
+import { WebhookReceiver, allDelivered, waitFor } from '../../testing/webhook-receiver'
 import { verifyWebhookSignature } from '../../events/webhook-signature'
 import { startTestCore, TEST_TOKEN, type TestCore } from '../../testing/test-core'
 

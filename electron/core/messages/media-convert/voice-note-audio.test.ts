@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import audioDecode from 'audio-decode'
 import { AppError } from '../../errors'
-import { sineAudio } from './testing/sine-audio'
+import { sineAudio } from '../../testing/sine-audio'
 import { createVoiceNoteConverter, isOggOpus, VOICE_NOTE_MIMETYPE } from './voice-note-audio'
 
 // Its own scratch parent, so that conversions in other test processes never look like leftovers.

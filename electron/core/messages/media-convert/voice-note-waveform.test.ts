@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { test } from 'node:test'
 import { inboxEntry, linkedDeviceFixture } from '@linkdesk/sandbox/testing'
-import { sineAudio } from './testing/sine-audio'
+import { sineAudio } from '../../testing/sine-audio'
 import { createVoiceNoteConverter, VOICE_NOTE_MIMETYPE } from './voice-note-audio'
 
 const ME = '15550001111'

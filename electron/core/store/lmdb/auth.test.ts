@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 import { open } from 'lmdb'
 import { encodeValue } from '../auth-codec'
 import type { AuthCipher } from '../auth-store'
-import { xorCipher } from '../testing/xor-cipher'
+import { xorCipher } from '../../testing/xor-cipher'
 import { LmdbAuthStore } from './auth'
 
 const roots: string[] = []
@@ -156,7 +156,7 @@ describe('AuthStore', () => {
   })
 })
 
-const writer = fileURLToPath(new URL('../testing/auth-store-writer.ts', import.meta.url))
+const writer = fileURLToPath(new URL('../../testing/auth-store-writer.ts', import.meta.url))
 
 function runWriterAndKill(dataDir: string, killAfterMs: number): Promise<void> {
   return new Promise((resolve, reject) => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { storedEvent } from '../../events/testing/stored-event'
-import { postgresSuite } from '../testing/postgres-server'
+import { storedEvent } from '../../testing/stored-event'
+import { postgresSuite } from '../../testing/postgres-server'
 import { PostgresEventStore } from './events'
 
 const event = (id: string, instanceId = 'A') => storedEvent(id, instanceId, { id: `m-${id}` })

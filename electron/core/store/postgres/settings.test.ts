@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { InstanceRegistry } from '../../instances/instance-registry'
-import { postgresSuite } from '../testing/postgres-server'
+import { postgresSuite } from '../../testing/postgres-server'
 import { PostgresSettingsStore } from './settings'
 
 const OPERATOR = { kind: 'operator' } as const

@@ -109,7 +109,7 @@ describe('durable state', () => {
 
   test('a process killed with SIGKILL while writing leaves a loadable state holding whole event turns', async () => {
     const dir = tempDir()
-    const writer = fileURLToPath(new URL('./testing/state-writer.ts', import.meta.url))
+    const writer = fileURLToPath(new URL('../testing/state-writer.ts', import.meta.url))
     for (const killAfterMs of [30, 120, 300]) {
       await new Promise<void>((resolve, reject) => {
         const child = spawn(process.execPath, ['--import', 'tsx', writer, dir], {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import fc from 'fast-check'
-import { ERROR_CODES, type ErrorCode } from '../../errors'
-import { TEST_TOKEN } from '../../testing/test-core'
+import { ERROR_CODES, type ErrorCode } from '../errors'
+import { TEST_TOKEN } from './test-core'
 
 /**
  * Cases of a fuzz property: `byDefault` (small, so npm test stays fast), or LINKDESK_FUZZ_RUNS divided by

@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { LinkdeskEvent } from '../../contract/events'
+import type { LinkdeskEvent } from '../contract/events'
 
 /** One request a test receiver got, and what it answered. */
 export interface ReceivedDelivery {

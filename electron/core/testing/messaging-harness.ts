@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { LinkdeskEvent } from '../../contract/events'
-import type { Core } from '../../index'
-import { decodeQr, ok, TOKEN, waitForStatus } from '../../instances/testing/instance-harness'
+import type { LinkdeskEvent } from '../contract/events'
+import type { Core } from '../index'
+import { decodeQr, ok, TOKEN, waitForStatus } from './instance-harness'
 
 export { TOKEN }
 

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe } from 'node:test'
 import pg from 'pg'
-import { silentLogger } from '../../logger'
-import { migrate } from '../postgres/schema'
+import { silentLogger } from '../logger'
+import { migrate } from '../store/postgres/schema'
 
 /** A throwaway PostgreSQL cluster for tests: its own data folder, on loopback, fsync off. */
 export interface PostgresServer {

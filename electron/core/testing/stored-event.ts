@@ -1,4 +1,4 @@
-import type { StoredEvent } from '../../store/event-store'
+import type { StoredEvent } from '../store/event-store'
 
 /** A stored `message.received` event of an instance, not to be delivered: the smallest record a store takes. */
 export function storedEvent(id: string, instanceId = 'A', data: Record<string, unknown> = {}): StoredEvent {

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe } from 'node:test'
 import type pg from 'pg'
-import type { StoreChoice } from '../../config'
-import { openDatabase, type RootDatabase } from '../lmdb/database'
+import type { StoreChoice } from '../config'
+import { openDatabase, type RootDatabase } from '../store/lmdb/database'
 import { migratedPool, postgresMissing, startPostgres, type PostgresServer } from './postgres-server'
 
 /** One test's storage on a backend: its data folder, and the backend's own handle on it. */

@@ -1,6 +1,6 @@
 import pino from 'pino'
-import { defineTable, openSandboxState } from '../sandbox-state'
-import { StoredList } from '../stored-list'
+import { defineTable, openSandboxState } from '../state/sandbox-state'
+import { StoredList } from '../state/stored-list'
 
 /**
  * Writes to a sandbox state until it is killed: in every round, a record in two tables and an item in a list,

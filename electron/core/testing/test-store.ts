@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto'
 import pg from 'pg'
-import { silentLogger } from '../../logger'
-import { openDatabase } from '../lmdb/database'
-import { LmdbEventStore } from '../lmdb/events'
-import { PostgresEventStore } from '../postgres/events'
-import { migrate } from '../postgres/schema'
+import { silentLogger } from '../logger'
+import { openDatabase } from '../store/lmdb/database'
+import { LmdbEventStore } from '../store/lmdb/events'
+import { PostgresEventStore } from '../store/postgres/events'
+import { migrate } from '../store/postgres/schema'
 
 /**
  * Which store the test fixtures run on: LMDB (the default), or PostgreSQL when LINKDESK_TEST_STORE=postgres;

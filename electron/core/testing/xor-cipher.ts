@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import type { AuthCipher } from '../auth-store'
+import type { AuthCipher } from '../store/auth-store'
 
 /** A reversible stand-in for Electron's safeStorage: XOR with a fixed pad, plus a marker to prove it ran. */
 export const xorCipher: AuthCipher = {

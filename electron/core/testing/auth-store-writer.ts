@@ -1,6 +1,6 @@
 // Child process for the crash test: writes key batches and creds of two instances as fast as it can until killed.
 import { randomBytes } from 'node:crypto'
-import { LmdbAuthStore } from '../lmdb/auth'
+import { LmdbAuthStore } from '../store/lmdb/auth'
 
 const WRITER_INSTANCES = ['A', 'B']
 

@@ -1,12 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { SingleNode } from '../../cluster/single-node'
-import { silentLogger } from '../../logger'
-import { openTestEventStore } from '../../store/testing/test-store'
-import type { InstanceRecord, WebhookRecord } from '../../store/settings-store'
-import { EventService, type EventServiceDeps } from '../event-service'
-import { DEFAULT_EVENT_SETTINGS, type EventSettings } from '../../contract/event-settings'
+import { SingleNode } from '../cluster/single-node'
+import { silentLogger } from '../logger'
+import { openTestEventStore } from './test-store'
+import type { InstanceRecord, WebhookRecord } from '../store/settings-store'
+import { EventService, type EventServiceDeps } from '../events/event-service'
+import { DEFAULT_EVENT_SETTINGS, type EventSettings } from '../contract/event-settings'
 
 /** A webhook directory with one enabled webhook, added to `instanceId`, taking every event. */
 export function oneAddedWebhook(instanceId: string, url: string): NonNullable<EventServiceDeps['webhooks']> {

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs'
 import { after, before } from 'node:test'
-import type { Core } from '../../index'
-import { call, startCore, tempDataDir } from '../../instances/testing/instance-harness'
+import type { Core } from '../index'
+import { call, startCore, tempDataDir } from './instance-harness'
 import type { SandboxControl } from '@linkdesk/sandbox'
 import { linkedInstance, recordEvents } from './messaging-harness'
 
