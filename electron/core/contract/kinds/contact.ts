@@ -1,6 +1,8 @@
 import { AppError } from '../../errors'
 import type { ContactCardInfo } from '../message'
-import { contactCardVcard, parseContactCard } from '@linkdesk/sandbox/protocol'
+// The vCard code the sandbox shares, by path rather than by package name: the build configurations load the
+// kinds (renderer/build-defines.ts) through Node, which cannot load a workspace package's TypeScript by name.
+import { contactCardVcard, parseContactCard } from '../../../../packages/sandbox/src/protocol/contact-card'
 import { type KindModule, phoneDigits, type SendParams } from './kind-module'
 
 /** Contact cards to send: the name shown and the vCard that carries the number. */
