@@ -21,7 +21,8 @@ import { Nullable, OneOf, schemaViolations, type Static, type TSchema } from '..
 /** The fields of an instance whose change is an `instance.updated` event. */
 export const INSTANCE_FIELDS = ['account', 'webhook', 'calls', 'name', 'behaviours', 'proxy'] as const
 
-const SAMPLE_MESSAGE = {
+/** A received text message, as the message events carry it; the tests build their messages on it. */
+export const SAMPLE_MESSAGE = {
   id: '3EB0C4F1A2B3C4D5E6F7',
   chat: '15550002222@s.whatsapp.net',
   is_group: false,

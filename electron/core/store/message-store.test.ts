@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { SAMPLE_MESSAGE } from '../contract/event-catalogue'
 import type { LinkdeskMessage } from '../contract/message'
 import { LmdbMessageStore } from './lmdb/messages'
 import type { MessageStore } from './message-store'
@@ -22,24 +23,15 @@ const messageStore = (now: () => number): PerBackend<MessageStore> => ({
 
 function message(id: string): LinkdeskMessage {
   return {
+    ...SAMPLE_MESSAGE,
     id,
     chat: '15551234567@s.whatsapp.net',
-    is_group: false,
-    from_me: false,
     sender: '15551234567@s.whatsapp.net',
     sender_phone: '15551234567',
     sender_lid: null,
     push_name: null,
-    type: 'text',
     text: 'hi',
-    caption: null,
-    media: null,
-    view_once: false,
-    location: null,
-    contacts: null,
     mentions: [],
-    link_preview: null,
-    quoted: null,
     timestamp: '1795248324',
   }
 }

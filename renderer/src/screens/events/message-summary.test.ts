@@ -1,18 +1,12 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { SAMPLE_MESSAGE } from '../../../e2e/sample-message'
 import { messageSummary } from './message-summary'
 
 const message = (fields: Record<string, unknown>) => ({
+  ...SAMPLE_MESSAGE,
   chat: '15551230002@s.whatsapp.net',
-  type: 'text',
   text: null,
-  caption: null,
-  media: null,
-  view_once: false,
-  location: null,
-  contacts: null,
-  mentions: [],
-  quoted: null,
   ...fields,
 })
 
