@@ -231,20 +231,31 @@ export async function fetchCapped(
   }
 }
 
-/** Fetches media_url under the media rules (see fetchCapped), then types it from its first bytes. */
-export async function fetchMedia(mediaUrl: string, options: MediaFetchOptions): Promise<FetchedMedia> {
-  const { data, contentType, url } = await fetchCapped(mediaUrl, options)
-  const type = classifyMedia(data, contentType, options.fileName)
-  const fileName =
-    type.kind === 'document' ? (options.fileName ?? documentName(url, type.extension)) : undefined
-  options.log.debug({ kind: type.kind, mimetype: type.mimetype, bytes: data.length }, 'media fetched')
+/**
+ * The checked file as the network takes it, with its content's hash. A document is named by `fileName`
+ * when given, else by `nameDocument`.
+ */
+function readyMedia(
+  data: Buffer,
+  type: SniffedType,
+  fileName: string | undefined,
+  nameDocument: () => string,
+): FetchedMedia {
   return {
     data,
     kind: type.kind,
     mimetype: type.mimetype,
-    fileName,
+    fileName: type.kind === 'document' ? (fileName ?? nameDocument()) : undefined,
     sha256: createHash('sha256').update(data).digest('hex'),
   }
+}
+
+/** Fetches media_url under the media rules (see fetchCapped), then types it from its first bytes. */
+export async function fetchMedia(mediaUrl: string, options: MediaFetchOptions): Promise<FetchedMedia> {
+  const { data, contentType, url } = await fetchCapped(mediaUrl, options)
+  const type = classifyMedia(data, contentType, options.fileName)
+  options.log.debug({ kind: type.kind, mimetype: type.mimetype, bytes: data.length }, 'media fetched')
+  return readyMedia(data, type, options.fileName, () => documentName(url, type.extension))
 }
 
 /**
@@ -260,16 +271,7 @@ export function uploadedMedia(
   if (data.length > options.maxBytes) throw tooLarge(options.maxBytes, source)
   if (data.length === 0) throw unavailable('is an empty file.', undefined, source)
   const type = classifyMedia(data, upload.contentType, options.fileName, source)
-  const fileName =
-    type.kind === 'document'
-      ? (options.fileName ??
-        safeDocumentName(posix.basename(upload.fileName.replace(/\\/g, '/')), type.extension))
-      : undefined
-  return {
-    data,
-    kind: type.kind,
-    mimetype: type.mimetype,
-    fileName,
-    sha256: createHash('sha256').update(data).digest('hex'),
-  }
+  return readyMedia(data, type, options.fileName, () =>
+    safeDocumentName(posix.basename(upload.fileName.replace(/\\/g, '/')), type.extension),
+  )
 }
