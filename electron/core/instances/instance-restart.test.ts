@@ -1,68 +1,33 @@
 import assert from 'node:assert/strict'
-import { type ChildProcess, spawn } from 'node:child_process'
-import { cpSync, rmSync } from 'node:fs'
-import { after, before, test } from 'node:test'
+import { cpSync } from 'node:fs'
+import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { eventually } from '../testing/messaging-harness'
-import type { Sandbox } from '@linkdesk/sandbox'
 import type { Core } from '../index'
-import {
-  call,
-  decodeQr,
-  ok,
-  outsideSandbox,
-  startCore,
-  tempDataDir,
-  TOKEN,
-  waitForStatus,
-} from '../testing/instance-harness'
+import { call, ok, outsideSandboxForFile, waitForStatus } from '../testing/instance-harness'
+import { kill, type Served, serveProcess, waitForState } from '../testing/served-process'
 
 // One sandbox outlives the app: the app restarts against it with `--sandbox-url`, as a user's phone stays.
-let sandbox: Sandbox
-let controlUrl: string
-let closeSandbox: () => Promise<void>
-const dirs: string[] = []
-
-before(async () => {
-  ;({ sandbox, controlUrl, close: closeSandbox } = await outsideSandbox())
-})
-
-after(async () => {
-  await closeSandbox()
-  dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true }))
-})
-
-function dataDir(): string {
-  const dir = tempDataDir()
-  dirs.push(dir)
-  return dir
-}
-
-async function linkOver(api: string, phone: string): Promise<string> {
-  const id = (await ok(api, 'create_instance')).instance_id
-  const { base64 } = await ok(api, 'generate_qrcode', { instance_id: id })
-  await sandbox.control.link({ qr: decodeQr(base64), phone })
-  return id
-}
+const outside = outsideSandboxForFile()
 
 test('after a restart on the same data folder, linked instances reconnect with no scan; one unlinked meanwhile is logged out', async () => {
-  const dir = dataDir()
-  let core: Core = await startCore({ dataDir: dir, sandboxUrl: controlUrl })
-  const a = await linkOver(core.apiBase, '15550300001')
-  const b = await linkOver(core.apiBase, '15550300002')
+  const dir = outside.dataDir()
+  let core: Core = await outside.startCore({ dataDir: dir })
+  const a = await outside.link(core.apiBase, '15550300001')
+  const b = await outside.link(core.apiBase, '15550300002')
   await waitForStatus(core, a, (s) => s.state === 'connected', 'connection of a')
   await waitForStatus(core, b, (s) => s.state === 'connected', 'connection of b')
   const before = (await ok(core.apiBase, 'reconnect', { instance_id: a })).data
   await core.close()
 
-  core = await startCore({ dataDir: dir, sandboxUrl: controlUrl })
+  core = await outside.startCore({ dataDir: dir })
   await waitForStatus(core, a, (s) => s.state === 'connected', 'restored connection of a')
   await waitForStatus(core, b, (s) => s.state === 'connected', 'restored connection of b')
   assert.deepEqual((await ok(core.apiBase, 'reconnect', { instance_id: a })).data, before)
   await core.close()
 
-  await sandbox.control.unlink('15550300002')
-  core = await startCore({ dataDir: dir, sandboxUrl: controlUrl })
+  await outside.sandbox.control.unlink('15550300002')
+  core = await outside.startCore({ dataDir: dir })
   try {
     await waitForStatus(core, a, (s) => s.state === 'connected', 'connection of a')
     const out = await waitForStatus(core, b, (s) => s.state === 'logged_out', 'logout of b')
@@ -75,23 +40,23 @@ test('after a restart on the same data folder, linked instances reconnect with n
 })
 
 test('a send right after a restart or a scan waits for the connection instead of answering 409; a QR wait answers 409 at once', async () => {
-  const dir = dataDir()
+  const dir = outside.dataDir()
   const phone = '15550300004'
   const contact = '15550300005'
-  await sandbox.control.addAccount({ phone: contact, name: 'Contact' })
-  let core: Core = await startCore({ dataDir: dir, sandboxUrl: controlUrl })
+  await outside.sandbox.control.addAccount({ phone: contact, name: 'Contact' })
+  let core: Core = await outside.startCore({ dataDir: dir })
   const send = (id: string, message: string) =>
     call(core.apiBase, 'send_message', { instance_id: id, number: contact, type: 'text', message })
-  const inboxTexts = () => sandbox.control.inbox(contact).map((m) => m.text)
+  const inboxTexts = () => outside.sandbox.control.inbox(contact).map((m) => m.text)
   try {
-    const id = await linkOver(core.apiBase, phone)
+    const id = await outside.link(core.apiBase, phone)
     // The phone scanned: the instance is linked and on its way (pairing, then the 515 restart).
     await waitForStatus(core, id, (s) => s.linked, 'the scan')
     const afterScan = await send(id, 'right after the scan')
     assert.equal(afterScan.status, 200, JSON.stringify(afterScan.body))
     await core.close()
 
-    core = await startCore({ dataDir: dir, sandboxUrl: controlUrl })
+    core = await outside.startCore({ dataDir: dir })
     assert.notEqual(core.instances.status(id).state, 'connected')
     const afterRestart = await send(id, 'right after the restart')
     assert.equal(afterRestart.status, 200, JSON.stringify(afterRestart.body))
@@ -111,23 +76,23 @@ test('a send right after a restart or a scan waits for the connection instead of
 })
 
 test('a second copy logging in with the same device replaces the first (440), which stops without retrying until reconnect', async () => {
-  const dir = dataDir()
+  const dir = outside.dataDir()
   const phone = '15550300003'
-  let first: Core = await startCore({ dataDir: dir, sandboxUrl: controlUrl })
-  const id = await linkOver(first.apiBase, phone)
+  let first: Core = await outside.startCore({ dataDir: dir })
+  const id = await outside.link(first.apiBase, phone)
   await waitForStatus(first, id, (s) => s.state === 'connected', 'connection')
   await first.close()
-  const copy = dataDir()
+  const copy = outside.dataDir()
   cpSync(dir, copy, { recursive: true })
 
   let logins = 0
   const onLogin = (event: { phone: string }) => event.phone === phone && (logins += 1)
-  sandbox.control.events.on('login', onLogin)
-  first = await startCore({ dataDir: dir, sandboxUrl: controlUrl })
+  outside.sandbox.control.events.on('login', onLogin)
+  first = await outside.startCore({ dataDir: dir })
   let second: Core | undefined
   try {
     await waitForStatus(first, id, (s) => s.state === 'connected', 'restored connection')
-    second = await startCore({ dataDir: copy, sandboxUrl: controlUrl })
+    second = await outside.startCore({ dataDir: copy })
     await waitForStatus(second, id, (s) => s.state === 'connected', "the copy's connection")
     const replaced = await waitForStatus(first, id, (s) => s.state === 'disconnected', 'the replaced state')
     assert.equal(replaced.cause, 'connection_replaced')
@@ -150,7 +115,7 @@ test('a second copy logging in with the same device replaces the first (440), wh
     assert.equal(logins, 3)
     assert.equal(first.instances.status(id).state, 'connected')
   } finally {
-    sandbox.control.events.off('login', onLogin)
+    outside.sandbox.control.events.off('login', onLogin)
     await second?.close()
     await first.close()
   }
@@ -159,73 +124,16 @@ test('a second copy logging in with the same device replaces the first (440), wh
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url))
 
 /** `npm run serve` in its own process group; answers its API base once it prints it. */
-function serve(dir: string): Promise<{ child: ChildProcess; api: string }> {
-  const child = spawn(
-    'npm',
-    [
-      'run',
-      '--silent',
-      'serve',
-      '--',
-      '--port',
-      '0',
-      '--data-dir',
-      dir,
-      '--sandbox-url',
-      controlUrl,
-      '--log-level',
-      'warn',
-    ],
-    {
-      cwd: repoRoot,
-      env: { ...process.env, LINKDESK_ACCESS_TOKEN: TOKEN },
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  )
-  return new Promise((resolve, reject) => {
-    let out = ''
-    let err = ''
-    child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()))
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString()
-      const match = /api: (\S+)/.exec(out)
-      if (match?.[1]) resolve({ child, api: match[1] })
-    })
-    child.once('exit', (code) => reject(new Error(`serve exited (${code}): ${err}`)))
-  })
-}
-
-/** Kills the whole process group with SIGKILL, as a crash would, and waits for it to be gone. */
-function kill(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    child.removeAllListeners('exit')
-    child.once('exit', () => resolve())
-    process.kill(-child.pid!, 'SIGKILL')
-  })
-}
-
-/** Polls the instance operation until its state is `state` (the server is another process). */
-async function waitForState(
-  api: string,
-  instanceId: string,
-  state: string,
-  timeoutMs = 30_000,
-): Promise<any> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const { instance } = await ok(api, 'instance', { instance_id: instanceId })
-    if (instance.state === state) return instance
-    if (Date.now() > deadline) throw new Error(`${instanceId} still ${instance.state} (${instance.cause})`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
+function serve(dir: string): Promise<Served> {
+  const args = ['--port', '0', '--data-dir', dir, '--sandbox-url', outside.controlUrl, '--log-level', 'warn']
+  return serveProcess('npm', ['run', '--silent', 'serve', '--', ...args], repoRoot)
 }
 
 test('a `npm run serve` process killed with SIGKILL and started again reconnects its linked instance with no scan', async () => {
-  const dir = dataDir()
+  const dir = outside.dataDir()
   let server = await serve(dir)
   try {
-    const id = await linkOver(server.api, '15550300010')
+    const id = await outside.link(server.api, '15550300010')
     const linked = await waitForState(server.api, id, 'connected')
     await kill(server.child)
     server = await serve(dir)

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict'
-import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
@@ -7,6 +6,7 @@ import { fileURLToPath } from 'node:url'
 import type { Core } from '../index'
 import { call, decodeQr, ok, startCore, tempDataDir, waitForStatus } from '../testing/instance-harness'
 import { eventually, linkedInstance, recordEvents, sha256, TOKEN } from '../testing/messaging-harness'
+import { kill, type Served, serveProcess, waitForState } from '../testing/served-process'
 
 const ME = '15550700001'
 const ALICE = '15550700002'
@@ -133,7 +133,7 @@ test('--sandbox-reset starts a fresh network: the device is unknown and the inst
 const serveEntry = fileURLToPath(new URL('../../headless/serve.ts', import.meta.url))
 
 /** `npm run serve -- --sandbox` in its own process group; answers its API base once it prints it. */
-function serve(dir: string): Promise<{ child: ChildProcess; api: string }> {
+function serve(dir: string): Promise<Served> {
   const args = [
     '--import',
     'tsx',
@@ -146,42 +146,7 @@ function serve(dir: string): Promise<{ child: ChildProcess; api: string }> {
     '--log-level',
     'warn',
   ]
-  const child = spawn(process.execPath, [...args, '--send-interval-ms', '0'], {
-    env: { ...process.env, LINKDESK_ACCESS_TOKEN: TOKEN },
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  return new Promise((resolve, reject) => {
-    let out = ''
-    let err = ''
-    child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()))
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString()
-      const match = /api: (\S+)/.exec(out)
-      if (match?.[1]) resolve({ child, api: match[1] })
-    })
-    child.once('exit', (code) => reject(new Error(`serve exited (${code}): ${err}`)))
-  })
-}
-
-/** Kills the whole process group with SIGKILL, as a crash would, and waits for it to be gone. */
-function kill(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    child.removeAllListeners('exit')
-    if (child.exitCode !== null || child.signalCode !== null) return resolve()
-    child.once('exit', () => resolve())
-    process.kill(-child.pid!, 'SIGKILL')
-  })
-}
-
-async function waitForState(api: string, instanceId: string, state: string): Promise<any> {
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    const { instance } = await ok(api, 'instance', { instance_id: instanceId })
-    if (instance.state === state) return instance
-    if (Date.now() > deadline) throw new Error(`${instanceId} still ${instance.state} (${instance.cause})`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
+  return serveProcess(process.execPath, [...args, '--send-interval-ms', '0'])
 }
 
 async function contactInbox(api: string, phone: string): Promise<Array<{ id: string; text: string }>> {

@@ -1,59 +1,29 @@
 import assert from 'node:assert/strict'
-import { rmSync } from 'node:fs'
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import type { Core } from '../index'
-import {
-  call,
-  decodeQr,
-  ok,
-  outsideSandbox,
-  startCore,
-  tempDataDir,
-  waitForStatus,
-} from '../testing/instance-harness'
+import { call, ok, outsideSandboxForFile, waitForStatus } from '../testing/instance-harness'
 import { silentLogger } from '../logger'
 import { eventually } from '../testing/messaging-harness'
-import type { Sandbox } from '@linkdesk/sandbox'
 import { copyToPostgres } from './copy-to-postgres'
 import { postgresSuite } from '../testing/postgres-server'
 
 // The phone outlives the app: both the LMDB core and the PostgreSQL one reach it with `--sandbox-url`.
-let sandbox: Sandbox
-let controlUrl: string
-let closeSandbox: () => Promise<void>
-const dirs: string[] = []
-
-before(async () => {
-  ;({ sandbox, controlUrl, close: closeSandbox } = await outsideSandbox())
-})
-
-after(async () => {
-  await closeSandbox()
-  dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true }))
-})
-
-function dataDir(): string {
-  const dir = tempDataDir()
-  dirs.push(dir)
-  return dir
-}
+const outside = outsideSandboxForFile()
 
 postgresSuite('copy-store', (pool) => {
   test('a data folder copied into PostgreSQL: the account stays linked, its messages and events come along', async () => {
     const url = pool().options.connectionString as string
     const phone = '15550310001'
     const contact = '15550310002'
-    await sandbox.control.addAccount({ phone: contact, name: 'Contact' })
-    const inboxTexts = () => sandbox.control.inbox(contact).map((m) => m.text)
+    await outside.sandbox.control.addAccount({ phone: contact, name: 'Contact' })
+    const inboxTexts = () => outside.sandbox.control.inbox(contact).map((m) => m.text)
 
-    const lmdbDir = dataDir()
-    let core: Core = await startCore({ dataDir: lmdbDir, sandboxUrl: controlUrl })
+    const lmdbDir = outside.dataDir()
+    let core: Core = await outside.startCore({ dataDir: lmdbDir })
     let id: string
     let sentBefore: string
     try {
-      id = (await ok(core.apiBase, 'create_instance', { name: 'copied' })).instance_id
-      const { base64 } = await ok(core.apiBase, 'generate_qrcode', { instance_id: id })
-      await sandbox.control.link({ qr: decodeQr(base64), phone })
+      id = await outside.link(core.apiBase, phone, { name: 'copied' })
       await waitForStatus(core, id, (s) => s.state === 'connected', 'the link')
       const sent = await ok(core.apiBase, 'send_message', {
         instance_id: id,
@@ -73,7 +43,7 @@ postgresSuite('copy-store', (pool) => {
     await assert.rejects(copyToPostgres(lmdbDir, url, silentLogger()), /already holds Linkdesk data/)
 
     // A fresh data folder: everything the core needs now comes from PostgreSQL.
-    core = await startCore({ dataDir: dataDir(), sandboxUrl: controlUrl, store: url })
+    core = await outside.startCore({ dataDir: outside.dataDir(), store: url })
     try {
       await waitForStatus(core, id, (s) => s.state === 'connected', 'the restored link, with no scan')
       const after = await call(core.apiBase, 'send_message', {

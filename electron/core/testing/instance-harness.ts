@@ -1,6 +1,7 @@
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { after, before } from 'node:test'
 import jsQR from 'jsqr'
 // @ts-expect-error pngjs ships no type declarations
 import { PNG } from 'pngjs'
@@ -26,8 +27,11 @@ export function tempDataDir(): string {
   return mkdtempSync(join(tmpdir(), 'linkdesk-instances-'))
 }
 
+/** What a test core is started with: its configuration, and timings of its own. */
+type CoreInput = ConfigInput & { timings?: Partial<Timings> }
+
 /** A core on port 0 with the test token, silent logs and fast timings. */
-export function startCore(input: ConfigInput & { timings?: Partial<Timings> }): Promise<Core> {
+export function startCore(input: CoreInput): Promise<Core> {
   // Tests never ask WhatsApp's site for its version; sandbox cores read the sandbox's document.
   const offline = input.sandbox || input.sandboxUrl ? {} : { waVersionUrl: '' }
   const config = parseConfig({
@@ -131,4 +135,47 @@ export async function outsideSandbox(): Promise<{
       await sandbox.close()
     },
   }
+}
+
+/** A test file's outside sandbox (see outsideSandbox), with fresh data folders and the cores that reach it. */
+export interface OutsideSandboxFile {
+  sandbox: Sandbox
+  controlUrl: string
+  /** A new data folder, removed with the sandbox after the file's tests. */
+  dataDir(): string
+  /** A core that reaches the sandbox with `--sandbox-url`. */
+  startCore(input: CoreInput): Promise<Core>
+  /** Creates an instance over the API at `api` and links the sandbox's phone `phone` to it; answers its id. */
+  link(api: string, phone: string, params?: Record<string, unknown>): Promise<string>
+}
+
+/**
+ * Starts an outside sandbox before the file's tests and closes it after them, removing the data folders they
+ * took; `sandbox` and `controlUrl` are set once the tests run.
+ */
+export function outsideSandboxForFile(): OutsideSandboxFile {
+  const dirs: string[] = []
+  let close = async () => {}
+  const file = {
+    dataDir() {
+      const dir = tempDataDir()
+      dirs.push(dir)
+      return dir
+    },
+    startCore: (input: CoreInput) => startCore({ ...input, sandboxUrl: file.controlUrl }),
+    async link(api: string, phone: string, params: Record<string, unknown> = {}) {
+      const id = (await ok(api, 'create_instance', params)).instance_id
+      const { base64 } = await ok(api, 'generate_qrcode', { instance_id: id })
+      await file.sandbox.control.link({ qr: decodeQr(base64), phone })
+      return id
+    },
+  } as OutsideSandboxFile
+  before(async () => {
+    ;({ sandbox: file.sandbox, controlUrl: file.controlUrl, close } = await outsideSandbox())
+  })
+  after(async () => {
+    await close()
+    dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true }))
+  })
+  return file
 }
