@@ -1,13 +1,10 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import type { Coordinator, OwnershipHooks } from '../contract/coordination'
-import { silentLogger } from '../logger'
+import type { Coordinator } from '../contract/coordination'
+import { joinedClusterNode } from '../testing/cluster-node'
 import { postgresSuite } from '../testing/postgres-server'
 import { Cluster } from './cluster'
 import { SingleNode } from './single-node'
-
-const ADDRESS = 'http://127.0.0.1:1'
-const NO_HOOKS: OwnershipHooks = { acquired: () => undefined, parted: () => undefined }
 
 /**
  * What every part may count on from any coordinator, whichever the deployment: `make` gives a node that joined.
@@ -77,16 +74,7 @@ describe('the single-node coordinator', () => {
 postgresSuite('the cluster coordinator', (pool) => {
   let node: Cluster | undefined
   before(async () => {
-    const url = (pool().options as { connectionString: string }).connectionString
-    node = new Cluster({
-      pool: pool(),
-      url,
-      nodeId: 'n1',
-      ttlMs: 5_000,
-      marginMs: 500,
-      logger: silentLogger(),
-    })
-    await node.join(ADDRESS, NO_HOOKS)
+    node = await joinedClusterNode(pool())
   })
   after(async () => {
     await node?.drain()

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { storedEvent } from '../testing/stored-event'
-import { silentLogger } from '../logger'
 import type { LinkdeskMessage } from '../contract/message'
 import { PostgresAuthStore } from '../store/postgres/auth'
 import { PostgresEventStore } from '../store/postgres/events'
 import { PostgresMessageStore } from '../store/postgres/messages'
+import { joinedClusterNode } from '../testing/cluster-node'
 import { postgresSuite } from '../testing/postgres-server'
-import { Cluster } from './cluster'
 
 const leaseLost = (error: { details?: { reason?: string } }) => error.details?.reason === 'lease_lost'
 
@@ -18,16 +17,7 @@ const text = (id: string) =>
 
 postgresSuite('writes of a cluster node are fenced', (pool) => {
   test('events, keys and messages of an instance are written only while this node holds it with its token', async () => {
-    const url = (pool().options as { connectionString: string }).connectionString
-    const cluster = new Cluster({
-      pool: pool(),
-      url,
-      nodeId: 'n1',
-      ttlMs: 5_000,
-      marginMs: 500,
-      logger: silentLogger(),
-    })
-    await cluster.join('http://127.0.0.1:1', { acquired: () => undefined, parted: () => undefined })
+    const cluster = await joinedClusterNode(pool())
     const events = new PostgresEventStore(pool(), cluster.fence)
     const messages = new PostgresMessageStore(pool(), {}, cluster.fence)
     const auth = new PostgresAuthStore(pool(), '/nonexistent', undefined, cluster.fence)
