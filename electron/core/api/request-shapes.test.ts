@@ -1,17 +1,8 @@
 import assert from 'node:assert/strict'
-import { rmSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
 import { after, before, describe, test } from 'node:test'
-import type { Core } from '../index'
-import { startCore, tempDataDir } from '../testing/instance-harness'
-import {
-  eventually,
-  linkedInstance,
-  pngBytes,
-  sha256,
-  startFileServer,
-  TOKEN,
-} from '../testing/messaging-harness'
+import { linkedCoreFixture } from '../testing/linked-core'
+import { eventually, pngBytes, sha256, startFileServer, TOKEN } from '../testing/messaging-harness'
 
 /**
  * Request shapes that common client libraries send, byte for byte: PHP's HTTP clients (Guzzle/Laravel),
@@ -25,30 +16,20 @@ const MEDIA_LIMIT = 256 * 1024
 const PNG = pngBytes(6000)
 const PDF = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(3000, 0x20), Buffer.from('\n%%EOF\n')])
 
-let core: Core
-let dataDir: string
-let instanceId: string
+const linked = linkedCoreFixture(ME, [{ phone: CAROL, name: 'Carol' }], {
+  limits: { mediaBytes: MEDIA_LIMIT },
+})
 let files: Awaited<ReturnType<typeof startFileServer>>
 
 before(async () => {
-  dataDir = tempDataDir()
-  core = await startCore({
-    dataDir,
-    sandbox: true,
-    limits: { sendIntervalMs: 0, sendJitterMs: 0, mediaBytes: MEDIA_LIMIT },
-  })
   files = await startFileServer({ '/photo.png': { type: 'image/png', body: PNG } })
-  await core.sandbox!.control.addAccount({ phone: CAROL, name: 'Carol' })
-  instanceId = await linkedInstance(core, ME)
 })
 
 after(async () => {
   await files.close()
-  await core.close()
-  rmSync(dataDir, { recursive: true, force: true })
 })
 
-const inbox = () => core.sandbox!.control.inbox(CAROL)
+const inbox = () => linked.control.inbox(CAROL)
 
 /** Sends exactly these headers (names as given) and body bytes; waits for 100 Continue when asked to. */
 function rawPost(
@@ -58,7 +39,7 @@ function rawPost(
 ): Promise<{ status: number; body: any }> {
   const bytes = Buffer.from(body)
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${core.apiBase}${path}`, {
+    const req = httpRequest(`${linked.core.apiBase}${path}`, {
       method: 'POST',
       headers: { ...headers, 'Content-Length': String(bytes.length) },
     })
@@ -210,8 +191,8 @@ describe('multipart/form-data bodies', () => {
     assertError(
       await pythonRequests('/instance', [
         { name: 'access_token', value: TOKEN },
-        { name: 'instance_id', value: instanceId },
-        { name: 'instance_id', value: instanceId },
+        { name: 'instance_id', value: linked.instanceId },
+        { name: 'instance_id', value: linked.instanceId },
       ]),
       400,
       'invalid_parameter',
@@ -220,7 +201,7 @@ describe('multipart/form-data bodies', () => {
     assertError(
       await pythonRequests('/instance', [
         { name: 'access_token', value: TOKEN },
-        { name: 'instance_id', filename: 'id.txt', data: Buffer.from(instanceId) },
+        { name: 'instance_id', filename: 'id.txt', data: Buffer.from(linked.instanceId) },
       ]),
       400,
       'invalid_parameter',
@@ -244,7 +225,7 @@ describe('multipart/form-data bodies', () => {
 describe('sending a file part as the media', () => {
   const sendFields = (extra: Part[]): Part[] => [
     { name: 'access_token', value: TOKEN },
-    { name: 'instance_id', value: instanceId },
+    { name: 'instance_id', value: linked.instanceId },
     { name: 'number', value: CAROL },
     { name: 'type', value: 'media' },
     ...extra,
@@ -360,7 +341,7 @@ describe('sending a file part as the media', () => {
     assertError(
       await guzzleJson(
         `/send_message?access_token=${TOKEN}`,
-        JSON.stringify({ instance_id: instanceId, number: CAROL, type: 'media', file: 'photo.png' }),
+        JSON.stringify({ instance_id: linked.instanceId, number: CAROL, type: 'media', file: 'photo.png' }),
       ),
       400,
       'invalid_parameter',
@@ -371,7 +352,7 @@ describe('sending a file part as the media', () => {
   })
 
   test('the OpenAPI document describes the multipart body, with the file part only there', async () => {
-    const document = (await (await fetch(`${core.apiBase}/openapi.json`)).json()) as any
+    const document = (await (await fetch(`${linked.core.apiBase}/openapi.json`)).json()) as any
     const send = document.paths['/send_message']
     const content = send.post.requestBody.content
     assert.deepEqual(

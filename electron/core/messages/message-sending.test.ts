@@ -1,17 +1,8 @@
 import assert from 'node:assert/strict'
-import { rmSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
-import type { Core } from '../index'
-import { call, startCore, tempDataDir, waitForStatus } from '../testing/instance-harness'
-import {
-  eventually,
-  linkedInstance,
-  pngBytes,
-  recordEvents,
-  sha256,
-  startFileServer,
-  TOKEN,
-} from '../testing/messaging-harness'
+import { call, waitForStatus } from '../testing/instance-harness'
+import { linkedCoreFixture } from '../testing/linked-core'
+import { eventually, pngBytes, sha256, startFileServer, TOKEN } from '../testing/messaging-harness'
 
 const ME = '15550300001'
 const ALICE = '15550300002'
@@ -27,22 +18,17 @@ const MP4 = Buffer.concat([
 ])
 const MP3 = Buffer.concat([Buffer.from('ID3\x04\0\0\0\0\0\0', 'latin1'), Buffer.alloc(2000, 0)])
 
-let core: Core
-let api: string
-let dataDir: string
-let instanceId: string
-let events: ReturnType<typeof recordEvents>
+const linked = linkedCoreFixture(
+  ME,
+  [
+    { phone: ALICE, name: 'Alice' },
+    { phone: BOB, name: 'Bob' },
+  ],
+  { limits: { mediaBytes: 2 * 1024 * 1024 } },
+)
 let files: Awaited<ReturnType<typeof startFileServer>>
 
 before(async () => {
-  dataDir = tempDataDir()
-  core = await startCore({
-    dataDir,
-    sandbox: true,
-    limits: { sendIntervalMs: 0, sendJitterMs: 0, mediaBytes: 2 * 1024 * 1024 },
-  })
-  api = core.apiBase
-  events = recordEvents(core)
   files = await startFileServer({
     '/photo.png': { type: 'image/png', body: PNG },
     '/files/report.pdf': { type: 'application/pdf', body: PDF },
@@ -51,22 +37,16 @@ before(async () => {
     '/page.html': { type: 'text/html', body: Buffer.from('<html></html>') },
     '/huge.bin': { type: 'application/octet-stream', body: Buffer.alloc(2 * 1024 * 1024 + 1) },
   })
-  const control = core.sandbox!.control
-  await control.addAccount({ phone: ALICE, name: 'Alice' })
-  await control.addAccount({ phone: BOB, name: 'Bob' })
-  instanceId = await linkedInstance(core, ME)
 })
 
 after(async () => {
   await files.close()
-  await core.close()
-  rmSync(dataDir, { recursive: true, force: true })
 })
 
-const inbox = (phone: string) => core.sandbox!.control.inbox(phone)
+const inbox = (phone: string) => linked.control.inbox(phone)
 
 function send(params: Record<string, unknown>) {
-  return call(api, 'send_message', { instance_id: instanceId, ...params })
+  return call(linked.core.apiBase, 'send_message', { instance_id: linked.instanceId, ...params })
 }
 
 describe('sending', () => {
@@ -89,7 +69,7 @@ describe('sending', () => {
     assert.equal(entry?.text, 'Hello Alice')
     assert.equal(entry?.from, ME)
 
-    const sent = await events.waitFor(
+    const sent = await linked.events.waitFor(
       (e) => e.event === 'message.sent' && e.data.id === key.id,
       'message.sent',
     )
@@ -97,7 +77,7 @@ describe('sending', () => {
     assert.equal(sent.data.text, 'Hello Alice')
     assert.equal(sent.data.chat, `${ALICE}@s.whatsapp.net`)
     for (const state of ['sent', 'delivered', 'read']) {
-      const update = await events.waitFor(
+      const update = await linked.events.waitFor(
         (e) => e.event === 'message.status' && e.data.id === key.id && e.data.status === state,
         `message.status ${state}`,
       )
@@ -108,24 +88,24 @@ describe('sending', () => {
   test('GET with a query string, a form body, and the send alias all send', async () => {
     const query = new URLSearchParams({
       access_token: TOKEN,
-      instance_id: instanceId,
+      instance_id: linked.instanceId,
       number: ALICE,
       type: 'text',
       message: 'via GET',
     })
-    const viaGet = await fetch(`${api}/send_message?${query}`)
+    const viaGet = await fetch(`${linked.core.apiBase}/send_message?${query}`)
     assert.equal(viaGet.status, 200)
     const form = new URLSearchParams({
       access_token: TOKEN,
-      instance_id: instanceId,
+      instance_id: linked.instanceId,
       number: ALICE,
       type: 'text',
       message: 'via form',
     })
-    const viaForm = await fetch(`${api}/send_message`, { method: 'POST', body: form })
+    const viaForm = await fetch(`${linked.core.apiBase}/send_message`, { method: 'POST', body: form })
     assert.equal(viaForm.status, 200)
-    const viaAlias = await call(api, 'send', {
-      instance_id: instanceId,
+    const viaAlias = await call(linked.core.apiBase, 'send', {
+      instance_id: linked.instanceId,
       number: ALICE,
       type: 'text',
       message: 'via alias',
@@ -148,12 +128,12 @@ describe('sending', () => {
   })
 
   test('text and an image to a group reach every member (send_group alias)', async () => {
-    const { groupId } = await core.sandbox!.control.createGroup({
+    const { groupId } = await linked.control.createGroup({
       subject: 'Team',
       participants: [ALICE, ME, BOB],
     })
-    const text = await call(api, 'send_group', {
-      instance_id: instanceId,
+    const text = await call(linked.core.apiBase, 'send_group', {
+      instance_id: linked.instanceId,
       number: groupId,
       type: 'text',
       message: 'Hi team',
@@ -179,11 +159,11 @@ describe('sending', () => {
     }
     // Group receipts come per member, named as the network addresses them in the group (here by LID).
     for (const member of [ALICE, BOB]) {
-      const lid = core
+      const lid = linked.core
         .sandbox!.control.accounts()
         .find((a) => a.phone === member)!
         .lid.replace(/:\d+@/, '@')
-      const receipt = await events.waitFor(
+      const receipt = await linked.events.waitFor(
         (e) =>
           e.event === 'message.status' &&
           e.data.id === text.body.message.key.id &&
@@ -288,12 +268,12 @@ describe('sending', () => {
     const params = { number: ALICE, type: 'text', message: 'only once', idempotency_key: 'order-42' }
     const [first, second] = await Promise.all([send(params), send(params)])
     const third = await send(params)
-    const viaHeader = await fetch(`${api}/send_message`, {
+    const viaHeader = await fetch(`${linked.core.apiBase}/send_message`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'idempotency-key': 'order-42' },
       body: JSON.stringify({
         access_token: TOKEN,
-        instance_id: instanceId,
+        instance_id: linked.instanceId,
         number: ALICE,
         type: 'text',
         message: 'only once',
@@ -320,7 +300,7 @@ describe('sending', () => {
   })
 
   test('a group that does not exist, or that the account is not in, is 422 recipient_not_found', async () => {
-    const { groupId } = await core.sandbox!.control.createGroup({
+    const { groupId } = await linked.control.createGroup({
       subject: 'Not ours',
       participants: [ALICE, BOB],
     })
@@ -387,8 +367,8 @@ describe('sending', () => {
       assert.equal(answer.body.code, code)
       assert.match(answer.body.message, pattern)
     }
-    const notConnected = (await call(api, 'create_instance')).body.instance_id
-    const idle = await call(api, 'send_message', {
+    const notConnected = (await call(linked.core.apiBase, 'create_instance')).body.instance_id
+    const idle = await call(linked.core.apiBase, 'send_message', {
       instance_id: notConnected,
       number: ALICE,
       type: 'text',
@@ -396,7 +376,7 @@ describe('sending', () => {
     })
     assert.equal(idle.status, 409)
     assert.equal(idle.body.code, 'not_connected')
-    const unknown = await call(api, 'send_message', {
+    const unknown = await call(linked.core.apiBase, 'send_message', {
       instance_id: 'NOPE',
       number: ALICE,
       type: 'text',
@@ -409,12 +389,12 @@ describe('sending', () => {
 
 describe('receiving', () => {
   test('an incoming text becomes message.received with chat, sender and text', async () => {
-    const { id } = await core.sandbox!.control.send(ALICE, { to: ME, text: 'Hi there' })
-    const received = await events.waitFor(
+    const { id } = await linked.control.send(ALICE, { to: ME, text: 'Hi there' })
+    const received = await linked.events.waitFor(
       (e) => e.event === 'message.received' && e.data.id === id,
       'message.received',
     )
-    assert.equal(received.instance_id, instanceId)
+    assert.equal(received.instance_id, linked.instanceId)
     assert.equal(received.data.type, 'text')
     assert.equal(received.data.text, 'Hi there')
     assert.equal(received.data.from_me, false)
@@ -425,11 +405,11 @@ describe('receiving', () => {
   })
 
   test('incoming media becomes message.received with media info and a download URL for the same bytes', async () => {
-    const { id } = await core.sandbox!.control.send(BOB, {
+    const { id } = await linked.control.send(BOB, {
       to: ME,
       media: { data: PDF, mimetype: 'application/pdf', filename: 'invoice.pdf', caption: 'Your invoice' },
     })
-    const received = await events.waitFor(
+    const received = await linked.events.waitFor(
       (e) => e.event === 'message.received' && e.data.id === id,
       'media received',
     )
@@ -455,12 +435,12 @@ describe('receiving', () => {
   })
 
   test('a group message names the group and the member who wrote it', async () => {
-    const { groupId } = await core.sandbox!.control.createGroup({
+    const { groupId } = await linked.control.createGroup({
       subject: 'Club',
       participants: [BOB, ME, ALICE],
     })
-    const { id } = await core.sandbox!.control.send(ALICE, { to: groupId, text: 'Hello club' })
-    const received = await events.waitFor(
+    const { id } = await linked.control.send(ALICE, { to: groupId, text: 'Hello club' })
+    const received = await linked.events.waitFor(
       (e) => e.event === 'message.received' && e.data.id === id,
       'group message',
     )
@@ -471,8 +451,11 @@ describe('receiving', () => {
   })
 
   test('a message sent from the phone becomes message.sent with source phone', async () => {
-    const { id } = await core.sandbox!.control.send(ME, { to: ALICE, text: 'typed on the phone' })
-    const sent = await events.waitFor((e) => e.event === 'message.sent' && e.data.id === id, 'phone send')
+    const { id } = await linked.control.send(ME, { to: ALICE, text: 'typed on the phone' })
+    const sent = await linked.events.waitFor(
+      (e) => e.event === 'message.sent' && e.data.id === id,
+      'phone send',
+    )
     assert.equal(sent.data.source, 'phone')
     assert.equal(sent.data.from_me, true)
     assert.equal(sent.data.text, 'typed on the phone')
@@ -480,24 +463,27 @@ describe('receiving', () => {
   })
 
   test('messages that arrived while disconnected come once after the reconnect', async () => {
-    await core.sandbox!.control.drop(ME, 'close')
-    await waitForStatus(core, instanceId, (s) => s.state !== 'connected', 'disconnect')
-    const { id } = await core.sandbox!.control.send(BOB, { to: ME, text: 'while you were away' })
-    await waitForStatus(core, instanceId, (s) => s.state === 'connected', 'reconnect')
-    const received = await events.waitFor(
+    await linked.control.drop(ME, 'close')
+    await waitForStatus(linked.core, linked.instanceId, (s) => s.state !== 'connected', 'disconnect')
+    const { id } = await linked.control.send(BOB, { to: ME, text: 'while you were away' })
+    await waitForStatus(linked.core, linked.instanceId, (s) => s.state === 'connected', 'reconnect')
+    const received = await linked.events.waitFor(
       (e) => e.event === 'message.received' && e.data.id === id,
       'offline message',
     )
     assert.equal(received.data.text, 'while you were away')
-    const { id: later } = await core.sandbox!.control.send(BOB, { to: ME, text: 'and now live' })
-    await events.waitFor((e) => e.event === 'message.received' && e.data.id === later, 'live message')
-    assert.equal(events.seen.filter((e) => e.event === 'message.received' && e.data.id === id).length, 1)
+    const { id: later } = await linked.control.send(BOB, { to: ME, text: 'and now live' })
+    await linked.events.waitFor((e) => e.event === 'message.received' && e.data.id === later, 'live message')
+    assert.equal(
+      linked.events.seen.filter((e) => e.event === 'message.received' && e.data.id === id).length,
+      1,
+    )
   })
 
   test('a LID-addressed message names the sender by phone number and by LID', async () => {
-    const alice = core.sandbox!.control.accounts().find((a) => a.phone === ALICE)!
-    const { id } = await core.sandbox!.control.send(ALICE, { to: ME, text: 'from my LID', addressing: 'lid' })
-    const received = await events.waitFor(
+    const alice = linked.control.accounts().find((a) => a.phone === ALICE)!
+    const { id } = await linked.control.send(ALICE, { to: ME, text: 'from my LID', addressing: 'lid' })
+    const received = await linked.events.waitFor(
       (e) => e.event === 'message.received' && e.data.id === id,
       'LID message',
     )
@@ -508,7 +494,7 @@ describe('receiving', () => {
 })
 
 test('a chat id given as a LID is sent to as is', async () => {
-  const alice = core.sandbox!.control.accounts().find((a) => a.phone === ALICE)!
+  const alice = linked.control.accounts().find((a) => a.phone === ALICE)!
   const lid = alice.lid.replace(/:\d+@/, '@')
   const { status, body } = await send({ number: lid, type: 'text', message: 'to your LID' })
   assert.equal(status, 200, JSON.stringify(body))
