@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { test } from 'node:test'
+import { test, type TestContext } from 'node:test'
 import { silentLogger } from '../logger'
 import { EventStreamClient } from './live-stream'
 import { eventFixture } from '../testing/event-fixture'
@@ -45,14 +45,22 @@ function connect(url: string): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => request(url, resolve).on('error', reject).end())
 }
 
-test('a client that stops reading costs bounded memory and, once it reads again, misses nothing', async (t) => {
+/**
+ * The fixture's events streamed by a server that ends clients stalled for `stallTimeoutMs`, and one client
+ * connected to it; both are closed after the test.
+ */
+async function connectedClient(t: TestContext, stallTimeoutMs: number) {
   const fixture = await eventFixture()
-  const server = await streamServer(fixture, 60_000)
+  const server = await streamServer(fixture, stallTimeoutMs)
   t.after(async () => {
     await server.close()
     await fixture.close()
   })
-  const response = await connect(server.url)
+  return { fixture, server, response: await connect(server.url) }
+}
+
+test('a client that stops reading costs bounded memory and, once it reads again, misses nothing', async (t) => {
+  const { fixture, server, response } = await connectedClient(t, 60_000)
   response.pause()
   await waitFor(() => server.responses.length === 1)
   const padding = 'x'.repeat(2_000)
@@ -83,13 +91,7 @@ test('a client that stops reading costs bounded memory and, once it reads again,
 })
 
 test('a client that reads nothing for the stall timeout is disconnected', async (t) => {
-  const fixture = await eventFixture()
-  const server = await streamServer(fixture, 200)
-  t.after(async () => {
-    await server.close()
-    await fixture.close()
-  })
-  const response = await connect(server.url)
+  const { fixture, server, response } = await connectedClient(t, 200)
   response.pause()
   await waitFor(() => server.responses.length === 1)
   const padding = 'x'.repeat(10_000)
@@ -99,13 +101,7 @@ test('a client that reads nothing for the stall timeout is disconnected', async 
 })
 
 test('an idle stream gets heartbeats', async (t) => {
-  const fixture = await eventFixture()
-  const server = await streamServer(fixture, 60_000)
-  t.after(async () => {
-    await server.close()
-    await fixture.close()
-  })
-  const response = await connect(server.url)
+  const { response } = await connectedClient(t, 60_000)
   let text = ''
   response.setEncoding('utf8')
   response.on('data', (chunk: string) => (text += chunk))
