@@ -293,6 +293,8 @@ export interface WaGroups {
   setDescription(group: string, text: string | null): Promise<void>
   setSetting(group: string, setting: WaGroupSetting): Promise<void>
   setPicture(group: string, image: Buffer): Promise<void>
+  /** Makes the picture as setPicture would, sending nothing: media_unavailable when it cannot be read. */
+  checkPicture(image: Buffer): Promise<void>
   /** The group's invite code; `revoke` makes a new one (the old stops working). */
   inviteCode(group: string, revoke: boolean): Promise<string>
   /** What an invite code opens, before joining. */

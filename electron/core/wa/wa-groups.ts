@@ -1,4 +1,9 @@
-import { type GroupMetadata, jidNormalizedUser, type WASocket } from '@whiskeysockets/baileys'
+import {
+  generateProfilePicture,
+  type GroupMetadata,
+  jidNormalizedUser,
+  type WASocket,
+} from '@whiskeysockets/baileys'
 import { userOf } from '../contract/ids'
 import { AppError } from '../errors'
 import type { WaGroup, WaGroupParticipant, WaGroups, WaParticipantResult } from '../contract/network'
@@ -101,6 +106,16 @@ export function createWaGroups(socket: WASocket): WaGroups {
       ask(() => socket.groupUpdateDescription(group, text ?? undefined), 'description', group),
     setSetting: (group, setting) => ask(() => socket.groupSettingUpdate(group, setting), 'settings', group),
     setPicture: (group, image) => ask(() => socket.updateProfilePicture(group, image), 'picture', group),
+    async checkPicture(image) {
+      try {
+        await generateProfilePicture(image)
+      } catch (error) {
+        throw new AppError('media_unavailable', 'The picture cannot be read as an image.', {
+          cause: error,
+          details: { parameter: 'media_url' },
+        })
+      }
+    },
     inviteCode: (group, revoke) =>
       ask(
         async () => (await (revoke ? socket.groupRevokeInvite(group) : socket.groupInviteCode(group))) ?? '',

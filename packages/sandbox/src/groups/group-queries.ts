@@ -49,7 +49,17 @@ function memberQuery(
     // Like WhatsApp, a group is invisible to non-members.
     if (!group || !session || !group.has(session.account))
       return connection.send(iqError(iq, 404, 'item-not-found'))
-    answerGroupChange(connection, iq, () => handle(group, session.account, ctx, first))
+    answerGroupChange(connection, iq, () => {
+      const answer = handle(group, session.account, ctx, first)
+      if (iq.attrs.type === 'set') {
+        network.events.emit('group', {
+          group: group.jid,
+          phone: session.account.phone,
+          change: first?.tag ?? '',
+        })
+      }
+      return answer
+    })
   }
 }
 
