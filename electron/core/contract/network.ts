@@ -282,7 +282,11 @@ export type WaGroupSetting = 'announcement' | 'not_announcement' | 'locked' | 'u
 export interface WaGroups {
   list(): Promise<WaGroup[]>
   get(group: string): Promise<WaGroup>
-  create(subject: string, participants: readonly string[]): Promise<WaGroup>
+  /** Makes a group; `refused` are the participants the network left out (privacy: 403 with an invitation). */
+  create(
+    subject: string,
+    participants: readonly string[],
+  ): Promise<{ group: WaGroup; refused: WaParticipantResult[] }>
   changeParticipants(
     group: string,
     action: 'add' | 'remove' | 'promote' | 'demote',

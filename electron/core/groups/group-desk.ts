@@ -116,20 +116,42 @@ export class GroupDesk {
     return groupView(await groups.get(id), account)
   }
 
-  async create(instanceId: string, subject: string, participants: readonly string[]): Promise<GroupView> {
+  /**
+   * Makes a group; every phone number is checked on the network first. Answers the group and, only when the
+   * network left someone out (their privacy refuses adds), who and why, with the invitation it made.
+   */
+  async create(
+    instanceId: string,
+    subject: string,
+    participants: readonly string[],
+  ): Promise<{ group: GroupView; not_added?: ParticipantOutcome[] }> {
     const name = checkSubject(subject)
     const members = parseParticipants(participants)
     const connection = await this.deps.connection(instanceId)
     const { groups, account } = connection
     await requireOnNetwork(connection, members)
-    const group = await groups.create(name, members)
+    const { group, refused } = await groups.create(name, members)
     // The network tells the account's other devices; the one that made the group hears only the answer.
     this.changed(
       instanceId,
       { kind: 'created', group, author: account.lid, authorPhone: account.number },
       account,
     )
-    return groupView(group, account)
+    const view = groupView(group, account)
+    if (refused.length === 0) return { group: view }
+    return {
+      group: view,
+      not_added: refused.map((result) => ({
+        participant: numberOf(result.jid),
+        result: outcome('add', result),
+        invite: result.addRequest && {
+          code: result.addRequest.code,
+          link: `${INVITE_LINK_BASE}${result.addRequest.code}`,
+          expiration: result.addRequest.expiration,
+          message_id: null,
+        },
+      })),
+    }
   }
 
   /**

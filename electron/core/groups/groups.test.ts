@@ -429,3 +429,20 @@ test('create_group with a number not on the network names it and makes no group'
   assert.ok(!after.some((g: any) => g.subject === 'Never made'))
   assert.ok(!alice.groups.some((g) => g.subject === 'Never made'), 'Alice was told of no group')
 })
+
+test('create_group with a member whose privacy refuses adds: the group is made without them, and the answer says so with the invitation', async () => {
+  const answer = await ok('create_group', { subject: 'Without Carol', participants: [ALICE, CAROL] })
+  const id = answer.group.id
+  assert.deepEqual(roles(id), { [ME]: 'superadmin', [ALICE]: null }, 'the network left Carol out')
+  assert.deepEqual(answer.group.participants.map((p: any) => p.phone).sort(), [ME, ALICE].sort())
+  assert.equal(answer.not_added.length, 1, JSON.stringify(answer))
+  const [carol] = answer.not_added
+  assert.equal(carol.participant, CAROL)
+  assert.equal(carol.result, 'invite_required')
+  assert.equal(carol.invite.link, `https://chat.whatsapp.com/${carol.invite.code}`)
+  assert.equal(carol.invite.message_id, null)
+  await linked.control.joinGroup(CAROL, carol.invite.code)
+  assert.equal(roles(id)[CAROL], null, 'Carol joins with the invitation the network made')
+  const plain = await ok('create_group', { subject: 'Only Alice', participants: [ALICE] })
+  assert.deepEqual(Object.keys(plain), ['status', 'group'], 'a group made whole answers as before')
+})

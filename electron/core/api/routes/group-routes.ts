@@ -80,7 +80,7 @@ export function groupOperations({ messages }: GroupRoutesDeps): Operation[] {
       tag: 'Groups',
       summary: 'Create a group with a subject and its first members; this account is its creator and admin.',
       description:
-        'Every phone number is checked on the network first: one that is not there is 422 participant_not_found, naming each in `details.numbers`, and no group is made. Members whose privacy refuses being added are left out by the network: add them with group_participants (`send_invite=true`) to send them an invitation.',
+        'Every phone number is checked on the network first: one that is not there is 422 participant_not_found, naming each in `details.numbers`, and no group is made. Members whose privacy refuses being added are left out by the network, which makes the group without them; then, and only then, the answer has `not_added`: each `participant` with its `result` (invite_required, or refused) and the `invite` the network made (`message_id` null). group_participants with `send_invite=true` adds them again and sends them the invitation.',
       auth: 'token',
       instance: true,
       fields: {
@@ -96,7 +96,7 @@ export function groupOperations({ messages }: GroupRoutesDeps): Operation[] {
       example: { status: 'success', group: GROUP_SAMPLE },
       handle: async ({ params, instance }) => ({
         status: 'success',
-        group: await groups.create(instance.id, params.subject, params.participants),
+        ...(await groups.create(instance.id, params.subject, params.participants)),
       }),
     }),
     defineOperation({
