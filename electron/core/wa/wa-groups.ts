@@ -107,15 +107,23 @@ async function createGroup(socket: WASocket, subject: string, participants: read
     .map((participant) =>
       participantResult(participant.attrs.jid, participant.attrs.error ?? '', participant),
     )
-  const group = mapGroup(await socket.groupMetadata(id.includes('@') ? id : `${id}@g.us`))
-  return { group, refused }
+  const jid = id.includes('@') ? id : `${id}@g.us`
+  try {
+    return { group: mapGroup(await socket.groupMetadata(jid)), refused }
+  } catch (error) {
+    throw new AppError(
+      groupError(error, 'new group').code,
+      `The group ${jid} was made, but reading it back failed: read it with the group operation.`,
+      { cause: error, details: { group_id: jid } },
+    )
+  }
 }
 
 async function ask<T>(work: () => Promise<T>, what: string, group?: string): Promise<T> {
   try {
     return await work()
   } catch (error) {
-    throw groupError(error, what, group)
+    throw error instanceof AppError ? error : groupError(error, what, group)
   }
 }
 
