@@ -31,6 +31,10 @@ export const ERROR_CODES = {
   },
   unsupported_media_type: { status: 415, message: 'Send JSON or form data.' },
   recipient_not_found: { status: 422, message: 'That number is not on the network.' },
+  participant_not_found: {
+    status: 422,
+    message: 'A participant is not on the network: details.numbers names each one.',
+  },
   media_unavailable: { status: 422, message: 'The media_url cannot be fetched or is not a supported file.' },
   invalid_location: { status: 422, message: 'The coordinates are not a place on Earth.' },
   quoted_not_found: { status: 422, message: 'The message to quote is not among the stored messages.' },
@@ -40,6 +44,10 @@ export const ERROR_CODES = {
   },
   group_not_found: { status: 404, message: 'That is not a group this account is in.' },
   not_group_admin: { status: 403, message: "Only the group's admins may do that." },
+  group_change_incomplete: {
+    status: 409,
+    message: 'Only part of the group change was made: details.results says what was applied.',
+  },
   webhook_not_found: { status: 404, message: 'No webhook with that webhook_id exists for this token.' },
   call_not_found: { status: 404, message: 'No call with that call_id is ringing on this instance.' },
   action_not_allowed: { status: 422, message: 'The network does not allow that on this message.' },

@@ -282,7 +282,11 @@ export type WaGroupSetting = 'announcement' | 'not_announcement' | 'locked' | 'u
 export interface WaGroups {
   list(): Promise<WaGroup[]>
   get(group: string): Promise<WaGroup>
-  create(subject: string, participants: readonly string[]): Promise<WaGroup>
+  /** Makes a group; `refused` are the participants the network left out (privacy: 403 with an invitation). */
+  create(
+    subject: string,
+    participants: readonly string[],
+  ): Promise<{ group: WaGroup; refused: WaParticipantResult[] }>
   changeParticipants(
     group: string,
     action: 'add' | 'remove' | 'promote' | 'demote',
@@ -293,6 +297,8 @@ export interface WaGroups {
   setDescription(group: string, text: string | null): Promise<void>
   setSetting(group: string, setting: WaGroupSetting): Promise<void>
   setPicture(group: string, image: Buffer): Promise<void>
+  /** Makes the picture as setPicture would, sending nothing: media_unavailable when it cannot be read. */
+  checkPicture(image: Buffer): Promise<void>
   /** The group's invite code; `revoke` makes a new one (the old stops working). */
   inviteCode(group: string, revoke: boolean): Promise<string>
   /** What an invite code opens, before joining. */

@@ -24,6 +24,7 @@ import {
 } from './group-input'
 import type { GroupSummary, GroupView } from '../contract/group'
 import { groupSummary, groupView } from './group-view'
+import { applySteps, checkRights, type GroupStep } from './group-update'
 
 export type ParticipantAction = 'add' | 'remove' | 'promote' | 'demote'
 
@@ -80,6 +81,22 @@ function numberOf(jid: string): string {
   return jid.endsWith('@s.whatsapp.net') ? (jid.split('@')[0] ?? jid) : jid
 }
 
+/**
+ * Checks that every phone number is on the network before a group is made with them, so that one the network
+ * would refuse makes nothing: participant_not_found names each (LIDs are addresses the network gave, kept).
+ */
+async function requireOnNetwork(connection: WaConnection, members: readonly string[]): Promise<void> {
+  const phones = members.filter((jid) => jid.endsWith('@s.whatsapp.net')).map(numberOf)
+  if (phones.length === 0) return
+  const missing = (await connection.lookup(phones)).filter((found) => !found.jid).map((found) => found.number)
+  if (missing.length === 0) return
+  throw new AppError(
+    'participant_not_found',
+    `${missing.length === 1 ? 'This number is' : 'These numbers are'} not on the network: ${missing.join(', ')}. No group was made.`,
+    { details: { parameter: 'participants', numbers: missing } },
+  )
+}
+
 /** The account's groups: read, made, administered, joined and left, and their changes as events. */
 export class GroupDesk {
   private readonly log: Logger
@@ -99,18 +116,42 @@ export class GroupDesk {
     return groupView(await groups.get(id), account)
   }
 
-  async create(instanceId: string, subject: string, participants: readonly string[]): Promise<GroupView> {
+  /**
+   * Makes a group; every phone number is checked on the network first. Answers the group and, only when the
+   * network left someone out (their privacy refuses adds), who and why, with the invitation it made.
+   */
+  async create(
+    instanceId: string,
+    subject: string,
+    participants: readonly string[],
+  ): Promise<{ group: GroupView; not_added?: ParticipantOutcome[] }> {
     const name = checkSubject(subject)
     const members = parseParticipants(participants)
-    const { groups, account } = await this.deps.connection(instanceId)
-    const group = await groups.create(name, members)
+    const connection = await this.deps.connection(instanceId)
+    const { groups, account } = connection
+    await requireOnNetwork(connection, members)
+    const { group, refused } = await groups.create(name, members)
     // The network tells the account's other devices; the one that made the group hears only the answer.
     this.changed(
       instanceId,
       { kind: 'created', group, author: account.lid, authorPhone: account.number },
       account,
     )
-    return groupView(group, account)
+    const view = groupView(group, account)
+    if (refused.length === 0) return { group: view }
+    return {
+      group: view,
+      not_added: refused.map((result) => ({
+        participant: numberOf(result.jid),
+        result: outcome('add', result),
+        invite: result.addRequest && {
+          code: result.addRequest.code,
+          link: `${INVITE_LINK_BASE}${result.addRequest.code}`,
+          expiration: result.addRequest.expiration,
+          message_id: null,
+        },
+      })),
+    }
   }
 
   /**
@@ -149,7 +190,10 @@ export class GroupDesk {
     return outcomes
   }
 
-  /** Changes what is given (each value checked before anything is sent); answers what changed. */
+  /**
+   * Changes what is given, all or nothing: every value, the picture and the account's rights (against the
+   * group read from the network) are checked before anything is sent. Answers what changed.
+   */
   async update(instanceId: string, groupId: string, change: GroupChangeInput): Promise<string[]> {
     const id = parseGroupId(groupId)
     const subject = change.subject === undefined ? undefined : checkSubject(change.subject)
@@ -170,29 +214,29 @@ export class GroupDesk {
       )
     }
     const image = hasPicture ? await this.deps.loadPicture(change.picture as PictureInput) : undefined
-    const { groups } = await this.deps.connection(instanceId)
-    const changed: string[] = []
-    if (subject !== undefined) {
-      await groups.setSubject(id, subject)
-      changed.push('subject')
+    const { groups, account } = await this.deps.connection(instanceId)
+    if (image) await groups.checkPicture(image.data)
+    const steps: GroupStep[] = []
+    if (subject !== undefined)
+      steps.push({ field: 'subject', send: (g, group) => g.setSubject(group, subject) })
+    if (description !== undefined)
+      steps.push({ field: 'description', send: (g, group) => g.setDescription(group, description) })
+    const { onlyAdminsSend, onlyAdminsEdit } = change
+    if (onlyAdminsSend !== undefined) {
+      steps.push({
+        field: 'only_admins_send',
+        send: (g, group) => g.setSetting(group, onlyAdminsSend ? 'announcement' : 'not_announcement'),
+      })
     }
-    if (description !== undefined) {
-      await groups.setDescription(id, description)
-      changed.push('description')
+    if (onlyAdminsEdit !== undefined) {
+      steps.push({
+        field: 'only_admins_edit',
+        send: (g, group) => g.setSetting(group, onlyAdminsEdit ? 'locked' : 'unlocked'),
+      })
     }
-    if (change.onlyAdminsSend !== undefined) {
-      await groups.setSetting(id, change.onlyAdminsSend ? 'announcement' : 'not_announcement')
-      changed.push('only_admins_send')
-    }
-    if (change.onlyAdminsEdit !== undefined) {
-      await groups.setSetting(id, change.onlyAdminsEdit ? 'locked' : 'unlocked')
-      changed.push('only_admins_edit')
-    }
-    if (image) {
-      await groups.setPicture(id, image.data)
-      changed.push('picture')
-    }
-    return changed
+    if (image) steps.push({ field: 'picture', send: (g, group) => g.setPicture(group, image.data) })
+    checkRights(await groups.get(id), account, steps)
+    return applySteps(groups, id, steps)
   }
 
   /** The group's invite code and link; `revoke` replaces it (the old one stops working). */

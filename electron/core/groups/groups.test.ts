@@ -29,15 +29,24 @@ after(() => alice?.stop())
 const roles = (id: string) =>
   Object.fromEntries(linked.control.group(id).members.map((member) => [member.phone, member.role]))
 
-/** The first event of that name for the group matching `match`, already seen or coming. */
-function groupEvent(name: string, match: (data: any) => boolean = () => true): Promise<LinkdeskEvent> {
+/** The first event of that name for the group `id` matching `match`, already seen or coming. */
+function groupEventOf(
+  id: string,
+  name: string,
+  match: (data: any) => boolean = () => true,
+): Promise<LinkdeskEvent> {
   return linked.events.waitFor(
     (event) =>
       event.event === name &&
-      ((event.data as any).group_id ?? (event.data as any).group?.id) === groupId &&
+      ((event.data as any).group_id ?? (event.data as any).group?.id) === id &&
       match(event.data),
     name,
   )
+}
+
+/** The first event of that name for the test group matching `match`. */
+function groupEvent(name: string, match: (data: any) => boolean = () => true): Promise<LinkdeskEvent> {
+  return groupEventOf(groupId, name, match)
 }
 
 async function ok(operation: string, params: Record<string, unknown>) {
@@ -277,4 +286,163 @@ test('bad input is refused with a message naming the problem, and nothing change
     assert.match(answer.body.message, message, operation)
   }
   assert.deepEqual(linked.control.group(groupId), before, 'the group is as it was')
+})
+
+/** Bob's group with Alice and this account as plain members; this account hears of it first. */
+async function bobsGroup(subject: string): Promise<string> {
+  const { groupId: id } = await linked.control.createGroup({ subject, participants: [BOB, ALICE, ME] })
+  await linked.events.waitFor(
+    (event) => event.event === 'group.joined' && (event.data as any).group.id === id,
+    'group.joined',
+  )
+  return id
+}
+
+test('a non-admin’s change of the subject and a setting is refused whole: the subject stays, no member hears of it', async () => {
+  const theirs = await bobsGroup('Bob’s club')
+  const refused = await linked.api('update_group', {
+    group_id: theirs,
+    subject: 'Mine now',
+    only_admins_send: true,
+  })
+  assert.equal(refused.status, 403, JSON.stringify(refused.body))
+  assert.equal(refused.body.code, 'not_group_admin')
+  const group = linked.control.group(theirs)
+  assert.equal(group.subject, 'Bob’s club', 'the network kept the subject')
+  assert.equal(group.announce, false)
+  assert.deepEqual(refused.body.details.fields, ['only_admins_send'])
+  assert.deepEqual(
+    refused.body.details.results.map((r: any) => [r.field, r.result]),
+    [
+      ['subject', 'not_sent'],
+      ['only_admins_send', 'refused'],
+    ],
+  )
+  // A member may rename an open group: that change reaches Alice, and the refused one never came before it.
+  const allowed = await ok('update_group', { group_id: theirs, subject: 'Renamed by a member' })
+  assert.deepEqual(allowed, { status: 'success', group_id: theirs, changed: ['subject'] })
+  await alice.waitFor(
+    () => alice.groupUpdates.find((u) => u.id === theirs && u.subject === 'Renamed by a member'),
+    'Alice sees the allowed subject',
+  )
+  assert.deepEqual(
+    alice.groupUpdates.filter(
+      (u) => u.id === theirs && (u.subject === 'Mine now' || u.announce !== undefined),
+    ),
+    [],
+    'Alice heard nothing of the refused change',
+  )
+  await groupEventOf(theirs, 'group.updated', (data) => data.changes.subject === 'Renamed by a member')
+  assert.ok(
+    !linked.events.seen.some(
+      (event) =>
+        event.event === 'group.updated' &&
+        (event.data as any).group_id === theirs &&
+        (event.data as any).changes.subject === 'Mine now',
+    ),
+    'no group.updated for the refused change',
+  )
+})
+
+test('an admin’s change of several fields is applied whole: the network and the members have each', async () => {
+  const body = await ok('update_group', {
+    group_id: groupId,
+    subject: 'Acme (all)',
+    description: 'Everything at once',
+    only_admins_send: true,
+  })
+  assert.deepEqual(body, {
+    status: 'success',
+    group_id: groupId,
+    changed: ['subject', 'description', 'only_admins_send'],
+  })
+  const group = linked.control.group(groupId)
+  assert.equal(group.subject, 'Acme (all)')
+  assert.equal(group.description, 'Everything at once')
+  assert.equal(group.announce, true)
+  await alice.waitFor(
+    () => alice.groupUpdates.find((u) => u.id === groupId && u.announce === true),
+    'Alice sees only admins send',
+  )
+  assert.ok(alice.groupUpdates.some((u) => u.id === groupId && u.subject === 'Acme (all)'))
+})
+
+test('rights lost midway: the answer says per field what was applied, and the network has exactly that', async () => {
+  const theirs = await bobsGroup('Bob’s desk')
+  await linked.control.changeGroup(BOB, theirs, { action: 'promote', participants: [ME] })
+  // Bob demotes this account the moment its subject change is made, before it hears the answer.
+  const demote = ({ group, phone, change }: { group: string; phone: string; change: string }) => {
+    if (group !== theirs || phone !== ME || change !== 'subject') return
+    linked.control.events.off('group', demote)
+    void linked.control.changeGroup(BOB, theirs, { action: 'demote', participants: [ME] })
+  }
+  linked.control.events.on('group', demote)
+  const answer = await linked.api('update_group', {
+    group_id: theirs,
+    subject: 'Half done',
+    description: 'Members may write this',
+    only_admins_edit: true,
+  })
+  assert.equal(answer.status, 409, JSON.stringify(answer.body))
+  assert.equal(answer.body.code, 'group_change_incomplete')
+  assert.match(answer.body.message, /only_admins_edit/)
+  assert.deepEqual(answer.body.details.changed, ['subject', 'description'])
+  assert.deepEqual(
+    answer.body.details.results.map((r: any) => [r.field, r.result, r.code]),
+    [
+      ['subject', 'applied', undefined],
+      ['description', 'applied', undefined],
+      ['only_admins_edit', 'refused', 'not_group_admin'],
+    ],
+  )
+  const group = linked.control.group(theirs)
+  assert.equal(group.subject, 'Half done')
+  assert.equal(group.description, 'Members may write this')
+  assert.equal(group.restrict, false, 'the setting was not changed')
+})
+
+test('a picture that cannot be read refuses the whole change before anything is sent', async () => {
+  const png = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#c03060' } })
+    .png()
+    .toBuffer()
+  const broken = png.subarray(0, 40)
+  const before = linked.control.group(groupId)
+  const answer = await linked.api('update_group', {
+    group_id: groupId,
+    subject: 'Never set',
+    media_base64: broken.toString('base64'),
+  })
+  assert.equal(answer.status, 422, JSON.stringify(answer.body))
+  assert.equal(answer.body.code, 'media_unavailable')
+  assert.deepEqual(linked.control.group(groupId), before, 'the group is as it was')
+})
+
+test('create_group with a number not on the network names it and makes no group', async () => {
+  const before = (await ok('groups', {})).groups.length
+  const answer = await linked.api('create_group', { subject: 'Never made', participants: [ALICE, NOBODY] })
+  assert.equal(answer.status, 422, JSON.stringify(answer.body))
+  assert.equal(answer.body.code, 'participant_not_found')
+  assert.deepEqual(answer.body.details.numbers, [NOBODY])
+  assert.match(answer.body.message, new RegExp(NOBODY))
+  const after = (await ok('groups', {})).groups
+  assert.equal(after.length, before, 'the network has no new group of this account')
+  assert.ok(!after.some((g: any) => g.subject === 'Never made'))
+  assert.ok(!alice.groups.some((g) => g.subject === 'Never made'), 'Alice was told of no group')
+})
+
+test('create_group with a member whose privacy refuses adds: the group is made without them, and the answer says so with the invitation', async () => {
+  const answer = await ok('create_group', { subject: 'Without Carol', participants: [ALICE, CAROL] })
+  const id = answer.group.id
+  assert.deepEqual(roles(id), { [ME]: 'superadmin', [ALICE]: null }, 'the network left Carol out')
+  assert.deepEqual(answer.group.participants.map((p: any) => p.phone).sort(), [ME, ALICE].sort())
+  assert.equal(answer.not_added.length, 1, JSON.stringify(answer))
+  const [carol] = answer.not_added
+  assert.equal(carol.participant, CAROL)
+  assert.equal(carol.result, 'invite_required')
+  assert.equal(carol.invite.link, `https://chat.whatsapp.com/${carol.invite.code}`)
+  assert.equal(carol.invite.message_id, null)
+  await linked.control.joinGroup(CAROL, carol.invite.code)
+  assert.equal(roles(id)[CAROL], null, 'Carol joins with the invitation the network made')
+  const plain = await ok('create_group', { subject: 'Only Alice', participants: [ALICE] })
+  assert.deepEqual(Object.keys(plain), ['status', 'group'], 'a group made whole answers as before')
 })

@@ -1,4 +1,13 @@
-import { type GroupMetadata, jidNormalizedUser, type WASocket } from '@whiskeysockets/baileys'
+import {
+  type BinaryNode,
+  generateMessageIDV2,
+  generateProfilePicture,
+  getBinaryNodeChild,
+  getBinaryNodeChildren,
+  type GroupMetadata,
+  jidNormalizedUser,
+  type WASocket,
+} from '@whiskeysockets/baileys'
 import { userOf } from '../contract/ids'
 import { AppError } from '../errors'
 import type { WaGroup, WaGroupParticipant, WaGroups, WaParticipantResult } from '../contract/network'
@@ -61,11 +70,60 @@ function groupError(error: unknown, what: string, group?: string): AppError {
   return new AppError('upstream_failed', `The network refused the ${what}.`, { cause: error })
 }
 
+/** One participant of a change's answer: its status (the node's error, 200 without one) and any invitation. */
+function participantResult(jid: string | undefined, status: string, participant: BinaryNode | undefined) {
+  const request = Array.isArray(participant?.content)
+    ? participant.content.find((child) => child.tag === 'add_request')
+    : undefined
+  const code = request?.attrs.code
+  return {
+    jid: jid ?? '',
+    status,
+    addRequest: code ? { code, expiration: Number(request.attrs.expiration ?? 0) } : null,
+  } satisfies WaParticipantResult
+}
+
+/**
+ * Makes a group with the network's own query, since Baileys' groupCreate reads every participant of the
+ * answer as a member: the ones the network left out carry an error (403 with an invitation for privacy).
+ */
+async function createGroup(socket: WASocket, subject: string, participants: readonly string[]) {
+  const answer = await socket.query({
+    tag: 'iq',
+    attrs: { type: 'set', xmlns: 'w:g2', to: '@g.us' },
+    content: [
+      {
+        tag: 'create',
+        attrs: { subject, key: generateMessageIDV2() },
+        content: participants.map((jid) => ({ tag: 'participant', attrs: { jid } })),
+      },
+    ],
+  })
+  const made = getBinaryNodeChild(answer, 'group')
+  const id = made?.attrs.id
+  if (!id) throw new AppError('upstream_failed', 'The network did not answer the new group’s id.')
+  const refused = getBinaryNodeChildren(made, 'participant')
+    .filter((participant) => participant.attrs.error)
+    .map((participant) =>
+      participantResult(participant.attrs.jid, participant.attrs.error ?? '', participant),
+    )
+  const jid = id.includes('@') ? id : `${id}@g.us`
+  try {
+    return { group: mapGroup(await socket.groupMetadata(jid)), refused }
+  } catch (error) {
+    throw new AppError(
+      groupError(error, 'new group').code,
+      `The group ${jid} was made, but reading it back failed: read it with the group operation.`,
+      { cause: error, details: { group_id: jid } },
+    )
+  }
+}
+
 async function ask<T>(work: () => Promise<T>, what: string, group?: string): Promise<T> {
   try {
     return await work()
   } catch (error) {
-    throw groupError(error, what, group)
+    throw error instanceof AppError ? error : groupError(error, what, group)
   }
 }
 
@@ -75,23 +133,12 @@ export function createWaGroups(socket: WASocket): WaGroups {
     list: () =>
       ask(async () => Object.values(await socket.groupFetchAllParticipating()).map(mapGroup), 'group list'),
     get: (group) => ask(async () => mapGroup(await socket.groupMetadata(group)), 'group', group),
-    create: (subject, participants) =>
-      ask(async () => mapGroup(await socket.groupCreate(subject, [...participants])), 'new group'),
+    create: (subject, participants) => ask(() => createGroup(socket, subject, participants), 'new group'),
     changeParticipants: (group, action, participants) =>
       ask(
         async () =>
           (await socket.groupParticipantsUpdate(group, [...participants], action)).map(
-            ({ jid, status, content }): WaParticipantResult => {
-              const request = Array.isArray(content?.content)
-                ? content.content.find((child) => child.tag === 'add_request')
-                : undefined
-              const code = request?.attrs.code
-              return {
-                jid: jid ?? '',
-                status,
-                addRequest: code ? { code, expiration: Number(request.attrs.expiration ?? 0) } : null,
-              }
-            },
+            ({ jid, status, content }) => participantResult(jid, status, content),
           ),
         'members',
         group,
@@ -101,6 +148,16 @@ export function createWaGroups(socket: WASocket): WaGroups {
       ask(() => socket.groupUpdateDescription(group, text ?? undefined), 'description', group),
     setSetting: (group, setting) => ask(() => socket.groupSettingUpdate(group, setting), 'settings', group),
     setPicture: (group, image) => ask(() => socket.updateProfilePicture(group, image), 'picture', group),
+    async checkPicture(image) {
+      try {
+        await generateProfilePicture(image)
+      } catch (error) {
+        throw new AppError('media_unavailable', 'The picture cannot be read as an image.', {
+          cause: error,
+          details: { parameter: 'media_url' },
+        })
+      }
+    },
     inviteCode: (group, revoke) =>
       ask(
         async () => (await (revoke ? socket.groupRevokeInvite(group) : socket.groupInviteCode(group))) ?? '',

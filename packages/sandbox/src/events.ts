@@ -10,6 +10,11 @@ export interface SandboxEventMap {
   link: [{ phone: string; device: number; jid: string }]
   /** A linked device logged in; `redelivered` are the ids of messages written to it again, unreceipted. */
   login: [{ phone: string; device: number; redelivered: string[] }]
+  /**
+   * A linked device changed a group (`change` is its query's tag: subject, description, locked, add, …),
+   * emitted once the change is made and before the device hears its answer.
+   */
+  group: [{ group: string; phone: string; change: string }]
   /** A linked device's connection ended. */
   disconnect: [{ phone: string; device: number }]
 }

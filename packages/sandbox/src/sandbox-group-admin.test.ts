@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
+import { getBinaryNodeChild, getBinaryNodeChildren } from '@whiskeysockets/baileys'
 import type { Sandbox } from './index'
 import { inboxEntry, linkedClient, startTestSandbox } from './testing/sandbox-fixture'
 import type { SandboxClient } from './testing/sandbox-client'
@@ -209,4 +210,31 @@ test('a member that leaves is gone from the group, and the others see it leave',
   await assert.rejects(otherDevice.sock!.groupMetadata(groupId), { data: 404 })
   const sent = await device.sock.sendMessage(groupId, { text: 'after the leave' })
   assert.equal((await inboxEntry(sandbox, BOB, sent?.key.id ?? '')).text, 'after the leave')
+})
+
+test('a group made with someone whose privacy refuses adds is made without them; the answer names them with an invitation', async () => {
+  assert.ok(device.sock)
+  const answer = await device.sock.query({
+    tag: 'iq',
+    attrs: { type: 'set', xmlns: 'w:g2', to: '@g.us' },
+    content: [
+      {
+        tag: 'create',
+        attrs: { subject: 'Carol left out', key: 'K1' },
+        content: [pn(ALICE), pn(CAROL)].map((jid) => ({ tag: 'participant', attrs: { jid } })),
+      },
+    ],
+  })
+  const made = getBinaryNodeChild(answer, 'group')
+  const id = `${made?.attrs.id}@g.us`
+  assert.deepEqual(rolesOf(id), { [ME]: 'superadmin', [ALICE]: null })
+  const refused = getBinaryNodeChildren(made, 'participant').filter((p) => p.attrs.error)
+  assert.deepEqual(
+    refused.map((p) => [p.attrs.jid, p.attrs.error]),
+    [[pn(CAROL), '403']],
+  )
+  const code = getBinaryNodeChild(refused[0], 'add_request')?.attrs.code
+  assert.ok(code)
+  await sandbox.control.joinGroup(CAROL, code)
+  assert.equal(rolesOf(id)[CAROL], null)
 })

@@ -80,7 +80,7 @@ export function groupOperations({ messages }: GroupRoutesDeps): Operation[] {
       tag: 'Groups',
       summary: 'Create a group with a subject and its first members; this account is its creator and admin.',
       description:
-        'Members whose privacy refuses being added are left out by the network: add them with group_participants (`send_invite=true`) to send them an invitation.',
+        'Every phone number is checked on the network first: one that is not there is 422 participant_not_found, naming each in `details.numbers`, and no group is made. Members whose privacy refuses being added are left out by the network, which makes the group without them; then, and only then, the answer has `not_added`: each `participant` with its `result` (invite_required, or refused) and the `invite` the network made (`message_id` null). group_participants with `send_invite=true` adds them again and sends them the invitation.',
       auth: 'token',
       instance: true,
       fields: {
@@ -96,7 +96,7 @@ export function groupOperations({ messages }: GroupRoutesDeps): Operation[] {
       example: { status: 'success', group: GROUP_SAMPLE },
       handle: async ({ params, instance }) => ({
         status: 'success',
-        group: await groups.create(instance.id, params.subject, params.participants),
+        ...(await groups.create(instance.id, params.subject, params.participants)),
       }),
     }),
     defineOperation({
@@ -163,7 +163,7 @@ export function groupOperations({ messages }: GroupRoutesDeps): Operation[] {
       name: 'update_group',
       tag: 'Groups',
       summary: 'Change a group’s subject, description, picture or settings.',
-      description: `Changes what is given (every value checked before anything is sent) and answers what changed. An empty description removes it. The picture comes as \`media_url\`, \`media_base64\` or a multipart file part and must be an image. When only admins may edit the group, a member who is not admin gets 403 not_group_admin.`,
+      description: `Changes what is given, all or nothing, and answers what changed. Every value, the picture and the account's rights (read from the network: settings are for admins; subject, description and picture too when only admins edit) are checked before anything is sent: a change the network would refuse in part is refused whole, 403 not_group_admin with \`details.fields\`, and nothing changes. An empty description removes it. The picture comes as \`media_url\`, \`media_base64\` or a multipart file part and must be an image that can be read. If the network still refuses a part midway (rights changed since the check), the rest is not sent and the error says per field what was applied: \`details.results\` lists each field with \`result\` applied, refused (with \`code\` and \`message\`) or not_sent, and \`details.changed\` what changed; the code is the refusal's own when nothing changed, else 409 group_change_incomplete.`,
       auth: 'token',
       instance: true,
       fields: {

@@ -56,6 +56,16 @@ function addAllowed(account: Account): boolean {
   return setting === undefined || setting === 'all'
 }
 
+/** An invitation in place of an add the account's privacy refused, kept by the group until used or expired. */
+function addRequestFor(group: Group, account: Account): { code: string; expiration: number } {
+  const addRequest = {
+    code: randomBytes(12).toString('base64url'),
+    expiration: unixNow() + ADD_REQUEST_SECONDS,
+  }
+  group.keepAddRequest(addRequest.code, account, addRequest.expiration)
+  return addRequest
+}
+
 function resultOf(
   group: Group,
   action: ParticipantAction,
@@ -66,14 +76,7 @@ function resultOf(
   const member = group.has(account)
   if (action === 'add') {
     if (member) return { jid, account, error: '409' }
-    if (!addAllowed(account)) {
-      const addRequest = {
-        code: randomBytes(12).toString('base64url'),
-        expiration: unixNow() + ADD_REQUEST_SECONDS,
-      }
-      group.keepAddRequest(addRequest.code, account, addRequest.expiration)
-      return { jid, account, error: '403', addRequest }
-    }
+    if (!addAllowed(account)) return { jid, account, error: '403', addRequest: addRequestFor(group, account) }
     return { jid, account, error: undefined }
   }
   return { jid, account, error: member ? undefined : '404' }
@@ -105,6 +108,33 @@ export function changeParticipants(
     })
   }
   return results
+}
+
+/**
+ * Makes a group as WhatsApp does: participants whose privacy refuses adds are left out, each answered with
+ * an invitation in place of the add (403), and the group is made with the others.
+ */
+export function createGroup(
+  network: SandboxNetwork,
+  creator: Account,
+  subject: string,
+  targets: Array<{ jid: string; account: Account }>,
+): { group: Group; refused: ParticipantResult[] } {
+  const allowed = (account: Account) => account === creator || addAllowed(account)
+  const group = network.groups.create(
+    subject,
+    creator,
+    targets.flatMap(({ account }) => (allowed(account) ? [account] : [])),
+  )
+  const refused = targets
+    .filter(({ account }) => !allowed(account))
+    .map(({ jid, account }): ParticipantResult => ({
+      jid,
+      account,
+      error: '403',
+      addRequest: addRequestFor(group, account),
+    }))
+  return { group, refused }
 }
 
 /** A member leaves (also the way a member removed by nobody else is told apart: actor = participant). */
@@ -192,23 +222,22 @@ export function inviteInfo(network: SandboxNetwork, code: string): Group {
   return group
 }
 
+/** One participant's result as the network writes it: the participant node, with its error and invitation. */
+export function participantResultNode({ jid, account, error, addRequest }: ParticipantResult): BinaryNode {
+  return node(
+    'participant',
+    {
+      jid,
+      ...(account ? { lid: account.lidJid, phone_number: account.pnJid } : {}),
+      ...(error ? { error } : {}),
+    },
+    addRequest
+      ? [node('add_request', { code: addRequest.code, expiration: String(addRequest.expiration) })]
+      : undefined,
+  )
+}
+
 /** The iq result child of a participant change, one participant node per target (with its error). */
 export function participantResults(action: ParticipantAction, results: ParticipantResult[]): BinaryNode {
-  return node(
-    action,
-    {},
-    results.map(({ jid, account, error, addRequest }) =>
-      node(
-        'participant',
-        {
-          jid,
-          ...(account ? { lid: account.lidJid, phone_number: account.pnJid } : {}),
-          ...(error ? { error } : {}),
-        },
-        addRequest
-          ? [node('add_request', { code: addRequest.code, expiration: String(addRequest.expiration) })]
-          : undefined,
-      ),
-    ),
-  )
+  return node(action, {}, results.map(participantResultNode))
 }

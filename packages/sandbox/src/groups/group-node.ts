@@ -2,7 +2,10 @@ import { type BinaryNode, node } from '../stanzas/binary-node'
 import type { Group } from './group-registry'
 
 /** A group as the w:g2 queries describe it, addressed by LID with phone numbers beside. */
-export function groupNode(group: Group, options: { participants?: boolean } = {}): BinaryNode {
+export function groupNode(
+  group: Group,
+  options: { participants?: boolean; refused?: BinaryNode[] } = {},
+): BinaryNode {
   const { creator, description } = group
   const created = String(group.createdAt)
   const subject = group.subjectSet
@@ -18,6 +21,8 @@ export function groupNode(group: Group, options: { participants?: boolean } = {}
       )
     }
   }
+  // A new group's answer names, beside its members, each participant the network left out (with the error).
+  content.push(...(options.refused ?? []))
   if (description) {
     const by = description.by
     content.push(

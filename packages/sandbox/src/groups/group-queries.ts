@@ -5,6 +5,7 @@ import type { StanzaContext, StanzaRouter } from '../stanzas/stanza-router'
 import {
   changeParticipants,
   changeSetting,
+  createGroup,
   GroupRefusal,
   type GroupSetting,
   inviteCode,
@@ -12,6 +13,7 @@ import {
   joinByInvite,
   leaveGroup,
   type ParticipantAction,
+  participantResultNode,
   participantResults,
   setDescription,
   setSubject,
@@ -49,7 +51,17 @@ function memberQuery(
     // Like WhatsApp, a group is invisible to non-members.
     if (!group || !session || !group.has(session.account))
       return connection.send(iqError(iq, 404, 'item-not-found'))
-    answerGroupChange(connection, iq, () => handle(group, session.account, ctx, first))
+    answerGroupChange(connection, iq, () => {
+      const answer = handle(group, session.account, ctx, first)
+      if (iq.attrs.type === 'set') {
+        network.events.emit('group', {
+          group: group.jid,
+          phone: session.account.phone,
+          change: first?.tag ?? '',
+        })
+      }
+      return answer
+    })
   }
 }
 
@@ -86,19 +98,23 @@ function settingChange(setting: GroupSetting) {
   return memberQuery((group, account) => changeSetting(group, account, setting))
 }
 
-/** A linked device creates a group: it becomes the creator, the participants it names must be on the network. */
+/**
+ * A linked device creates a group: it becomes the creator, the participants it names must be on the network;
+ * those whose privacy refuses adds are left out and named in the answer with an invitation, as on WhatsApp.
+ */
 const answerCreate = accountQuery((account, { network, session }, create) => {
-  const members = children(create, 'participant').map((participant) =>
-    network.directory.resolve(participant.attrs.jid),
-  )
-  if (members.some((member) => member === undefined))
+  const targets = children(create, 'participant').map(({ attrs }) => ({
+    jid: attrs.jid ?? '',
+    account: network.directory.resolve(attrs.jid)?.account,
+  }))
+  if (targets.some((target) => target.account === undefined))
     throw new GroupRefusal(400, 'bad-request', 'unknown participant')
   const subject = create?.attrs.subject ?? ''
   if (!subject.trim() || subject.length > 100) throw new GroupRefusal(406, 'not-acceptable', 'subject')
-  const accounts = members.flatMap((member) => (member ? [member.account] : []))
-  const group = network.groups.create(subject, account, accounts)
+  const known = targets.flatMap(({ jid, account: member }) => (member ? [{ jid, account: member }] : []))
+  const { group, refused } = createGroup(network, account, subject, known)
   announceGroupCreated(group, session?.device)
-  return [groupNode(group)]
+  return [groupNode(group, { refused: refused.map(participantResultNode) })]
 })
 
 export function registerGroupQueries(router: StanzaRouter): void {
