@@ -9,15 +9,16 @@ const root = import.meta.dirname
  * is): ESM for Node, the core and the sandbox package bundled in, every other npm dependency left external
  * (Baileys, lmdb's native binaries, fastify load from node_modules). `out/headless/` sits as deep as
  * `electron/headless/`, so the entries' paths to `renderer/dist` and `package.json` hold in both.
+ * `scripts/headless-build.mjs` builds it into a folder beside it (as deep) and renames that into place.
  */
 export default defineConfig({
   plugins: [
     {
       // The PostgreSQL schema's migrations are read from a folder at run time, beside the compiled code.
       name: 'postgres-migrations',
-      writeBundle() {
+      writeBundle(options) {
         const from = resolve(root, 'electron/core/store/postgres/migrations')
-        cpSync(from, resolve(root, 'out/headless/migrations'), { recursive: true })
+        cpSync(from, resolve(options.dir ?? resolve(root, 'out/headless'), 'migrations'), { recursive: true })
       },
     },
   ],

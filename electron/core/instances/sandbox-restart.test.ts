@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict'
 import { existsSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { join } from 'node:path'
+import { Writable } from 'node:stream'
 import { after, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import type { Core } from '../index'
+import type { Core, CoreDeps } from '../index'
+import { createLogger } from '../logger'
 import { call, decodeQr, ok, startCore, tempDataDir, waitForStatus } from '../testing/instance-harness'
 import { eventually, linkedInstance, recordEvents, sha256, TOKEN } from '../testing/messaging-harness'
 import { kill, type Served, serveProcess, waitForState } from '../testing/served-process'
@@ -21,8 +24,8 @@ after(async () => {
   rmSync(dataDir, { recursive: true, force: true })
 })
 
-function start(input: { sandboxReset?: boolean } = {}): Promise<Core> {
-  return startCore({ dataDir, sandbox: true, limits: { sendIntervalMs: 0, sendJitterMs: 0 }, ...input })
+function start(input: { sandboxReset?: boolean } = {}, deps: CoreDeps = {}): Promise<Core> {
+  return startCore({ dataDir, sandbox: true, limits: { sendIntervalMs: 0, sendJitterMs: 0 }, ...input }, deps)
 }
 
 async function sendText(instanceId: string, number: string, message: string): Promise<string> {
@@ -128,6 +131,37 @@ test('--sandbox-reset starts a fresh network: the device is unknown and the inst
   // The fresh network links anew, numbering devices from the start.
   await linkedInstance(core, ME)
   assert.deepEqual(core.sandbox!.control.accounts().find((a) => a.phone === ME)?.linkedDevices, [1])
+})
+
+test('a kept sandbox whose chat port is taken listens on another one: the instance connects to it and sends', async () => {
+  const linked = core!.registry.all().find((i) => core!.instances.status(i.id).state === 'connected')
+  assert.ok(linked, 'the instance linked after the reset')
+  const instanceId = linked.id
+  await core!.sandbox!.control.addAccount({ phone: ALICE, name: 'Alice' })
+  const keptPort = Number(new URL(core!.sandbox!.endpoint.wsUrl).port)
+  await core!.close()
+  const squatter = createServer()
+  await new Promise<void>((resolve) => squatter.listen(keptPort, '127.0.0.1', resolve))
+  const warnings: Array<{ msg: string; port?: number }> = []
+  const logs = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line) warnings.push(JSON.parse(line))
+      done()
+    },
+  })
+  try {
+    core = await start({}, { logger: createLogger('warn', logs) })
+    const chatPort = Number(new URL(core.sandbox!.endpoint.wsUrl).port)
+    assert.notEqual(chatPort, keptPort, 'another port')
+    assert.ok(
+      warnings.some((line) => /previous port is taken/.test(line.msg) && line.port === keptPort),
+      `the fallback is logged: ${JSON.stringify(warnings)}`,
+    )
+    await waitForStatus(core, instanceId, (s) => s.state === 'connected', 'connected on the new port')
+    await inInbox(ALICE, await sendText(instanceId, ALICE, 'over the new port'))
+  } finally {
+    squatter.close()
+  }
 })
 
 const serveEntry = fileURLToPath(new URL('../../headless/serve.ts', import.meta.url))

@@ -47,10 +47,15 @@ export function encodeValue(value: unknown, cipher: AuthCipher | undefined): Buf
   return cipher ? Buffer.concat([Buffer.from([ENCRYPTED]), cipher.encrypt(plain)]) : plain
 }
 
+/** Whether stored bytes were encrypted with a cipher (the desktop app's keychain), so need it to be read. */
+export function isEncryptedValue(stored: Uint8Array): boolean {
+  return stored[0] === ENCRYPTED
+}
+
 /** The value stored as `stored`; a plain value reads with or without a cipher, an encrypted one needs it. */
 export function decodeValue(stored: Uint8Array, cipher: AuthCipher | undefined): unknown {
   let plain: Buffer = Buffer.from(stored)
-  if (plain[0] === ENCRYPTED) {
+  if (isEncryptedValue(plain)) {
     if (!cipher) throw new Error('the credentials are encrypted by the desktop app; open them there')
     plain = cipher.decrypt(plain.subarray(1))
   }

@@ -16,6 +16,7 @@ import { PostgresSettingsStore } from './postgres/settings'
 import { FileSettingsStore } from './lmdb/settings'
 import { type SettingsKind } from './settings-store'
 import { openPool, type SharedPool } from './postgres/pool'
+import { isEncryptedValue } from './auth-codec'
 
 /** What a copy moved, by part. */
 export interface CopyCount {
@@ -38,7 +39,8 @@ const EVENT_CHUNK = 1000
  * Copies a data folder's embedded store (settings, credentials and keys, events, outbox, attempts, messages
  * and media, idempotency ledger, poll votes) into an empty PostgreSQL database, so that a `serve` started
  * with `--store` on it finds every account linked as it was. Uploads are not copied (they expire within the
- * hour). The folder is only read; the app must not be running on it.
+ * hour). The folder is only read; the app must not be running on it. A folder whose credentials the desktop
+ * app encrypted with the OS keychain is refused before the database is touched: only that app can read them.
  */
 export async function copyToPostgres(dataDir: string, url: string, logger: Logger): Promise<CopyCount> {
   // Every commit of the copy waits for the database's flush (a copy is done once; it need not be fast).
@@ -46,9 +48,13 @@ export async function copyToPostgres(dataDir: string, url: string, logger: Logge
   const db = openDatabase(dataDir)
   const auth = new LmdbAuthStore(dataDir)
   try {
+    // An earlier version's per-instance folders are imported first, as a start would.
+    const settings = new FileSettingsStore(dataDir)
+    await auth.load(Object.keys(settings.all('instances')))
+    const values = [...auth.export()]
+    refuseEncrypted(dataDir, values)
     await migrate(pool, logger)
     await refuseUnlessEmpty(pool)
-    const settings = new FileSettingsStore(dataDir)
     const target = await PostgresSettingsStore.open(pool)
     const count: CopyCount = {
       instances: 0,
@@ -67,9 +73,6 @@ export async function copyToPostgres(dataDir: string, url: string, logger: Logge
       await target.change(kind, () => ({ put: records, result: undefined }))
       count[kind] = records.length
     }
-    // An earlier version's per-instance folders are imported first, as a start would.
-    await auth.load(Object.keys(settings.all('instances')))
-    const values = [...auth.export()]
     await new PostgresAuthStore(pool, dataDir).import(values)
     count.authValues = values.length
 
@@ -111,6 +114,21 @@ export async function copyToPostgres(dataDir: string, url: string, logger: Logge
     await db.close()
     await pool.end()
   }
+}
+
+/**
+ * Credentials the desktop app encrypted with the OS keychain (Electron's safeStorage) can be decrypted only by
+ * that app, on that computer, for that user: copied as they are, no `serve` could read them, and a plain Node
+ * command cannot decrypt them. The copy is refused whole, before anything is written.
+ */
+function refuseEncrypted(dataDir: string, values: readonly { instanceId: string; value: Buffer }[]): void {
+  const encrypted = new Set(values.filter(({ value }) => isEncryptedValue(value)).map((v) => v.instanceId))
+  if (encrypted.size === 0) return
+  throw new Error(
+    `the credentials of ${encrypted.size} instance(s) in ${dataDir} are encrypted with the desktop app's keychain, ` +
+      'which only the desktop app on this computer can read; nothing was copied. Link those accounts again on a ' +
+      '`serve --store postgres://…` (a QR scan each), or copy a folder written by `npm run serve`.',
+  )
 }
 
 /** A copy goes into an empty database only: it never merges with, or overwrites, another node's data. */

@@ -5,7 +5,7 @@ import { after, before } from 'node:test'
 import jsQR from 'jsqr'
 // @ts-expect-error pngjs ships no type declarations
 import { PNG } from 'pngjs'
-import { type Core, createCore } from '../index'
+import { type Core, type CoreDeps, createCore } from '../index'
 import { type ConfigInput, parseConfig, type Timings } from '../config'
 import type { InstanceStatus } from '../contract/instance-state'
 import type { AddressInfo } from 'node:net'
@@ -31,7 +31,7 @@ export function tempDataDir(): string {
 type CoreInput = ConfigInput & { timings?: Partial<Timings> }
 
 /** A core on port 0 with the test token, silent logs and fast timings. */
-export function startCore(input: CoreInput): Promise<Core> {
+export function startCore(input: CoreInput, deps: CoreDeps = {}): Promise<Core> {
   // Tests never ask WhatsApp's site for its version; sandbox cores read the sandbox's document.
   const offline = input.sandbox || input.sandboxUrl ? {} : { waVersionUrl: '' }
   const config = parseConfig({
@@ -42,7 +42,7 @@ export function startCore(input: CoreInput): Promise<Core> {
     ...input,
     timings: { ...FAST_TIMINGS, ...input.timings },
   })
-  return createCore(config)
+  return createCore(config, deps)
 }
 
 /** Calls a v1 operation over HTTP (POST with a JSON body) and answers the HTTP status and the body. */

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, test } from 'node:test'
 import { silentLogger } from '../logger'
-import { BUNDLED_WA_VERSION, parseVersionDocument, WaVersionSource } from './wa-version'
+import { BROWSER_USER_AGENT, BUNDLED_WA_VERSION, parseVersionDocument, WaVersionSource } from './wa-version'
 
 const servers: Server[] = []
 after(() => {
@@ -16,8 +16,10 @@ after(() => {
 /** A loopback server answering every request with `answer`; counts the requests. */
 async function serve(answer: (respond: (status: number, body: string) => void) => void) {
   let requests = 0
-  const server = createServer((_request, response) => {
+  const userAgents: (string | undefined)[] = []
+  const server = createServer((request, response) => {
     requests += 1
+    userAgents.push(request.headers['user-agent'])
     answer((status, body) => response.writeHead(status).end(body))
   })
   servers.push(server)
@@ -25,6 +27,7 @@ async function serve(answer: (respond: (status: number, body: string) => void) =
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/sw.js`,
     requests: () => requests,
+    userAgents: () => userAgents,
   }
 }
 
@@ -81,4 +84,11 @@ test('an empty URL never fetches', async () => {
   const versions = source('')
   assert.deepEqual(await versions.refresh(), BUNDLED_WA_VERSION)
   assert.equal(versions.info().source, 'bundled')
+})
+
+test('the version document is asked for with a desktop browser User-Agent, as WhatsApp Web expects', async () => {
+  const site = await serve((respond) => respond(200, '{"client_revision": 1088888888}'))
+  assert.deepEqual(await source(site.url).refresh(), [2, 3000, 1088888888])
+  assert.deepEqual(site.userAgents(), [BROWSER_USER_AGENT])
+  assert.match(BROWSER_USER_AGENT, /^Mozilla\/5\.0 \(.+\) .*Chrome\/\d+/)
 })

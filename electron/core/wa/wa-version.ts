@@ -12,6 +12,13 @@ export const BUNDLED_WA_VERSION: WaVersion = [...DEFAULT_CONNECTION_CONFIG.versi
 /** Where WhatsApp Web's service worker states the current client revision. */
 export const WHATSAPP_VERSION_URL = 'https://web.whatsapp.com/sw.js'
 
+/**
+ * A current desktop Chrome's User-Agent: WhatsApp Web serves its service worker to browsers, and a request
+ * without one (Node's fetch says `node`) may be answered with another page or refused.
+ */
+export const BROWSER_USER_AGENT =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36'
+
 export interface WaVersionSourceOptions {
   /** The version document's URL; empty: never fetch, keep the bundled version. */
   url: string
@@ -69,7 +76,10 @@ export class WaVersionSource {
     if (!url) return this.current
     const fetchImpl = this.options.fetchImpl ?? fetch
     try {
-      const response = await fetchImpl(url, { signal: AbortSignal.timeout(timeoutMs) })
+      const response = await fetchImpl(url, {
+        headers: { 'user-agent': BROWSER_USER_AGENT },
+        signal: AbortSignal.timeout(timeoutMs),
+      })
       if (!response.ok) throw new Error(`HTTP ${response.status}`)
       const fetched = parseVersionDocument(await response.text())
       if (!fetched) throw new Error('no client_revision in the document')

@@ -54,6 +54,13 @@ export async function startChatServer(options: ChatServerOptions): Promise<ChatS
   const router = createRouter()
   const connections = new Set<ClientConnection>()
   const http = createServer((request, response) => serveVersionDocument(network, request, response))
+  // Listening before the websocket server is attached: ws re-emits the HTTP server's errors on itself, where
+  // a taken port would be an unhandled 'error' event instead of this rejection (the caller tries another port).
+  await new Promise<void>((resolve, reject) => {
+    http.once('listening', resolve)
+    http.once('error', reject)
+    http.listen(options.port, options.host)
+  })
   const server = new WebSocketServer({ server: http, maxPayload: 32 * 1024 * 1024 })
 
   server.on('connection', (socket) => {
@@ -88,11 +95,6 @@ export async function startChatServer(options: ChatServerOptions): Promise<ChatS
     connections.add(connection)
   })
 
-  await new Promise<void>((resolve, reject) => {
-    http.once('listening', resolve)
-    http.once('error', reject)
-    http.listen(options.port, options.host)
-  })
   const { port } = http.address() as AddressInfo
   const host = options.host.includes(':') ? `[${options.host}]` : options.host
   return {

@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict'
+import { type ChildProcess, spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { test } from 'node:test'
+
+const REPO = resolve(import.meta.dirname, '../..')
+const OUT = join(REPO, 'out')
+const BUILT_SERVE = join(OUT, 'headless', 'serve.js')
+
+interface Started {
+  child: ChildProcess
+  apiBase: string
+  stderr: () => string
+}
+
+/** `npm run serve` from this checkout on a data folder of its own, answering its API base once it listens. */
+function serve(): Promise<Started> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'linkdesk-serve-build-'))
+  const child = spawn(
+    'npm',
+    ['run', 'serve', '--', '--port', '0', '--data-dir', dataDir, '--wa-version-url', ''],
+    {
+      cwd: REPO,
+      env: { ...process.env, LINKDESK_ACCESS_TOKEN: 'serve-build-token-42' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    },
+  )
+  let stdout = ''
+  let stderr = ''
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  return new Promise((resolveStarted, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString()
+      const match = /^api: (\S+)$/m.exec(stdout)
+      if (match?.[1]) resolveStarted({ child, apiBase: match[1], stderr: () => stderr })
+    })
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code} before listening: ${stderr}`)))
+  })
+}
+
+/** Stops a started `serve` (its whole process group, as Ctrl-C does) and waits for it to be gone. */
+async function stop(started: Started | undefined): Promise<void> {
+  const child = started?.child
+  if (!child || child.exitCode !== null || child.signalCode !== null) return
+  const exited = new Promise((done) => child.once('exit', done))
+  process.kill(-child.pid!, 'SIGINT')
+  await exited
+}
+
+async function healthy(started: Started): Promise<void> {
+  const response = await fetch(`${started.apiBase}/health`)
+  assert.equal(response.status, 200)
+  assert.equal(((await response.json()) as { status: string }).status, 'success')
+}
+
+const building = (started: Started) => /building out\/headless/.test(started.stderr())
+
+test('two `npm run serve` from one checkout with no build: one builds, the other waits for it, both answer', async () => {
+  rmSync(join(OUT, 'headless'), { recursive: true, force: true })
+  const starts = await Promise.allSettled([serve(), serve()])
+  const [first, second] = starts.map((s) => (s.status === 'fulfilled' ? s.value : undefined))
+  try {
+    for (const start of starts) if (start.status === 'rejected') throw start.reason
+    await healthy(first!)
+    await healthy(second!)
+    assert.equal([first!, second!].filter(building).length, 1, 'built once')
+    assert.deepEqual(
+      readdirSync(OUT).filter((name) => name.startsWith('.headless')),
+      [],
+      'no lock, staging or previous build left behind',
+    )
+  } finally {
+    await stop(first)
+    await stop(second)
+  }
+})
+
+test('a start with a current build does not rebuild; one after a source changed does', async () => {
+  assert.ok(existsSync(BUILT_SERVE), 'built by the test before')
+  const builtAt = statSync(BUILT_SERVE).mtimeMs
+  let started: Started | undefined = await serve()
+  try {
+    await healthy(started)
+    assert.equal(building(started), false)
+    assert.equal(statSync(BUILT_SERVE).mtimeMs, builtAt, 'the build is the same')
+  } finally {
+    await stop(started)
+  }
+
+  // A source saved after the build was made: the next start builds again before it starts.
+  const source = join(REPO, 'electron/headless/serve.ts')
+  const now = new Date()
+  utimesSync(source, now, now)
+  started = await serve()
+  try {
+    await healthy(started)
+    assert.equal(building(started), true)
+    assert.ok(statSync(BUILT_SERVE).mtimeMs > builtAt, 'built again')
+  } finally {
+    await stop(started)
+  }
+})
