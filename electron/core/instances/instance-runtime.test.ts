@@ -306,4 +306,12 @@ test('a kept stop leaves a linked instance stopped at restore; reconnect clears 
   assert.equal(runtime.status.cause, 'reconnect_requested')
   await runtime.shutdown()
   await reconnecting
+
+  // An open by another way (a new proxy's reroute) clears it too.
+  const other = setup({}, undefined, { cause: 'connection_replaced', code: 440, at: 1000 })
+  await other.runtime.reroute()
+  other.session.events.open(ACCOUNT)
+  await other.runtime.reroute()
+  assert.deepEqual(other.kept, [null])
+  await other.runtime.shutdown()
 })
