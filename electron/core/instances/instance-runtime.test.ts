@@ -273,7 +273,7 @@ test('after a 440 a cluster node that holds the instance retries with backoff un
     await next((s) => s.state === 'connecting')
     assert.equal(session.connects, 1 + attempt, 'reconnected after the backoff')
   }
-  assert.deepEqual(kept, [])
+  assert.equal(kept.length, 0)
   session.events.close(replaced, 'Stream Errored (conflict)')
   const stopped = await next((s) => s.state === 'disconnected')
   assert.equal(stopped.cause, 'connection_replaced')
@@ -314,4 +314,26 @@ test('a kept stop leaves a linked instance stopped at restore; reconnect clears 
   await other.runtime.reroute()
   assert.deepEqual(other.kept, [null])
   await other.runtime.shutdown()
+})
+
+test('402 and 409 stops are kept like 440 and 405; a lost connection keeps nothing', async () => {
+  for (const verdict of [
+    { action: 'stop', code: 402, cause: 'temporarily_banned' },
+    { action: 'stop', code: 409, cause: 'bad_user_agent' },
+  ] as const) {
+    const { session, runtime, kept } = setup()
+    await runtime.restore()
+    session.events.close(lost, 'Connection Terminated')
+    await runtime.reroute()
+    assert.equal(kept.length, 0, 'a lost connection keeps nothing')
+    session.events.close(verdict, 'Connection Failure')
+    assert.equal(runtime.status.cause, verdict.cause)
+    // A command runs after the kept write (both on the instance's chain).
+    await runtime.reroute()
+    assert.deepEqual(
+      kept.map((stop) => stop && [stop.cause, stop.code]),
+      [[verdict.cause, verdict.code]],
+    )
+    await runtime.shutdown()
+  }
 })

@@ -485,6 +485,7 @@ export class InstanceRuntime {
    * that cause, kept in its record (written on the chain, so a shutdown waits for it), until a reconnect.
    */
   private stopFor(cause: StoppedCause, code: number | null): void {
+    this.clearRetry()
     this.setState('disconnected', cause, { qr: null, nextRetryAt: null })
     if (!this.session.linked) return
     const kept: KeptStop = { cause, code, at: this.now() }
