@@ -8,6 +8,7 @@ import {
   leaseLost,
   type OwnershipHooks,
   type Parting,
+  type ReplacedVerdict,
   type Route,
   type WriteFence,
 } from '../contract/coordination'
@@ -17,6 +18,7 @@ import type { InstanceStatus } from '../contract/instance-state'
 import type { Logger } from '../logger'
 import { clusterHealth, clusterMetricsProvider } from './cluster-views'
 import { type Fence, NodeLease } from './node-lease'
+import { ReplacedWindow } from './replaced-window'
 import { Notifications } from '../store/postgres/notifications'
 
 export interface ClusterOptions {
@@ -66,6 +68,8 @@ export class Cluster implements Coordinator {
   private readonly adopting = new Map<string, Promise<void>>()
   /** Instances whose listeners are being told they part, until they are done. */
   private readonly parting = new Map<string, Promise<void>>()
+  /** The recent 440s of the instances held here. */
+  private readonly replaced = new ReplacedWindow()
   private hooks: OwnershipHooks = { acquired: () => undefined, parted: () => undefined }
   private readonly notifications: Notifications
   private readonly log: Logger
@@ -246,9 +250,13 @@ export class Cluster implements Coordinator {
     ])
   }
 
-  /** After a 440 "replaced": whether this node still holds the instance, on the database's word. */
-  reconnectsAfterReplaced(instanceId: string): Promise<boolean> {
-    return this.stillOwner(instanceId)
+  /**
+   * After a 440 "replaced": another node holds it now (on the database's word): `elsewhere`. Still held here:
+   * another client took the account, so reconnect with backoff until the window's limit of 440s, then stop.
+   */
+  async afterReplaced(instanceId: string): Promise<ReplacedVerdict> {
+    if (!(await this.stillOwner(instanceId))) return 'elsewhere'
+    return this.replaced.record(instanceId, Date.now())
   }
 
   /** Whether this node still holds the instance, on the database's word (it parts with it otherwise). */

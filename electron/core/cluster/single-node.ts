@@ -2,6 +2,7 @@ import type {
   CommitAnnouncements,
   Coordinator,
   NodeSignals,
+  ReplacedVerdict,
   Route,
   WriteFence,
 } from '../contract/coordination'
@@ -55,8 +56,9 @@ export class SingleNode implements Coordinator {
     return linked
   }
 
-  async reconnectsAfterReplaced(): Promise<boolean> {
-    return false
+  /** Alone on its data, the only other copy is another client: stop and keep the cause. */
+  async afterReplaced(): Promise<ReplacedVerdict> {
+    return 'stop'
   }
 
   reportStatus(): void {}

@@ -69,8 +69,12 @@ export interface Coordinator {
   mayRun(partition: string | undefined): boolean
   /** Of the instances linked at start, those this node restores itself (a cluster node takes its share as it acquires them). */
   restoredHere(linked: readonly string[]): readonly string[]
-  /** After the network said another connection replaced this one: whether this node connects again. */
-  reconnectsAfterReplaced(instanceId: string): Promise<boolean>
+  /**
+   * After the network said another connection replaced this one: `retry` (this node still holds it and the
+   * 440s are few: reconnect with backoff), `stop` (stop and keep the cause in the record: the operator
+   * reconnects), or `elsewhere` (another node holds it now: stop quietly, keep nothing).
+   */
+  afterReplaced(instanceId: string): Promise<ReplacedVerdict>
   /** Records the status of an instance held here, for the peers that list it. */
   reportStatus(instanceId: string, status: InstanceStatus): void
   /** The status the owner last reported for an instance held elsewhere. */
@@ -112,3 +116,6 @@ export function leaseLost(instanceId: string): AppError {
     details: { instance_id: instanceId, reason: 'lease_lost' },
   })
 }
+
+/** What a node does after a 440 "replaced" (see Coordinator.afterReplaced). */
+export type ReplacedVerdict = 'retry' | 'stop' | 'elsewhere'

@@ -99,6 +99,9 @@ test('a 405 with no newer version to be had stops as client_outdated, without re
   await new Promise((resolve) => setTimeout(resolve, 1500))
   assert.equal(core.instances.status(id).state, 'disconnected')
   assert.equal(logins(), 0, 'refused logins are not logins, and none were tried again')
+  // Kept in the record, so a start of the app does not try it either.
+  assert.equal(core.registry.find(id)?.stopped?.cause, 'client_outdated')
+  assert.equal(core.registry.find(id)?.stopped?.code, 405)
 
   // Once the document announces an accepted version, reconnect fetches it and connects.
   await ok(core.apiBase, 'sandbox/client-version', { current: release(2) })
@@ -106,4 +109,5 @@ test('a 405 with no newer version to be had stops as client_outdated, without re
   assert.match(data.id, new RegExp(`^${phone}:\\d+@s\\.whatsapp\\.net$`))
   assert.equal(logins(), 1)
   assert.equal((await health()).version, release(2))
+  assert.equal(core.registry.find(id)?.stopped, undefined, 'reconnect cleared the kept stop')
 })

@@ -314,12 +314,17 @@ export class InstanceManager {
           registry
             .setLinked(instanceId, linked)
             .catch((error: unknown) => log.error({ err: error }, 'recording whether it is linked failed')),
+        keepStopped: (stop) =>
+          registry
+            .setStopped(instanceId, stop)
+            .catch((error: unknown) => log.error({ err: error }, 'keeping why it stopped failed')),
         lease: {
           mayAct: () => coordinator.mayAct(instanceId),
-          reconnectsAfterReplaced: () => coordinator.reconnectsAfterReplaced(instanceId),
+          afterReplaced: () => coordinator.afterReplaced(instanceId),
         },
       },
       record.linked,
+      record.stopped,
     )
     runtime.onChange((status) => {
       if (coordinator.mayAct(instanceId)) coordinator.reportStatus(instanceId, status)
@@ -337,7 +342,7 @@ export class InstanceManager {
 function elsewhere(record: InstanceRecord): InstanceStatus {
   return {
     state: record.linked ? 'disconnected' : 'idle',
-    cause: record.linked ? 'restoring' : 'created',
+    cause: record.linked ? (record.stopped?.cause ?? 'restoring') : 'created',
     since: record.createdAt,
     linked: record.linked,
     account: null,

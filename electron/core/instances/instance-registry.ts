@@ -85,13 +85,27 @@ export class InstanceRegistry {
     })
   }
 
+  /**
+   * Keeps why the network stopped the instance (a start then leaves it stopped), or clears it (null); nothing
+   * if it is gone or already so.
+   */
+  async setStopped(id: string, stopped: InstanceRecord['stopped'] | null): Promise<void> {
+    await this.store.change('instances', (instances) => {
+      const record = instances[id]
+      if (!record || (!stopped && !record.stopped)) return { result: undefined }
+      const { stopped: _old, ...rest } = record
+      return { put: [stopped ? { ...rest, stopped } : rest], result: undefined }
+    })
+  }
+
   /** Replaces an instance by a fresh one with a new id and nothing of the old one but its owner. */
   replace(id: string): Promise<InstanceRecord> {
     return this.store.change('instances', (instances) => {
       const old = instances[id]
       if (!old) throw new AppError('instance_not_found')
+      const { stopped: _stopped, ...kept } = old
       const record: InstanceRecord = {
-        ...old,
+        ...kept,
         id: newInstanceId(),
         createdAt: this.now(),
         linked: false,

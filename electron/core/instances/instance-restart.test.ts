@@ -121,6 +121,61 @@ test('a second copy logging in with the same device replaces the first (440), wh
   }
 })
 
+test('a 440 "replaced" from the network stops the instance for good: a restart leaves it stopped with its cause until the operator reconnects', async () => {
+  const dir = outside.dataDir()
+  const phone = '15550300020'
+  let logins = 0
+  const onLogin = (event: { phone: string }) => event.phone === phone && (logins += 1)
+  outside.sandbox.control.events.on('login', onLogin)
+  let core: Core = await outside.startCore({ dataDir: dir })
+  try {
+    const id = await outside.link(core.apiBase, phone)
+    await waitForStatus(core, id, (s) => s.state === 'connected', 'connection')
+    const response = await fetch(`${outside.controlUrl}/accounts/${phone}/replace`, { method: 'POST' })
+    assert.deepEqual(await response.json(), { status: 'success', devices: 1 })
+    const replaced = await waitForStatus(core, id, (s) => s.state === 'disconnected', 'the replaced state')
+    assert.equal(replaced.cause, 'connection_replaced')
+    assert.equal(replaced.lastError?.code, 440)
+    assert.equal(replaced.nextRetryAt, null)
+    await core.close()
+
+    // The cause was kept in the record: the start leaves the instance stopped and never logs it in.
+    const loginsBefore = logins
+    core = await outside.startCore({ dataDir: dir })
+    assert.equal(core.registry.find(id)?.stopped?.cause, 'connection_replaced')
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    const { instance } = await ok(core.apiBase, 'instance', { instance_id: id })
+    assert.equal(instance.state, 'disconnected')
+    assert.equal(instance.cause, 'connection_replaced')
+    assert.equal(instance.linked, true)
+    assert.equal(instance.last_error.code, 440)
+    assert.equal(instance.next_retry_at, null)
+    assert.equal(logins, loginsBefore, 'no login of the device')
+    const refused = await call(core.apiBase, 'send_message', {
+      instance_id: id,
+      number: phone,
+      type: 'text',
+      message: 'not while stopped',
+    })
+    assert.equal(refused.status, 409)
+    assert.equal(refused.body.code, 'not_connected')
+
+    // The operator's reconnect connects it and clears the kept cause; the next restart connects as usual.
+    const { data } = await ok(core.apiBase, 'reconnect', { instance_id: id })
+    assert.match(data.id, new RegExp(`^${phone}:\\d+@s\\.whatsapp\\.net$`))
+    assert.equal(logins, loginsBefore + 1)
+    assert.equal(core.registry.find(id)?.stopped, undefined)
+    await core.close()
+    core = await outside.startCore({ dataDir: dir })
+    assert.equal(core.registry.find(id)?.stopped, undefined)
+    await waitForStatus(core, id, (s) => s.state === 'connected', 'restored connection')
+    assert.equal(logins, loginsBefore + 2)
+  } finally {
+    outside.sandbox.control.events.off('login', onLogin)
+    await core.close()
+  }
+})
+
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url))
 
 /** `npm run serve` in its own process group; answers its API base once it prints it. */

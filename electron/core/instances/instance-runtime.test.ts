@@ -6,10 +6,11 @@ import type { EventSink } from '../contract/events'
 import { AppError } from '../errors'
 import { silentLogger } from '../logger'
 import type { CloseVerdict } from '../contract/instance-state'
+import type { ReplacedVerdict } from '../contract/coordination'
 import type { SessionEvents, SessionPort } from '../contract/network'
 import type { WaAccount, WaConnection } from '../contract/network'
 import { backoffDelay } from './backoff'
-import { InstanceRuntime } from './instance-runtime'
+import { InstanceRuntime, type InstanceRuntimeOptions, type KeptStop } from './instance-runtime'
 import type { InstanceStatus } from '../contract/instance-state'
 
 const ACCOUNT: WaAccount = {
@@ -56,7 +57,7 @@ class FakeSession implements SessionPort {
   }
 }
 
-function setup(timings = {}) {
+function setup(timings = {}, lease?: InstanceRuntimeOptions['lease'], stop?: KeptStop) {
   const session = new FakeSession()
   const emitted: Array<{ event: EventName; data: Record<string, unknown> }> = []
   const events: EventSink = {
@@ -67,6 +68,7 @@ function setup(timings = {}) {
     emitForMessage: () => assert.fail('an instance announces no messages'),
   }
   let linked = true
+  const kept: Array<KeptStop | null> = []
   const runtime = new InstanceRuntime(
     {
       instanceId: 'I',
@@ -81,15 +83,18 @@ function setup(timings = {}) {
       setLinked: async (value) => {
         linked = value
       },
+      keepStopped: async (stop) => void kept.push(stop),
+      ...(lease ? { lease } : {}),
       random: () => 0.5,
     },
     true,
+    stop,
   )
   const next = (check: (s: InstanceStatus) => boolean) =>
     new Promise<InstanceStatus>((resolve) => {
       const stop = runtime.onChange((s) => check(s) && (stop(), resolve(s)))
     })
-  return { session, runtime, emitted, next, linked: () => linked }
+  return { session, runtime, emitted, next, linked: () => linked, kept }
 }
 
 const lost: CloseVerdict = { action: 'retry', code: 428, cause: 'connection_closed' }
@@ -253,4 +258,82 @@ test('a 405 with a newer version to be had logs in once more with it; a second 4
   await settle()
   assert.equal(session.connects, 4)
   await runtime.shutdown()
+})
+
+test('after a 440 a cluster node that holds the instance retries with backoff until the coordinator says stop, which is kept; one that lost it keeps nothing', async () => {
+  const replaced: CloseVerdict = { action: 'stop', code: 440, cause: 'connection_replaced' }
+  const verdicts: ReplacedVerdict[] = ['retry', 'retry', 'stop']
+  const lease = { mayAct: () => true, afterReplaced: async () => verdicts.shift() ?? 'elsewhere' }
+  const { session, runtime, next, kept } = setup({}, lease)
+  await runtime.restore()
+  for (const attempt of [1, 2]) {
+    session.events.close(replaced, 'Stream Errored (conflict)')
+    const retrying = await next((s) => s.nextRetryAt !== null)
+    assert.equal(retrying.cause, 'connection_replaced')
+    await next((s) => s.state === 'connecting')
+    assert.equal(session.connects, 1 + attempt, 'reconnected after the backoff')
+  }
+  assert.equal(kept.length, 0)
+  session.events.close(replaced, 'Stream Errored (conflict)')
+  const stopped = await next((s) => s.state === 'disconnected')
+  assert.equal(stopped.cause, 'connection_replaced')
+  assert.equal(stopped.nextRetryAt, null)
+  // A command runs after the kept write (both on the instance's chain).
+  await runtime.reroute()
+  assert.deepEqual(
+    kept.map((stop) => stop && [stop.cause, stop.code]),
+    [['connection_replaced', 440]],
+  )
+
+  // Another node holds it now: this one stops quietly and keeps nothing (the record is shared).
+  session.events.close(replaced, 'Stream Errored (conflict)')
+  await next((s) => s.state === 'disconnected')
+  await runtime.shutdown()
+  assert.equal(kept.length, 1)
+})
+
+test('a kept stop leaves a linked instance stopped at restore; reconnect clears it before connecting', async () => {
+  const { session, runtime, kept } = setup({}, undefined, { cause: 'client_outdated', code: 405, at: 1000 })
+  assert.equal(runtime.status.state, 'disconnected')
+  assert.equal(runtime.status.cause, 'client_outdated')
+  assert.equal(runtime.status.lastError?.code, 405)
+  await runtime.restore()
+  assert.equal(session.connects, 0, 'not connected at start')
+  const reconnecting = runtime.reconnect().catch(() => undefined)
+  await new Promise((resolve) => setImmediate(resolve))
+  assert.deepEqual(kept, [null])
+  assert.equal(session.connects, 1)
+  assert.equal(runtime.status.cause, 'reconnect_requested')
+  await runtime.shutdown()
+  await reconnecting
+
+  // An open by another way (a new proxy's reroute) clears it too.
+  const other = setup({}, undefined, { cause: 'connection_replaced', code: 440, at: 1000 })
+  await other.runtime.reroute()
+  other.session.events.open(ACCOUNT)
+  await other.runtime.reroute()
+  assert.deepEqual(other.kept, [null])
+  await other.runtime.shutdown()
+})
+
+test('402 and 409 stops are kept like 440 and 405; a lost connection keeps nothing', async () => {
+  for (const verdict of [
+    { action: 'stop', code: 402, cause: 'temporarily_banned' },
+    { action: 'stop', code: 409, cause: 'bad_user_agent' },
+  ] as const) {
+    const { session, runtime, kept } = setup()
+    await runtime.restore()
+    session.events.close(lost, 'Connection Terminated')
+    await runtime.reroute()
+    assert.equal(kept.length, 0, 'a lost connection keeps nothing')
+    session.events.close(verdict, 'Connection Failure')
+    assert.equal(runtime.status.cause, verdict.cause)
+    // A command runs after the kept write (both on the instance's chain).
+    await runtime.reroute()
+    assert.deepEqual(
+      kept.map((stop) => stop && [stop.cause, stop.code]),
+      [[verdict.cause, verdict.code]],
+    )
+    await runtime.shutdown()
+  }
 })

@@ -3,7 +3,8 @@ import { AppError } from '../errors'
 import type { EventData, EventName } from '../contract/event-catalogue'
 import type { EventSink } from '../contract/events'
 import type { Logger } from '../logger'
-import type { CloseVerdict } from '../contract/instance-state'
+import type { CloseVerdict, StoppedCause } from '../contract/instance-state'
+import type { ReplacedVerdict } from '../contract/coordination'
 import type { SessionEvents, SessionPort, WaAccount, WaConnection } from '../contract/network'
 import { backoffDelay } from './backoff'
 import type { InstanceCause, InstanceState, InstanceStatus, QrCode } from '../contract/instance-state'
@@ -24,13 +25,24 @@ export interface InstanceRuntimeOptions {
    */
   setLinked(linked: boolean): Promise<void>
   /**
-   * Whether this node may act for the instance now (checked before every socket connect), and after a 440
-   * "replaced" whether it connects again (a cluster node that still holds it reconnects with backoff; else it
-   * stops quietly, since the account runs elsewhere). Without it: always, and never.
+   * Keeps why the network stopped the instance (null: clears it), so the next start does not connect it;
+   * resolves once durable (a failure is reported there, never rejected).
    */
-  lease?: { mayAct(): boolean; reconnectsAfterReplaced(): Promise<boolean> }
+  keepStopped(stop: KeptStop | null): Promise<void>
+  /**
+   * Whether this node may act for the instance now (checked before every socket connect), and what it does
+   * after a 440 "replaced" (Coordinator.afterReplaced). Without it: always, and stop.
+   */
+  lease?: { mayAct(): boolean; afterReplaced(): Promise<ReplacedVerdict> }
   random?: () => number
   now?: () => number
+}
+
+/** Why the network stopped an instance, kept in its record until the operator's reconnect or its next open. */
+export interface KeptStop {
+  cause: StoppedCause
+  code: number | null
+  at: number
 }
 
 /** Connection data answered by reconnect: `id` is `<phone>:<device>@s.whatsapp.net`. */
@@ -64,12 +76,15 @@ export class InstanceRuntime {
   private qrGeneration = 0
   private stopped = false
   private destroyed = false
+  /** The stop kept in the record: a restore leaves the instance stopped while it is set. */
+  private kept: KeptStop | null
   private readonly log: Logger
   private readonly now: () => number
 
   constructor(
     private readonly options: InstanceRuntimeOptions,
     linked: boolean,
+    kept?: KeptStop,
   ) {
     this.log = options.logger
     this.now = options.now ?? Date.now
@@ -92,6 +107,17 @@ export class InstanceRuntime {
       qr: null,
     }
     if (linked) this.current.account = this.withAvatar(this.session.account, '')
+    this.kept = kept ?? null
+    if (linked && kept) {
+      this.current.cause = kept.cause
+      this.current.since = kept.at
+      this.current.lastError = {
+        code: kept.code,
+        cause: kept.cause,
+        message: 'Stopped by the network before this start: reconnect to connect again.',
+        at: kept.at,
+      }
+    }
   }
 
   get instanceId(): string {
@@ -147,6 +173,10 @@ export class InstanceRuntime {
         this.setState('idle', 'created', { linked: false, account: null })
         return
       }
+      if (this.kept) {
+        this.log.info({ cause: this.kept.cause }, 'not connecting: stopped by the network until a reconnect')
+        return
+      }
       this.startSocket('restoring')
     })
   }
@@ -176,11 +206,16 @@ export class InstanceRuntime {
 
   /** Reconnects a linked instance now (skipping any backoff) and answers once connected. */
   async reconnect(): Promise<ConnectionData> {
-    await this.command(() => {
+    await this.command(async () => {
       if (!this.session.linked) throw new AppError('not_linked')
       if (this.current.state === 'connected' || this.current.state === 'connecting') return
       this.clearRetry()
       this.versionRetried = false
+      if (this.kept) {
+        // Cleared durably first: from now on a start connects it again.
+        this.kept = null
+        await this.options.keepStopped(null)
+      }
       this.startSocket('reconnect_requested')
     })
     await this.waitFor((status) => {
@@ -341,6 +376,10 @@ export class InstanceRuntime {
     clearTimeout(this.stableTimer)
     this.stableTimer = setTimeout(() => (this.attempt = 0), this.options.timings.stableOpenMs)
     if (!this.current.linked) void this.options.setLinked(true)
+    if (this.kept) {
+      this.kept = null
+      void this.serial(() => this.options.keepStopped(null))
+    }
     const avatar = this.current.account?.id === account.id ? this.current.account.avatar : ''
     this.setState('connected', 'logged_in', {
       linked: true,
@@ -402,10 +441,10 @@ export class InstanceRuntime {
           return
         }
         if (verdict.cause === 'connection_replaced' && this.options.lease) {
-          void this.afterReplaced(this.options.lease)
+          void this.afterReplaced(this.options.lease, verdict.code)
           return
         }
-        this.setState('disconnected', verdict.cause, { qr: null, nextRetryAt: null })
+        this.stopFor(verdict.cause, verdict.code)
         return
       case 'logout':
         void this.serial(() => this.afterRemoteLogout(verdict.cause))
@@ -422,12 +461,36 @@ export class InstanceRuntime {
     }
   }
 
-  /** Replaced by another connection: this node reconnects only if it still holds the instance. */
-  private async afterReplaced(lease: NonNullable<InstanceRuntimeOptions['lease']>): Promise<void> {
-    const owner = await lease.reconnectsAfterReplaced().catch(() => false)
+  /**
+   * Replaced by another connection: a cluster node that still holds the instance reconnects with backoff
+   * until the coordinator says stop; one that no longer holds it stops quietly (the account runs on the node
+   * that does); a single node stops and keeps the cause.
+   */
+  private async afterReplaced(
+    lease: NonNullable<InstanceRuntimeOptions['lease']>,
+    code: number,
+  ): Promise<void> {
+    const verdict = await lease.afterReplaced().catch((error: unknown): ReplacedVerdict => {
+      this.log.warn({ err: error }, 'deciding what follows a 440 failed: stopping here')
+      return 'elsewhere'
+    })
     if (this.stopped) return
-    if (owner) this.scheduleRetry('connection_replaced')
+    if (verdict === 'retry') this.scheduleRetry('connection_replaced')
+    else if (verdict === 'stop') this.stopFor('connection_replaced', code)
     else this.setState('disconnected', 'connection_replaced', { qr: null, nextRetryAt: null })
+  }
+
+  /**
+   * The network stopped a linked instance for a reason the operator must act on: it stays disconnected with
+   * that cause, kept in its record (written on the chain, so a shutdown waits for it), until a reconnect.
+   */
+  private stopFor(cause: StoppedCause, code: number | null): void {
+    this.clearRetry()
+    this.setState('disconnected', cause, { qr: null, nextRetryAt: null })
+    if (!this.session.linked) return
+    const kept: KeptStop = { cause, code, at: this.now() }
+    this.kept = kept
+    void this.serial(() => this.options.keepStopped(kept))
   }
 
   /**
@@ -444,8 +507,7 @@ export class InstanceRuntime {
     )
       return
     if (changed) this.startSocket('updating_client_version')
-    else if (this.session.linked)
-      this.setState('disconnected', 'client_outdated', { qr: null, nextRetryAt: null })
+    else if (this.session.linked) this.stopFor('client_outdated', this.current.lastError?.code ?? null)
     else await this.backToIdle('client_outdated')
   }
 

@@ -1,3 +1,5 @@
+import type { StoppedCause } from '../contract/instance-state'
+
 /** An access token as stored: never the token itself, only its SHA-256. */
 export interface TokenRecord {
   id: string
@@ -24,6 +26,11 @@ export interface InstanceRecord {
   proxy?: string
   /** How the instance answers calls; absent: they ring (records kept before the setting existed). */
   calls?: { reject: boolean; message: string | null }
+  /**
+   * Why the network stopped it (440 replaced, 405 outdated, 402, 409), kept until the operator's reconnect or
+   * its next open: a start does not connect it. Absent: it connects at start when linked.
+   */
+  stopped?: { cause: StoppedCause; code: number | null; at: number }
 }
 
 /** A webhook beside an instance's own: for one instance, or global (every instance of its owner). */

@@ -3,6 +3,7 @@ import type { Logger } from '../logger'
 import type { SandboxNetwork } from '../network'
 import { node, SERVER_JID, unixNow } from '../stanzas/binary-node'
 import type { ClientConnection } from '../transport/client-connection'
+import { closeReplaced } from '../faults/faults'
 
 /** Ends a handshake with `<failure reason>`, as the server refuses a login. */
 export function refuse(connection: ClientConnection, reason: number): void {
@@ -42,10 +43,7 @@ export function logIn(
     return refuse(connection, failure)
   }
   const previous = device.connection
-  if (previous && previous !== connection && previous.isOpen) {
-    previous.send(node('stream:error', {}, [node('conflict', { type: 'replaced' })]))
-    previous.close()
-  }
+  if (previous && previous !== connection && previous.isOpen) closeReplaced(previous)
   device.connection = connection
   network.sessions.set(connection, { account, device })
   connection.send(

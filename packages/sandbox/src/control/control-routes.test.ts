@@ -234,6 +234,23 @@ test('POST /groups makes a group of numbers and answers its group_id', async () 
   assert.equal(unknown.body.code, 'account_not_found')
 })
 
+test('POST replace closes the account\'s connected device with the 440 "replaced" stream error; an unknown number is refused', async () => {
+  assert.ok(device)
+  const unknown = await call('POST', '/accounts/19990000000/replace')
+  assert.equal(unknown.status, 404)
+  assert.equal(unknown.body.code, 'account_not_found')
+  await device.waitForOpen(1)
+  const closes = device.closes.length
+  const opens = device.opens
+  const replaced = await call('POST', `/accounts/${ME}/replace`)
+  assert.deepEqual(replaced, { status: 200, body: { status: 'success', devices: 1 } })
+  const close = await device.waitForClose(closes + 1)
+  assert.equal(close.code, 440)
+  assert.match(close.message, /conflict/)
+  // The device keeps its link: it logs in again (the app would wait for its operator instead).
+  await device.waitForOpen(opens + 1)
+})
+
 test('POST drop with a bad mode is refused, and POST unlink logs the device out with 401', async () => {
   const bad = await call('POST', `/accounts/${ME}/drop`, { mode: 'explode' })
   assert.equal(bad.status, 400)

@@ -353,4 +353,9 @@ export function registerSandboxRoutes(app: FastifyInstance, control: SandboxCont
     await control.drop(phoneParam(request), mode)
     return { status: 'success' }
   })
+
+  app.post('/accounts/:phone/replace', async (request) => ({
+    status: 'success',
+    devices: control.replace(phoneParam(request)),
+  }))
 }

@@ -131,6 +131,11 @@ export interface SandboxControl {
   setPicture(phone: string, image: Buffer): Promise<{ url: string }>
   /** Cuts the network under the account's connected linked devices. */
   drop(phone: string, mode: DropMode): Promise<void>
+  /**
+   * Another session logs in with the account's credentials: its connected linked devices close with the 440
+   * "replaced" stream error; answers how many.
+   */
+  replace(phone: string): number
   /** The next login of the account's linked devices fails with `<failure reason>`. */
   failNextLogin(phone: string, reason: number): void
   /** The account's phone loses its Signal sessions, as after a reinstall: retry receipts must heal it. */

@@ -13,7 +13,13 @@ import {
 } from '../groups/group-changes'
 import { announceGroupCreated } from '../groups/group-notifications'
 import type { Group } from '../groups/group-registry'
-import { dropConnections, failNextLogin, unlinkDevices, type DropMode } from '../faults/faults'
+import {
+  dropConnections,
+  failNextLogin,
+  replaceDevices,
+  unlinkDevices,
+  type DropMode,
+} from '../faults/faults'
 import { STATUS_BROADCAST } from '../messages/status-broadcast'
 import { sendFromPhone, type PhoneSendTarget } from '../messages/phone-sender'
 import type { SandboxNetwork } from '../network'
@@ -285,6 +291,10 @@ export function createSandboxControl(
       if (mode !== 'close' && mode !== 'silent')
         throw new SandboxError('invalid_parameter', 'mode must be "close" or "silent".')
       dropConnections(accountOf(network, phone), mode)
+    },
+
+    replace(phone) {
+      return replaceDevices(accountOf(network, phone))
     },
 
     failNextLogin(phone, reason) {

@@ -1,6 +1,7 @@
 import type { Account } from '../accounts/account'
 import type { SandboxNetwork } from '../network'
 import { node } from '../stanzas/binary-node'
+import type { ClientConnection } from '../transport/client-connection'
 
 export type DropMode = 'close' | 'silent'
 
@@ -28,6 +29,27 @@ export function unlinkDevices(account: Account): number {
     connection.close()
   }
   return devices.length
+}
+
+/**
+ * Another session logged in with the same credentials: every connected linked device of the account gets the
+ * `<conflict type="replaced"/>` stream error (440 for the client) and its socket closes; answers how many.
+ */
+export function replaceDevices(account: Account): number {
+  let replaced = 0
+  for (const device of account.activeDevices()) {
+    const connection = device.connection
+    if (!connection?.isOpen) continue
+    closeReplaced(connection)
+    replaced++
+  }
+  return replaced
+}
+
+/** Closes a device's socket as WhatsApp does when another session took its place (440 "replaced"). */
+export function closeReplaced(connection: ClientConnection): void {
+  connection.send(node('stream:error', {}, [node('conflict', { type: 'replaced' })]))
+  connection.close()
 }
 
 /** The next login of the account's devices fails with this reason (401 logged out, 403 forbidden, ...). */
