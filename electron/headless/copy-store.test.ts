@@ -1,23 +1,16 @@
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { openDatabase } from '../core/store/lmdb/database'
 import { LmdbAuthStore } from '../core/store/lmdb/auth'
+import { runToEnd } from '../core/testing/run-to-end'
 import { xorCipher } from '../core/testing/xor-cipher'
 
 /** Runs `copy-store` as a user would (its own process), answering its exit code and its output. */
 function copyStore(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'electron/headless/copy-store.ts', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })))
+  return runToEnd(process.execPath, ['--import', 'tsx', 'electron/headless/copy-store.ts', ...args])
 }
 
 test('copy-store refuses a folder whose credentials the desktop app encrypted, says why, and touches nothing', async () => {

@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
+import { runToEnd } from '../core/testing/run-to-end'
 
 const TOKEN = 'serve-test-token-42'
 
@@ -94,14 +95,7 @@ function runScript(
   script: string,
   args: string[],
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn('npm', ['run', '--silent', script, '--', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })))
+  return runToEnd('npm', ['run', '--silent', script, '--', ...args])
 }
 
 for (const script of ['serve', 'sandbox']) {
