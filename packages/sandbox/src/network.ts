@@ -55,6 +55,8 @@ export class SandboxNetwork {
   readonly sessions = new Map<ClientConnection, LinkedSession>()
   /** Injected login failures: the next login of that phone's devices gets `<failure reason>`. */
   readonly loginFailures = new Map<string, number>()
+  /** Network outages: until when (ms since the epoch) that phone's devices are cut at login. */
+  readonly outages = new Map<string, number>()
   /** The client versions the network accepts and announces. */
   readonly clientVersions: ClientVersionPolicy
   mediaAuth = ''

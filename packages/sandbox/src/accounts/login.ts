@@ -36,6 +36,14 @@ export function logIn(
     log.debug({ phone, device: deviceId }, 'login refused: not a linked device')
     return refuse(connection, 401)
   }
+  const outage = network.outages.get(phone)
+  if (outage !== undefined) {
+    if (Date.now() < outage) {
+      log.debug({ phone, device: deviceId }, 'login cut: the network is down for this account')
+      return connection.terminate()
+    }
+    network.outages.delete(phone)
+  }
   const failure = network.loginFailures.get(phone)
   if (failure !== undefined) {
     network.loginFailures.delete(phone)

@@ -251,6 +251,64 @@ test('POST replace closes the account\'s connected device with the 440 "replaced
   await device.waitForOpen(opens + 1)
 })
 
+test('POST fail_login fails the next login with the chosen code as Baileys sees it; bad input changes nothing', async () => {
+  assert.ok(device)
+  await device.waitForOpen(device.opens)
+  const unknown = await call('POST', '/accounts/19990000000/fail_login', { code: 405 })
+  assert.equal(unknown.status, 404)
+  assert.equal(unknown.body.code, 'account_not_found')
+  for (const code of [200, 428, 'x', null]) {
+    const bad = await call('POST', `/accounts/${ME}/fail_login`, { code })
+    assert.equal(bad.status, 400, `code ${String(code)}`)
+    assert.equal(bad.body.code, 'invalid_parameter')
+    assert.match(bad.body.message, /code/)
+  }
+  // Nothing was recorded: a cut device logs straight back in.
+  let closes = device.closes.length
+  let opens = device.opens
+  await call('POST', `/accounts/${ME}/drop`, { mode: 'close' })
+  assert.equal((await device.waitForClose(closes + 1)).code, 428)
+  await device.waitForOpen(opens + 1)
+  assert.equal(device.closes.length, closes + 1)
+
+  const failed = await call('POST', `/accounts/${ME}/fail_login`, { code: 405 })
+  assert.deepEqual(failed, { status: 200, body: { status: 'success' } })
+  closes = device.closes.length
+  opens = device.opens
+  await call('POST', `/accounts/${ME}/drop`, { mode: 'close' })
+  assert.equal((await device.waitForClose(closes + 1)).code, 428)
+  assert.equal((await device.waitForClose(closes + 2)).code, 405, 'the next login fails with the chosen code')
+  await device.waitForOpen(opens + 1)
+  assert.equal(device.closes.length, closes + 2, 'the login after it succeeds')
+})
+
+test('POST drop with down_for_ms keeps the device out for that time, then it connects by itself', async () => {
+  assert.ok(device)
+  await device.waitForOpen(device.opens)
+  const unknown = await call('POST', '/accounts/19990000000/drop', { mode: 'close', down_for_ms: 1000 })
+  assert.equal(unknown.status, 404)
+  assert.equal(unknown.body.code, 'account_not_found')
+  const before = device.closes.length
+  for (const downForMs of [0, -5, 1.5, 'soon', 600_001]) {
+    const bad = await call('POST', `/accounts/${ME}/drop`, { mode: 'close', down_for_ms: downForMs })
+    assert.equal(bad.status, 400, `down_for_ms ${String(downForMs)}`)
+    assert.equal(bad.body.code, 'invalid_parameter')
+    assert.match(bad.body.message, /down_for_ms/)
+  }
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  assert.equal(device.closes.length, before, 'a refused cut leaves the device connected')
+
+  const opens = device.opens
+  const started = Date.now()
+  const dropped = await call('POST', `/accounts/${ME}/drop`, { mode: 'close', down_for_ms: 1500 })
+  assert.deepEqual(dropped, { status: 200, body: { status: 'success' } })
+  assert.equal((await device.waitForClose(before + 1)).code, 428)
+  await device.waitForOpen(opens + 1)
+  assert.ok(Date.now() - started >= 1500, 'the device stayed out for the whole outage')
+  assert.ok(device.closes.length > before + 1, 'its logins during the outage were cut')
+  assert.ok(device.closes.slice(before).every((close) => close.code === 428))
+})
+
 test('POST drop with a bad mode is refused, and POST unlink logs the device out with 401', async () => {
   const bad = await call('POST', `/accounts/${ME}/drop`, { mode: 'explode' })
   assert.equal(bad.status, 400)

@@ -350,7 +350,14 @@ export function registerSandboxRoutes(app: FastifyInstance, control: SandboxCont
     const mode = requiredString(bodyOf(request), 'mode')
     if (mode !== 'close' && mode !== 'silent')
       throw new SandboxError('invalid_parameter', 'mode must be "close" or "silent".')
-    await control.drop(phoneParam(request), mode)
+    await control.drop(phoneParam(request), mode, optionalNumber(bodyOf(request), 'down_for_ms'))
+    return { status: 'success' }
+  })
+
+  app.post('/accounts/:phone/fail_login', async (request) => {
+    const code = optionalNumber(bodyOf(request), 'code')
+    if (code === undefined) throw new SandboxError('invalid_parameter', 'code is required.')
+    control.failNextLogin(phoneParam(request), code)
     return { status: 'success' }
   })
 

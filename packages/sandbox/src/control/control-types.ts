@@ -129,14 +129,20 @@ export interface SandboxControl {
   unlink(phone: string): Promise<void>
   /** The account's phone sets a new profile picture (its linked devices are told); answers its URL. */
   setPicture(phone: string, image: Buffer): Promise<{ url: string }>
-  /** Cuts the network under the account's connected linked devices. */
-  drop(phone: string, mode: DropMode): Promise<void>
+  /**
+   * Cuts the network under the account's connected linked devices; with `downForMs`, their logins are cut too
+   * until that time has passed, then the network heals by itself.
+   */
+  drop(phone: string, mode: DropMode, downForMs?: number): Promise<void>
   /**
    * Another session logs in with the account's credentials: its connected linked devices close with the 440
    * "replaced" stream error; answers how many.
    */
   replace(phone: string): number
-  /** The next login of the account's linked devices fails with `<failure reason>`. */
+  /**
+   * The next login of the account's linked devices fails with `<failure reason>`; a reason the network does not
+   * send (see `LOGIN_FAILURE_REASONS`): SandboxError('invalid_parameter').
+   */
   failNextLogin(phone: string, reason: number): void
   /** The account's phone loses its Signal sessions, as after a reinstall: retry receipts must heal it. */
   forgetSessions(phone: string): void

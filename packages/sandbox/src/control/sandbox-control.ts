@@ -16,6 +16,9 @@ import type { Group } from '../groups/group-registry'
 import {
   dropConnections,
   failNextLogin,
+  keepNetworkDown,
+  LOGIN_FAILURE_REASONS,
+  MAX_OUTAGE_MS,
   replaceDevices,
   unlinkDevices,
   type DropMode,
@@ -287,10 +290,20 @@ export function createSandboxControl(
       return { url }
     },
 
-    async drop(phone, mode: DropMode) {
+    async drop(phone, mode: DropMode, downForMs) {
       if (mode !== 'close' && mode !== 'silent')
         throw new SandboxError('invalid_parameter', 'mode must be "close" or "silent".')
-      dropConnections(accountOf(network, phone), mode)
+      if (
+        downForMs !== undefined &&
+        !(Number.isInteger(downForMs) && downForMs > 0 && downForMs <= MAX_OUTAGE_MS)
+      )
+        throw new SandboxError(
+          'invalid_parameter',
+          `down_for_ms must be a whole number of milliseconds from 1 to ${MAX_OUTAGE_MS}.`,
+        )
+      const account = accountOf(network, phone)
+      if (downForMs !== undefined) keepNetworkDown(network, account, Date.now() + downForMs)
+      dropConnections(account, mode)
     },
 
     replace(phone) {
@@ -298,7 +311,13 @@ export function createSandboxControl(
     },
 
     failNextLogin(phone, reason) {
-      failNextLogin(network, accountOf(network, phone), reason)
+      const account = accountOf(network, phone)
+      if (!LOGIN_FAILURE_REASONS.includes(reason))
+        throw new SandboxError(
+          'invalid_parameter',
+          `code must be a login failure the network sends: ${LOGIN_FAILURE_REASONS.join(', ')}.`,
+        )
+      failNextLogin(network, account, reason)
     },
 
     forgetSessions(phone) {

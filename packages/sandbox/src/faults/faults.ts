@@ -52,7 +52,21 @@ export function closeReplaced(connection: ClientConnection): void {
   connection.close()
 }
 
-/** The next login of the account's devices fails with this reason (401 logged out, 403 forbidden, ...). */
+/**
+ * The `<failure reason>` codes the network refuses a login with: 401 logged out, 403 forbidden, 405 client
+ * not allowed, 406 banned, 409 conflict, 411 multi-device mismatch, 500 bad session, 503 unavailable.
+ */
+export const LOGIN_FAILURE_REASONS: readonly number[] = [401, 403, 405, 406, 409, 411, 500, 503]
+
+/** The next login of the account's devices fails with this reason (one of `LOGIN_FAILURE_REASONS`). */
 export function failNextLogin(network: SandboxNetwork, account: Account, reason: number): void {
   network.loginFailures.set(account.phone, reason)
+}
+
+/** The longest outage the network keeps an account's devices out for (10 minutes). */
+export const MAX_OUTAGE_MS = 600_000
+
+/** The account's devices cannot log in until `until` (ms since the epoch): their connections are cut at login. */
+export function keepNetworkDown(network: SandboxNetwork, account: Account, until: number): void {
+  network.outages.set(account.phone, until)
 }
