@@ -23,6 +23,7 @@ import { contactOperations, profilePictureRoutes } from './api/routes/contact-ro
 import { messageActionOperations } from './api/routes/message-action-routes'
 import { mediaDownloadRoutes, messageOperations } from './api/routes/message-routes'
 import { sandboxRoutesPlugin } from './api/routes/sandbox-plugin'
+import { sandboxScanOperation } from './api/routes/sandbox-scan'
 import { settingsOperations } from './api/routes/settings-routes'
 import { uploadRoutes } from './api/routes/upload-routes'
 import type { Config } from './config'
@@ -286,6 +287,7 @@ async function buildCore(
       ...eventOperations({ ...eventDeps, access }),
       ...webhookOperations({ webhooks, events, access }),
       ...settingsOperations(config, sandbox !== undefined),
+      ...(sandbox ? [sandboxScanOperation(instances, sandbox.control)] : []),
     ],
     plugins: [
       streamAndMetricsRoutes({ ...eventDeps, settings: config.events.stream, logger }),
