@@ -1,5 +1,5 @@
 // What --fsync costs: emit() with and without an fsync per journal append, on the data folder's disk.
-// Run once by hand (npx tsx bench/journal-fsync.ts [dir]); the README states the figures.
+// Run once by hand (npx tsx bench/journal-fsync.ts [dir]); docs/operations.md states the figures.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

@@ -88,7 +88,7 @@ export interface Config {
    * store), or a PostgreSQL database (`--store postgres://…`), which several headless nodes can share.
    */
   store: StoreChoice
-  /** This node in a cluster of nodes sharing a PostgreSQL store (README Scaling). */
+  /** This node in a cluster of nodes sharing a PostgreSQL store (docs/scaling.md). */
   cluster: ClusterSettings
   /** Folder of the built renderer served at `/`; none serves no UI. */
   uiDir?: string

@@ -150,7 +150,7 @@ export const SERVE_COMMAND: CommandSpec<ConfigInput> = {
       env: 'LINKDESK_STORE',
       default: 'lmdb',
       description:
-        'where the data is kept: lmdb (embedded, in the data folder) or a postgres://user:password@host:port/database URL (several nodes can share it; see README Storage)',
+        'where the data is kept: lmdb (embedded, in the data folder) or a postgres://user:password@host:port/database URL (several nodes can share it; see docs/operations.md)',
       apply: (input, value) => {
         input.store = value
       },
@@ -162,7 +162,7 @@ export const SERVE_COMMAND: CommandSpec<ConfigInput> = {
       env: 'LINKDESK_NODE_ID',
       default: 'host name and data folder',
       description:
-        'this node in a cluster sharing a PostgreSQL store (README Scaling); a restarted node keeps its id and takes its instances back at once',
+        'this node in a cluster sharing a PostgreSQL store (docs/scaling.md); a restarted node keeps its id and takes its instances back at once',
       apply: (input, value) => {
         input.nodeId = value
       },

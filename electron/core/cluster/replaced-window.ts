@@ -1,4 +1,4 @@
-/** How many 440s within `REPLACED_WINDOW_MS` stop an instance a cluster node still holds (README, Cluster). */
+/** How many 440s within `REPLACED_WINDOW_MS` stop an instance a cluster node still holds (docs/scaling.md). */
 export const REPLACED_LIMIT = 3
 export const REPLACED_WINDOW_MS = 10 * 60_000
 

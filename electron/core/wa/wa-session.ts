@@ -61,7 +61,7 @@ export interface SocketConfigInput {
   retryCounter: CacheStore
   getMessage(id: string | null | undefined): Promise<proto.IMessage | undefined>
   groupMetadata(jid: string): Promise<GroupMetadata | undefined>
-  /** A decrypted message, before its receipt (Linkdesk's patch of Baileys awaits this; see the README). */
+  /** A decrypted message, before its receipt (Linkdesk's patch of Baileys awaits this; see the README's Baileys patch). */
   onDecrypted(message: WAMessage, context: { offline: boolean }): Promise<void> | void
   /** The client version to announce (the network refuses versions that are too old with 405). */
   version: WaVersion

@@ -9,7 +9,7 @@ let dataDir: string
 
 before(async () => {
   dataDir = tempDataDir()
-  core = await startCore({ dataDir, sandbox: true, sendIntervalMs: 0 })
+  core = await startCore({ dataDir, sandbox: true, limits: { sendIntervalMs: 0 } })
 })
 
 after(async () => {
