@@ -38,7 +38,9 @@ export function ServiceSettings() {
           {retention.max_deliveries.toLocaleString()} delivery attempts
         </dd>
       </dl>
-      <p className="hint">These are set when the server starts; docs/operations.md in the project lists how to change them.</p>
+      <p className="hint">
+        These are set when the server starts; docs/operations.md in the project lists how to change them.
+      </p>
     </section>
   )
 }
