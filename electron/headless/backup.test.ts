@@ -1,5 +1,14 @@
 import assert from 'node:assert/strict'
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
@@ -192,6 +201,14 @@ describe('backup and restore of a data folder', { skip: testStore() === 'postgre
     const into = await runBackup(dataDir, dataDir)
     assert.equal(into.code, 1)
     assert.match(into.stderr, /cannot go inside the data folder/)
+    // A node on PostgreSQL has no db folder: its data is in the database.
+    const noStore = join(root, 'postgres-node')
+    mkdirSync(noStore)
+    writeFileSync(join(noStore, 'events.journal'), '')
+    const fromPostgresNode = await runBackup(noStore, join(root, 'never'))
+    assert.equal(fromPostgresNode.code, 1)
+    assert.match(fromPostgresNode.stderr, /holds no embedded store .* back it up with pg_dump/)
+    assert.equal(existsSync(join(root, 'never')), false)
     const again = await runBackup(dataDir, backup)
     assert.equal(again.code, 1)
     assert.match(again.stderr, /is not empty.*new or empty folder/)

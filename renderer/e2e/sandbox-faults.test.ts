@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Page } from 'playwright-core'
+import { seriousViolations } from './axe'
 import { chromiumMissing, launchBrowser, type TestBrowser } from './browser'
 import { type HeadlessServer, startHeadlessServer } from './headless-server'
 import { ensureRendererBuilt } from './renderer-build'
@@ -98,6 +99,7 @@ describe(
       await page.getByRole('button', { name: 'Take over the session (440 replaced)' }).click()
       await page.getByRole('status').filter({ hasText: 'its devices closed with 440' }).waitFor()
       await screenshot(page, 'sandbox-faults')
+      assert.deepEqual(await seriousViolations(page), [], 'the panel with its faults passes axe')
 
       await openInstance()
       await cause().filter({ hasText: 'connection replaced' }).waitFor()
