@@ -20,11 +20,14 @@ const JOURNAL = 'events.journal'
  * A data folder's parts, in the order they are copied (uploads waiting to be sent are short-lived and left
  * out, as is the list of webhook posts under way). Each LMDB environment is copied by LMDB itself from one
  * read transaction, so it is consistent while the server writes. The event journal (events emitted but not
- * committed to `db/` yet) is read before and after `db/` is copied: an event emitted before the copy is
- * then in the copied `db/` or in one of the two readings (it leaves the journal only once committed), and
- * the first start on the restored folder writes what `db/` lacks, as after a crash. The credentials come
- * after the events, so that the keys are the newest the backup can hold. Media files are written aside and
- * renamed into place, so a copied one is always whole; files still being written (`*.tmp`) are left out.
+ * committed to `db/` yet; the first start on the restored folder writes what `db/` lacks, as after a crash)
+ * is read before and after `db/` is copied: an event still uncommitted when `db/` is copied is in the second
+ * reading unless it was committed (and left the journal) in between, as if emitted just after the backup. A
+ * message stored in the copy is announced by an event, so a copy that holds a message but missed its event
+ * (or the other way round) is found by comparing the two, and made again (`racedAnnouncements`). The
+ * credentials come after the events, so that the keys are the newest the backup can hold. Media files are
+ * written aside and renamed into place, so a copied one is always whole; files still being written (`*.tmp`)
+ * are left out.
  */
 const PARTS: readonly Part[] = [
   { kind: 'file', path: 'config.json' },
