@@ -36,6 +36,8 @@ export default defineConfig({
         serve: resolve(root, 'electron/headless/serve.ts'),
         sandbox: resolve(root, 'packages/sandbox/src/cli.ts'),
         'copy-store': resolve(root, 'electron/headless/copy-store.ts'),
+        backup: resolve(root, 'electron/headless/backup.ts'),
+        restore: resolve(root, 'electron/headless/restore.ts'),
         // The bench runs the app as `npm run serve` does, plus its memory-report hook.
         'bench-app': resolve(root, 'bench/harness/app-launcher.ts'),
         // Raw Baileys (and the reference server) for the bench's side-by-side figures, compiled the same way.

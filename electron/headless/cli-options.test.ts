@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { ConfigError, type ConfigInput, parseConfig } from '../core/config'
-import { COPY_STORE_COMMAND, SERVE_COMMAND } from './cli-options'
+import { BACKUP_COMMAND, COPY_STORE_COMMAND, RESTORE_COMMAND, SERVE_COMMAND } from './cli-options'
 import { type CommandSpec, readCommandLine } from './command-line'
 
 function serveOptions(argv: string[], env: NodeJS.ProcessEnv): ConfigInput {
@@ -152,4 +152,31 @@ test('npm run copy-store: its help lists its options; --to must be a postgres://
     () => readCommandLine(COPY_STORE_COMMAND, ['--to', 'http://h/db'], {}, '1'),
     (error: unknown) => error instanceof ConfigError && /--to must be a postgres/.test(error.message),
   )
+})
+
+test('npm run backup and npm run restore: their help lists their options; a folder given empty is refused', () => {
+  const help = (spec: CommandSpec<unknown>) => {
+    const invocation = readCommandLine(spec, ['-h'], {}, '1.2.3')
+    return invocation.kind === 'print' ? invocation.text : ''
+  }
+  assert.match(help(BACKUP_COMMAND as CommandSpec<unknown>), /pg_dump[\s\S]*--data-dir DIR[\s\S]*--to DIR/)
+  assert.match(help(RESTORE_COMMAND as CommandSpec<unknown>), /--from DIR[\s\S]*--data-dir DIR/)
+  assert.deepEqual(readCommandLine(BACKUP_COMMAND, ['--data-dir', '/d', '--to', '/b'], {}, '1'), {
+    kind: 'run',
+    settings: { dataDir: '/d', to: '/b' },
+  })
+  assert.deepEqual(readCommandLine(RESTORE_COMMAND, ['--from', '/b', '--data-dir', '/d'], {}, '1'), {
+    kind: 'run',
+    settings: { from: '/b', dataDir: '/d' },
+  })
+  for (const [spec, argv, expected] of [
+    [BACKUP_COMMAND, ['--to', ' '], /--to must not be empty/],
+    [RESTORE_COMMAND, ['--from', ''], /--from must not be empty/],
+    [RESTORE_COMMAND, ['--data-dir', ''], /--data-dir must not be empty/],
+  ] as const) {
+    assert.throws(
+      () => readCommandLine(spec as CommandSpec<unknown>, [...argv], {}, '1'),
+      (error: unknown) => error instanceof ConfigError && expected.test(error.message),
+    )
+  }
 })

@@ -273,3 +273,80 @@ export const COPY_STORE_COMMAND: CommandSpec<CopyStoreSettings> = {
   ],
   initial: () => ({ dataDir: defaultDataDir(), to: undefined }),
 }
+
+interface BackupSettings {
+  dataDir: string
+  to: string | undefined
+}
+
+/** `npm run backup`: a consistent copy of a data folder, made while its server runs. */
+export const BACKUP_COMMAND: CommandSpec<BackupSettings> = {
+  script: 'backup',
+  program: 'linkdesk backup',
+  summary:
+    'Copies a data folder (settings, credentials, events, messages, media) into a new folder with a manifest of checksums, consistently even while a server runs on it. A node on PostgreSQL keeps its data in the database: use pg_dump.',
+  options: [
+    {
+      kind: 'value',
+      name: 'data-dir',
+      placeholder: 'DIR',
+      env: 'LINKDESK_DATA_DIR',
+      default: defaultDataDir(),
+      description: 'the data folder to back up (it is only read)',
+      apply: (settings, value) => {
+        if (value.trim() === '') throw new ConfigError('--data-dir must not be empty.')
+        settings.dataDir = value
+      },
+    },
+    {
+      kind: 'value',
+      name: 'to',
+      placeholder: 'DIR',
+      default: 'none: required',
+      description: 'the folder to write the backup into (new or empty)',
+      apply: (settings, value) => {
+        if (value.trim() === '') throw new ConfigError('--to must not be empty.')
+        settings.to = value
+      },
+    },
+  ],
+  initial: () => ({ dataDir: defaultDataDir(), to: undefined }),
+}
+
+interface RestoreSettings {
+  from: string | undefined
+  dataDir: string | undefined
+}
+
+/** `npm run restore`: a backup checked against its manifest, then put into a new data folder. */
+export const RESTORE_COMMAND: CommandSpec<RestoreSettings> = {
+  script: 'restore',
+  program: 'linkdesk restore',
+  summary:
+    'Checks a backup against its manifest, then restores it into a new or empty data folder (never one a server runs on); a damaged backup is refused and nothing is written.',
+  options: [
+    {
+      kind: 'value',
+      name: 'from',
+      placeholder: 'DIR',
+      default: 'none: required',
+      description: 'the backup folder (made by npm run backup)',
+      apply: (settings, value) => {
+        if (value.trim() === '') throw new ConfigError('--from must not be empty.')
+        settings.from = value
+      },
+    },
+    {
+      kind: 'value',
+      name: 'data-dir',
+      placeholder: 'DIR',
+      default: 'none: required',
+      description: 'the data folder to restore into (new or empty); then start serve with it',
+      apply: (settings, value) => {
+        if (value.trim() === '') throw new ConfigError('--data-dir must not be empty.')
+        settings.dataDir = value
+      },
+    },
+  ],
+  initial: () => ({ from: undefined, dataDir: undefined }),
+}

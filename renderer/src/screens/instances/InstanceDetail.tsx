@@ -80,8 +80,14 @@ export function InstanceDetail({ instanceId, startLinking }: { instanceId: strin
         <dd>
           {instance.last_error ? (
             <>
-              {instance.last_error.message} <code>{instance.last_error.cause}</code> at{' '}
-              {time(instance.last_error.at)}
+              {instance.last_error.message} <code>{instance.last_error.cause}</code>
+              {instance.last_error.code === null ? null : (
+                <>
+                  {' '}
+                  (code <code>{instance.last_error.code}</code>)
+                </>
+              )}{' '}
+              at {time(instance.last_error.at)}
             </>
           ) : (
             'None'

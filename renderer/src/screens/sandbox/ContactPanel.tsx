@@ -3,9 +3,10 @@ import { useLiveEvents } from '../../app/feed-context'
 import { useOperation } from '../../app/use-operation'
 import { ErrorNotice } from '../../components/ErrorNotice'
 import { ContactSendForm } from './ContactSendForm'
+import { LinkedDeviceFaults } from './LinkedDeviceFaults'
 import './ContactPanel.css'
 
-/** One contact: send a message as it, and read what it received. */
+/** One contact: send a message as it, read what it received, and (a linked phone) fault its devices. */
 export function ContactPanel({ contact, suggestedTo }: { contact: SandboxAccountView; suggestedTo: string }) {
   const path = `sandbox/accounts/${encodeURIComponent(contact.phone)}/messages`
   const [received, reload] = useOperation(
@@ -23,6 +24,7 @@ export function ContactPanel({ contact, suggestedTo }: { contact: SandboxAccount
     <section className="contact-panel stack" aria-labelledby="contact-title">
       <h2 id="contact-title">{label}</h2>
       <ContactSendForm phone={contact.phone} label={label} suggestedTo={suggestedTo} />
+      {contact.linkedDevices.length > 0 ? <LinkedDeviceFaults phone={contact.phone} /> : null}
       {received.status === 'failed' ? <ErrorNotice error={received.error} context="Sandbox" /> : null}
       <div className="screen-header">
         <h3>Inbox ({inbox.length})</h3>
