@@ -78,23 +78,27 @@ test('by default a phone reads nothing itself: the sender’s blue ticks are the
   assert.equal(statusAtAnn(unread.id), DELIVERY_ACK, 'what nobody read stays delivered')
 })
 
-test('a phone told to read after a delay reads by itself; one told to type shows "typing" before its echo', async () => {
+test('a phone told to read after a delay reads by itself; told to, it is online while active and types before its echo', async () => {
   await sandbox.control.addAccount({ phone: BEN, autoReply: 'echo' })
-  await sandbox.control.setBehaviour(BEN, { reads: 'after', readAfterMs: 200, typesBeforeReply: true })
+  await sandbox.control.setBehaviour(BEN, {
+    reads: 'after',
+    readAfterMs: 200,
+    typesBeforeReply: true,
+    online: 'while_active',
+  })
   await sock(ann).presenceSubscribe(jid(BEN))
-  const typedBefore = ann.presences.length
+  const seenBefore = ann.presences.length
   const sent = await sock(ann).sendMessage(jid(BEN), { text: 'are you there' })
   await ann.waitForStatus(sent?.key.id ?? '', READ)
-  const echo = await ann.waitFor(
-    () => ann.upserts.findIndex((u) => u.message.message?.conversation === 'echo: are you there') + 1,
+  await ann.waitFor(
+    () => ann.upserts.some((u) => u.message.message?.conversation === 'echo: are you there'),
     'the echo',
   )
-  assert.ok(echo)
-  assert.ok(
-    ann.presences.slice(typedBefore).some((p) => p.presences[jid(BEN)]?.lastKnownPresence === 'composing'),
-    'Ben typed before answering',
-  )
-  await sandbox.control.setBehaviour(BEN, { reads: 'never', typesBeforeReply: false })
+  const shown = () => ann.presences.slice(seenBefore).map((p) => p.presences[jid(BEN)]?.lastKnownPresence)
+  await ann.waitFor(() => shown().includes('unavailable'), 'Ben offline once done')
+  assert.ok(shown().indexOf('available') < shown().indexOf('composing'), 'online before typing')
+  assert.ok(shown().indexOf('composing') < shown().lastIndexOf('unavailable'), 'offline after the reply')
+  await sandbox.control.setBehaviour(BEN, { reads: 'never', typesBeforeReply: false, online: 'never' })
 })
 
 test('a 1:1 read shows blue ticks only while both sides keep read receipts on', async () => {
@@ -118,13 +122,14 @@ test('a 1:1 read shows blue ticks only while both sides keep read receipts on', 
 
 test('a phone’s behaviour is checked whole: a wrong value changes nothing', async () => {
   const before = sandbox.control.accounts().find((a) => a.phone === BEN)?.behaviour
+  const online = sandbox.control.presence(BEN).online
   await assert.rejects(
     sandbox.control.setBehaviour(BEN, { reads: 'sometimes' as never, online: 'always' }),
     /reads must be one of/,
   )
   await assert.rejects(sandbox.control.setBehaviour(BEN, { readAfterMs: -1 }), /read_after_ms/)
   assert.deepEqual(sandbox.control.accounts().find((a) => a.phone === BEN)?.behaviour, before)
-  assert.equal(sandbox.control.presence(BEN).online, null, 'an invalid change did not put the phone online')
+  assert.equal(sandbox.control.presence(BEN).online, online, 'an invalid change did not put the phone online')
   const entry = await inboxEntry(sandbox, BEN, (await annToBen('still here')).id ?? '')
   assert.equal(entry.text, 'still here')
 })
