@@ -4,6 +4,7 @@ import { proto, type WAMessageKey } from '@whiskeysockets/baileys'
 import type { Sandbox } from './index'
 import { inboxEntry, linkedClient, startTestSandbox } from './testing/sandbox-fixture'
 import type { SandboxClient } from './testing/sandbox-client'
+import { solidPng } from './testing/solid-png'
 
 // Two accounts, each with a raw Baileys client linked as its device: what one does, the other's device sees.
 const ANN = '15550370001'
@@ -118,6 +119,50 @@ test('a 1:1 read shows blue ticks only while both sides keep read receipts on', 
     await ann.waitForStatus(shown.id ?? '', READ)
     assert.equal(statusAtAnn(hidden.id), DELIVERY_ACK, `no blue ticks while ${name}’s read receipts are off`)
   }
+})
+
+test('privacy acts on what contacts receive: last seen, online, profile photo and about', async () => {
+  await sandbox.control.setPicture(BEN, solidPng(8, 8, [0, 120, 200]))
+  await sandbox.control.addAccount({ phone: BEN, about: 'at work' })
+  const about = async () => (await sock(ann).fetchStatus(jid(BEN)))?.[0] as { status?: { status?: string } }
+  const benSeen = () => ann.presences.flatMap((p) => (p.presences[jid(BEN)] ? [p.presences[jid(BEN)]!] : []))
+  await sock(ann).presenceSubscribe(jid(BEN))
+  let seen = benSeen().length
+  sandbox.control.showPresence(BEN, { state: 'unavailable' })
+  const shownLast = await ann.waitFor(() => benSeen()[seen], 'Ben offline, shared')
+  assert.equal(shownLast.lastKnownPresence, 'unavailable')
+  assert.equal(typeof shownLast.lastSeen, 'number', 'last seen shared by default')
+  assert.ok(await sock(ann).profilePictureUrl(jid(BEN)), 'the photo shows by default')
+  assert.equal((await about()).status?.status, 'at work')
+
+  await sock(ben).updateLastSeenPrivacy('none')
+  await sock(ben).updateProfilePicturePrivacy('none')
+  await sock(ben).updateStatusPrivacy('none')
+  seen = benSeen().length
+  sandbox.control.showPresence(BEN, { state: 'unavailable' })
+  const hiddenLast = await ann.waitFor(() => benSeen()[seen], 'Ben offline, last seen hidden')
+  assert.equal(hiddenLast.lastKnownPresence, 'unavailable')
+  assert.equal(hiddenLast.lastSeen, undefined, 'no last seen once hidden')
+  await assert.rejects(
+    sock(ann).profilePictureUrl(jid(BEN)),
+    (error: { data?: number }) => error.data === 401,
+  )
+  assert.equal((await about()).status?.status, '', 'a hidden about reads empty')
+  assert.ok(await sock(ben).profilePictureUrl(jid(BEN)), 'Ben still sees his own photo')
+
+  // Online matching a hidden last seen: going online shows nothing; once shared again, it does.
+  await sock(ben).updateOnlinePrivacy('match_last_seen')
+  seen = benSeen().length
+  sandbox.control.showPresence(BEN, { state: 'available' })
+  await sock(ben).updateOnlinePrivacy('all')
+  sandbox.control.showPresence(BEN, { state: 'unavailable' })
+  // Presence reaches Ann's device in the order the network sends it: the later change arrived, the earlier did not.
+  const next = await ann.waitFor(() => benSeen()[seen], 'Ben offline after online was hidden')
+  assert.equal(next.lastKnownPresence, 'unavailable')
+  await sock(ben).updateLastSeenPrivacy('all')
+  await sock(ben).updateProfilePicturePrivacy('all')
+  await sock(ben).updateStatusPrivacy('contacts')
+  assert.ok(await sock(ann).profilePictureUrl(jid(BEN)), 'the photo shows again')
 })
 
 test('a phone’s behaviour is checked whole: a wrong value changes nothing', async () => {

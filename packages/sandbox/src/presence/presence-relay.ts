@@ -1,5 +1,6 @@
 import type { Account, Addressing } from '../accounts/account'
 import type { LinkedDevice } from '../accounts/linked-device'
+import { shows } from '../accounts/privacy'
 import { node, unixNow } from '../stanzas/binary-node'
 
 /** What an account shows in a chat, as the apps send it. */
@@ -73,10 +74,12 @@ export class PresenceRelay {
 
   private tellAvailability(device: LinkedDevice, account: Account): void {
     const state = this.online.get(account.phone)
-    if (!state) return
+    // An account that hides when it is online (online matching a hidden last seen) shows nothing.
+    if (!state || !shows(account, 'online')) return
+    const last = shows(account, 'last_seen') ? String(state.since) : 'deny'
     const attrs: Record<string, string> = state.available
       ? { from: account.pnJid, type: 'available' }
-      : { from: account.pnJid, type: 'unavailable', last: String(state.since) }
+      : { from: account.pnJid, type: 'unavailable', last }
     sendIfConnected(device, node('presence', attrs))
   }
 }

@@ -1,6 +1,6 @@
 import { setGroupPicture } from '../groups/group-changes'
 import { answerGroupChange } from '../groups/group-queries'
-import { PRIVACY_DEFAULTS } from '../accounts/privacy'
+import { PRIVACY_DEFAULTS, shows } from '../accounts/privacy'
 import { children, iqError, iqResult, node } from './binary-node'
 import { answerAppStateSync } from './app-state-queries'
 import type { StanzaRouter } from './stanza-router'
@@ -66,9 +66,11 @@ export function registerSessionQueries(router: StanzaRouter): void {
       const { target } = iq.attrs
       // A group's picture shows to its members only, as the group does.
       const group = network.groups.get(target)
-      const owner = group
-        ? session && group.has(session.account) && group.jid
-        : network.directory.resolve(target)?.account.phone
+      const account = group ? undefined : network.directory.resolve(target)?.account
+      // A hidden profile photo is refused to others as not authorized, as WhatsApp answers it.
+      if (account && account !== session?.account && !shows(account, 'profile_photo'))
+        return connection.send(iqError(iq, 401, 'not-authorized'))
+      const owner = group ? session && group.has(session.account) && group.jid : account?.phone
       connection.send(network.pictures.answer(iq, owner || undefined))
     })
     // The account's own picture, or (with a target) a group's.
