@@ -79,7 +79,11 @@ test('by default a phone reads nothing itself: the sender’s blue ticks are the
   assert.equal(statusAtAnn(unread.id), DELIVERY_ACK, 'what nobody read stays delivered')
 })
 
-test('a phone told to read after a delay reads by itself; told to, it is online while active and types before its echo', async () => {
+test('a phone told to read after a delay reads by itself; told to, it is online while active and types before its echo', async (t) => {
+  // Ben goes back to the default whatever happens, so the tests after this one see a quiet phone.
+  t.after(() =>
+    sandbox.control.setBehaviour(BEN, { reads: 'never', typesBeforeReply: false, online: 'never' }),
+  )
   await sandbox.control.addAccount({ phone: BEN, autoReply: 'echo' })
   await sandbox.control.setBehaviour(BEN, {
     reads: 'after',
@@ -99,7 +103,6 @@ test('a phone told to read after a delay reads by itself; told to, it is online 
   await ann.waitFor(() => shown().includes('unavailable'), 'Ben offline once done')
   assert.ok(shown().indexOf('available') < shown().indexOf('composing'), 'online before typing')
   assert.ok(shown().indexOf('composing') < shown().lastIndexOf('unavailable'), 'offline after the reply')
-  await sandbox.control.setBehaviour(BEN, { reads: 'never', typesBeforeReply: false, online: 'never' })
 })
 
 test('a 1:1 read shows blue ticks only while both sides keep read receipts on', async () => {
