@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { describe, test } from 'node:test'
+import { before, describe, test } from 'node:test'
 import { sineAudio } from '../testing/sine-audio'
 import { linkedCoreFixture } from '../testing/linked-core'
 import { eventually } from '../testing/messaging-harness'
@@ -136,6 +136,11 @@ describe('presence', () => {
 })
 
 describe('played', () => {
+  // Alice listens to what she gets at once (sandbox phones leave messages unread by default).
+  before(async () => {
+    await linked.control.setBehaviour(ALICE, { reads: 'instantly' })
+  })
+
   test('a voice note the contact listened to reaches message.status played', async () => {
     const voice = await sineAudio('ogg-opus', 1)
     const sent = await api('send_message', {

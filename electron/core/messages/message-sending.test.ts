@@ -25,6 +25,10 @@ const linked = linkedCoreFixture(
     { phone: BOB, name: 'Bob' },
   ],
   { limits: { mediaBytes: 2 * 1024 * 1024 } },
+  // The contacts read what they get at once (sandbox phones leave messages unread by default).
+  async (control) => {
+    for (const phone of [ALICE, BOB]) await control.setBehaviour(phone, { reads: 'instantly' })
+  },
 )
 let files: Awaited<ReturnType<typeof startFileServer>>
 

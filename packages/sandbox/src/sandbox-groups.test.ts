@@ -20,6 +20,8 @@ before(async () => {
   sandbox = await startTestSandbox()
   aliceLid = (await sandbox.control.addAccount({ phone: ALICE, name: 'Alice' })).lid
   await sandbox.control.addAccount({ phone: BOB, name: 'Bob' })
+  // Both read what they get at once (phones leave messages unread by default).
+  for (const phone of [ALICE, BOB]) await sandbox.control.setBehaviour(phone, { reads: 'instantly' })
   ;[device, otherDevice] = await Promise.all([linkedClient(sandbox, ME), linkedClient(sandbox, OTHER)])
   groupId = (await sandbox.control.createGroup({ subject: 'Team', participants: [ME, ALICE, BOB, OTHER] }))
     .groupId

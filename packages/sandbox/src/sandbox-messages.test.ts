@@ -25,6 +25,8 @@ before(async () => {
   ] as const) {
     lids[phone] = (await sandbox.control.addAccount({ phone, name, autoReply })).lid
   }
+  // Alice reads what she gets at once (phones leave messages unread by default).
+  await sandbox.control.setBehaviour(ALICE, { reads: 'instantly' })
   device = await linkedClient(sandbox, ME)
 })
 

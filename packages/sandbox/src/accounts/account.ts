@@ -4,6 +4,8 @@ import type { InboxEntry } from '../messages/inbox'
 import { defineTable, type SandboxState, type StateTable } from '../state/sandbox-state'
 import { StoredList } from '../state/stored-list'
 import { LINKED_DEVICES, LinkedDevice, type DeviceRegistration } from './linked-device'
+import { DEFAULT_PHONE_BEHAVIOUR, type PhoneBehaviour } from './phone-behaviour'
+import { PRIVACY_DEFAULTS } from './privacy'
 
 export const PN_SERVER = 's.whatsapp.net'
 export const LID_SERVER = 'lid'
@@ -30,6 +32,8 @@ export interface AccountRecord {
   privacy?: Record<string, string>
   /** The app-state sync key and patches (absent in earlier state: made on first use). */
   appState?: AppStateRecord
+  /** How the account's phone behaves (absent in earlier state: the default). */
+  behaviour?: PhoneBehaviour
 }
 
 /** What a new account's about reads, as on WhatsApp. */
@@ -50,6 +54,7 @@ export class Account {
   private aboutText: string
   private readonly blockedPhones: Set<string>
   private readonly privacySettings: Record<string, string>
+  private phoneBehaviour: PhoneBehaviour
   private reply: 'echo' | undefined
   private nextDeviceId: number
   private readonly addedAt: number
@@ -69,6 +74,7 @@ export class Account {
     this.aboutText = record.about ?? DEFAULT_ABOUT
     this.blockedPhones = new Set(record.blocked ?? [])
     this.privacySettings = { ...record.privacy }
+    this.phoneBehaviour = { ...DEFAULT_PHONE_BEHAVIOUR, ...record.behaviour }
     this.reply = record.autoReply ?? undefined
     this.nextDeviceId = record.nextDeviceId
     this.addedAt = record.addedAt
@@ -117,8 +123,28 @@ export class Account {
     return { ...this.privacySettings }
   }
 
+  /** One privacy setting as it holds: the account's choice, or the network's default. */
+  privacyOf(category: string): string {
+    return this.privacySettings[category] ?? PRIVACY_DEFAULTS[category] ?? 'all'
+  }
+
+  /** Whether the account's read receipts are on (`readreceipts` is `all`). */
+  get sharesReads(): boolean {
+    return this.privacyOf('readreceipts') === 'all'
+  }
+
   setPrivacy(category: string, value: string): void {
     this.privacySettings[category] = value
+    this.save()
+  }
+
+  /** How the account's phone reads, types and goes online. */
+  get behaviour(): PhoneBehaviour {
+    return { ...this.phoneBehaviour }
+  }
+
+  setBehaviour(behaviour: PhoneBehaviour): void {
+    this.phoneBehaviour = { ...behaviour }
     this.save()
   }
 
@@ -192,6 +218,7 @@ export class Account {
       blocked: [...this.blockedPhones],
       privacy: this.privacySettings,
       appState: this.appStateRecord,
+      behaviour: this.phoneBehaviour,
     })
   }
 }

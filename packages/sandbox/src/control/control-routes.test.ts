@@ -319,3 +319,44 @@ test('POST drop with a bad mode is refused, and POST unlink logs the device out 
   assert.equal(unlinked.status, 200)
   assert.equal((await device.waitForClose(closes + 1)).code, 401)
 })
+
+test('POST /accounts/{phone}/behaviour changes what is given, GET reads it; a bad value is 400 and changes nothing', async () => {
+  await call('POST', '/accounts', { phone: '15551230077', name: 'Kim' })
+  const read = await call('GET', '/accounts/15551230077/behaviour')
+  assert.deepEqual(read.body.behaviour, {
+    reads: 'never',
+    read_after_ms: 0,
+    types_before_reply: false,
+    online: 'never',
+  })
+  const changed = await call('POST', '/accounts/15551230077/behaviour', {
+    reads: 'after',
+    read_after_ms: 1500,
+    online: 'always',
+  })
+  assert.equal(changed.status, 200, JSON.stringify(changed.body))
+  assert.deepEqual(changed.body.behaviour, {
+    reads: 'after',
+    read_after_ms: 1500,
+    types_before_reply: false,
+    online: 'always',
+  })
+  assert.equal(sandbox.control.presence('15551230077').online, true, 'online "always" puts the phone online')
+  for (const [body, field] of [
+    [{ reads: 'sometimes' }, 'reads'],
+    [{ read_after_ms: 600_001 }, 'read_after_ms'],
+    [{ read_after_ms: '5' }, 'read_after_ms'],
+    [{ types_before_reply: 'yes' }, 'types_before_reply'],
+    [{ online: 'maybe', reads: 'instantly' }, 'online'],
+  ] as const) {
+    const refused = await call('POST', '/accounts/15551230077/behaviour', body)
+    assert.equal(refused.status, 400, JSON.stringify([body, refused.body]))
+    assert.equal(refused.body.code, 'invalid_parameter')
+    assert.match(refused.body.message, new RegExp(field))
+  }
+  assert.deepEqual(
+    (await call('GET', '/accounts/15551230077/behaviour')).body.behaviour,
+    changed.body.behaviour,
+  )
+  assert.equal((await call('POST', '/accounts/15559999999/behaviour', { reads: 'never' })).status, 404)
+})

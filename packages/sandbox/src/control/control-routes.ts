@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { PhoneBehaviour, PhoneOnline, PhoneReads } from '../accounts/phone-behaviour'
 import { SandboxError } from '../errors'
 import {
   isMediaPresentation,
@@ -69,6 +70,20 @@ function groupChangeOf(body: Body): SandboxGroupChange {
         'invalid_parameter',
         'action must be add, remove, promote, demote, subject, description, announce, restrict or leave.',
       )
+  }
+}
+
+/** A field only when it was given, so a partial change leaves the rest as it is. */
+function given<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, V>)
+}
+
+function behaviourBody(behaviour: PhoneBehaviour): Record<string, unknown> {
+  return {
+    reads: behaviour.reads,
+    read_after_ms: behaviour.readAfterMs,
+    types_before_reply: behaviour.typesBeforeReply,
+    online: behaviour.online,
   }
 }
 
@@ -248,6 +263,27 @@ export function registerSandboxRoutes(app: FastifyInstance, control: SandboxCont
     status: 'success',
     calls: control.calls(phoneParam(request)),
   }))
+
+  app.post('/accounts/:phone/behaviour', async (request) => {
+    const body = bodyOf(request)
+    const types = body.types_before_reply
+    if (types !== undefined && typeof types !== 'boolean')
+      throw new SandboxError('invalid_parameter', 'types_before_reply must be true or false.')
+    const behaviour = await control.setBehaviour(phoneParam(request), {
+      ...given('reads', optionalString(body, 'reads') as PhoneReads | undefined),
+      ...given('readAfterMs', optionalNumber(body, 'read_after_ms')),
+      ...given('typesBeforeReply', types),
+      ...given('online', optionalString(body, 'online') as PhoneOnline | undefined),
+    })
+    return { status: 'success', behaviour: behaviourBody(behaviour) }
+  })
+
+  app.get('/accounts/:phone/behaviour', async (request) => {
+    const phone = phoneParam(request)
+    const account = control.accounts().find((known) => known.phone === phone)
+    if (!account) throw new SandboxError('account_not_found', `No sandbox account has the number ${phone}.`)
+    return { status: 'success', behaviour: behaviourBody(account.behaviour) }
+  })
 
   app.get('/accounts/:phone/reads', async (request) => ({
     status: 'success',

@@ -1,5 +1,6 @@
 import type { DropMode } from '../faults/faults'
 import type { SandboxEvents } from '../events'
+import type { PhoneBehaviour } from '../accounts/phone-behaviour'
 import type { SandboxCall } from '../calls/call-log'
 import type { SeenChatState } from '../presence/presence-relay'
 import type { SandboxInboxEntry } from '../messages/inbox'
@@ -32,6 +33,8 @@ export interface SandboxAccountInfo {
   autoReply: 'echo' | null
   /** Ids of the account's linked devices that are not removed. */
   linkedDevices: number[]
+  /** How its phone reads, types and goes online. */
+  behaviour: PhoneBehaviour
 }
 
 /** One message: text, a file, a location or contact cards (one of them), optionally quoting and mentioning. */
@@ -101,6 +104,11 @@ export interface SandboxControl {
   call(phone: string, input: { to: string; video?: boolean }): { id: string }
   /** The calls the account's phone made, with whether they were rejected. */
   calls(phone: string): SandboxCall[]
+  /**
+   * Changes how the account's phone behaves (what is not given stays); answers the behaviour now. A value
+   * the sandbox does not know: SandboxError('invalid_parameter'), and nothing changes.
+   */
+  setBehaviour(phone: string, input: Partial<PhoneBehaviour>): Promise<PhoneBehaviour>
   /** The ids of messages the account's phone sent that their recipient read (its device's read receipt). */
   reads(phone: string): string[]
   /** The account's availability as the network knows it (null: never said), and the chat states it saw. */

@@ -1,6 +1,12 @@
 import { SandboxError } from '../errors'
 import type { Account } from '../accounts/account'
 import { parseClientVersion } from '../accounts/client-version'
+import {
+  MAX_READ_AFTER_MS,
+  PHONE_ONLINE,
+  PHONE_READS,
+  type PhoneBehaviour,
+} from '../accounts/phone-behaviour'
 import type { PairingRegistry } from '../accounts/pairing'
 import {
   changeParticipants,
@@ -37,6 +43,23 @@ import type {
 } from './control-types'
 import { assertPhone, PHONE } from './phone-number'
 import { contentOf } from './send-content'
+
+/** A whole behaviour, checked: a value the sandbox does not know is refused before anything changes. */
+function behaviourOf(behaviour: PhoneBehaviour): PhoneBehaviour {
+  const { reads, readAfterMs, typesBeforeReply, online } = behaviour
+  if (!PHONE_READS.includes(reads))
+    throw new SandboxError('invalid_parameter', `reads must be one of ${PHONE_READS.join(', ')}.`)
+  if (!PHONE_ONLINE.includes(online))
+    throw new SandboxError('invalid_parameter', `online must be one of ${PHONE_ONLINE.join(', ')}.`)
+  if (!(Number.isInteger(readAfterMs) && readAfterMs >= 0 && readAfterMs <= MAX_READ_AFTER_MS))
+    throw new SandboxError(
+      'invalid_parameter',
+      `read_after_ms must be a whole number of milliseconds from 0 to ${MAX_READ_AFTER_MS}.`,
+    )
+  if (typeof typesBeforeReply !== 'boolean')
+    throw new SandboxError('invalid_parameter', 'types_before_reply must be true or false.')
+  return { reads, readAfterMs, typesBeforeReply, online }
+}
 
 function accountOf(network: SandboxNetwork, phone: string): Account {
   const account = network.directory.get(assertPhone(phone))
@@ -171,7 +194,18 @@ export function createSandboxControl(
         name: account.name,
         autoReply: account.autoReply ?? null,
         linkedDevices: account.activeDevices().map((device) => device.id),
+        behaviour: account.behaviour,
       }))
+    },
+
+    async setBehaviour(phone, input) {
+      const account = accountOf(network, phone)
+      const behaviour = behaviourOf({ ...account.behaviour, ...input })
+      account.setBehaviour(behaviour)
+      if (behaviour.online === 'always') network.presence.setAvailable(account, true)
+      else if (network.presence.availability(account.phone)) network.presence.setAvailable(account, false)
+      await network.state.flushed()
+      return behaviour
     },
 
     async clientVersion({ current, minimum }) {

@@ -32,21 +32,60 @@ function sendReceipt(
   network.log.trace({ id, type: type ?? 'delivery' }, 'contact receipt sent')
 }
 
+/** Whether the network lets a read receipt through: in a 1:1 chat only when both sides share reads. */
+export function readsShown(reader: Account, author: Account, group: Group | undefined): boolean {
+  return group !== undefined || (reader.sharesReads && author.sharesReads)
+}
+
+/** A phone that is online only while active shows itself online, then offline once it is done. */
+function whileActive(
+  network: SandboxNetwork,
+  phone: Account,
+  work: () => Promise<void> | void,
+): Promise<void> {
+  if (phone.behaviour.online !== 'while_active') return Promise.resolve(work())
+  network.presence.setAvailable(phone, true)
+  return Promise.resolve(work()).finally(() =>
+    network.later(network.timings.receiptDelayMs, () => network.presence.setAvailable(phone, false)),
+  )
+}
+
+function readMessage(network: SandboxNetwork, receipt: ContactReceipt): Promise<void> {
+  const { recipient, sender, group, entry } = receipt
+  return whileActive(network, recipient, () => {
+    if (readsShown(recipient, sender, group)) sendReceipt(network, receipt, 'read')
+    const delay = network.timings.receiptDelayMs
+    if (entry.ptt) network.later(delay, () => sendReceipt(network, receipt, 'played'))
+  })
+}
+
+async function echo(network: SandboxNetwork, receipt: ContactReceipt, text: string): Promise<void> {
+  const { recipient, group, sender } = receipt
+  const target = group ? { group } : { account: sender }
+  await whileActive(network, recipient, async () => {
+    if (recipient.behaviour.typesBeforeReply && !group) {
+      network.presence.showChatState(recipient, sender, 'composing')
+      await new Promise<void>((resolve) => network.later(network.timings.receiptDelayMs, resolve))
+    }
+    await sendFromPhone(network, recipient, target, textContent(`echo: ${text}`))
+  })
+}
+
 /**
- * What a simulated contact does with a message from a linked device: a delivered receipt, then a read
- * receipt (and a played one for a voice note, as the apps send once it is listened to), then its
- * auto-reply if it has one. Spaced out so each reaches the client as its own update.
+ * What a simulated contact does with a message from a linked device: a delivered receipt, then, as its
+ * phone's behaviour says, a read receipt (and a played one for a voice note, as the apps send once it is
+ * listened to) at once, after a delay or never; then its auto-reply if it has one (typing first if told to).
+ * Spaced out so each reaches the client as its own update.
  */
 export function acknowledgeAsContact(network: SandboxNetwork, receipt: ContactReceipt): void {
   const delay = network.timings.receiptDelayMs
+  const { reads, readAfterMs } = receipt.recipient.behaviour
   network.later(delay, () => sendReceipt(network, receipt, undefined))
-  network.later(delay * 2, async () => {
-    sendReceipt(network, receipt, 'read')
-    const { recipient, entry, group, sender } = receipt
-    if (entry.ptt) network.later(delay, () => sendReceipt(network, receipt, 'played'))
-    if (recipient.autoReply === 'echo' && entry.type === 'text' && entry.text !== null) {
-      const target = group ? { group } : { account: sender }
-      await sendFromPhone(network, recipient, target, textContent(`echo: ${entry.text}`))
-    }
-  })
+  if (reads === 'instantly') network.later(delay * 2, () => readMessage(network, receipt))
+  if (reads === 'after') network.later(delay + readAfterMs, () => readMessage(network, receipt))
+  const { entry } = receipt
+  if (receipt.recipient.autoReply === 'echo' && entry.type === 'text' && entry.text !== null) {
+    const text = entry.text
+    network.later(delay * 2, () => echo(network, receipt, text))
+  }
 }

@@ -15,6 +15,7 @@ import {
 import { bundleNode, parseSignedPreKey } from '../stanzas/prekey-queries'
 import type { StanzaContext } from '../stanzas/stanza-router'
 import { deliverDirect, deliverGroupRetry } from './phone-sender'
+import { relayReadReceipt } from './read-receipts'
 
 const KEY_TYPE = Buffer.from([5])
 /** A contact asks for the same message at most this many times, then gives up as WhatsApp does. */
@@ -112,7 +113,8 @@ export async function handleClientReceipt(ctx: StanzaContext, receipt: BinaryNod
     type,
     to: attrs.to ?? '',
   })
-  if (type === 'read' || type === 'read-self') ctx.network.recentSends.markRead(ids, unixNow())
+  if (relayReadReceipt(ctx.network, ctx.session, receipt) && type === 'read')
+    ctx.network.recentSends.markRead(ids, unixNow())
   if (type === 'retry') await resendAfterRetry(ctx, receipt)
   else ctx.session.device.mailbox.confirm(ids)
 }

@@ -1,5 +1,6 @@
-import type { Account } from '../accounts/account'
+import type { Account, Addressing } from '../accounts/account'
 import type { LinkedDevice } from '../accounts/linked-device'
+import { shows } from '../accounts/privacy'
 import { node, unixNow } from '../stanzas/binary-node'
 
 /** What an account shows in a chat, as the apps send it. */
@@ -21,34 +22,37 @@ const SEEN_LIMIT = 100
  */
 export class PresenceRelay {
   private readonly online = new Map<string, { available: boolean; since: number }>()
-  /** Per followed phone: the linked devices subscribed to its presence, with their own account's phone. */
-  private readonly followers = new Map<string, Map<LinkedDevice, string>>()
+  /** Per followed phone: the linked devices subscribed to its presence. */
+  private readonly followers = new Map<string, Set<LinkedDevice>>()
   private readonly seen = new Map<string, SeenChatState[]>()
 
   /** An account (its phone, or a linked device's `<presence>`) went online or offline: followers are told. */
   setAvailable(account: Account, available: boolean): void {
     this.online.set(account.phone, { available, since: unixNow() })
-    for (const device of this.followers.get(account.phone)?.keys() ?? [])
-      this.tellAvailability(device, account)
+    for (const device of this.followers.get(account.phone) ?? []) this.tellAvailability(device, account)
   }
 
   availability(phone: string): boolean | null {
     return this.online.get(phone)?.available ?? null
   }
 
-  /** A linked device (of `owner`) follows an account's presence; it is told the current one at once. */
-  subscribe(device: LinkedDevice, owner: Account, account: Account): void {
+  /** A linked device follows an account's presence; it is told the current one at once. */
+  subscribe(device: LinkedDevice, account: Account): void {
     let devices = this.followers.get(account.phone)
-    if (!devices) this.followers.set(account.phone, (devices = new Map()))
-    devices.set(device, owner.phone)
+    if (!devices) this.followers.set(account.phone, (devices = new Set()))
+    devices.add(device)
     this.tellAvailability(device, account)
   }
 
-  /** A linked device showed a state in a chat with a contact: the contact's phone sees it. */
-  sawChatState(contact: Account, from: Account, state: ChatState): void {
+  /**
+   * A linked device of `from` showed a state in its chat with `contact`: the contact's phone sees it, and so
+   * does every connected linked device of the contact, as the network relays chat states.
+   */
+  sawChatState(contact: Account, from: Account, state: ChatState, addressing: Addressing): void {
     const list = this.seen.get(contact.phone) ?? []
     list.push({ from: from.phone, state, at: unixNow() })
     this.seen.set(contact.phone, list.slice(-SEEN_LIMIT))
+    this.relayChatState(from, contact, state, addressing)
   }
 
   /** The chat states a phone saw, oldest first. */
@@ -56,22 +60,26 @@ export class PresenceRelay {
     return [...(this.seen.get(phone) ?? [])]
   }
 
-  /** A contact's phone shows a state in its chat with an account: that account's following devices see it. */
+  /** A contact's phone shows a state in its chat with an account: that account's connected devices see it. */
   showChatState(contact: Account, to: Account, state: ChatState): void {
-    const signal = node('chatstate', { from: contact.pnJid }, [
+    this.relayChatState(contact, to, state, 'pn')
+  }
+
+  private relayChatState(from: Account, to: Account, state: ChatState, addressing: Addressing): void {
+    const signal = node('chatstate', { from: from.jid(addressing) }, [
       state === 'recording' ? node('composing', { media: 'audio' }) : node(state, {}),
     ])
-    for (const [device, owner] of this.followers.get(contact.phone) ?? []) {
-      if (owner === to.phone) sendIfConnected(device, signal)
-    }
+    for (const device of to.activeDevices()) sendIfConnected(device, signal)
   }
 
   private tellAvailability(device: LinkedDevice, account: Account): void {
     const state = this.online.get(account.phone)
-    if (!state) return
+    // An account that hides when it is online (online matching a hidden last seen) shows nothing.
+    if (!state || !shows(account, 'online')) return
+    const last = shows(account, 'last_seen') ? String(state.since) : 'deny'
     const attrs: Record<string, string> = state.available
       ? { from: account.pnJid, type: 'available' }
-      : { from: account.pnJid, type: 'unavailable', last: String(state.since) }
+      : { from: account.pnJid, type: 'unavailable', last }
     sendIfConnected(device, node('presence', attrs))
   }
 }

@@ -12,7 +12,7 @@ export function handlePresence({ network, session, log }: StanzaContext, stanza:
   }
   if (type === 'subscribe' && to) {
     const followed = network.directory.resolve(to)
-    if (followed) network.presence.subscribe(session.device, session.account, followed.account)
+    if (followed) network.presence.subscribe(session.device, followed.account)
     else log.debug({ to }, 'presence subscription to an unknown account ignored')
     return
   }
@@ -33,6 +33,6 @@ export function handleChatState({ network, session, log }: StanzaContext, stanza
       : signal.tag === 'paused'
         ? 'paused'
         : undefined
-  if (state) network.presence.sawChatState(contact.account, session.account, state)
+  if (state) network.presence.sawChatState(contact.account, session.account, state, contact.addressing)
   else log.warn({ tag: signal.tag }, 'a chat state the network does not know was ignored')
 }

@@ -1,19 +1,9 @@
 import { setGroupPicture } from '../groups/group-changes'
 import { answerGroupChange } from '../groups/group-queries'
+import { PRIVACY_DEFAULTS, shows } from '../accounts/privacy'
 import { children, iqError, iqResult, node } from './binary-node'
 import { answerAppStateSync } from './app-state-queries'
 import type { StanzaRouter } from './stanza-router'
-
-const PRIVACY_CATEGORIES: Record<string, string> = {
-  last: 'all',
-  online: 'all',
-  profile: 'all',
-  status: 'contacts',
-  readreceipts: 'all',
-  groupadd: 'all',
-  calladd: 'all',
-  messages: 'all',
-}
 
 /** Keepalive, passive mode, props, privacy, blocklist, app state: what a client asks right after login. */
 export function registerSessionQueries(router: StanzaRouter): void {
@@ -47,14 +37,14 @@ export function registerSessionQueries(router: StanzaRouter): void {
       connection.send(iqResult(iq))
     })
     .iq('privacy', 'get', 'privacy', ({ connection, session }, iq) => {
-      const settings = { ...PRIVACY_CATEGORIES, ...session?.account.privacy }
+      const settings = { ...PRIVACY_DEFAULTS, ...session?.account.privacy }
       const categories = Object.entries(settings).map(([name, value]) => node('category', { name, value }))
       connection.send(iqResult(iq, [node('privacy', {}, categories)]))
     })
     .iq('privacy', 'set', 'privacy', ({ connection, session }, iq, privacy) => {
       const categories = children(privacy, 'category')
       const known = categories.every(
-        ({ attrs }) => attrs.name && attrs.name in PRIVACY_CATEGORIES && attrs.value,
+        ({ attrs }) => attrs.name && attrs.name in PRIVACY_DEFAULTS && attrs.value,
       )
       if (!session || categories.length === 0 || !known)
         return connection.send(iqError(iq, 400, 'bad-request'))
@@ -76,9 +66,11 @@ export function registerSessionQueries(router: StanzaRouter): void {
       const { target } = iq.attrs
       // A group's picture shows to its members only, as the group does.
       const group = network.groups.get(target)
-      const owner = group
-        ? session && group.has(session.account) && group.jid
-        : network.directory.resolve(target)?.account.phone
+      const account = group ? undefined : network.directory.resolve(target)?.account
+      // A hidden profile photo is refused to others as not authorized, as WhatsApp answers it.
+      if (account && account !== session?.account && !shows(account, 'profile_photo'))
+        return connection.send(iqError(iq, 401, 'not-authorized'))
+      const owner = group ? session && group.has(session.account) && group.jid : account?.phone
       connection.send(network.pictures.answer(iq, owner || undefined))
     })
     // The account's own picture, or (with a target) a group's.

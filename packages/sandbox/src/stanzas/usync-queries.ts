@@ -1,4 +1,5 @@
 import type { Account } from '../accounts/account'
+import { shows } from '../accounts/privacy'
 import { bytesOf, child, children, childrenOf, iqResult, node, unixNow, type BinaryNode } from './binary-node'
 import type { StanzaContext, StanzaRouter } from './stanza-router'
 
@@ -28,7 +29,11 @@ function protocolResult(
     case 'contact':
       return node('contact', { type: account ? 'in' : 'out' })
     case 'status':
-      return account ? node('status', { t: String(unixNow()) }, Buffer.from(account.about)) : undefined
+      if (!account) return undefined
+      // A hidden about answers 401, which Baileys reads as an empty one.
+      return shows(account, 'about')
+        ? node('status', { t: String(unixNow()) }, Buffer.from(account.about))
+        : node('status', { code: '401', t: '0' })
     case 'disappearing_mode':
       return node('disappearing_mode', { duration: '0', t: '0' })
     default:

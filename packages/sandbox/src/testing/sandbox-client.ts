@@ -48,6 +48,7 @@ export class SandboxClient {
   readonly participantChanges: Array<BaileysEventMap['group-participants.update']> = []
   readonly groupUpdates: BaileysEventMap['groups.update'] = []
   readonly contactUpdates: BaileysEventMap['contacts.update'] = []
+  readonly presences: Array<BaileysEventMap['presence.update']> = []
   opens = 0
   historySets = 0
   sock: WASocket | undefined
@@ -213,6 +214,10 @@ export class SandboxClient {
     })
     sock.ev.on('contacts.update', (updates) => {
       this.contactUpdates.push(...updates)
+      changed()
+    })
+    sock.ev.on('presence.update', (update) => {
+      this.presences.push(update)
       changed()
     })
     sock.ev.on('messaging-history.set', () => {
