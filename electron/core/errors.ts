@@ -7,6 +7,10 @@ export const ERROR_CODES = {
   forbidden_host: { status: 403, message: 'Requests must address this computer by a loopback name.' },
   forbidden_origin: { status: 403, message: 'Requests from other web origins are not accepted.' },
   unauthorized: { status: 401, message: 'The access_token is missing or unknown.' },
+  insufficient_scope: {
+    status: 403,
+    message: 'This access token lacks the scope this operation needs: details.required_scope names it.',
+  },
   instance_not_found: {
     status: 404,
     message: 'No instance with that instance_id exists for this access token.',

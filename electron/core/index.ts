@@ -135,7 +135,9 @@ async function buildCore(
   const tokens = new TokenService(settings)
   if (config.accessToken) await tokens.register(config.accessToken, 'LINKDESK_ACCESS_TOKEN')
   const registry = new InstanceRegistry(settings)
-  const webhooks = new WebhookRegistry(settings)
+  const webhooks = new WebhookRegistry(settings, (tokenId, instanceId) =>
+    registry.reaches(tokenId, instanceId),
+  )
   const ui = new UiCredential()
   installLibsignalConsoleFilter(logger)
   const sandbox =
@@ -271,6 +273,7 @@ async function buildCore(
     operations: [
       ...foundationOperations({
         instances,
+        registry,
         tokens,
         ui,
         version: APP_VERSION,

@@ -25,8 +25,8 @@ export type {
   SummaryRule as KindSummaryView,
 } from './contract/kinds'
 
-/** An access token as the admin API lists it: never its value. */
-export type TokenInfoView = TokenInfo
+/** An access token as the admin API lists it: never its value; with the instances a chosen reach reaches. */
+export type TokenInfoView = TokenInfo & { instance_ids: string[] }
 
 /** The event names of the event catalogue. */
 export type EventNameView = EventName

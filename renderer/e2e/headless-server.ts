@@ -18,9 +18,20 @@ export interface HeadlessServer {
 
 const STARTUP_TIMEOUT_MS = 30_000
 
+/** What a start may fix: the access token it registers, and (to restart one) its data folder and port. */
+export interface HeadlessOptions {
+  accessToken?: string
+  /** A data folder of the caller's, kept when the server stops. */
+  dataDir?: string
+  port?: number
+}
+
 /** Starts `electron/headless/serve.ts` and waits for the lines that say where its API and login URL are. */
-export async function startHeadlessServer(extraArgs: string[] = []): Promise<HeadlessServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'linkdesk-e2e-'))
+export async function startHeadlessServer(
+  extraArgs: string[] = [],
+  options: HeadlessOptions = {},
+): Promise<HeadlessServer> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'linkdesk-e2e-'))
   const child = spawn(
     process.execPath,
     [
@@ -28,16 +39,22 @@ export async function startHeadlessServer(extraArgs: string[] = []): Promise<Hea
       'tsx',
       'electron/headless/serve.ts',
       '--port',
-      '0',
+      String(options.port ?? 0),
       '--data-dir',
       dataDir,
       '--log-level',
       'warn',
       ...extraArgs,
     ],
-    { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LINKDESK_ACCESS_TOKEN: '' } },
+    {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, LINKDESK_ACCESS_TOKEN: options.accessToken ?? '' },
+    },
   )
-  const cleanUp = () => rmSync(dataDir, { recursive: true, force: true })
+  const cleanUp = () => {
+    if (options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true })
+  }
   try {
     const { apiBase, loginUrl } = await readAddresses(child)
     return {

@@ -46,8 +46,12 @@ describe(
     let receiver: WebhookReceiver
     const cspViolations: string[] = []
 
-    /** The window's own credential, to act as the outside world (a contact) beside it. */
-    const uiToken = () => page.evaluate(() => window.sessionStorage.getItem('linkdesk.uiToken') ?? '')
+    /** The window's own session (its HttpOnly cookie), to act as the outside world (a contact) beside it. */
+    const windowAuth = async () => {
+      const cookies = await browser.context.cookies(server.apiBase)
+      const session = cookies.find((cookie) => cookie.name === 'linkdesk_session')
+      return { cookie: `linkdesk_session=${session?.value ?? ''}` }
+    }
 
     before(async () => {
       await ensureRendererBuilt()
@@ -165,7 +169,7 @@ describe(
       await page.getByText('Live', { exact: true }).waitFor()
       const reply = await fetch(`${server.apiBase}/sandbox/accounts/${CONTACT_PHONE}/messages`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${await uiToken()}`, 'content-type': 'application/json' },
+        headers: { ...(await windowAuth()), 'content-type': 'application/json' },
         body: JSON.stringify({ to: INSTANCE_PHONE, text: 'Reply from Bob' }),
       })
       assert.equal(reply.status, 200)
@@ -182,10 +186,10 @@ describe(
     })
 
     test('the composer replies to a message picked in the log, and sends a location and contact cards', async () => {
-      const token = await uiToken()
+      const auth = await windowAuth()
       const inboxOf = async () => {
         const answer = await fetch(`${server.apiBase}/sandbox/accounts/${CONTACT_PHONE}/messages`, {
-          headers: { authorization: `Bearer ${token}` },
+          headers: auth,
         })
         return ((await answer.json()) as { messages: SandboxInboxEntryView[] }).messages
       }
@@ -302,7 +306,7 @@ describe(
     test('an instance’s page shows its groups with their members, and changes the account’s display name', async () => {
       const made = await fetch(`${server.apiBase}/sandbox/groups`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${await uiToken()}`, 'content-type': 'application/json' },
+        headers: { ...(await windowAuth()), 'content-type': 'application/json' },
         body: JSON.stringify({ subject: 'Night shift', participants: [CONTACT_PHONE, INSTANCE_PHONE] }),
       })
       assert.equal(made.status, 200)
@@ -326,7 +330,7 @@ describe(
       await page.getByRole('button', { name: 'Save profile' }).click()
       await page.getByRole('status').filter({ hasText: 'Changed: name.' }).waitFor()
       const accounts = await fetch(`${server.apiBase}/sandbox/accounts`, {
-        headers: { authorization: `Bearer ${await uiToken()}` },
+        headers: { ...(await windowAuth()) },
       })
       const { accounts: list } = (await accounts.json()) as {
         accounts: Array<{ phone: string; name: string }>
@@ -408,7 +412,7 @@ describe(
         await listed.getByRole('button', { name: `Copy the signing secret of ${crm.url}` }).waitFor()
         const reply = await fetch(`${server.apiBase}/sandbox/accounts/${CONTACT_PHONE}/messages`, {
           method: 'POST',
-          headers: { authorization: `Bearer ${await uiToken()}`, 'content-type': 'application/json' },
+          headers: { ...(await windowAuth()), 'content-type': 'application/json' },
           body: JSON.stringify({ to: INSTANCE_PHONE, text: 'For the CRM' }),
         })
         assert.equal(reply.status, 200)
@@ -507,7 +511,7 @@ describe(
       const shown = await cards.count()
       const created = await fetch(`${server.apiBase}/admin/tokens/create`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${await uiToken()}`, 'content-type': 'application/json' },
+        headers: { ...(await windowAuth()), 'content-type': 'application/json' },
         body: JSON.stringify({ label: 'curl script' }),
       })
       const { token } = await created.json()
@@ -542,7 +546,7 @@ describe(
           (
             await (
               await fetch(`${server.apiBase}/instance?instance_id=${instanceId}`, {
-                headers: { authorization: `Bearer ${await uiToken()}` },
+                headers: { ...(await windowAuth()) },
               })
             ).json()
           ).instance

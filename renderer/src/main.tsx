@@ -4,7 +4,7 @@ import { createRoot } from 'react-dom/client'
 import './styles/theme.css'
 import './styles/base.css'
 import { App } from './app/App'
-import { browserEnvironment, forgetSession, resolveSession } from './auth/session'
+import { browserEnvironment, resolveSession } from './auth/session'
 
 const environment = browserEnvironment()
 // Resolved once, outside React: a login code may be exchanged only once.
@@ -16,7 +16,7 @@ if (!root) throw new Error('index.html has no #root element')
 createRoot(root).render(
   <StrictMode>
     <Suspense fallback={<p className="loading">Loading Linkdesk…</p>}>
-      <App session={session} onSignedOut={() => forgetSession(environment)} />
+      <App session={session} environment={environment} />
     </Suspense>
   </StrictMode>,
 )

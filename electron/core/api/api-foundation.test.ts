@@ -201,14 +201,16 @@ describe('v1 foundation over real HTTP', () => {
     const code = new URL(t.core.createLoginUrl()).hash.replace('#login=', '')
     const session = await t.call('/admin/session', { method: 'POST', json: { code } })
     assert.equal(session.status, 200)
-    const uiToken = session.body.ui_token as string
+    const cookie = (session.headers.get('set-cookie') ?? '').split(';')[0]!
+    assert.match(cookie, /^linkdesk_session=lds_/)
     const reused = await t.call('/admin/session', { method: 'POST', json: { code } })
     assert.equal(reused.status, 401, 'the code works once')
 
-    const asScript = await t.call(`/admin/tokens?access_token=${TEST_TOKEN}`)
-    assert.equal(asScript.status, 401, 'scripts cannot manage tokens')
+    const { token: sender } = await t.core.tokens.create('sender', { scopes: ['read', 'send'] })
+    const asScript = await t.call(`/admin/tokens?access_token=${sender}`)
+    assert.equal(asScript.status, 403, 'a token without the admin scope cannot manage tokens')
 
-    const auth = { authorization: `Bearer ${uiToken}` }
+    const auth = { cookie }
     const created = await t.call('/admin/tokens/create', {
       method: 'POST',
       headers: auth,

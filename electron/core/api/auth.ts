@@ -38,6 +38,20 @@ export class UiCredential {
   }
 }
 
+/** The cookie that carries a browser window's session (HttpOnly, SameSite=Strict). */
+export const SESSION_COOKIE = 'linkdesk_session'
+
+/** The window session's secret from the request's cookies, if it carries one. */
+export function presentedSession(headers: Record<string, unknown>): string | undefined {
+  const cookie = headers.cookie
+  if (typeof cookie !== 'string') return undefined
+  for (const part of cookie.split(';')) {
+    const [name, ...value] = part.trim().split('=')
+    if (name === SESSION_COOKIE && value.length > 0) return value.join('=')
+  }
+  return undefined
+}
+
 /** The access token from `Authorization: Bearer`, the query string or the body; the body wins. */
 export function presentedToken(
   headers: Record<string, unknown>,
@@ -64,13 +78,23 @@ export class Authenticator {
     private readonly now: () => number = Date.now,
   ) {}
 
-  authenticate(token: string | undefined): Principal {
-    if (token === undefined) throw new AppError('unauthorized', 'The access_token parameter is missing.')
+  /**
+   * The caller: by the access token presented (the UI credential is the window's), else by the window session
+   * its cookie names; a session that ended or was logged out is refused like an unknown token.
+   */
+  authenticate(token: string | undefined, sessionSecret?: string): Principal {
+    if (token === undefined) {
+      if (sessionSecret !== undefined) {
+        if (this.tokens.findSession(sessionSecret)) return { kind: 'operator' }
+        throw new AppError('unauthorized', 'This login has ended or was logged out: log in again.')
+      }
+      throw new AppError('unauthorized', 'The access_token parameter is missing.')
+    }
     if (this.ui.matches(token)) return { kind: 'operator' }
     const info = this.tokens.find(token)
     if (!info)
       throw new AppError('unauthorized', 'The access_token is not known: check it or create a new one.')
-    const principal: Principal = { kind: 'token', tokenId: info.id }
+    const principal: Principal = { kind: 'token', tokenId: info.id, reach: info.reach, scopes: info.scopes }
     this.countRequest(info.id)
     return principal
   }

@@ -42,10 +42,15 @@ describe('one authentication step for every route', () => {
     for (const answer of shapes) assert.equal(answer.status, 200, JSON.stringify(answer.body))
   })
 
-  test('operator-only operations refuse a script token and answer the window', async () => {
-    const script = await t.call(`/admin/tokens?access_token=${TEST_TOKEN}`)
-    assert.equal(script.status, 401)
-    assert.equal(script.body.code, 'unauthorized')
+  test('admin operations refuse a token without the admin scope (403) and answer the window and an admin token', async () => {
+    const { token: reader } = await t.core.tokens.create('reader', { reach: 'all', scopes: ['read'] })
+    const refused = await t.call(`/admin/tokens?access_token=${reader}`)
+    assert.equal(refused.status, 403)
+    assert.equal(refused.body.code, 'insufficient_scope')
+    assert.equal(refused.body.details.required_scope, 'admin')
+    assert.ok(!JSON.stringify(refused.body).includes('tok_'), 'a refusal lists no token')
+    const admin = await t.call(`/admin/tokens?access_token=${TEST_TOKEN}`)
+    assert.equal(admin.status, 200, 'LINKDESK_ACCESS_TOKEN holds every scope')
     const window = await t.call('/admin/tokens', { headers: { authorization: `Bearer ${t.core.ui.value}` } })
     assert.equal(window.status, 200)
   })

@@ -53,7 +53,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   })
 
   const { access, calls } = options
-  installAuthentication(app, options.auth, calls.forwarded)
+  installAuthentication(app, options.auth, calls.forwarded, API_PREFIX)
   const { nodeId } = calls
   // A node with a name (in a cluster) says on every answer which node ran the operation.
   if (nodeId !== undefined) {

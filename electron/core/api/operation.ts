@@ -104,7 +104,12 @@ export function registerOperations(
     for (const name of [operation.name, ...(operation.aliases ?? [])]) {
       const url = `${prefix}/${name}`
       knownPaths.add(url)
-      app.route({ method: ['GET', 'POST'], url, config: { auth: operation.auth }, handler })
+      app.route({
+        method: ['GET', 'POST'],
+        url,
+        config: { auth: operation.auth, operation: operation.name },
+        handler,
+      })
     }
   }
 }

@@ -119,7 +119,7 @@ test('a webhook’s attempts are listed apart, and one event is delivered to it 
   )
 })
 
-test('a global webhook receives the events of every instance of its token, and none of another token’s', async () => {
+test('a global webhook receives the events of every instance its token reaches: for LINKDESK_ACCESS_TOKEN, all of them', async () => {
   const added = await call(linked.core.apiBase, 'add_webhook', { url: global.url, events: ['instance.*'] })
   assert.equal(added.status, 200, JSON.stringify(added.body))
   globalHook = added.body.webhook
@@ -129,10 +129,8 @@ test('a global webhook receives the events of every instance of its token, and n
   await linked.api('update_instance', { name: 'Sales desk' })
   await global.until(() => {
     const seen = global.accepted().map((d) => d.event.instance_id)
-    return seen.includes(mine) && seen.includes(linked.instanceId)
+    return seen.includes(mine) && seen.includes(linked.instanceId) && seen.includes(theirs)
   })
-  await new Promise((resolve) => setTimeout(resolve, 300))
-  assert.ok(!global.received.some((d) => d.event.instance_id === theirs), 'nothing of the other token')
   assert.ok(global.accepted().every((d) => d.event.event.startsWith('instance.')))
   const listed = await call(linked.core.apiBase, 'webhooks', {})
   assert.deepEqual(

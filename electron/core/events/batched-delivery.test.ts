@@ -149,6 +149,7 @@ test('an added webhook taking batches gets arrays while the instance’s own web
     webhooks: {
       find: (id) => (id === webhook.id ? webhook : undefined),
       targetsOf: (id) => (id === 'A' ? [webhook] : []),
+      takes: (_webhook, id) => id === 'A',
     },
   })
   t.after(async () => {

@@ -26,7 +26,7 @@ import type { SharedLog } from '../store/event-store'
 import { PostsInFlight } from './posts-in-flight'
 import type { MetricsProvider } from '../contract/metrics'
 import { queueParts, webhookQueue } from '../store/outbox-queue'
-import { type WebhookRegistry, webhookTakes } from './webhook-registry'
+import type { WebhookRegistry } from './webhook-registry'
 
 /** Where the service reads and changes an instance's webhook settings and owner (the instance registry). */
 export interface InstanceDirectory {
@@ -58,7 +58,7 @@ export interface EventServiceDeps {
   /** Queue ids kept in memory per instance; more wait in the outbox and are read in pages. */
   memoryQueue?: number
   /** The webhooks added beside each instance's own (several per instance, global ones per token). */
-  webhooks?: Pick<WebhookRegistry, 'targetsOf' | 'find'>
+  webhooks?: Pick<WebhookRegistry, 'targetsOf' | 'find' | 'takes'>
   /**
    * How this node shares the work: deliveries run only for the instances it may act for (in a cluster `adopt`
    * starts them, `release` stops them), an added webhook's queue is split as the coordinator splits work (per
@@ -351,7 +351,7 @@ export class EventService implements EventSink {
       },
     }
     const outbox = target ? outboxEntry(id, now, target) : undefined
-    const extra: ExtraDelivery[] = (this.deps.webhooks?.targetsOf(instanceId, stored.owner, event) ?? []).map(
+    const extra: ExtraDelivery[] = (this.deps.webhooks?.targetsOf(instanceId, event) ?? []).map(
       (webhook) => ({
         queue: webhookQueue(webhook.id, this.deps.coordinator.partitionOf(instanceId)),
         queueId: this.newId(),
@@ -613,7 +613,7 @@ export class EventService implements EventSink {
   private async requeueToWebhook(stored: StoredEvent, webhookId: string): Promise<void> {
     const webhook = this.deps.webhooks?.find(webhookId)
     const instanceId = stored.envelope.instance_id
-    if (!webhook || !webhookTakes(webhook, instanceId, stored.owner))
+    if (!webhook || !this.deps.webhooks?.takes(webhook, instanceId))
       throw new AppError('webhook_not_found', 'No webhook with that webhook_id takes this instance’s events.')
     if (!webhook.enable)
       throw new AppError('conflict', 'That webhook is off: turn it on with update_webhook first.')

@@ -49,11 +49,8 @@ export function filterMatches(filter: readonly string[], event: string): boolean
   return filter.length === 0 || filter.some((entry) => entryMatches(entry, event))
 }
 
-/** Whether a webhook takes the events of that instance (owned by `owner`): its own, or a global one of the owner. */
-export function webhookTakes(webhook: WebhookRecord, instanceId: string, owner: string | null): boolean {
-  if (webhook.instanceId !== null) return webhook.instanceId === instanceId
-  return webhook.ownerTokenId === null || webhook.ownerTokenId === owner
-}
+/** Whether a token (by id, as it is now) reaches an instance. */
+export type TokenReaches = (tokenId: string, instanceId: string) => boolean
 
 /** Reads an event filter: each entry an event name or a pattern that names at least one event. */
 export function parseEventFilter(entries: readonly string[]): string[] {
@@ -101,8 +98,18 @@ function view(record: WebhookRecord): WebhookView {
 export class WebhookRegistry {
   constructor(
     private readonly store: SettingsStore,
+    private readonly reaches: TokenReaches,
     private readonly now: () => number = Date.now,
   ) {}
+
+  /**
+   * Whether a webhook takes the events of that instance: its own, a global one of a token that reaches it
+   * (as the token's reach is now), or a global one made in the window (which hears every instance).
+   */
+  takes(webhook: WebhookRecord, instanceId: string): boolean {
+    if (webhook.instanceId !== null) return webhook.instanceId === instanceId
+    return webhook.ownerTokenId === null || this.reaches(webhook.ownerTokenId, instanceId)
+  }
 
   find(id: string): WebhookRecord | undefined {
     return this.store.all('webhooks')[id]
@@ -124,11 +131,10 @@ export class WebhookRegistry {
       .map(({ id, url, enable, events }) => ({ webhook_id: id, url, enable, events }))
   }
 
-  /** The enabled webhooks that take this event of this instance (owned by `owner`). */
-  targetsOf(instanceId: string, owner: string | null, event: EventName): WebhookRecord[] {
+  /** The enabled webhooks that take this event of this instance. */
+  targetsOf(instanceId: string, event: EventName): WebhookRecord[] {
     return Object.values(this.store.all('webhooks')).filter(
-      (record) =>
-        record.enable && webhookTakes(record, instanceId, owner) && filterMatches(record.events, event),
+      (record) => record.enable && this.takes(record, instanceId) && filterMatches(record.events, event),
     )
   }
 

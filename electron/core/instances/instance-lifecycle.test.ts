@@ -146,19 +146,20 @@ describe('linking', () => {
     assert.equal(core.instances.status(fresh).state, 'idle')
   })
 
-  test('another token’s instance and an unknown id both answer 404', async () => {
+  test('an instance outside a token’s reach and an unknown id both answer 404', async () => {
     const unknown = await call(api, 'generate_qrcode', { instance_id: 'NOPE' })
     assert.equal(unknown.status, 404)
     assert.equal(unknown.body.code, 'instance_not_found')
-    const other = (await core.tokens.create('other script')).token
-    const theirs = (await ok(api, 'create_instance', { access_token: other })).instance_id
+    const other = (await core.tokens.create('other script', { reach: 'chosen' })).token
+    const theirs = (await ok(api, 'create_instance')).instance_id
     for (const name of ['generate_qrcode', 'reconnect', 'reinitialize', 'destroy', 'instance']) {
-      const answer = await call(api, name, { instance_id: theirs })
+      const answer = await call(api, name, { instance_id: theirs, access_token: other })
       assert.equal(answer.status, 404, name)
       assert.equal(answer.body.code, 'instance_not_found', name)
     }
-    const mine = (await ok(api, 'instances')).instances.map((entry: any) => entry.instance_id)
-    assert.ok(!mine.includes(theirs))
+    const listed = (await ok(api, 'instances', { access_token: other })).instances
+    assert.ok(!listed.map((entry: any) => entry.instance_id).includes(theirs))
+    assert.equal((await ok(api, 'instance', { instance_id: theirs })).instance.instance_id, theirs)
   })
 
   test('the sandbox control API answers only with an access token', async () => {

@@ -133,11 +133,12 @@ export class InstanceManager {
     await this.options.authStore.reload(instanceId)
   }
 
-  /** A new instance owned by the caller, announced by `instance.created`. */
-  async create(owner: Principal, name?: string): Promise<InstanceRecord> {
+  /** A new instance owned by the caller (and for the chosen `tokens`), announced by `instance.created`. */
+  async create(owner: Principal, name?: string, tokens: readonly string[] = []): Promise<InstanceRecord> {
     const record = await this.options.registry.create(
       owner,
       name === undefined ? undefined : instanceName(name),
+      tokens,
     )
     await this.options.coordinator.adoptNew(record.id)
     this.announceCreated(record, null)

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Principal } from '../contract/principal'
 import { AppError } from '../errors'
-import type { InstanceRecord, SettingsStore } from '../store/settings-store'
+import { type InstanceRecord, reachOf, type SettingsStore, tokensOf } from '../store/settings-store'
 
 /** A new unguessable instance id: 24 upper-case hex characters (96 random bits). */
 export function newInstanceId(): string {
@@ -19,18 +19,34 @@ export function ownedBy(record: { ownerTokenId: string | null }, principal: Prin
   return principal.kind === 'token' && record.ownerTokenId === principal.tokenId
 }
 
-/** The instances that exist and who owns them, kept in the settings file. */
+/**
+ * Whether a caller may use an instance: the window, a token reaching every instance, or a token with a chosen
+ * reach that the instance names (the one that created it, and those the operator chose).
+ */
+export function mayUse(record: InstanceRecord, principal: Principal): boolean {
+  if (principal.kind === 'operator') return true
+  if (principal.kind !== 'token') return false
+  return principal.reach === 'all' || tokensOf(record).includes(principal.tokenId)
+}
+
+/** The instances that exist, who created them and which tokens may use them, kept in the settings file. */
 export class InstanceRegistry {
   constructor(
     private readonly store: SettingsStore,
     private readonly now: () => number = Date.now,
   ) {}
 
-  create(principal: Principal, name?: string): Promise<InstanceRecord> {
+  /**
+   * A new instance: one a token creates is that token's to use whatever its reach; one the window creates is
+   * for the tokens reaching all instances and the chosen `tokens`.
+   */
+  create(principal: Principal, name?: string, tokens: readonly string[] = []): Promise<InstanceRecord> {
+    const owner = principal.kind === 'token' ? principal.tokenId : null
     const record: InstanceRecord = {
       ...(name ? { name } : {}),
       id: newInstanceId(),
-      ownerTokenId: principal.kind === 'token' ? principal.tokenId : null,
+      ownerTokenId: owner,
+      tokens: [...new Set(owner ? [owner, ...tokens] : tokens)],
       createdAt: this.now(),
       linked: false,
       webhook: { url: null, enable: false, secret: newWebhookSecret() },
@@ -44,8 +60,42 @@ export class InstanceRegistry {
    */
   accessible(id: string, principal: Principal): InstanceRecord {
     const record = this.find(id)
-    if (!record || !ownedBy(record, principal)) throw new AppError('instance_not_found')
+    if (!record || !mayUse(record, principal)) throw new AppError('instance_not_found')
     return record
+  }
+
+  /** Whether the token (by id, as it is now) reaches the instance: what its global webhooks hear. */
+  reaches(tokenId: string, instanceId: string): boolean {
+    const token = this.store.all('tokens')[tokenId]
+    const record = this.find(instanceId)
+    if (!token || !record) return false
+    return reachOf(token) === 'all' || tokensOf(record).includes(tokenId)
+  }
+
+  /** The ids of the instances that name this token (what a chosen reach reaches). */
+  chosenFor(tokenId: string): string[] {
+    return this.list({ kind: 'operator' })
+      .filter((record) => tokensOf(record).includes(tokenId))
+      .map((record) => record.id)
+  }
+
+  /** Sets the chosen-reach tokens that may use an instance. */
+  setTokens(id: string, tokens: readonly string[]): Promise<InstanceRecord> {
+    return this.update(id, (record) => ({ ...record, tokens: [...new Set(tokens)] }))
+  }
+
+  /** Makes exactly these instances name the token (the others no longer do; an id gone meanwhile is skipped). */
+  setChosenFor(tokenId: string, instanceIds: readonly string[]): Promise<void> {
+    return this.store.change('instances', (instances) => {
+      const put: InstanceRecord[] = []
+      for (const record of Object.values(instances)) {
+        const named = tokensOf(record)
+        const wanted = instanceIds.includes(record.id)
+        if (wanted === named.includes(tokenId)) continue
+        put.push({ ...record, tokens: wanted ? [...named, tokenId] : named.filter((id) => id !== tokenId) })
+      }
+      return { put, result: undefined }
+    })
   }
 
   find(id: string): InstanceRecord | undefined {
@@ -54,7 +104,7 @@ export class InstanceRegistry {
 
   list(principal: Principal): InstanceRecord[] {
     return Object.values(this.store.all('instances'))
-      .filter((record) => ownedBy(record, principal))
+      .filter((record) => mayUse(record, principal))
       .sort((a, b) => a.createdAt - b.createdAt)
   }
 

@@ -1,18 +1,36 @@
 import type { StoppedCause } from '../contract/instance-state'
+import { type Reach, SCOPES, type Scope } from '../contract/principal'
 
-/** An access token as stored: never the token itself, only its SHA-256. */
+export type { Reach, Scope }
+
+/**
+ * An access token as stored: never the token itself, only its SHA-256. A window session (source `session`) is
+ * kept the same way, with its expiry.
+ */
 export interface TokenRecord {
   id: string
   label: string
   hash: string
   createdAt: number
-  source: 'env' | 'ui'
+  source: 'env' | 'ui' | 'session'
+  /** Absent (a token kept before reach existed): `all` for the LINKDESK_ACCESS_TOKEN one, else `chosen`. */
+  reach?: Reach
+  /** Absent (a token kept before scopes existed): every scope. */
+  scopes?: Scope[]
+  /** A session's end (ms); tokens have none. */
+  expiresAt?: number
 }
 
 /** What the app keeps about an instance between runs; the live state lives in the instance manager. */
 export interface InstanceRecord {
   id: string
+  /** The token that created it (null: the window). */
   ownerTokenId: string | null
+  /**
+   * The tokens with a chosen reach that may use it (tokens reaching all instances always may). Absent (kept
+   * before this existed): the token that created it, if one did.
+   */
+  tokens?: string[]
   createdAt: number
   /** Whether credentials exist for it (linked at least once and not logged out since). */
   linked: boolean
@@ -31,6 +49,21 @@ export interface InstanceRecord {
    * its next open: a start does not connect it. Absent: it connects at start when linked.
    */
   stopped?: { cause: StoppedCause; code: number | null; at: number }
+}
+
+/** A token's reach; a token kept before reach existed: all for LINKDESK_ACCESS_TOKEN's, chosen for the others. */
+export function reachOf(record: TokenRecord): Reach {
+  return record.reach ?? (record.source === 'env' ? 'all' : 'chosen')
+}
+
+/** A token's scopes; a token kept before scopes existed holds every scope. */
+export function scopesOf(record: TokenRecord): Scope[] {
+  return record.scopes ?? [...SCOPES]
+}
+
+/** The chosen-reach tokens that may use an instance; one kept before this existed: the token that created it. */
+export function tokensOf(record: InstanceRecord): string[] {
+  return record.tokens ?? (record.ownerTokenId ? [record.ownerTokenId] : [])
 }
 
 /** A webhook beside an instance's own: for one instance, or global (every instance of its owner). */

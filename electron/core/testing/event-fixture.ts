@@ -23,6 +23,7 @@ export function oneAddedWebhook(instanceId: string, url: string): NonNullable<Ev
   return {
     find: (id) => (id === record.id ? record : undefined),
     targetsOf: (id) => (id === instanceId ? [record] : []),
+    takes: (webhook, id) => webhook.id === record.id && id === instanceId,
   }
 }
 

@@ -90,9 +90,10 @@ async function requestPath<T>(
   return body as T
 }
 
+/** A client with the desktop window's credential, or (null) a browser's session cookie, sent by itself. */
 export function createApiClient(
   apiBase: string,
-  uiToken: string,
+  uiToken: string | null,
   fetchImpl: typeof fetch = fetch,
 ): ApiClient {
   return {
@@ -100,6 +101,6 @@ export function createApiClient(
     call: (operation, params) => callOperation(apiBase, uiToken, operation, params, fetchImpl),
     request: (method, path, body) => requestPath(apiBase, uiToken, method, path, body, fetchImpl),
     streamUrl: (params) =>
-      `${apiBase}/stream?${new URLSearchParams({ ...params, access_token: uiToken }).toString()}`,
+      `${apiBase}/stream?${new URLSearchParams({ ...params, ...(uiToken && { access_token: uiToken }) }).toString()}`,
   }
 }

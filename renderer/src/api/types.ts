@@ -68,7 +68,16 @@ export interface InstanceAnswer {
 }
 
 export interface LoginAnswer {
-  ui_token: string
+  expires_at: number
+}
+
+/** Who may use an instance: the tokens reaching all instances, and those chosen for it. */
+export interface InstanceAccessAnswer {
+  access: {
+    instance_id: string
+    token_ids: string[]
+    tokens: Array<TokenInfo & { by: 'all' | 'chosen' }>
+  }
 }
 
 export interface EventPage {

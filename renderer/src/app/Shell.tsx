@@ -3,7 +3,7 @@ import { ApiError } from '../api/api-error'
 import { type ApiClient, createApiClient } from '../api/client'
 import { EventFeed } from '../api/event-feed'
 import type { SettingsAnswer } from '../api/types'
-import type { Session } from '../auth/session'
+import { logOut, type Session, type SessionEnvironment } from '../auth/session'
 import { ApiContext } from './api-context'
 import { FeedContext } from './feed-context'
 import { ScreenFor } from './ScreenFor'
@@ -15,8 +15,9 @@ import './Shell.css'
 
 interface ShellProps {
   session: Session
-  /** Called when the server stops accepting this window's credential. */
-  onSignedOut(problem: string): void
+  environment: SessionEnvironment
+  /** Called when the server stops accepting this window's credential, or at log-out. */
+  onSignedOut(problem?: string): void
 }
 
 /** The API client every screen uses: signs the window out when the server stops accepting its credential. */
@@ -29,7 +30,9 @@ function useSignedApi(session: Session, onSignedOut: (problem: string) => void):
       } catch (error) {
         if (error instanceof ApiError && error.isUnauthorized) {
           onSignedOut(
-            'The server no longer accepts this login (it may have restarted): open a new login URL.',
+            session.source === 'desktop'
+              ? 'The server no longer accepts this window: restart Linkdesk.'
+              : 'This login has ended (logged out, or past its 30 days): log in again.',
           )
         }
         throw error
@@ -45,7 +48,7 @@ function useSignedApi(session: Session, onSignedOut: (problem: string) => void):
 }
 
 /** The logged-in window: sidebar, the current screen, the API client, the live event feed. */
-export function Shell({ session, onSignedOut }: ShellProps) {
+export function Shell({ session, environment, onSignedOut }: ShellProps) {
   const { route, subpath, query } = useHashLocation()
   const main = useRef<HTMLElement>(null)
   const api = useSignedApi(session, onSignedOut)
@@ -72,7 +75,15 @@ export function Shell({ session, onSignedOut }: ShellProps) {
             <button type="button" className="skip-link" onClick={() => main.current?.focus()}>
               Skip to content
             </button>
-            <Sidebar route={route} docsUrl={`${session.apiBase}/docs`} />
+            <Sidebar
+              route={route}
+              docsUrl={`${session.apiBase}/docs`}
+              onLogOut={
+                session.source === 'browser'
+                  ? () => void logOut(environment).then(() => onSignedOut('Logged out.'))
+                  : undefined
+              }
+            />
             <main ref={main} tabIndex={-1} className="content">
               <ScreenFor route={route} subpath={subpath} query={query} session={session} />
             </main>

@@ -3,8 +3,19 @@ import { ThemeToggle } from './ThemeToggle'
 import { ROUTES, type RouteId, SANDBOX_ONLY, hrefFor } from './routes'
 import './Sidebar.css'
 
-/** The navigation: one link per screen, the API docs (opened outside the window) and the theme switch. */
-export function Sidebar({ route, docsUrl }: { route: RouteId; docsUrl: string }) {
+/**
+ * The navigation: one link per screen, the API docs (opened outside the window), the theme switch and, in a
+ * browser, log-out.
+ */
+export function Sidebar({
+  route,
+  docsUrl,
+  onLogOut,
+}: {
+  route: RouteId
+  docsUrl: string
+  onLogOut?: () => void
+}) {
   const sandbox = useSandbox()
   return (
     <nav className="sidebar" aria-label="Main">
@@ -28,6 +39,11 @@ export function Sidebar({ route, docsUrl }: { route: RouteId; docsUrl: string })
         </li>
       </ul>
       <ThemeToggle />
+      {onLogOut ? (
+        <button type="button" className="log-out" onClick={onLogOut}>
+          Log out
+        </button>
+      ) : null}
     </nav>
   )
 }

@@ -3,23 +3,23 @@ import { callOperation } from '../api/client'
 import type { LoginAnswer } from '../api/types'
 import type { LinkdeskBridge } from '../desktop-bridge'
 
-/** How the window is authenticated: by the desktop preload or by a browser login. */
+/**
+ * How the window is authenticated: the desktop app's preload hands it the credential (`uiToken`); a browser
+ * holds a session cookie the server set at login (HttpOnly: no script reads it), so `uiToken` is null.
+ */
 export interface Session {
   apiBase: string
-  uiToken: string
+  uiToken: string | null
   source: 'desktop' | 'browser'
 }
 
 export type SessionResult = { kind: 'ready'; session: Session } | { kind: 'login-required'; problem?: string }
-
-const STORAGE_KEY = 'linkdesk.uiToken'
 
 /** The browser environment the session is read from; the window's in the app, a stand-in in tests. */
 export interface SessionEnvironment {
   bridge: LinkdeskBridge | undefined
   location: Pick<Location, 'hash' | 'origin' | 'pathname' | 'search'>
   history: Pick<History, 'replaceState'>
-  storage: Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>
   fetch: typeof fetch
 }
 
@@ -28,7 +28,6 @@ export function browserEnvironment(): SessionEnvironment {
     bridge: window.linkdesk,
     location: window.location,
     history: window.history,
-    storage: window.sessionStorage,
     fetch: (input, init) => window.fetch(input, init),
   }
 }
@@ -38,9 +37,14 @@ function loginCode(hash: string): string | undefined {
   return match?.[1]
 }
 
+function apiBaseOf(env: Pick<SessionEnvironment, 'location'>): string {
+  return `${env.location.origin}/api/v1`
+}
+
 /**
- * Finds the UI credential: the preload's in the desktop app; otherwise a one-time `#login=<code>` in the URL,
- * exchanged for the credential and kept for this tab; otherwise the one this tab already holds.
+ * Finds the window's credential: the preload's in the desktop app; otherwise a one-time `#login=<code>` in the
+ * URL, exchanged for a session cookie; otherwise the session this browser already holds (any tab, any restart
+ * of the server), which a call tells.
  */
 export async function resolveSession(env: SessionEnvironment): Promise<SessionResult> {
   if (env.bridge) {
@@ -49,26 +53,38 @@ export async function resolveSession(env: SessionEnvironment): Promise<SessionRe
       session: { apiBase: env.bridge.apiBase, uiToken: env.bridge.uiToken, source: 'desktop' },
     }
   }
-  const apiBase = `${env.location.origin}/api/v1`
+  const apiBase = apiBaseOf(env)
+  const browser: SessionResult = { kind: 'ready', session: { apiBase, uiToken: null, source: 'browser' } }
   const code = loginCode(env.location.hash)
   if (code) {
     // The code works once: take it out of the address bar and history before anything else.
     env.history.replaceState(null, '', `${env.location.pathname}${env.location.search}#/instances`)
     try {
-      const answer = await callOperation<LoginAnswer>(apiBase, null, 'admin/session', { code }, env.fetch)
-      env.storage.setItem(STORAGE_KEY, answer.ui_token)
-      return { kind: 'ready', session: { apiBase, uiToken: answer.ui_token, source: 'browser' } }
+      await callOperation<LoginAnswer>(apiBase, null, 'admin/session', { code }, env.fetch)
+      return browser
     } catch (error) {
       const problem = error instanceof ApiError ? error.message : 'The login link could not be used.'
       return { kind: 'login-required', problem }
     }
   }
-  const stored = env.storage.getItem(STORAGE_KEY)
-  if (stored) return { kind: 'ready', session: { apiBase, uiToken: stored, source: 'browser' } }
-  return { kind: 'login-required' }
+  try {
+    await callOperation(apiBase, null, 'settings', {}, env.fetch)
+    return browser
+  } catch (error) {
+    if (error instanceof ApiError && error.isUnauthorized) return { kind: 'login-required' }
+    // The server is not reachable right now: the window opens and its screens say so, and work once it is back.
+    return browser
+  }
 }
 
-/** Forgets this tab's credential, e.g. after the server stopped accepting it. */
-export function forgetSession(env: Pick<SessionEnvironment, 'storage'>): void {
-  env.storage.removeItem(STORAGE_KEY)
+/** Opens a session with an access token (reaching all instances, with the admin scope). */
+export async function logInWithToken(env: SessionEnvironment, token: string): Promise<SessionResult> {
+  const apiBase = apiBaseOf(env)
+  await callOperation<LoginAnswer>(apiBase, null, 'admin/login', { token }, env.fetch)
+  return { kind: 'ready', session: { apiBase, uiToken: null, source: 'browser' } }
+}
+
+/** Ends this browser's session (every tab): the server forgets it and clears its cookie. */
+export async function logOut(env: SessionEnvironment): Promise<void> {
+  await callOperation(apiBaseOf(env), null, 'admin/logout', {}, env.fetch)
 }

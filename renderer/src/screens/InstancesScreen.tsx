@@ -1,6 +1,9 @@
+import { useState } from 'react'
+import type { TokenList } from '../api/types'
 import { useApi } from '../app/api-context'
 import { hrefFor } from '../app/routes'
 import { useAction } from '../app/use-action'
+import { useOperation } from '../app/use-operation'
 import { EmptyState } from '../components/EmptyState'
 import { ErrorNotice } from '../components/ErrorNotice'
 import { ScreenHeader } from '../components/ScreenHeader'
@@ -12,9 +15,15 @@ export function InstancesScreen() {
   const api = useApi()
   const [list, reload] = useInstances()
   const creation = useAction()
+  const [tokens] = useOperation((client) => client.call<TokenList>('admin/tokens'), 'admin/tokens')
+  const choosable =
+    tokens.status === 'ready' ? tokens.data.tokens.filter((token) => token.reach === 'chosen') : []
+  const [forTokens, setForTokens] = useState<string[]>([])
 
   const create = async () => {
-    const created = await creation.run(() => api.call<{ instance_id: string }>('create_instance'))
+    const created = await creation.run(() =>
+      api.call<{ instance_id: string }>('create_instance', forTokens.length ? { token_ids: forTokens } : {}),
+    )
     if (created) window.location.hash = hrefFor('instances', created.instance_id, 'link')
   }
 
@@ -29,6 +38,29 @@ export function InstancesScreen() {
           {creation.busy ? 'Creating…' : 'Create instance'}
         </button>
       </ScreenHeader>
+      <fieldset className="create-for">
+        <legend>Who may use a new instance</legend>
+        <p className="hint">
+          Tokens reaching all instances always may (such as the server&apos;s{' '}
+          <code>LINKDESK_ACCESS_TOKEN</code>).
+          {choosable.length ? ' Also:' : ' Tokens with a chosen reach can be given it on its page later.'}
+        </p>
+        {choosable.map((token) => (
+          <div className="field-inline" key={token.id}>
+            <input
+              id={`create-for-${token.id}`}
+              type="checkbox"
+              checked={forTokens.includes(token.id)}
+              onChange={(event) =>
+                setForTokens((current) =>
+                  event.target.checked ? [...current, token.id] : current.filter((id) => id !== token.id),
+                )
+              }
+            />
+            <label htmlFor={`create-for-${token.id}`}>{token.label}</label>
+          </div>
+        ))}
+      </fieldset>
       {creation.error ? <ErrorNotice error={creation.error} context="Could not create an instance" /> : null}
       {list.status === 'loading' ? <p className="loading">Loading instances…</p> : null}
       {list.status === 'failed' ? (

@@ -304,13 +304,13 @@ describe('webhook and event operations over real HTTP', () => {
     )
   })
 
-  test('the live stream resumes after a given id and shows a token only its own instances', async () => {
-    const mine = await newInstance()
-    const theirs = await newInstance(otherToken)
+  test('the live stream resumes after a given id and shows a token with a chosen reach only its own instances', async () => {
+    const mine = await newInstance(otherToken)
+    const theirs = await newInstance()
     const before = [1, 2, 3].map((n) => t.core.events.emit(mine, 'message.received', { n }))
     t.core.events.emit(theirs, 'message.received', { n: 'theirs' })
 
-    const response = await fetch(`${t.base}/stream?access_token=${TEST_TOKEN}`, {
+    const response = await fetch(`${t.base}/stream?access_token=${otherToken}`, {
       headers: { 'last-event-id': before[0]!.event_id },
     })
     assert.equal(response.status, 200)
@@ -337,7 +337,7 @@ describe('webhook and event operations over real HTTP', () => {
       (await onlySent.until(1)).map((frame) => frame.id),
       [last.event_id],
     )
-    const denied = await fetch(`${t.base}/stream?access_token=${otherToken}&instance_id=${mine}`)
+    const denied = await fetch(`${t.base}/stream?access_token=${otherToken}&instance_id=${theirs}`)
     assert.equal(denied.status, 404)
     assert.equal((await denied.json()).code, 'instance_not_found')
     assert.equal((await fetch(`${t.base}/stream`)).status, 401)

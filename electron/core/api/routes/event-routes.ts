@@ -48,11 +48,23 @@ const pageFields = {
   until: { type: 'integer', minimum: 0, description: 'Up to this time (unix seconds, inclusive).' },
 } as const satisfies Record<string, FieldSpec>
 
-/** Whether a caller may see events and attempts of an instance owned by `owner`. */
-export function visibleTo(principal: Principal): (owner: string | null) => boolean {
+/**
+ * Whether a caller may see events and attempts of an instance owned by `owner`: the window and a token reaching
+ * all instances see every one; a token with a chosen reach, those of its own instances, or every one of the
+ * instance it named when it may use that instance (`named`).
+ */
+export function visibleTo(principal: Principal, named = false): (owner: string | null) => boolean {
   if (principal.kind === 'operator') return () => true
-  if (principal.kind === 'token') return (owner) => owner === principal.tokenId
+  if (principal.kind === 'token') {
+    if (principal.reach === 'all' || named) return () => true
+    return (owner) => owner === principal.tokenId
+  }
   return () => false
+}
+
+/** Whether the caller named an instance that exists (and so, past instanceFilter, one it may use). */
+function namesLiveInstance(registry: InstanceRegistry, id: string | undefined): boolean {
+  return id !== undefined && registry.find(id) !== undefined
 }
 
 /**
@@ -202,7 +214,7 @@ export function eventOperations(deps: EventRoutesDeps & { access: InstanceAccess
           {
             instanceId: instanceFilter(registry, access, params.instance_id, principal),
             event: params.event as EventName | undefined,
-            visible: visibleTo(principal),
+            visible: visibleTo(principal, namesLiveInstance(registry, params.instance_id)),
           },
           pageOf(params),
         )
@@ -262,7 +274,7 @@ export function eventOperations(deps: EventRoutesDeps & { access: InstanceAccess
             ...(params.webhook_id === undefined
               ? {}
               : { webhookId: params.webhook_id === 'own' ? null : params.webhook_id }),
-            visible: visibleTo(principal),
+            visible: visibleTo(principal, namesLiveInstance(registry, params.instance_id)),
           },
           pageOf(params),
         )
@@ -349,7 +361,7 @@ export function streamAndMetricsRoutes(
       const filter = {
         instanceId: instanceFilter(deps.registry, access, params.instance_id, principal),
         event: params.event as EventName | undefined,
-        visible: visibleTo(principal),
+        visible: visibleTo(principal, namesLiveInstance(deps.registry, params.instance_id)),
       }
       const source = deps.events.streamSource
       const after = await source.start(lastEventId)

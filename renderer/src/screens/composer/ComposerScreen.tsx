@@ -1,7 +1,8 @@
 import { type FormEvent, useState } from 'react'
-import type { UploadAnswer } from '../../api/types'
+import type { TokenInfo, TokenList, UploadAnswer } from '../../api/types'
 import { useApi } from '../../app/api-context'
 import { useAction } from '../../app/use-action'
+import { useOperation } from '../../app/use-operation'
 import { AnswerView } from '../../components/AnswerView'
 import { CopyButton } from '../../components/CopyButton'
 import { ErrorNotice } from '../../components/ErrorNotice'
@@ -10,7 +11,7 @@ import { InstanceSelect } from '../../components/InstanceSelect'
 import { formOf, replyFields } from '../../kinds/kind-forms'
 import { KindChoice } from '../../kinds/KindFields'
 import { COMPOSER_KINDS, type ComposerDraft, composerParams, draftFromQuery } from './composer-params'
-import { curlCommand, curlUpload } from './curl-command'
+import { curlCommand, curlUpload, TOKEN_VARIABLE, tokenComment } from './curl-command'
 import { MediaFields, type MediaChoice } from './MediaFields'
 import { RecipientOptions } from './RecipientOptions'
 import { VoiceRecorder } from './VoiceRecorder'
@@ -21,6 +22,12 @@ const REPLY_FIELDS = replyFields({
   mentions: '15551234567, 15557654321',
 })
 
+/** Whether the token may send from that instance: its reach takes it in and it holds the send scope. */
+function maySend(token: TokenInfo, instanceId: string): boolean {
+  const reaches = token.reach === 'all' || token.instance_ids.includes(instanceId)
+  return reaches && token.scopes.includes('send')
+}
+
 /** Sends any kind of message by hand, and shows the same request as curl. */
 export function ComposerScreen({ apiBase, query }: { apiBase: string; query: URLSearchParams }) {
   const api = useApi()
@@ -29,6 +36,8 @@ export function ComposerScreen({ apiBase, query }: { apiBase: string; query: URL
   const [uploadedUrl, setUploadedUrl] = useState<string | null>(null)
   const [answer, setAnswer] = useState<unknown>(null)
   const { busy, error, run, relabel } = useAction()
+  const [tokenList] = useOperation((client) => client.call<TokenList>('admin/tokens'), 'admin/tokens')
+  const [pickedToken, setPickedToken] = useState<string>('')
   const change = (next: Partial<ComposerDraft>) =>
     setDraft((current) => ({ ...current, ...next }) as ComposerDraft)
   const chooseMedia = (next: MediaChoice) => {
@@ -58,11 +67,17 @@ export function ComposerScreen({ apiBase, query }: { apiBase: string; query: URL
       setAnswer(await api.call('send_message', sent))
     }, 'Sending…')
   }
+  const senders =
+    tokenList.status === 'ready'
+      ? tokenList.data.tokens.filter((token) => maySend(token, draft.instanceId))
+      : []
+  const curlToken = senders.find((token) => token.id === pickedToken) ?? senders[0] ?? null
   const sendCommand = curlCommand(apiBase, 'send_message', params)
-  const curl =
+  const commands =
     fromFile && !uploadedUrl
       ? `${curlUpload(apiBase, media.file?.name ?? 'file')}\n${sendCommand}`
       : sendCommand
+  const curl = `${tokenComment(curlToken)}\n${commands}`
 
   return (
     <section aria-labelledby="composer-title">
@@ -116,6 +131,27 @@ export function ComposerScreen({ apiBase, query }: { apiBase: string; query: URL
       </form>
       {error ? <ErrorNotice error={error} context="Not sent" /> : null}
       {answer ? <AnswerView answer={answer} /> : null}
+      <div className="field">
+        <label htmlFor="composer-curl-token">Token for the curl command</label>
+        <select
+          id="composer-curl-token"
+          value={curlToken?.id ?? ''}
+          onChange={(event) => setPickedToken(event.target.value)}
+          aria-describedby="composer-curl-token-hint"
+        >
+          {senders.length === 0 ? <option value="">No token may send from this instance</option> : null}
+          {senders.map((token) => (
+            <option key={token.id} value={token.id}>
+              {token.label} ({token.id})
+            </option>
+          ))}
+        </select>
+        <p id="composer-curl-token-hint" className="hint">
+          The command reads it from <code>${TOKEN_VARIABLE}</code>, the variable the server reads at start; a
+          token&apos;s value is shown once, when it is created on the Tokens screen. Only tokens that reach
+          this instance with the send scope are offered.
+        </p>
+      </div>
       <figure className="answer">
         <figcaption>
           The same request with curl <CopyButton text={curl} label="curl command" />

@@ -7,6 +7,7 @@ import { GroupsPanel } from './GroupsPanel'
 import { ProfileForm } from './ProfileForm'
 import { InstanceActions } from './InstanceActions'
 import { InstanceSettingsForm } from './InstanceSettingsForm'
+import { InstanceAccessForm } from './InstanceAccessForm'
 import { instanceLabel } from './instance-label'
 import { LinkPanel } from './link/LinkPanel'
 import { StateBadge, nextStep } from './StateBadge'
@@ -98,6 +99,7 @@ export function InstanceDetail({ instanceId, startLinking }: { instanceId: strin
       </dl>
       <div className="chats-panel">
         <InstanceSettingsForm key={instance.instance_id} instance={instance} onSaved={() => void reload()} />
+        <InstanceAccessForm key={`access-${instance.instance_id}`} instanceId={instance.instance_id} />
       </div>
       {instance.linked ? (
         <div className="chats-panel">

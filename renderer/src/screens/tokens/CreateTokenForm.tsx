@@ -1,22 +1,39 @@
 import { type FormEvent, useState } from 'react'
 import { useApi } from '../../app/api-context'
 import { useAction } from '../../app/use-action'
-import type { CreatedToken } from '../../api/types'
+import type { CreatedToken, InstanceSummary } from '../../api/types'
 import { ErrorNotice } from '../../components/ErrorNotice'
+import { accessParams, SCOPE_CHOICES, type TokenAccess, TokenAccessFields } from './TokenAccessFields'
 
 const LABEL_MAX = 80
 
-/** Creates a token with a label naming the script that will use it. */
-export function CreateTokenForm({ onCreated }: { onCreated(created: CreatedToken): void }) {
+const NEW_ACCESS: TokenAccess = {
+  reach: 'chosen',
+  scopes: SCOPE_CHOICES.map(({ scope }) => scope).filter((scope) => scope !== 'admin'),
+  instanceIds: [],
+}
+
+/** Creates a token with a label naming the script that will use it, its reach and its scopes. */
+export function CreateTokenForm({
+  instances,
+  onCreated,
+}: {
+  instances: readonly InstanceSummary[]
+  onCreated(created: CreatedToken): void
+}) {
   const api = useApi()
   const [label, setLabel] = useState('')
+  const [access, setAccess] = useState<TokenAccess>(NEW_ACCESS)
   const { busy, error, run } = useAction()
 
   const submit = async (event: FormEvent) => {
     event.preventDefault()
-    const created = await run(() => api.call<CreatedToken>('admin/tokens/create', { label: label.trim() }))
+    const created = await run(() =>
+      api.call<CreatedToken>('admin/tokens/create', { label: label.trim(), ...accessParams(access) }),
+    )
     if (!created) return
     setLabel('')
+    setAccess(NEW_ACCESS)
     onCreated(created)
   }
 
@@ -36,7 +53,12 @@ export function CreateTokenForm({ onCreated }: { onCreated(created: CreatedToken
         placeholder="e.g. order-bot on this laptop"
         aria-describedby="token-label-hint"
       />
-      <button type="submit" className="primary" disabled={busy !== null || label.trim() === ''}>
+      <TokenAccessFields idPrefix="new-token" value={access} instances={instances} onChange={setAccess} />
+      <button
+        type="submit"
+        className="primary"
+        disabled={busy !== null || label.trim() === '' || access.scopes.length === 0}
+      >
         {busy ? 'Creating…' : 'Create token'}
       </button>
       <p id="token-label-hint" className="hint">

@@ -1,18 +1,29 @@
 import { type FormEvent, useState } from 'react'
 import { useApi } from '../../app/api-context'
 import { useAction } from '../../app/use-action'
-import type { TokenInfo } from '../../api/types'
+import type { InstanceSummary, TokenInfo } from '../../api/types'
 import { ConfirmDialog } from '../../components/ConfirmDialog'
 import { ErrorNotice } from '../../components/ErrorNotice'
+import { accessParams, describeAccess, type TokenAccess, TokenAccessFields } from './TokenAccessFields'
 import './TokenRow.css'
 
 const SOURCES = { env: 'LINKDESK_ACCESS_TOKEN', ui: 'Created here' } as const
 
-/** One token: its label (renamable in place), when and how it was made, and revoke. */
-export function TokenRow({ token, onChanged }: { token: TokenInfo; onChanged(): void }) {
+/** One token: its label (renamable in place), its reach and scopes (editable), when and how it was made, revoke. */
+export function TokenRow({
+  token,
+  instances,
+  onChanged,
+}: {
+  token: TokenInfo
+  instances: readonly InstanceSummary[]
+  onChanged(): void
+}) {
   const api = useApi()
-  const [mode, setMode] = useState<'view' | 'rename' | 'confirm-revoke'>('view')
+  const [mode, setMode] = useState<'view' | 'rename' | 'access' | 'confirm-revoke'>('view')
   const [label, setLabel] = useState(token.label)
+  const current: TokenAccess = { reach: token.reach, scopes: token.scopes, instanceIds: token.instance_ids }
+  const [access, setAccess] = useState<TokenAccess>(current)
   const action = useAction()
 
   const run = async (operation: string, params: Record<string, unknown>) => {
@@ -60,11 +71,50 @@ export function TokenRow({ token, onChanged }: { token: TokenInfo; onChanged(): 
       <td>
         <code>{token.id}</code>
       </td>
+      <td>
+        {mode === 'access' ? (
+          <form
+            className="stack"
+            aria-label={`Access of ${token.label}`}
+            onSubmit={(event) => {
+              event.preventDefault()
+              void run('admin/tokens/access', { token_id: token.id, ...accessParams(access) })
+            }}
+          >
+            <TokenAccessFields
+              idPrefix={`access-${token.id}`}
+              value={access}
+              instances={instances}
+              onChange={setAccess}
+            />
+            <div className="actions">
+              <button type="submit" className="primary" disabled={access.scopes.length === 0}>
+                Save access
+              </button>
+              <button type="button" onClick={() => setMode('view')}>
+                Cancel
+              </button>
+            </div>
+          </form>
+        ) : (
+          describeAccess(token, instances)
+        )}
+      </td>
       <td>{new Date(token.createdAt).toLocaleString()}</td>
       <td>{SOURCES[token.source]}</td>
       <td className="row-actions">
         <button type="button" onClick={() => setMode('rename')} aria-label={`Rename ${token.label}`}>
           Rename
+        </button>
+        <button
+          type="button"
+          onClick={() => {
+            setAccess(current)
+            setMode('access')
+          }}
+          aria-label={`Edit access of ${token.label}`}
+        >
+          Access
         </button>
         <button
           type="button"

@@ -1,8 +1,16 @@
-import type { TokenInfo } from '../../api/types'
+import type { InstanceSummary, TokenInfo } from '../../api/types'
 import { TokenRow } from './TokenRow'
 
-/** The tokens, oldest first. */
-export function TokenTable({ tokens, onChanged }: { tokens: TokenInfo[]; onChanged(): void }) {
+/** The tokens, oldest first, each with its reach and scopes. */
+export function TokenTable({
+  tokens,
+  instances,
+  onChanged,
+}: {
+  tokens: TokenInfo[]
+  instances: readonly InstanceSummary[]
+  onChanged(): void
+}) {
   return (
     <table className="table">
       <caption className="visually-hidden">Access tokens</caption>
@@ -10,6 +18,7 @@ export function TokenTable({ tokens, onChanged }: { tokens: TokenInfo[]; onChang
         <tr>
           <th scope="col">Label</th>
           <th scope="col">Id</th>
+          <th scope="col">Reach and scopes</th>
           <th scope="col">Created</th>
           <th scope="col">Source</th>
           <th scope="col">
@@ -19,7 +28,7 @@ export function TokenTable({ tokens, onChanged }: { tokens: TokenInfo[]; onChang
       </thead>
       <tbody>
         {tokens.map((token) => (
-          <TokenRow key={token.id} token={token} onChanged={onChanged} />
+          <TokenRow key={token.id} token={token} instances={instances} onChanged={onChanged} />
         ))}
       </tbody>
     </table>
