@@ -76,6 +76,8 @@ export const OPERATION_SCOPES: Readonly<Record<string, Scope>> = {
   'admin/instance_access': 'admin',
   'admin/set_instance_access': 'admin',
   sandbox: 'admin',
+  // a simulated phone scanning: it drives the simulated network, as the sandbox control API does
+  sandbox_scan: 'admin',
 }
 
 /** The scope a route needs: by its operation's name, else by its path under the API root (sandbox/* as one). */
