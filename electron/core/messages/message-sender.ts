@@ -34,6 +34,7 @@ import { parseRecipient, type Recipient } from '../contract/recipient'
 import type { RecipientDirectory } from './recipient-directory'
 import { mentionedChatIds } from './mentions'
 import { SendQueue } from './send-queue'
+import type { UnacknowledgedSends } from './unacknowledged-sends'
 
 /** One send_message request, already read from the API parameters. */
 export interface SendRequest {
@@ -55,6 +56,8 @@ export interface MessageSenderDeps {
   ledger: IdempotencyLedger
   directory: RecipientDirectory
   acks: AckTracker
+  /** Where a send goes when its acknowledgement does not come in time: sent again until it does. */
+  unacknowledged: UnacknowledgedSends
   events: EventSink
   logger: Logger
   /** The instance's messaging operations, once connected; rejects with not_connected when it cannot send. */
@@ -302,21 +305,35 @@ export class MessageSender {
     } = {},
   ): Promise<SentAnswer> {
     const slot = how.slot ?? UNKEYED
-    const { sent, account } = await this.queue.run(instanceId, jid, async () => {
+    const { sent, account, linkId, sentAt } = await this.queue.run(instanceId, jid, async () => {
       const content = await build()
       const connection = await this.deps.connection(instanceId)
-      // With a key, the id is recorded before the message leaves: a retry after a crash sends it again under
-      // the same id, which the recipient takes as the same message.
+      // With a key, the id is recorded before the message leaves: a retry (after a timeout or a crash) sends
+      // it again under the same id, which the network and the recipient take as the same message.
       const messageId = await slot.messageId(() => connection.newMessageId())
       return {
+        sentAt: Date.now(),
         sent: await connection.send(jid, content, { ...how.options, messageId }),
         account: connection.account,
+        linkId: connection.linkId,
       }
     })
     await this.record(instanceId, sent, jid, account, how.announce)
-    await slot.commit(sent.answer)
-    await this.deps.acks.wait(instanceId, sent.id, this.ackTimeoutMs)
-    this.deps.onAcknowledged?.(instanceId, sent.id, jid)
+    // The ledger keeps the answer only once the network acknowledged the message: until then a retry under
+    // the key sends the same id again instead of claiming a send that may never have arrived.
+    const acknowledged = async () => {
+      await slot.commit(sent.answer)
+      this.deps.onAcknowledged?.(instanceId, sent.id, jid)
+    }
+    try {
+      await this.deps.acks.wait(instanceId, sent.id, this.ackTimeoutMs)
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'upstream_timeout') {
+        this.deps.unacknowledged.watch({ instanceId, id: sent.id, chat: jid, linkId, acknowledged }, sentAt)
+      }
+      throw error
+    }
+    await acknowledged()
     return sent.answer
   }
 

@@ -1,6 +1,9 @@
 import {
+  type BinaryNode,
   downloadMediaMessage,
   generateMessageIDV2,
+  isJidGroup,
+  proto,
   type WAMessage,
   type WASocket,
 } from '@whiskeysockets/baileys'
@@ -58,6 +61,38 @@ function sendError(error: unknown, to: string): AppError {
   return upstreamError(error, 'message')
 }
 
+/** Each socket's number, so a connection tells which socket it runs on. */
+const linkIds = new WeakMap<WASocket, number>()
+let lastLinkId = 0
+
+function linkIdOf(socket: WASocket): number {
+  let id = linkIds.get(socket)
+  if (id === undefined) linkIds.set(socket, (id = ++lastLinkId))
+  return id
+}
+
+/**
+ * What Baileys' sendMessage puts beside a message of this content: deletes and edits are marked on the stanza,
+ * a poll carries its meta node. A message sent again from its stored encoding needs the same.
+ */
+function relayExtras(message: proto.IMessage): {
+  additionalAttributes: Record<string, string>
+  additionalNodes: BinaryNode[]
+} {
+  const protocol = message.protocolMessage
+  const additionalAttributes: Record<string, string> = {}
+  const additionalNodes: BinaryNode[] = []
+  if (protocol?.type === proto.Message.ProtocolMessage.Type.REVOKE) {
+    const key = protocol.key
+    additionalAttributes.edit = isJidGroup(key?.remoteJid ?? undefined) && !key?.fromMe ? '8' : '7'
+  } else if (protocol?.type === proto.Message.ProtocolMessage.Type.MESSAGE_EDIT) {
+    additionalAttributes.edit = '1'
+  } else if (message.pollCreationMessage || message.pollCreationMessageV2 || message.pollCreationMessageV3) {
+    additionalNodes.push({ tag: 'meta', attrs: { polltype: 'creation' } })
+  }
+  return { additionalAttributes, additionalNodes }
+}
+
 /** The messaging operations over one open socket. */
 export function createWaConnection(
   socket: WASocket,
@@ -67,6 +102,7 @@ export function createWaConnection(
 ): WaConnection {
   return {
     account,
+    linkId: linkIdOf(socket),
     groups: createWaGroups(socket),
     newMessageId: () => generateMessageIDV2(socket.user?.id),
     async send(to, content, options = {}) {
@@ -87,6 +123,18 @@ export function createWaConnection(
       if (!sent?.message || !sent.key.id)
         throw new AppError('upstream_failed', 'The network did not take the message.')
       return mapSentMessage({ ...sent, message: sent.message }, to, content)
+    },
+    async resend(to, id, content) {
+      const message = proto.Message.decode(content)
+      try {
+        await withTimeout(
+          socket.relayMessage(to, message, { messageId: id, ...relayExtras(message) }),
+          DEFAULT_SEND_TIMEOUT_MS,
+          'message',
+        )
+      } catch (error) {
+        throw sendError(error, to)
+      }
     },
     async lookup(numbers) {
       const digits = numbers.map((n) => n.replace(/\D/g, ''))
