@@ -99,6 +99,8 @@ export interface WaSendOptions {
   messageId?: string
   quoted?: WaQuotedMessage
   mentions?: string[]
+  /** Called with the message as it will go out, before anything is sent; if it rejects, nothing is. */
+  beforeSending?(message: WaSentMessage): Promise<void>
 }
 
 /**
@@ -202,7 +204,8 @@ export interface WaConnection {
   newMessageId(): string
   /**
    * Sends to a chat id (`<number>@s.whatsapp.net`, `<id>@g.us`, `<lid>@lid`) under `messageId` if given
-   * (the same id sent again is one message to the recipient); resolves when written to the socket.
+   * (the same id sent again is one message to the recipient), once `beforeSending` resolved; resolves when
+   * written to the socket.
    */
   send(to: string, content: WaOutgoingContent, options?: WaSendOptions): Promise<WaSentMessage>
   /**

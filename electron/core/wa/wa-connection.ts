@@ -2,6 +2,8 @@ import {
   type BinaryNode,
   downloadMediaMessage,
   generateMessageIDV2,
+  generateWAMessage,
+  getUrlInfo,
   isJidGroup,
   proto,
   type WAMessage,
@@ -105,24 +107,53 @@ export function createWaConnection(
     linkId: linkIdOf(socket),
     groups: createWaGroups(socket),
     newMessageId: () => generateMessageIDV2(socket.user?.id),
+    // Baileys' sendMessage in two steps, so the message can be stored between building and sending it.
     async send(to, content, options = {}) {
-      let sent: WAMessage | undefined
-      const { messageId } = options
+      const timeoutMs = options.timeoutMs ?? DEFAULT_SEND_TIMEOUT_MS
+      let built: WAMessage
       try {
-        sent = await withTimeout(
-          socket.sendMessage(to, toProtocolContent(content, options.mentions), {
-            ...(messageId ? { messageId } : {}),
+        built = await withTimeout(
+          generateWAMessage(to, toProtocolContent(content, options.mentions), {
+            logger: socket.logger,
+            userJid: socket.authState.creds.me?.id ?? account.id,
+            // The options sendMessage gives it: a text's link preview, media uploads through the instance's proxy.
+            getUrlInfo: (text) =>
+              getUrlInfo(text, { thumbnailWidth: 192, fetchOpts: { timeout: 3000 }, logger: socket.logger }),
+            getProfilePicUrl: socket.profilePictureUrl,
+            getCallLink: socket.createCallLink,
+            upload: socket.waUploadToServer,
+            options: network.options,
+            messageId: options.messageId ?? generateMessageIDV2(socket.user?.id),
             ...(options.quoted ? { quoted: toQuotedMessage(options.quoted) } : {}),
           }),
-          options.timeoutMs ?? DEFAULT_SEND_TIMEOUT_MS,
+          timeoutMs,
           'message',
         )
       } catch (error) {
         throw sendError(error, to)
       }
-      if (!sent?.message || !sent.key.id)
-        throw new AppError('upstream_failed', 'The network did not take the message.')
-      return mapSentMessage({ ...sent, message: sent.message }, to, content)
+      const message = built.message
+      const id = built.key.id
+      if (!message || !id) throw new AppError('upstream_failed', 'The network did not take the message.')
+      const sent = mapSentMessage({ ...built, message }, to, content)
+      // A failure to keep it sends nothing.
+      await options.beforeSending?.(sent)
+      try {
+        await withTimeout(
+          socket.relayMessage(to, message, { messageId: id, ...relayExtras(message) }),
+          timeoutMs,
+          'message',
+        )
+      } catch (error) {
+        throw sendError(error, to)
+      }
+      // As sendMessage does: the app's own send comes back as a message event.
+      process.nextTick(() => {
+        socket.upsertMessage(built, 'append').catch((error: unknown) => {
+          logger.warn({ err: error, messageId: id }, 'announcing an own send to Baileys failed')
+        })
+      })
+      return sent
     },
     async resend(to, id, content) {
       const message = proto.Message.decode(content)
