@@ -63,6 +63,11 @@ export interface Timings {
    * way to `connected` (connecting, restoring, retrying soon) before answering not_connected.
    */
   connectionWaitMs: number
+  /**
+   * How long a send the network did not acknowledge (answered 504) is sent again, under its id, on each new
+   * connection; one still unacknowledged then is marked failed (message.status, error_code `unacknowledged`).
+   */
+  resendWindowMs: number
   /** How long the client version document may take to fetch before the last known version is used. */
   versionFetchMs: number
 }
@@ -131,6 +136,7 @@ export const DEFAULT_TIMINGS: Timings = {
   restoreStaggerMs: 100,
   operationWaitMs: 45_000,
   connectionWaitMs: 15_000,
+  resendWindowMs: 10 * 60_000,
   versionFetchMs: 5000,
 }
 

@@ -210,6 +210,7 @@ async function buildCore(
     callSettings: (instanceId) => registry.find(instanceId)?.calls ?? NO_CALL_REJECTION,
     saveCallSettings: (instanceId, calls) => registry.update(instanceId, (record) => ({ ...record, calls })),
     ackTimeoutMs: config.timings.operationWaitMs,
+    resendWindowMs: config.timings.resendWindowMs,
   })
   const instances = new InstanceManager({
     logger,
@@ -237,6 +238,12 @@ async function buildCore(
     connections,
     observers: [
       keepAlwaysOnline({ registry, signals: messages.signals, logger }),
+      // Each new connection sends again what the network did not acknowledge on the last one.
+      {
+        status: (instanceId, status) => {
+          if (status.state === 'connected') messages.connected(instanceId)
+        },
+      },
       // A destroyed instance's added webhooks go with it (global ones stay).
       {
         destroyed: (instanceId) => {

@@ -153,7 +153,12 @@ export const StatusUpdateSchema = Type.Object({
   chat: Type.String(),
   status: OneOf(DELIVERY_STATUSES),
   recipient: Nullable(Type.String({ description: 'In groups, the member whose receipt this is.' })),
-  error_code: Nullable(Type.String({ description: "The network's error code when status is failed." })),
+  error_code: Nullable(
+    Type.String({
+      description:
+        "The network's error code when status is failed, or `unacknowledged`: the network never acknowledged the message, sent again on each new connection for 10 minutes.",
+    }),
+  ),
 })
 export type StatusUpdate = Static<typeof StatusUpdateSchema>
 

@@ -99,6 +99,8 @@ export interface WaSendOptions {
   messageId?: string
   quoted?: WaQuotedMessage
   mentions?: string[]
+  /** Called with the message as it will go out, before anything is sent; if it rejects, nothing is. */
+  beforeSending?(message: WaSentMessage): Promise<void>
 }
 
 /**
@@ -196,13 +198,21 @@ export interface WaCallOffer {
 /** The messaging operations of one connected instance. */
 export interface WaConnection {
   readonly account: WaAccount
+  /** The socket this connection runs on: the same for as long as that socket lives, another after a reconnect. */
+  readonly linkId: number
   /** A fresh message id in the network's format, to record before sending under it. */
   newMessageId(): string
   /**
    * Sends to a chat id (`<number>@s.whatsapp.net`, `<id>@g.us`, `<lid>@lid`) under `messageId` if given
-   * (the same id sent again is one message to the recipient); resolves when written to the socket.
+   * (the same id sent again is one message to the recipient), once `beforeSending` resolved; resolves when
+   * written to the socket.
    */
   send(to: string, content: WaOutgoingContent, options?: WaSendOptions): Promise<WaSentMessage>
+  /**
+   * Sends a message that was sent before again, from its stored encoding and under its id: the network and the
+   * recipient take it as the same message (one copy). Resolves when written to the socket.
+   */
+  resend(to: string, id: string, content: Uint8Array): Promise<void>
   /** Which numbers are on the network (digits with country code). */
   lookup(numbers: readonly string[]): Promise<WaNumberLookup[]>
   /** Downloads and decrypts the media of a message from its stored key and content. */

@@ -46,8 +46,9 @@ export class AckTracker {
         reject(
           new AppError(
             'upstream_timeout',
-            `The message was sent but the network did not acknowledge it within ${Math.round(timeoutMs / 1000)} s; ` +
-              'watch message.status events for its fate, and retry with the same idempotency_key to avoid a duplicate.',
+            `The message was written but the network did not acknowledge it within ${Math.round(timeoutMs / 1000)} s, ` +
+              'so it may not have arrived; it is sent again on the next connection: watch message.status events ' +
+              'for its fate (sent, or failed), and retry with the same idempotency_key to avoid a duplicate.',
             { details: { message_id: id } },
           ),
         )

@@ -45,7 +45,7 @@ function ledgerTests(name: string, records: () => Promise<LedgerRecords>) {
     )
   })
 
-  test(`${name}: a key that left but then failed (no ack) answers the committed answer on retry`, async () => {
+  test(`${name}: an answer committed before the work then failed is what a retry answers`, async () => {
     const ledger = new IdempotencyLedger(await records())
     await assert.rejects(
       ledger.run('i1', 'k3', 'f', async ({ commit }) => {
@@ -55,6 +55,30 @@ function ledgerTests(name: string, records: () => Promise<LedgerRecords>) {
       AppError,
     )
     assert.equal(await ledger.run('i1', 'k3', 'f', async () => 'second send'), 'sent')
+  })
+
+  test(`${name}: until an answer is committed (the network's ack), each retry sends under the recorded id again`, async () => {
+    const ledger = new IdempotencyLedger(await records())
+    const ids: string[] = []
+    let fresh = 0
+    const unacknowledged = async ({ messageId }: LedgerSlot<string>) => {
+      ids.push(await messageId(() => `ID-${++fresh}`))
+      throw new AppError('upstream_timeout')
+    }
+    await assert.rejects(ledger.run('i1', 'k5', 'f', unacknowledged), AppError)
+    await assert.rejects(ledger.run('i1', 'k5', 'f', unacknowledged), AppError)
+    const acknowledged = await ledger.run('i1', 'k5', 'f', async ({ messageId, commit }) => {
+      const id = await messageId(() => `ID-${++fresh}`)
+      ids.push(id)
+      await commit(`sent ${id}`)
+      return `sent ${id}`
+    })
+    assert.deepEqual(ids, ['ID-1', 'ID-1', 'ID-1'])
+    assert.equal(acknowledged, 'sent ID-1')
+    assert.equal(
+      await new IdempotencyLedger(await records()).run('i1', 'k5', 'f', unacknowledged),
+      'sent ID-1',
+    )
   })
 
   test(`${name}: a send that died after recording its message id goes out under that id again, never a new one`, async () => {

@@ -9,7 +9,7 @@ export interface LedgerSlot<T> {
    * or a new one from `newId`.
    */
   messageId(newId: () => string): Promise<string>
-  /** Records the answer, once the message has left. */
+  /** Records the answer, once the network acknowledged the message (never before: a retry would claim it). */
   commit(answer: T): Promise<void>
 }
 
@@ -21,9 +21,11 @@ export interface IdempotencyLedgerOptions {
 
 /**
  * Remembers, per instance and idempotency key, the message id a send goes out under (recorded before it
- * goes) and then its answer, so a client retrying the same request (after a timeout, a dropped connection or
- * a crash of the app) gets that answer back, or the same message id sent again, instead of a second message.
- * Kept in the store, so a restart between the two attempts changes nothing.
+ * goes) and then its answer, kept only once the network acknowledged the message; so a client retrying the
+ * same request (after a timeout, a dropped connection or a crash of the app) gets that answer back, or the
+ * same message id sent again (the network and the contact take it as the same message), never a second
+ * message nor a success for one that never arrived. Kept in the store, so a restart between the two attempts
+ * changes nothing.
  */
 export class IdempotencyLedger {
   private readonly inFlight = new Map<string, { fingerprint: string; promise: Promise<unknown> }>()
@@ -41,8 +43,9 @@ export class IdempotencyLedger {
   /**
    * Runs `work` unless this key was answered: then it answers what the first attempt answered (waiting for
    * it if still running). `work` takes its message id from the slot before sending and commits its answer
-   * once the message has left; an attempt that failed or died in between leaves the id, which the next
-   * attempt sends under again. Another request under a used key: conflict.
+   * once the network acknowledged the message; an attempt that failed, died or was not acknowledged in
+   * between leaves the id, which the next attempt sends under again. Another request under a used key:
+   * conflict.
    */
   async run<T>(
     instanceId: string,

@@ -21,6 +21,7 @@ import type {
 import { unhandledCase } from '../exhaustive'
 import type { AckTracker } from './ack-tracker'
 import type { IntakeQueue } from './intake-queue'
+import type { UnacknowledgedSends } from './unacknowledged-sends'
 import type { MessageStore } from '../store/message-store'
 import type { LinkdeskMessage, Presence } from '../contract/message'
 
@@ -37,6 +38,8 @@ export interface MessageIntakeDeps {
   store: MessageStore
   events: EventSink
   acks: AckTracker
+  /** Sends answered before their acknowledgement came, sent again until it does. */
+  unacknowledged: UnacknowledgedSends
   /** Where messages are stored and statuses applied, per instance in arrival order. */
   queue: IntakeQueue
   logger: Logger
@@ -156,6 +159,7 @@ export class MessageIntake implements WaMessageHooks {
         outcome,
         update.status === 'sent' || update.status === 'failed',
       )
+      this.deps.unacknowledged.settled(instanceId, update.id, outcome.ok)
     }
     this.deps.queue.statuses(instanceId, updates)
   }

@@ -34,6 +34,7 @@ import { parseRecipient, type Recipient } from '../contract/recipient'
 import type { RecipientDirectory } from './recipient-directory'
 import { mentionedChatIds } from './mentions'
 import { SendQueue } from './send-queue'
+import type { UnacknowledgedSends } from './unacknowledged-sends'
 
 /** One send_message request, already read from the API parameters. */
 export interface SendRequest {
@@ -55,6 +56,8 @@ export interface MessageSenderDeps {
   ledger: IdempotencyLedger
   directory: RecipientDirectory
   acks: AckTracker
+  /** Where a send goes when its acknowledgement does not come in time: sent again until it does. */
+  unacknowledged: UnacknowledgedSends
   events: EventSink
   logger: Logger
   /** The instance's messaging operations, once connected; rejects with not_connected when it cannot send. */
@@ -203,8 +206,9 @@ function fingerprint(request: SendRequest, jid: string): string {
 
 /**
  * send_message: validates, checks the recipient on the network, fetches media, waits its turn in the
- * instance's paced queue, sends, stores the message for retries, and answers once the network acknowledged
- * it. With an idempotency key, a retried request answers the first attempt's message instead of sending again.
+ * instance's paced queue, stores the message (not sending it when that fails), sends it, and answers once the
+ * network acknowledged it. With an idempotency key, a retried request answers the first attempt's
+ * acknowledged message, or sends that message's id again, instead of sending a second message.
  */
 export class MessageSender {
   readonly queue: SendQueue
@@ -287,8 +291,8 @@ export class MessageSender {
   }
 
   /**
-   * Sends content in the instance's paced turn (built there, so a media fetch holds the turn), stores it
-   * and announces it (message.sent unless `announce` says otherwise), and answers once the network
+   * Stores and sends content in the instance's paced turn (built there, so a media fetch holds the turn),
+   * announces it (message.sent unless `announce` says otherwise), and answers once the network
    * acknowledged it.
    */
   async sendPrepared(
@@ -302,21 +306,39 @@ export class MessageSender {
     } = {},
   ): Promise<SentAnswer> {
     const slot = how.slot ?? UNKEYED
-    const { sent, account } = await this.queue.run(instanceId, jid, async () => {
+    let message: LinkdeskMessage | undefined
+    const { sent, linkId, sentAt } = await this.queue.run(instanceId, jid, async () => {
       const content = await build()
       const connection = await this.deps.connection(instanceId)
-      // With a key, the id is recorded before the message leaves: a retry after a crash sends it again under
-      // the same id, which the recipient takes as the same message.
+      // With a key, the id is recorded before the message leaves: a retry (after a timeout or a crash) sends
+      // it again under the same id, which the network and the recipient take as the same message.
       const messageId = await slot.messageId(() => connection.newMessageId())
+      // Stored before it goes: a message that cannot be kept is not sent, and the send fails.
+      const beforeSending = async (prepared: WaSentMessage) => {
+        message = await this.store(instanceId, prepared, jid, connection.account)
+      }
       return {
-        sent: await connection.send(jid, content, { ...how.options, messageId }),
-        account: connection.account,
+        sentAt: Date.now(),
+        sent: await connection.send(jid, content, { ...how.options, messageId, beforeSending }),
+        linkId: connection.linkId,
       }
     })
-    await this.record(instanceId, sent, jid, account, how.announce)
-    await slot.commit(sent.answer)
-    await this.deps.acks.wait(instanceId, sent.id, this.ackTimeoutMs)
-    this.deps.onAcknowledged?.(instanceId, sent.id, jid)
+    if (message) await this.announce(instanceId, message, how.announce)
+    // The ledger keeps the answer only once the network acknowledged the message: until then a retry under
+    // the key sends the same id again instead of claiming a send that may never have arrived.
+    const acknowledged = async () => {
+      await slot.commit(sent.answer)
+      this.deps.onAcknowledged?.(instanceId, sent.id, jid)
+    }
+    try {
+      await this.deps.acks.wait(instanceId, sent.id, this.ackTimeoutMs)
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'upstream_timeout') {
+        this.deps.unacknowledged.watch({ instanceId, id: sent.id, chat: jid, linkId, acknowledged }, sentAt)
+      }
+      throw error
+    }
+    await acknowledged()
     return sent.answer
   }
 
@@ -367,14 +389,16 @@ export class MessageSender {
       : fetchMedia(params.media_url as string, { maxBytes, timeoutMs, fileName, log: this.log })
   }
 
-  /** Stores the sent message (for getMessage and statuses) and tells the event stream. */
-  private async record(
+  /**
+   * Stores a message about to be sent (for getMessage, statuses and sending it again); unavailable when it
+   * cannot be kept, so the message is not sent.
+   */
+  private async store(
     instanceId: string,
     sent: WaSentMessage,
     jid: string,
     account: WaAccount,
-    announce?: (message: LinkdeskMessage) => Promise<unknown>,
-  ) {
+  ): Promise<LinkdeskMessage> {
     const message: LinkdeskMessage = {
       id: sent.id,
       chat: jid,
@@ -387,16 +411,29 @@ export class MessageSender {
       ...sent.shown,
       timestamp: sent.timestamp,
     }
-    const stored = this.deps.store.addSent(instanceId, { message, content: sent.content })
+    try {
+      await this.deps.store.addSent(instanceId, { message, content: sent.content })
+    } catch (error) {
+      this.log.error({ err: error, instanceId, messageId: sent.id }, 'storing a message to send failed')
+      throw new AppError('unavailable', 'The message could not be stored, so it was not sent: retry later.', {
+        cause: error,
+      })
+    }
+    return message
+  }
+
+  /** Tells the event stream a stored message left (message.sent unless `announce` says otherwise). */
+  private async announce(
+    instanceId: string,
+    message: LinkdeskMessage,
+    announce?: (message: LinkdeskMessage) => Promise<unknown>,
+  ): Promise<void> {
     const announced = announce
       ? announce(message)
-      : this.deps.events.emitForMessage(instanceId, sent.id, 'message.sent', { ...message, source: 'api' })
-    // The message is out; failing the request now would invite a duplicate. Retries of it may fail.
-    await stored.catch((error: unknown) => {
-      this.log.error({ err: error, instanceId, messageId: sent.id }, 'storing a sent message failed')
-    })
+      : this.deps.events.emitForMessage(instanceId, message.id, 'message.sent', { ...message, source: 'api' })
+    // The message is out; failing the request now would invite a duplicate.
     await announced.catch((error: unknown) => {
-      this.log.error({ err: error, instanceId, messageId: sent.id }, 'announcing a sent message failed')
+      this.log.error({ err: error, instanceId, messageId: message.id }, 'announcing a sent message failed')
     })
   }
 

@@ -24,6 +24,7 @@ import { countingSink, type MessageCounters, messageMetricsProvider } from './me
 import { MessageSender, type SendRequest } from './message-sender'
 import type { MessageStore } from '../store/message-store'
 import { RecipientDirectory } from './recipient-directory'
+import { UnacknowledgedSends } from './unacknowledged-sends'
 
 export interface MessageServiceDeps {
   /** Where messages, their statuses and media are kept. */
@@ -51,6 +52,8 @@ export interface MessageServiceDeps {
   callSettings(instanceId: string): CallSettings
   saveCallSettings(instanceId: string, settings: CallSettings): Promise<unknown>
   ackTimeoutMs?: number
+  /** How long a send the network did not acknowledge is sent again on each new connection before it fails. */
+  resendWindowMs?: number
 }
 
 /** A media file ready to be served. */
@@ -96,6 +99,7 @@ export class MessageService {
   readonly groups: GroupDesk
   private readonly directory = new RecipientDirectory()
   private readonly acks = new AckTracker()
+  private readonly unacknowledged: UnacknowledgedSends
   private readonly ledger: IdempotencyLedger
   private readonly log: Logger
   private sweepTimer: NodeJS.Timeout | undefined
@@ -116,6 +120,13 @@ export class MessageService {
       logger: deps.logger,
       behaviours: deps.behaviours,
     })
+    this.unacknowledged = new UnacknowledgedSends({
+      store: this.store,
+      logger: deps.logger,
+      connection,
+      applyStatus: (instanceId, update) => queue.statuses(instanceId, [update]),
+      windowMs: deps.resendWindowMs,
+    })
     this.sender = new MessageSender({
       onAcknowledged: (instanceId, id, chat) => queue.acknowledged(instanceId, id, chat),
       limits: deps.limits,
@@ -123,6 +134,7 @@ export class MessageService {
       ledger: this.ledger,
       directory: this.directory,
       acks: this.acks,
+      unacknowledged: this.unacknowledged,
       events,
       logger: deps.logger,
       connection,
@@ -159,6 +171,7 @@ export class MessageService {
       store: this.store,
       events,
       acks: this.acks,
+      unacknowledged: this.unacknowledged,
       queue,
       logger: deps.logger,
       downloadUrl: (instanceId, messageId) => `${deps.apiBase}${mediaDownloadPath(instanceId, messageId)}`,
@@ -174,6 +187,11 @@ export class MessageService {
   /** Sends one message; answers the seed's sent-message result once the network acknowledged it. */
   send(instanceId: string, request: SendRequest): Promise<SentAnswer> {
     return this.sender.send(instanceId, request)
+  }
+
+  /** An instance (re)connected: the sends the network did not acknowledge go out again, under their ids. */
+  connected(instanceId: string): void {
+    this.unacknowledged.connected(instanceId)
   }
 
   /** The media of a stored message: saved bytes, or downloaded now (and saved) from the network. */
@@ -216,6 +234,7 @@ export class MessageService {
   /** Drops everything kept for a destroyed instance. */
   async forget(instanceId: string): Promise<void> {
     this.directory.forget(instanceId)
+    this.unacknowledged.forgetInstance(instanceId)
     this.sender.queue.cancel(instanceId, new AppError('instance_not_found'))
     await this.store.dropInstance(instanceId)
   }
@@ -225,5 +244,6 @@ export class MessageService {
     clearInterval(this.sweepTimer)
     this.sender.close()
     this.acks.close()
+    this.unacknowledged.close()
   }
 }

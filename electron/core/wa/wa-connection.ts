@@ -1,6 +1,11 @@
 import {
+  type BinaryNode,
   downloadMediaMessage,
   generateMessageIDV2,
+  generateWAMessage,
+  getUrlInfo,
+  isJidGroup,
+  proto,
   type WAMessage,
   type WASocket,
 } from '@whiskeysockets/baileys'
@@ -58,6 +63,38 @@ function sendError(error: unknown, to: string): AppError {
   return upstreamError(error, 'message')
 }
 
+/** Each socket's number, so a connection tells which socket it runs on. */
+const linkIds = new WeakMap<WASocket, number>()
+let lastLinkId = 0
+
+function linkIdOf(socket: WASocket): number {
+  let id = linkIds.get(socket)
+  if (id === undefined) linkIds.set(socket, (id = ++lastLinkId))
+  return id
+}
+
+/**
+ * What Baileys' sendMessage puts beside a message of this content: deletes and edits are marked on the stanza,
+ * a poll carries its meta node. A message sent again from its stored encoding needs the same.
+ */
+function relayExtras(message: proto.IMessage): {
+  additionalAttributes: Record<string, string>
+  additionalNodes: BinaryNode[]
+} {
+  const protocol = message.protocolMessage
+  const additionalAttributes: Record<string, string> = {}
+  const additionalNodes: BinaryNode[] = []
+  if (protocol?.type === proto.Message.ProtocolMessage.Type.REVOKE) {
+    const key = protocol.key
+    additionalAttributes.edit = isJidGroup(key?.remoteJid ?? undefined) && !key?.fromMe ? '8' : '7'
+  } else if (protocol?.type === proto.Message.ProtocolMessage.Type.MESSAGE_EDIT) {
+    additionalAttributes.edit = '1'
+  } else if (message.pollCreationMessage || message.pollCreationMessageV2 || message.pollCreationMessageV3) {
+    additionalNodes.push({ tag: 'meta', attrs: { polltype: 'creation' } })
+  }
+  return { additionalAttributes, additionalNodes }
+}
+
 /** The messaging operations over one open socket. */
 export function createWaConnection(
   socket: WASocket,
@@ -67,26 +104,68 @@ export function createWaConnection(
 ): WaConnection {
   return {
     account,
+    linkId: linkIdOf(socket),
     groups: createWaGroups(socket),
     newMessageId: () => generateMessageIDV2(socket.user?.id),
+    // Baileys' sendMessage in two steps, so the message can be stored between building and sending it.
     async send(to, content, options = {}) {
-      let sent: WAMessage | undefined
-      const { messageId } = options
+      const timeoutMs = options.timeoutMs ?? DEFAULT_SEND_TIMEOUT_MS
+      let built: WAMessage
       try {
-        sent = await withTimeout(
-          socket.sendMessage(to, toProtocolContent(content, options.mentions), {
-            ...(messageId ? { messageId } : {}),
+        built = await withTimeout(
+          generateWAMessage(to, toProtocolContent(content, options.mentions), {
+            logger: socket.logger,
+            userJid: socket.authState.creds.me?.id ?? account.id,
+            // The options sendMessage gives it: a text's link preview, media uploads through the instance's proxy.
+            getUrlInfo: (text) =>
+              getUrlInfo(text, { thumbnailWidth: 192, fetchOpts: { timeout: 3000 }, logger: socket.logger }),
+            getProfilePicUrl: socket.profilePictureUrl,
+            getCallLink: socket.createCallLink,
+            upload: socket.waUploadToServer,
+            options: network.options,
+            messageId: options.messageId ?? generateMessageIDV2(socket.user?.id),
             ...(options.quoted ? { quoted: toQuotedMessage(options.quoted) } : {}),
           }),
-          options.timeoutMs ?? DEFAULT_SEND_TIMEOUT_MS,
+          timeoutMs,
           'message',
         )
       } catch (error) {
         throw sendError(error, to)
       }
-      if (!sent?.message || !sent.key.id)
-        throw new AppError('upstream_failed', 'The network did not take the message.')
-      return mapSentMessage({ ...sent, message: sent.message }, to, content)
+      const message = built.message
+      const id = built.key.id
+      if (!message || !id) throw new AppError('upstream_failed', 'The network did not take the message.')
+      const sent = mapSentMessage({ ...built, message }, to, content)
+      // A failure to keep it sends nothing.
+      await options.beforeSending?.(sent)
+      try {
+        await withTimeout(
+          socket.relayMessage(to, message, { messageId: id, ...relayExtras(message) }),
+          timeoutMs,
+          'message',
+        )
+      } catch (error) {
+        throw sendError(error, to)
+      }
+      // As sendMessage does: the app's own send comes back as a message event.
+      process.nextTick(() => {
+        socket.upsertMessage(built, 'append').catch((error: unknown) => {
+          logger.warn({ err: error, messageId: id }, 'announcing an own send to Baileys failed')
+        })
+      })
+      return sent
+    },
+    async resend(to, id, content) {
+      const message = proto.Message.decode(content)
+      try {
+        await withTimeout(
+          socket.relayMessage(to, message, { messageId: id, ...relayExtras(message) }),
+          DEFAULT_SEND_TIMEOUT_MS,
+          'message',
+        )
+      } catch (error) {
+        throw sendError(error, to)
+      }
     },
     async lookup(numbers) {
       const digits = numbers.map((n) => n.replace(/\D/g, ''))
