@@ -2,13 +2,14 @@
 -- The chat index, kept by a trigger in the statement that writes a message (so it never disagrees with the
 -- messages, whichever statement or node wrote them): each message under each chat id it is found by, in time
 -- order; each chat's counts and last message; each sender's newest details. chats, chat_messages and contacts
--- read these by range, never the messages. Ids compare byte by byte ("C"), as the embedded store's keys do.
+-- read these by range, never the messages. Chat ids compare byte by byte ("C", the order of the embedded
+-- store's keys); message ids keep the collation of messages.id, so joins on it use its key.
 CREATE TABLE message_chats (
   instance_id text NOT NULL,
   chat text COLLATE "C" NOT NULL,
   ts bigint NOT NULL,
   stored_at bigint NOT NULL,
-  id text COLLATE "C" NOT NULL,
+  id text NOT NULL,
   -- The message's own chat (not one it is found in by the other id the network gave).
   own boolean NOT NULL,
   PRIMARY KEY (instance_id, chat, ts, stored_at, id)
@@ -20,7 +21,7 @@ CREATE TABLE chat_summaries (
   chat text COLLATE "C" NOT NULL,
   last_ts bigint NOT NULL,
   last_stored_at bigint NOT NULL,
-  last_id text COLLATE "C" NOT NULL,
+  last_id text NOT NULL,
   unread integer NOT NULL,
   messages integer NOT NULL,
   PRIMARY KEY (instance_id, chat)
