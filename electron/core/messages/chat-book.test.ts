@@ -5,10 +5,14 @@ import { linkedCoreFixture } from '../testing/linked-core'
 const ME = '15550480001'
 const ALICE = '15550480002'
 const BOB = '15550480003'
+const CAROL = '15550480004'
+const DAN = '15550480005'
 
 const linked = linkedCoreFixture(ME, [
   { phone: ALICE, name: 'Alice' },
   { phone: BOB, name: 'Bob' },
+  { phone: CAROL, name: 'Carol' },
+  { phone: DAN, name: 'Dan' },
 ])
 
 async function fromContact(phone: string, text: string): Promise<string> {
@@ -78,4 +82,56 @@ test('contacts are the people who wrote, with the names they gave themselves', a
     body.contacts.map((contact: { phone: string; push_name: string }) => [contact.phone, contact.push_name]),
   )
   assert.deepEqual(byPhone, { [ALICE]: 'Alice', [BOB]: 'Bob' })
+})
+
+/** Every page of a list operation, following next_cursor; the pages as they came. */
+async function allPages(name: string, key: string, params: Record<string, unknown>): Promise<unknown[][]> {
+  const pages: unknown[][] = []
+  let cursor: string | undefined
+  do {
+    const { status, body } = await linked.api(name, { ...params, ...(cursor ? { cursor } : {}) })
+    assert.equal(status, 200, JSON.stringify(body))
+    pages.push(body[key])
+    cursor = body.next_cursor ?? undefined
+  } while (cursor)
+  return pages
+}
+
+test('chats and contacts come a page at a time: each chat once, newest first, across the pages', async () => {
+  await fromContact(CAROL, 'Carol here')
+  await fromContact(DAN, 'Dan here')
+  await toContact(ALICE, 'Alice, one more')
+  const whole = (await linked.api('chats')).body
+  assert.equal(whole.next_cursor, null)
+  const order = whole.chats.map((chat: { chat: string }) => chat.chat)
+  assert.deepEqual(order.slice(0, 3), [
+    `${ALICE}@s.whatsapp.net`,
+    `${DAN}@s.whatsapp.net`,
+    `${CAROL}@s.whatsapp.net`,
+  ])
+  assert.equal(order.length, 4)
+
+  const pages = await allPages('chats', 'chats', { limit: 1 })
+  assert.deepEqual(
+    pages.map((page) => page.length),
+    [1, 1, 1, 1],
+  )
+  assert.deepEqual(pages.flat(), whole.chats, 'the pages together are the whole list, each chat once')
+  const contactPages = await allPages('contacts', 'contacts', { limit: 3 })
+  assert.deepEqual(
+    contactPages.map((page) => page.length),
+    [3, 1],
+  )
+  assert.deepEqual(contactPages.flat(), (await linked.api('contacts')).body.contacts)
+
+  const one = await linked.api('chats', { number: CAROL })
+  assert.deepEqual(one.body, { status: 'success', chats: [whole.chats[2]], next_cursor: null })
+  const none = await linked.api('chats', { number: '15550489999' })
+  assert.deepEqual(none.body.chats, [])
+  const mixed = await linked.api('chats', { number: CAROL, cursor: whole.next_cursor ?? 'x' })
+  assert.equal(mixed.status, 400)
+  assert.equal(mixed.body.code, 'invalid_parameter')
+  const bad = await linked.api('contacts', { cursor: 'not-a-cursor' })
+  assert.equal(bad.status, 400)
+  assert.equal(bad.body.details.parameter, 'cursor')
 })

@@ -1,5 +1,5 @@
 import { AppError } from '../errors'
-import { type MessageStore, type StoredMessage, inChat } from '../store/message-store'
+import { type MessagePosition, type MessageStore, positionOf, type StoredChat } from '../store/message-store'
 import type { LinkdeskMessage } from '../contract/message'
 
 /** A chat as the account's stored messages show it. */
@@ -24,70 +24,79 @@ export interface ContactSummary {
 
 export const PAGE_LIMIT = { default: 50, max: 100 }
 
-/** Where a message stands in its chat: its time, then (within a second) when it was stored, then its id. */
-type Position = [number, number, string]
+/** How many chats or contacts a page holds unless `limit` says otherwise, and at most. */
+export const LIST_LIMIT = { default: 100, max: 500 }
 
-function positionOf(stored: StoredMessage): Position {
-  return [Number(stored.message.timestamp), stored.storedAt, stored.message.id]
+/** A page of a list: the items, and the cursor of the next page (null on the last one). */
+type Page<K extends string, T> = Record<K, T[]> & { next_cursor: string | null }
+
+function encode(value: unknown): string {
+  return Buffer.from(JSON.stringify(value)).toString('base64url')
 }
 
-function compare(a: Position, b: Position): number {
-  return a[0] - b[0] || a[1] - b[1] || a[2].localeCompare(b[2])
-}
-
-const newestFirst = (a: StoredMessage, b: StoredMessage) => compare(positionOf(b), positionOf(a))
-
-/** A page cursor: the position of the last message a page showed. */
-function cursorOf(stored: StoredMessage): string {
-  return Buffer.from(JSON.stringify(positionOf(stored))).toString('base64url')
-}
-
-function afterCursor(cursor: string): (stored: StoredMessage) => boolean {
-  let position: unknown
+function decode<T>(cursor: string, valid: (value: unknown) => value is T, list: string): T {
+  let value: unknown
   try {
-    position = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
+    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
   } catch {
-    position = undefined
+    value = undefined
   }
-  const valid =
-    Array.isArray(position) &&
-    typeof position[0] === 'number' &&
-    typeof position[1] === 'number' &&
-    typeof position[2] === 'string'
-  if (!valid) {
-    throw new AppError('invalid_parameter', 'cursor is not one a page of chat_messages gave.', {
+  if (!valid(value)) {
+    throw new AppError('invalid_parameter', `cursor is not one a page of ${list} gave.`, {
       details: { parameter: 'cursor' },
     })
   }
-  return (stored) => compare(positionOf(stored), position as Position) < 0
+  return value
+}
+
+const isPosition = (value: unknown): value is MessagePosition =>
+  Array.isArray(value) &&
+  value.length === 3 &&
+  typeof value[0] === 'number' &&
+  typeof value[1] === 'number' &&
+  typeof value[2] === 'string'
+
+const isChatId = (value: unknown): value is string => typeof value === 'string'
+
+/** The page shown of `limit + 1` read, and its next cursor (from its last item) when there was more. */
+function paged<T>(
+  found: T[],
+  limit: number,
+  cursorOf: (item: T) => string,
+): { shown: T[]; next: string | null } {
+  const shown = found.slice(0, limit)
+  const last = shown.at(-1)
+  return { shown, next: found.length > limit && last !== undefined ? cursorOf(last) : null }
+}
+
+function summaryOf({ chat, last, unread, messages }: StoredChat): ChatSummary {
+  return { chat, is_group: last.message.is_group, last_message: last.message, unread, messages }
 }
 
 /**
  * The account's chats, their messages and its contacts, as the message store knows them: what arrived and
- * was sent since linking, within the store's retention (30 days), nothing from before.
+ * was sent since linking, within the store's retention (30 days), nothing from before. Each is a page read
+ * from the store's chat index, newest first (contacts by chat id), with a cursor to the next page.
  */
 export class ChatBook {
   constructor(private readonly store: MessageStore) {}
 
-  async chats(instanceId: string): Promise<ChatSummary[]> {
-    const byChat = new Map<string, StoredMessage[]>()
-    for (const stored of await this.store.all(instanceId)) {
-      const list = byChat.get(stored.message.chat) ?? []
-      list.push(stored)
-      byChat.set(stored.message.chat, list)
-    }
-    const chats = [...byChat].map(([chat, list]) => {
-      const [last] = list.sort(newestFirst) as [StoredMessage]
-      const summary: ChatSummary = {
-        chat,
-        is_group: last.message.is_group,
-        last_message: last.message,
-        unread: list.filter((stored) => stored.direction === 'in' && !stored.read).length,
-        messages: list.length,
-      }
-      return { summary, last }
-    })
-    return chats.sort((a, b) => newestFirst(a.last, b.last)).map(({ summary }) => summary)
+  /** Chats, newest last message first, a page at a time. */
+  async chats(
+    instanceId: string,
+    page: { limit?: number; cursor?: string },
+  ): Promise<Page<'chats', ChatSummary>> {
+    const limit = page.limit ?? LIST_LIMIT.default
+    const before = page.cursor === undefined ? undefined : decode(page.cursor, isPosition, 'chats')
+    const found = await this.store.chats(instanceId, limit + 1, before)
+    const { shown, next } = paged(found, limit, ({ last }) => encode(positionOf(last)))
+    return { chats: shown.map(summaryOf), next_cursor: next }
+  }
+
+  /** One chat's summary (by the chat id its messages carry), or none when it has no stored message. */
+  async chat(instanceId: string, chat: string): Promise<ChatSummary[]> {
+    const found = await this.store.chat(instanceId, chat)
+    return found ? [summaryOf(found)] : []
   }
 
   /** One chat's messages, newest first, a page at a time; `next_cursor` is null on the last page. */
@@ -95,37 +104,23 @@ export class ChatBook {
     instanceId: string,
     chat: string,
     page: { limit?: number; cursor?: string },
-  ): Promise<{ messages: LinkdeskMessage[]; next_cursor: string | null }> {
+  ): Promise<Page<'messages', LinkdeskMessage>> {
     const limit = page.limit ?? PAGE_LIMIT.default
-    const after = page.cursor ? afterCursor(page.cursor) : () => true
-    const list = (await this.store.all(instanceId))
-      .filter((stored) => inChat(stored, chat) && after(stored))
-      .sort(newestFirst)
-    const shown = list.slice(0, limit)
-    const last = shown.at(-1)
-    return {
-      messages: shown.map((stored) => stored.message),
-      next_cursor: list.length > limit && last ? cursorOf(last) : null,
-    }
+    const before = page.cursor === undefined ? undefined : decode(page.cursor, isPosition, 'chat_messages')
+    const found = await this.store.chatPage(instanceId, chat, limit + 1, before)
+    const { shown, next } = paged(found, limit, (stored) => encode(positionOf(stored)))
+    return { messages: shown.map((stored) => stored.message), next_cursor: next }
   }
 
-  async contacts(instanceId: string): Promise<ContactSummary[]> {
-    const byChat = new Map<string, { contact: ContactSummary; at: number }>()
-    for (const { message } of await this.store.all(instanceId)) {
-      if (message.from_me) continue
-      const at = Number(message.timestamp)
-      const known = byChat.get(message.sender)
-      if (known && known.at >= at && known.contact.push_name) continue
-      byChat.set(message.sender, {
-        at,
-        contact: {
-          chat: message.sender,
-          phone: message.sender_phone,
-          lid: message.sender_lid,
-          push_name: message.push_name ?? known?.contact.push_name ?? null,
-        },
-      })
-    }
-    return [...byChat.values()].map(({ contact }) => contact).sort((a, b) => a.chat.localeCompare(b.chat))
+  /** The people who wrote, by chat id, a page at a time. */
+  async contacts(
+    instanceId: string,
+    page: { limit?: number; cursor?: string },
+  ): Promise<Page<'contacts', ContactSummary>> {
+    const limit = page.limit ?? LIST_LIMIT.default
+    const after = page.cursor === undefined ? undefined : decode(page.cursor, isChatId, 'contacts')
+    const found = await this.store.contacts(instanceId, limit + 1, after)
+    const { shown, next } = paged(found, limit, ({ chat }) => encode(chat))
+    return { contacts: shown, next_cursor: next }
   }
 }

@@ -29,8 +29,25 @@ export interface MessageStore {
   get(instanceId: string, id: string): Promise<StoredMessage | undefined>
   /** The received messages of one chat, at most `limit` of the newest, oldest first. */
   receivedIn(instanceId: string, chat: string, limit: number): Promise<StoredMessage[]>
-  /** Every stored message of an instance, in no particular order. */
-  all(instanceId: string): Promise<StoredMessage[]>
+  /**
+   * An instance's chats, newest last message first, at most `limit` of them whose last message stands before
+   * `before`: read from the chat index the store keeps up to date with every write, never from the messages.
+   */
+  chats(instanceId: string, limit: number, before?: MessagePosition): Promise<StoredChat[]>
+  /** One chat of the index (by the chat id its messages carry); undefined when it has no stored message. */
+  chat(instanceId: string, chat: string): Promise<StoredChat | undefined>
+  /**
+   * One chat's messages (by its chat id or the other id the network gave for it), newest first, at most
+   * `limit` of those that stand before `before`: a range of the chat's own index.
+   */
+  chatPage(
+    instanceId: string,
+    chat: string,
+    limit: number,
+    before?: MessagePosition,
+  ): Promise<StoredMessage[]>
+  /** Who wrote to the account, by chat id in byte order, at most `limit` of those after `after`. */
+  contacts(instanceId: string, limit: number, after?: string): Promise<StoredContact[]>
   /** Notes that received messages were marked read. */
   markRead(instanceId: string, ids: readonly string[]): Promise<void>
   /** The encoded content of a message, for Baileys' getMessage; undefined when unknown. */
@@ -47,6 +64,28 @@ export interface MessageStore {
   sweep(): Promise<number>
   /** Forgets everything of an instance (destroyed). */
   dropInstance(instanceId: string): Promise<void>
+}
+
+/** Where a message stands in its chats: its time (Unix seconds), then when it was stored, then its id. */
+export type MessagePosition = [timestamp: number, storedAt: number, id: string]
+
+/** A chat as the store's chat index keeps it. */
+export interface StoredChat {
+  chat: string
+  /** The chat's newest message (by position). */
+  last: StoredMessage
+  /** Received messages not marked read. */
+  unread: number
+  messages: number
+}
+
+/** Someone who wrote to the account, as the store's contact index keeps them. */
+export interface StoredContact {
+  chat: string
+  phone: string | null
+  lid: string | null
+  /** The name they gave themselves, from their newest message that carried it. */
+  push_name: string | null
 }
 
 export interface MessageStoreOptions {
@@ -83,18 +122,46 @@ export const STATUS_RANK: Record<DeliveryStatus, number> = {
   played: 4,
 }
 
-/** Of an instance's messages, the received ones of one chat, at most `limit` of the newest, oldest first. */
-export function newestReceived(all: StoredMessage[], chat: string, limit: number): StoredMessage[] {
-  const found = all.filter((stored) => stored.direction === 'in' && inChat(stored, chat))
-  found.sort((a, b) => Number(a.message.timestamp) - Number(b.message.timestamp))
-  return found.slice(-limit)
+/** Where a stored message stands in its chats. */
+export function positionOf(stored: StoredMessage): MessagePosition {
+  return [Number(stored.message.timestamp) || 0, stored.storedAt, stored.message.id]
 }
 
-/** Whether a stored message belongs to a chat, named by its chat id or the other id the network gave. */
-export function inChat(stored: StoredMessage, chat: string): boolean {
-  const key = stored.networkKey
-  return stored.message.chat === chat || key?.chat === chat || key?.chatAlt === chat
+/** Orders positions oldest first (ids by code unit, as both stores' indexes order them). */
+export function comparePositions(a: MessagePosition, b: MessagePosition): number {
+  return a[0] - b[0] || a[1] - b[1] || (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0)
 }
+
+/** Every chat id a message is found under: its chat, and the other ids the network gave for it. */
+export function chatIdsOf(stored: StoredMessage): string[] {
+  const key = stored.networkKey
+  return [...new Set([stored.message.chat, key?.chat, key?.chatAlt])].filter(
+    (chat): chat is string => typeof chat === 'string' && chat !== '',
+  )
+}
+
+/**
+ * Of a chat's messages, the received ones, at most `limit` of the newest, oldest first: read from the chat's
+ * index a page at a time, newest first.
+ */
+export async function newestReceived(
+  store: Pick<MessageStore, 'chatPage'>,
+  instanceId: string,
+  chat: string,
+  limit: number,
+): Promise<StoredMessage[]> {
+  const found: StoredMessage[] = []
+  let before: MessagePosition | undefined
+  for (;;) {
+    const page = await store.chatPage(instanceId, chat, RECEIVED_PAGE, before)
+    for (const stored of page) if (stored.direction === 'in' && found.length < limit) found.push(stored)
+    const last = page.at(-1)
+    if (found.length >= limit || page.length < RECEIVED_PAGE || !last) return found.reverse()
+    before = positionOf(last)
+  }
+}
+
+const RECEIVED_PAGE = 200
 
 /** The network key a stored message was sent or received under, or one made from what is stored. */
 export function networkKeyOf(stored: StoredMessage): WaMessageKey {

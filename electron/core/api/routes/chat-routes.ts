@@ -1,4 +1,5 @@
-import { PAGE_LIMIT } from '../../messages/chat-book'
+import { LIST_LIMIT, PAGE_LIMIT } from '../../messages/chat-book'
+import { AppError } from '../../errors'
 import type { MessageService } from '../../messages/message-service'
 import { parseRecipient } from '../../contract/recipient'
 import { defineOperation, type Operation } from '../operation'
@@ -17,6 +18,25 @@ const SAMPLE_MESSAGE = {
   timestamp: '1795253914',
 }
 
+/** `limit` and `cursor` of a list read a page at a time. */
+function pageFields(what: string, max: number) {
+  return {
+    limit: {
+      type: 'integer',
+      minimum: 1,
+      maximum: max,
+      description: `${what} a page.`,
+      example: 20,
+    },
+    cursor: {
+      type: 'string',
+      maxLength: 200,
+      description: 'The `next_cursor` of the previous page.',
+      example: 'WzE3OTUyNTM5MTQsMTc5NTI1MzkxNDEyMywiM0VCMEM0RjFBMkIzQzRENUU2RjciXQ',
+    },
+  } as const
+}
+
 /** chats, chat_messages and contacts: what the account's stored messages show, read without the network. */
 export function chatOperations({ messages }: ChatRoutesDeps): Operation[] {
   const { chats } = messages
@@ -24,12 +44,15 @@ export function chatOperations({ messages }: ChatRoutesDeps): Operation[] {
     defineOperation({
       name: 'chats',
       tag: 'Chats',
-      summary: "The account's chats, newest first, with their last message and unread count.",
-      description:
-        'Every chat (a contact or a group) with a stored message: what arrived or was sent since the instance was linked, within the 30-day retention. `unread` counts received messages not marked read (mark_read, auto_read).',
+      summary:
+        "The account's chats, newest first, with their last message and unread count, a page at a time.",
+      description: `Every chat (a contact or a group) with a stored message: what arrived or was sent since the instance was linked, within the 30-day retention. \`unread\` counts received messages not marked read (mark_read, auto_read). Newest last message first, \`limit\` a page (default ${LIST_LIMIT.default}, at most ${LIST_LIMIT.max}); give \`next_cursor\` as \`cursor\` for the next page (null on the last one): each chat is on one page. With \`number\`, only that chat (none when it has no stored message), to refresh one chat after its message event.`,
       auth: 'token',
       instance: true,
-      fields: {},
+      fields: {
+        ...pageFields('Chats', LIST_LIMIT.max),
+        number: { ...CHAT_NUMBER, description: `Only this chat. ${CHAT_NUMBER.description}` },
+      },
       example: {
         status: 'success',
         chats: [
@@ -41,8 +64,26 @@ export function chatOperations({ messages }: ChatRoutesDeps): Operation[] {
             messages: 12,
           },
         ],
+        next_cursor: null,
       },
-      handle: async ({ instance }) => ({ status: 'success', chats: await chats.chats(instance.id) }),
+      handle: async ({ params, instance }) => {
+        if (params.number === undefined)
+          return {
+            status: 'success',
+            ...(await chats.chats(instance.id, { limit: params.limit, cursor: params.cursor })),
+          }
+        if (params.cursor !== undefined || params.limit !== undefined) {
+          throw new AppError(
+            'invalid_parameter',
+            'number reads one chat: give limit and cursor without it.',
+            {
+              details: { parameter: params.cursor === undefined ? 'limit' : 'cursor' },
+            },
+          )
+        }
+        const chat = parseRecipient(params.number).jid
+        return { status: 'success', chats: await chats.chat(instance.id, chat), next_cursor: null }
+      },
     }),
     defineOperation({
       name: 'chat_messages',
@@ -53,19 +94,7 @@ export function chatOperations({ messages }: ChatRoutesDeps): Operation[] {
       instance: true,
       fields: {
         number: { ...CHAT_NUMBER, required: true },
-        limit: {
-          type: 'integer',
-          minimum: 1,
-          maximum: PAGE_LIMIT.max,
-          description: 'Messages a page.',
-          example: 20,
-        },
-        cursor: {
-          type: 'string',
-          maxLength: 200,
-          description: 'The `next_cursor` of the previous page.',
-          example: 'MTc5NTI1MzkxNDozRUIwQzRGMUEyQjNDNEQ1RTZGNw',
-        },
+        ...pageFields('Messages', PAGE_LIMIT.max),
       },
       example: { status: 'success', messages: [SAMPLE_MESSAGE], next_cursor: null },
       handle: async ({ params, instance }) => ({
@@ -79,12 +108,12 @@ export function chatOperations({ messages }: ChatRoutesDeps): Operation[] {
     defineOperation({
       name: 'contacts',
       tag: 'Chats',
-      summary: 'The people the account has messages from, with the names they gave themselves.',
-      description:
-        'Everyone who wrote to the account (in 1:1 chats and groups) among the stored messages, with their phone number and LID where known and their newest push name.',
+      summary:
+        'The people the account has messages from, with the names they gave themselves, a page at a time.',
+      description: `Everyone who wrote to the account (in 1:1 chats and groups) among the stored messages, with their phone number and LID where known and their newest push name. By chat id (byte order), \`limit\` a page (default ${LIST_LIMIT.default}, at most ${LIST_LIMIT.max}); give \`next_cursor\` as \`cursor\` for the next page (null on the last one).`,
       auth: 'token',
       instance: true,
-      fields: {},
+      fields: pageFields('Contacts', LIST_LIMIT.max),
       example: {
         status: 'success',
         contacts: [
@@ -95,8 +124,12 @@ export function chatOperations({ messages }: ChatRoutesDeps): Operation[] {
             push_name: 'Alice',
           },
         ],
+        next_cursor: null,
       },
-      handle: async ({ instance }) => ({ status: 'success', contacts: await chats.contacts(instance.id) }),
+      handle: async ({ params, instance }) => ({
+        status: 'success',
+        ...(await chats.contacts(instance.id, { limit: params.limit, cursor: params.cursor })),
+      }),
     }),
   ]
 }

@@ -5,14 +5,18 @@ import { join } from 'node:path'
 import { boundedCache, CACHE_LIMITS } from '../../bounded-cache'
 import type { Database, RootDatabase } from './database'
 import { writeBatch } from './write-batch'
+import { LmdbChatIndex } from './chat-index'
 import type { DeliveryStatus } from '../../contract/message'
 import {
+  type MessagePosition,
   type MessageStore,
   type MessageStoreOptions,
   newestReceived,
   retentionOf,
   storedAtClock,
   STATUS_RANK,
+  type StoredChat,
+  type StoredContact,
   type StoredMessage,
 } from '../message-store'
 
@@ -21,7 +25,9 @@ import {
  * name the id, not always the same chat id), with their delivery statuses as small records beside them (a
  * receipt rewrites a few bytes, not the message and its content); downloaded media as files beside it.
  * Adding a message resolves once its write is queued (reads see it at once), so no send or receive waits for
- * a commit round trip; a write that fails makes the next add fail with it.
+ * a commit round trip; a write that fails makes the next add fail with it. Chats, chat pages and contacts are
+ * read from an index kept with every write (chat-index.ts), built from the messages on the first open of a
+ * folder written before it.
  */
 type Key = [string, string]
 
@@ -39,10 +45,19 @@ export class LmdbMessageStore implements MessageStore {
   private readonly stamp: () => number
   /** Ids being written: an incoming message seen twice before its write commits is still one message. */
   private readonly recent = boundedCache<string, true>(CACHE_LIMITS.messageIdsInFlight)
+  private readonly index: LmdbChatIndex
 
   constructor(root: RootDatabase, dataDir: string, options: MessageStoreOptions = {}) {
     this.db = root.openDB<StoredMessage, Key>({ name: 'messages', encoding: 'msgpack' })
     this.statuses = root.openDB<DeliveryStatus, Key>({ name: 'message-statuses', encoding: 'msgpack' })
+    this.index = new LmdbChatIndex(
+      root,
+      (instanceId, id) => this.current(instanceId, id),
+      (error) => (this.failure = error),
+    )
+    this.index.buildOnce(root, () =>
+      this.db.getRange({}).map(({ key, value }) => ({ instanceId: key[0], stored: value })),
+    )
     this.mediaDir = join(dataDir, 'media')
     this.retentionMs = retentionOf(options)
     this.now = options.now ?? Date.now
@@ -56,7 +71,9 @@ export class LmdbMessageStore implements MessageStore {
     // Claimed synchronously: a second copy arriving while the write is in flight is already a duplicate.
     if (this.recent.has(recentKey) || this.db.get(key) !== undefined) return false
     this.recent.set(recentKey, true)
-    this.put(key, { ...entry, storedAt: this.stamp() })
+    const stored: StoredMessage = { ...entry, storedAt: this.stamp() }
+    void this.put(key, stored)
+    this.index.change(instanceId, undefined, stored)
     return true
   }
 
@@ -67,7 +84,11 @@ export class LmdbMessageStore implements MessageStore {
   async addSent(instanceId: string, entry: Omit<StoredMessage, 'storedAt' | 'direction'>): Promise<void> {
     const key: Key = [instanceId, entry.message.id]
     this.recent.set(key.join('\u0000'), true)
-    await this.put(key, { ...entry, direction: 'out', storedAt: this.stamp() })
+    const was = this.current(instanceId, entry.message.id)
+    const stored: StoredMessage = { ...entry, direction: 'out', storedAt: this.stamp() }
+    const written = this.put(key, stored)
+    this.index.change(instanceId, was, stored)
+    await written
   }
 
   async get(instanceId: string, id: string): Promise<StoredMessage | undefined> {
@@ -84,26 +105,39 @@ export class LmdbMessageStore implements MessageStore {
    * for it), at most `limit` of the newest, oldest first.
    */
   async receivedIn(instanceId: string, chat: string, limit: number): Promise<StoredMessage[]> {
-    return newestReceived(await this.all(instanceId), chat, limit)
+    return newestReceived(this, instanceId, chat, limit)
   }
 
-  /** Every stored message of an instance, written or still being written, in no particular order. */
-  async all(instanceId: string): Promise<StoredMessage[]> {
-    const byId = new Map<string, StoredMessage>()
-    for (const { value } of this.db.getRange({ start: [instanceId], end: [instanceId, '\uffff'] })) {
-      byId.set(value.message.id, value)
-    }
-    const prefix = `${instanceId}\u0000`
-    for (const [key, value] of this.pending) if (key.startsWith(prefix)) byId.set(value.message.id, value)
-    return [...byId.values()]
+  async chats(instanceId: string, limit: number, before?: MessagePosition): Promise<StoredChat[]> {
+    return this.index.chatsPage(instanceId, limit, before)
+  }
+
+  async chat(instanceId: string, chat: string): Promise<StoredChat | undefined> {
+    return this.index.chatOf(instanceId, chat)
+  }
+
+  async chatPage(
+    instanceId: string,
+    chat: string,
+    limit: number,
+    before?: MessagePosition,
+  ): Promise<StoredMessage[]> {
+    return this.index.page(instanceId, chat, limit, before)
+  }
+
+  async contacts(instanceId: string, limit: number, after?: string): Promise<StoredContact[]> {
+    return this.index.contactsPage(instanceId, limit, after)
   }
 
   /** Notes that received messages were marked read (they no longer count as unread). */
   async markRead(instanceId: string, ids: readonly string[]): Promise<void> {
     for (const id of ids) {
       const stored = this.current(instanceId, id)
-      if (stored && stored.direction === 'in' && !stored.read)
-        void this.put([instanceId, id], { ...stored, read: true })
+      if (stored && stored.direction === 'in' && !stored.read) {
+        const read = { ...stored, read: true }
+        void this.put([instanceId, id], read)
+        this.index.change(instanceId, stored, read)
+      }
     }
   }
 
@@ -159,20 +193,25 @@ export class LmdbMessageStore implements MessageStore {
     await rename(`${path}.tmp`, path)
   }
 
-  /** Removes messages and media older than the retention; returns how many messages went. */
+  /**
+   * Removes messages and media older than the retention; returns how many messages went. The removals and
+   * the index's changes are queued in one turn, so they commit together.
+   */
   async sweep(): Promise<number> {
     const cutoff = this.now() - this.retentionMs
-    let removed = 0
-    await writeBatch(this.db, () => {
-      for (const { key, value } of this.db.getRange()) {
-        if (value.storedAt >= cutoff) continue
-        rmSync(this.mediaPath(key[0], key[1]), { force: true })
-        this.db.remove(key)
-        this.statuses.remove(key)
-        removed++
-      }
+    // As last written: a write still queued (a message marked read) is what the index counted.
+    const expired = Array.from(
+      this.db.getRange().map(({ key, value }) => ({ key, value: this.current(key[0], key[1]) ?? value })),
+    ).filter(({ value }) => value.storedAt < cutoff)
+    const removals = expired.map(({ key, value }) => {
+      rmSync(this.mediaPath(key[0], key[1]), { force: true })
+      this.pending.delete(key.join('\u0000'))
+      this.index.change(key[0], value, undefined)
+      void this.statuses.remove(key)
+      return this.db.remove(key)
     })
-    return removed
+    await Promise.all(removals)
+    return expired.length
   }
 
   /** Every stored message with its newest status (for copying the store elsewhere). */
@@ -191,6 +230,7 @@ export class LmdbMessageStore implements MessageStore {
     await writeBatch(this.db, () => {
       for (const key of this.db.getKeys(range)) this.db.remove(key)
       for (const key of this.statuses.getKeys(range)) this.statuses.remove(key)
+      this.index.drop(instanceId)
     })
     rmSync(join(this.mediaDir, instanceId), { recursive: true, force: true })
   }

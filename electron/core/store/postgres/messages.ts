@@ -2,12 +2,15 @@ import type pg from 'pg'
 import { fencedStatement, type WriteFence } from './write-fence'
 import { boundedCache, CACHE_LIMITS } from '../../bounded-cache'
 import {
+  type MessagePosition,
   newestReceived,
   retentionOf,
   storedAtClock,
   type MessageStore,
   type MessageStoreOptions,
   STATUS_RANK,
+  type StoredChat,
+  type StoredContact,
   type StoredMessage,
 } from '../message-store'
 import type { DeliveryStatus } from '../../contract/message'
@@ -23,7 +26,8 @@ interface MessageRow {
  * Sent and received messages in PostgreSQL (`messages`, `message_statuses`, `message_media`): media in the
  * database beside its message, so every node reads it, backups hold it and it goes with its message. A
  * message added is visible to reads at once (kept in memory until its insert commits), as in the embedded
- * store; a status moves forward in one conditional upsert.
+ * store; a status moves forward in one conditional upsert. Chats, chat pages and contacts are range reads of
+ * the chat index a trigger keeps in the statement that writes each message (migration 9).
  */
 export class PostgresMessageStore implements MessageStore {
   /** Messages whose write is not committed yet, by `instanceId\0id`. */
@@ -119,18 +123,55 @@ export class PostgresMessageStore implements MessageStore {
   }
 
   async receivedIn(instanceId: string, chat: string, limit: number): Promise<StoredMessage[]> {
-    return newestReceived(await this.all(instanceId), chat, limit)
+    return newestReceived(this, instanceId, chat, limit)
   }
 
-  async all(instanceId: string): Promise<StoredMessage[]> {
-    const { rows } = await this.pool.query<MessageRow>(
-      'SELECT record, content, read FROM messages WHERE instance_id = $1',
-      [instanceId],
+  async chats(instanceId: string, limit: number, before?: MessagePosition): Promise<StoredChat[]> {
+    const params: unknown[] = [instanceId, limit, ...(before ?? [])]
+    const { rows } = await this.pool.query<ChatRow>(
+      `SELECT s.chat, s.unread, s.messages, m.record, m.read
+       FROM chat_summaries s JOIN messages m ON m.instance_id = s.instance_id AND m.id = s.last_id
+       WHERE s.instance_id = $1 ${before ? 'AND (s.last_ts, s.last_stored_at, s.last_id) < ($3, $4, $5)' : ''}
+       ORDER BY s.last_ts DESC, s.last_stored_at DESC, s.last_id DESC LIMIT $2`,
+      params,
     )
-    const byId = new Map(rows.map((row) => storedOf(row)).map((stored) => [stored.message.id, stored]))
-    const prefix = `${instanceId}\u0000`
-    for (const [key, stored] of this.pending) if (key.startsWith(prefix)) byId.set(stored.message.id, stored)
-    return [...byId.values()]
+    return rows.map(chatOf)
+  }
+
+  async chat(instanceId: string, chat: string): Promise<StoredChat | undefined> {
+    const { rows } = await this.pool.query<ChatRow>(
+      `SELECT s.chat, s.unread, s.messages, m.record, m.read
+       FROM chat_summaries s JOIN messages m ON m.instance_id = s.instance_id AND m.id = s.last_id
+       WHERE s.instance_id = $1 AND s.chat = $2`,
+      [instanceId, chat],
+    )
+    return rows[0] && chatOf(rows[0])
+  }
+
+  async chatPage(
+    instanceId: string,
+    chat: string,
+    limit: number,
+    before?: MessagePosition,
+  ): Promise<StoredMessage[]> {
+    const params: unknown[] = [instanceId, chat, limit, ...(before ?? [])]
+    const { rows } = await this.pool.query<MessageRow>(
+      `SELECT m.record, NULL AS content, m.read
+       FROM message_chats c JOIN messages m ON m.instance_id = c.instance_id AND m.id = c.id
+       WHERE c.instance_id = $1 AND c.chat = $2 ${before ? 'AND (c.ts, c.stored_at, c.id) < ($4, $5, $6)' : ''}
+       ORDER BY c.ts DESC, c.stored_at DESC, c.id DESC LIMIT $3`,
+      params,
+    )
+    return rows.map(storedOf)
+  }
+
+  async contacts(instanceId: string, limit: number, after?: string): Promise<StoredContact[]> {
+    const { rows } = await this.pool.query<StoredContact>(
+      `SELECT chat, phone, lid, push_name FROM message_contacts
+       WHERE instance_id = $1 ${after === undefined ? '' : 'AND chat > $3'} ORDER BY chat LIMIT $2`,
+      [instanceId, limit, ...(after === undefined ? [] : [after])],
+    )
+    return rows
   }
 
   async markRead(instanceId: string, ids: readonly string[]): Promise<void> {
@@ -212,7 +253,9 @@ export class PostgresMessageStore implements MessageStore {
 
   async dropInstance(instanceId: string): Promise<void> {
     for (const key of this.pending.keys()) if (key.startsWith(`${instanceId}\u0000`)) this.pending.delete(key)
-    await this.pool.query('DELETE FROM messages WHERE instance_id = $1', [instanceId])
+    // The index first, so removing the messages has nothing left to count down.
+    for (const table of ['chat_summaries', 'message_contacts', 'messages', 'message_chats'])
+      await this.pool.query(`DELETE FROM ${table} WHERE instance_id = $1`, [instanceId])
   }
 }
 
@@ -229,6 +272,18 @@ function columnsOf(stored: StoredMessage): unknown[] {
     JSON.stringify(record),
     content ? Buffer.from(content) : null,
   ]
+}
+
+interface ChatRow {
+  chat: string
+  unread: number
+  messages: number
+  record: string
+  read: boolean
+}
+
+function chatOf({ chat, unread, messages, record, read }: ChatRow): StoredChat {
+  return { chat, unread, messages, last: storedOf({ record, read, content: null }) }
 }
 
 function storedOf({ record, content, read }: MessageRow): StoredMessage {

@@ -1,44 +1,93 @@
+import { useCallback } from 'react'
 import type { ChatList, ContactList } from '../../api/types'
+import { useApi } from '../../app/api-context'
 import { useLiveEvents } from '../../app/feed-context'
 import { hrefWithQuery } from '../../app/routes'
-import { useOperation } from '../../app/use-operation'
 import { ErrorNotice } from '../../components/ErrorNotice'
 import { messageSummary } from '../events/message-summary'
+import { type PagedList, placed, usePagedList } from './use-paged-list'
 import './ChatsPanel.css'
+
+type ChatPage = ChatList & { next_cursor: string | null }
+type ContactPage = ContactList & { next_cursor: string | null }
 
 /** What a chat id shows: a phone number as +digits, a group or a LID as it is. */
 function chatName(chat: string): string {
   return chat.endsWith('@s.whatsapp.net') ? `+${chat.split('@')[0]}` : chat
 }
 
-/** An instance's chats (newest first, with unread counts) and contacts, each a link to write to them. */
+type Chat = ChatList['chats'][number]
+type Contact = ContactList['contacts'][number]
+
+/** Whether chat `a`'s last message is newer than `b`'s (a chat just refreshed goes before an equal one). */
+const newerChat = (a: Chat, b: Chat) => Number(a.last_message.timestamp) >= Number(b.last_message.timestamp)
+const contactBefore = (a: Contact, b: Contact) => a.chat < b.chat
+
+/** Events that store a message in a chat (a status changes no chat's summary). */
+const CHAT_EVENTS = new Set(['message.received', 'message.sent', 'message.edited', 'message.deleted'])
+
+/**
+ * An instance's chats (newest first, with unread counts) and contacts, each a link to write to them, a page at
+ * a time. A message event refreshes only its own chat (one read of that chat) and its sender's contact entry
+ * (from the event itself): the lists are never read again whole.
+ */
 export function ChatsPanel({ instanceId }: { instanceId: string }) {
-  const [chats, reloadChats] = useOperation(
-    async (api) => (await api.call<ChatList>('chats', { instance_id: instanceId })).chats,
-    `chats/${instanceId}`,
-  )
-  const [contacts, reloadContacts] = useOperation(
-    async (api) => (await api.call<ContactList>('contacts', { instance_id: instanceId })).contacts,
-    `contacts/${instanceId}`,
+  const api = useApi()
+  const chats = usePagedList<Chat>(async (client, cursor) => {
+    const page = await client.call<ChatPage>('chats', { instance_id: instanceId, ...(cursor && { cursor }) })
+    return { items: page.chats, next_cursor: page.next_cursor }
+  }, `chats/${instanceId}`)
+  const contacts = usePagedList<Contact>(async (client, cursor) => {
+    const page = await client.call<ContactPage>('contacts', {
+      instance_id: instanceId,
+      ...(cursor && { cursor }),
+    })
+    return { items: page.contacts, next_cursor: page.next_cursor }
+  }, `contacts/${instanceId}`)
+  const { update: updateChats } = chats
+  const { update: updateContacts } = contacts
+  const refreshChat = useCallback(
+    async (chat: string) => {
+      const { chats: found } = await api.call<ChatPage>('chats', { instance_id: instanceId, number: chat })
+      updateChats((items, more) => {
+        const [summary] = found
+        if (!summary) return items.filter((item) => item.chat !== chat)
+        return placed(items, summary, (item) => item.chat, newerChat, more)
+      })
+    },
+    [api, instanceId, updateChats],
   )
   useLiveEvents((event) => {
-    if (event.instance_id !== instanceId || !event.event.startsWith('message.')) return
-    void reloadChats()
-    void reloadContacts()
+    if (event.instance_id !== instanceId || !CHAT_EVENTS.has(event.event)) return
+    const data = event.data as Partial<Record<string, unknown>>
+    if (typeof data.chat === 'string') void refreshChat(data.chat).catch(() => undefined)
+    if (event.event !== 'message.received' || data.from_me !== false || typeof data.sender !== 'string')
+      return
+    const sender = data.sender
+    updateContacts((items, more) => {
+      const known = items.find((item) => item.chat === sender)
+      const contact: Contact = {
+        chat: sender,
+        phone: typeof data.sender_phone === 'string' ? data.sender_phone : null,
+        lid: typeof data.sender_lid === 'string' ? data.sender_lid : null,
+        push_name: typeof data.push_name === 'string' ? data.push_name : (known?.push_name ?? null),
+      }
+      return placed(items, contact, (item) => item.chat, contactBefore, more)
+    })
   })
   const write = (number: string) => hrefWithQuery('composer', { instance_id: instanceId, number })
   return (
     <div className="chats-panel">
       <section aria-labelledby="chats-title">
         <h2 id="chats-title">Chats</h2>
-        {chats.status === 'failed' ? (
-          <ErrorNotice error={chats.error} context="Could not read the chats" />
+        {chats.list.status === 'failed' ? (
+          <ErrorNotice error={chats.list.error} context="Could not read the chats" />
         ) : null}
-        {chats.status === 'ready' && chats.data.length === 0 ? (
+        {chats.list.status === 'ready' && chats.list.items.length === 0 ? (
           <p className="hint">No messages yet: chats appear as messages arrive or are sent.</p>
         ) : null}
         <ul aria-label="Chats">
-          {(chats.status === 'ready' ? chats.data : []).map((chat) => (
+          {(chats.list.status === 'ready' ? chats.list.items : []).map((chat) => (
             <li key={chat.chat}>
               <a href={write(chat.chat)}>{chatName(chat.chat)}</a>
               {chat.unread ? <span className="unread">{chat.unread} unread</span> : null}
@@ -49,21 +98,41 @@ export function ChatsPanel({ instanceId }: { instanceId: string }) {
             </li>
           ))}
         </ul>
+        <MoreButton list={chats.list} loadMore={chats.loadMore} label="More chats" />
       </section>
       <section aria-labelledby="contacts-title">
         <h2 id="contacts-title">Contacts</h2>
-        {contacts.status === 'failed' ? (
-          <ErrorNotice error={contacts.error} context="Could not read the contacts" />
+        {contacts.list.status === 'failed' ? (
+          <ErrorNotice error={contacts.list.error} context="Could not read the contacts" />
         ) : null}
         <ul aria-label="Contacts">
-          {(contacts.status === 'ready' ? contacts.data : []).map((contact) => (
+          {(contacts.list.status === 'ready' ? contacts.list.items : []).map((contact) => (
             <li key={contact.chat}>
               <a href={write(contact.chat)}>{contact.push_name ?? chatName(contact.chat)}</a>
               <span className="muted"> {contact.phone ? `+${contact.phone}` : contact.chat}</span>
             </li>
           ))}
         </ul>
+        <MoreButton list={contacts.list} loadMore={contacts.loadMore} label="More contacts" />
       </section>
     </div>
+  )
+}
+
+/** Loads a list's next page, shown while there is one. */
+function MoreButton<T>({
+  list,
+  loadMore,
+  label,
+}: {
+  list: PagedList<T>
+  loadMore: () => Promise<void>
+  label: string
+}) {
+  if (list.status !== 'ready' || list.next === null) return null
+  return (
+    <button type="button" onClick={() => void loadMore()}>
+      {label}
+    </button>
   )
 }

@@ -1,0 +1,91 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import type { Page, Request } from 'playwright-core'
+import { chromiumMissing, launchBrowser, type TestBrowser } from './browser'
+import { type HeadlessServer, startHeadlessServer } from './headless-server'
+import { ensureRendererBuilt } from './renderer-build'
+
+const ANN = '15550032222'
+const BEN = '15550033333'
+
+describe(
+  'the chats panel in a browser, against the headless server in sandbox mode',
+  { skip: chromiumMissing },
+  () => {
+    let server: HeadlessServer
+    let browser: TestBrowser
+    let page: Page
+    let instancePhone = ''
+
+    /** Calls the sandbox's control API through the app, with the window's own credential. */
+    async function sandbox(path: string, body: unknown): Promise<void> {
+      const token = await page.evaluate(() => window.sessionStorage.getItem('linkdesk.uiToken') ?? '')
+      const answer = await fetch(`${server.apiBase}/sandbox${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+      assert.equal(answer.status, 200, await answer.text())
+    }
+
+    before(async () => {
+      await ensureRendererBuilt()
+      server = await startHeadlessServer(['--sandbox'])
+      browser = await launchBrowser()
+      page = await browser.context.newPage()
+      await page.goto(server.loginUrl)
+      await page.getByRole('heading', { name: 'Instances', level: 1 }).waitFor()
+      await page.getByRole('button', { name: 'Create instance' }).click()
+      await page.getByRole('img', { name: /^QR code number \d+ to link an account$/ }).waitFor()
+      const scan = page.getByRole('form', { name: 'Sandbox: scan with a simulated phone' })
+      await scan.getByRole('button', { name: 'Scan with a sandbox phone' }).click()
+      // The simulated phone gets a number of its own: the instance's page shows it.
+      const heading = page.getByRole('heading', { level: 1, name: /\(\+\d+\)/ })
+      await heading.waitFor()
+      instancePhone = /\(\+(\d+)\)/.exec(await heading.innerText())?.[1] ?? ''
+      await page.locator('.badge', { hasText: 'Connected' }).waitFor()
+      await sandbox('/accounts', { phone: ANN, name: 'Ann' })
+      await sandbox('/accounts', { phone: BEN, name: 'Ben' })
+    })
+
+    after(async () => {
+      await browser?.close()
+      await server?.stop()
+    })
+
+    test('a new message refreshes only its own chat: one read of that chat, no read of the whole chats or contacts', async () => {
+      const chats = page.getByRole('list', { name: 'Chats' })
+      const contacts = page.getByRole('list', { name: 'Contacts' })
+      await sandbox(`/accounts/${ANN}/messages`, { to: instancePhone, text: 'Ann writes first' })
+      await chats.getByRole('listitem').filter({ hasText: 'Ann writes first' }).waitFor()
+      await sandbox(`/accounts/${BEN}/messages`, { to: instancePhone, text: 'Ben writes' })
+      await chats.getByRole('listitem').filter({ hasText: 'Ben writes' }).waitFor()
+      await contacts.getByRole('link', { name: 'Ben' }).waitFor()
+      assert.deepEqual(await chats.getByRole('link').allInnerTexts(), [`+${BEN}`, `+${ANN}`])
+
+      // From here on, every list read the window makes is recorded.
+      const reads: Array<{ operation: string; params: Record<string, unknown> }> = []
+      const record = (request: Request) => {
+        const operation = /\/api\/v1\/(chats|contacts)$/.exec(new URL(request.url()).pathname)?.[1]
+        if (operation) reads.push({ operation, params: request.postDataJSON() as Record<string, unknown> })
+      }
+      page.on('request', record)
+      await sandbox(`/accounts/${ANN}/messages`, { to: instancePhone, text: 'Ann again' })
+      const ann = chats.getByRole('listitem').filter({ hasText: 'Ann again' })
+      await ann.waitFor()
+      page.off('request', record)
+
+      assert.deepEqual(
+        await chats.getByRole('link').allInnerTexts(),
+        [`+${ANN}`, `+${BEN}`],
+        'Ann’s chat moved up',
+      )
+      assert.match(await ann.innerText(), /2 unread/)
+      assert.deepEqual(await contacts.getByRole('link').allInnerTexts(), ['Ann', 'Ben'])
+      const instanceId = reads[0]?.params.instance_id
+      assert.deepEqual(reads, [
+        { operation: 'chats', params: { instance_id: instanceId, number: `${ANN}@s.whatsapp.net` } },
+      ])
+    })
+  },
+)
