@@ -379,11 +379,16 @@ export class EventService implements EventSink {
         () => undefined,
       )
     else this.live.publish({ kind: 'event', stored, position: id })
-    if (!this.stop.signal.aborted) {
+    const handOver = () => {
+      if (this.stop.signal.aborted) return
       if (outbox && this.delivers(instanceId)) this.worker(instanceId).enqueue(id, { entry: outbox, stored })
       for (const { queue, queueId, entry } of extra)
         if (this.delivers(queue)) this.worker(queue).enqueue(queueId, { entry, stored })
     }
+    // Never posted before it is durable: a receiver must not hold an event a crash then takes out of the log
+    // (the message it announces would be announced again under another id). Commits resolve in call order.
+    if (this.journal) handOver()
+    else void written.then(handOver, () => undefined)
     return { envelope, written, durable }
   }
 
