@@ -167,7 +167,7 @@ export const EVENT_CATALOGUE = {
   },
   'poll.vote': {
     description:
-      'Someone voted on a poll this account sent (or changed their vote): the options picked and the running tally, from each voter’s latest vote.',
+      'Someone voted on a poll this account sent (or changed their vote): the options picked and the running tally, from each voter’s latest vote. On a poll this instance has not stored (sent before the link, or from elsewhere) the vote cannot be read: `options` and `tally` are null.',
     changesInstance: false,
     data: PollVoteSchema,
     example: {

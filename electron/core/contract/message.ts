@@ -226,16 +226,24 @@ export const PollVoteSchema = Type.Composite([
   MessageActSchema,
   Type.Object({
     voter: Type.String({ description: 'Who voted (their chat id).' }),
-    options: Type.Array(Type.String(), {
-      description: 'The option names picked; empty when a vote was taken back.',
-    }),
-    tally: Type.Array(
-      Type.Object({
-        option: Type.String(),
-        votes: Type.Integer({ minimum: 0 }),
-        voters: Type.Array(Type.String()),
+    options: Nullable(
+      Type.Array(Type.String(), {
+        description:
+          'The option names picked; empty when a vote was taken back; null when the poll is not stored on this instance (a vote is encrypted with its poll’s secret, so it cannot be read).',
       }),
-      { description: 'Every option of the poll, with its voters now.' },
+    ),
+    tally: Nullable(
+      Type.Array(
+        Type.Object({
+          option: Type.String(),
+          votes: Type.Integer({ minimum: 0 }),
+          voters: Type.Array(Type.String()),
+        }),
+        {
+          description:
+            'Every option of the poll, with its voters now; null when the poll is not stored on this instance.',
+        },
+      ),
     ),
   }),
 ])

@@ -52,8 +52,11 @@ export type WaMessageAction =
   | { kind: 'reaction'; target: string; emoji: string }
   | { kind: 'edit'; target: string; text: string | null }
   | { kind: 'revoke'; target: string }
-  /** A vote (or a changed vote) on a poll: the option names picked, and their hashes as the network carries them. */
-  | { kind: 'vote'; target: string; voter: string; options: string[]; hashes: Uint8Array[] }
+  /**
+   * A vote (or a changed vote) on a poll: the option names picked, and their hashes as the network carries them;
+   * both null when the poll is not stored here (its vote is encrypted with the poll's secret, so it cannot be read).
+   */
+  | { kind: 'vote'; target: string; voter: string; options: string[] | null; hashes: Uint8Array[] | null }
 
 /** A status change of a message this account sent. Match it by `id`: `chat` may be a LID. */
 export interface WaStatusUpdate {

@@ -57,10 +57,20 @@ export interface WorkerDeps {
   webhookId?: string
 }
 
-/** A queued entry: just its id when it is read from the outbox, or with its entry and event when just emitted. */
+/** The commit of a just-emitted event on a store without a journal: its outcome, once known. */
+export interface FreshCommit {
+  done: boolean
+  ok: boolean
+  settled: Promise<void>
+}
+
+/**
+ * A queued entry: just its id when it is read from the outbox, or with its entry and event when just emitted
+ * (and, without a journal, its commit: it is durable, and posted, only once that succeeded).
+ */
 interface Queued {
   queueId: string
-  fresh?: { entry: OutboxEntry; stored: StoredEvent }
+  fresh?: { entry: OutboxEntry; stored: StoredEvent; commit?: FreshCommit }
 }
 
 /** The entry being delivered, and its event when it came fresh from emit. */
@@ -105,8 +115,9 @@ export class InstanceDeliveryWorker {
   }
 
   /**
-   * Takes a newly queued entry and starts delivering if idle. An entry just emitted comes with its event: it is
-   * durable and needs no read back from the store; others are read once their write is committed.
+   * Takes a newly queued entry and starts delivering if idle. An entry just emitted comes with its event and
+   * needs no read back from the store (without a journal it waits for its commit); others are read once their
+   * write is committed.
    */
   enqueue(queueId: string, fresh?: Queued['fresh']): void {
     if (!this.overflow && this.queue.length < this.memoryQueue) {
@@ -172,7 +183,10 @@ export class InstanceDeliveryWorker {
       if (queued === undefined || this.deps.stop.aborted) return undefined
       const { queueId, fresh } = queued
       if (fresh) {
+        await fresh.commit?.settled
         this.queue.shift()
+        // An event whose commit failed was never stored: there is nothing to post.
+        if (fresh.commit && !fresh.commit.ok) continue
         return { queueId, entry: { ...fresh.entry }, stored: fresh.stored }
       }
       await this.deps.uncommitted(queueId)
@@ -224,8 +238,10 @@ export class InstanceDeliveryWorker {
       if (queued === undefined) return
       const { queueId, fresh } = queued
       if (fresh) {
+        if (fresh.commit && !fresh.commit.done) return
         this.queue.shift()
-        batch.push({ queueId, entry: { ...fresh.entry }, stored: fresh.stored })
+        if (!fresh.commit || fresh.commit.ok)
+          batch.push({ queueId, entry: { ...fresh.entry }, stored: fresh.stored })
         continue
       }
       if (this.deps.uncommitted(queueId)) return

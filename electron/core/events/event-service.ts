@@ -5,7 +5,7 @@ import { AppError, isAppError } from '../errors'
 import { newWebhookSecret } from '../instances/instance-registry'
 import type { Logger } from '../logger'
 import type { InstanceRecord } from '../store/settings-store'
-import { InstanceDeliveryWorker } from './delivery-worker'
+import { type FreshCommit, InstanceDeliveryWorker } from './delivery-worker'
 import { createIdFactory, idFloorAt, type IdFactory } from '../contract/event-id'
 import { EventJournal, type ExtraDelivery, type JournalRecord } from './event-journal'
 import type {
@@ -380,9 +380,13 @@ export class EventService implements EventSink {
       )
     else this.live.publish({ kind: 'event', stored, position: id })
     if (!this.stop.signal.aborted) {
-      if (outbox && this.delivers(instanceId)) this.worker(instanceId).enqueue(id, { entry: outbox, stored })
+      // Without a journal the event is durable at its commit: posted only then, and never if the commit fails
+      // (a receiver must not hold an event a crash takes out of the log: its message would be announced again).
+      const commit = this.journal ? undefined : commitOf(written)
+      if (outbox && this.delivers(instanceId))
+        this.worker(instanceId).enqueue(id, { entry: outbox, stored, commit })
       for (const { queue, queueId, entry } of extra)
-        if (this.delivers(queue)) this.worker(queue).enqueue(queueId, { entry, stored })
+        if (this.delivers(queue)) this.worker(queue).enqueue(queueId, { entry, stored, commit })
     }
     return { envelope, written, durable }
   }
@@ -708,6 +712,24 @@ function writesOf({ stored, outbox, extra, messageId }: JournalRecord): EventWri
       entry,
     })),
   ]
+}
+
+/** A commit's outcome, readable at once once it is known. */
+function commitOf(written: Promise<void>): FreshCommit {
+  const commit: FreshCommit = {
+    done: false,
+    ok: false,
+    settled: written.then(
+      () => {
+        commit.done = true
+        commit.ok = true
+      },
+      () => {
+        commit.done = true
+      },
+    ),
+  }
+  return commit
 }
 
 /** Writes to the store what the last run journaled but did not commit (it was killed in between). */

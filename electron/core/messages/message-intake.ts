@@ -168,18 +168,35 @@ export class MessageIntake implements WaMessageHooks {
     return this.deps.store.content(instanceId, pollId)
   }
 
-  /** A vote: kept as the voter's latest, then announced with the poll's running tally. */
+  /**
+   * A vote: kept as the voter's latest, then announced with the poll's running tally. A vote on a poll that is
+   * not stored here cannot be read: it is announced with its options and tally unknown (null), and logged.
+   */
   private async vote(
     instanceId: string,
     message: LinkdeskMessage,
     vote: Extract<WaMessageAction, { kind: 'vote' }>,
   ): Promise<void> {
-    const content = await this.deps.store.content(instanceId, vote.target)
-    if (!content) return
-    const votes = await this.deps.polls.record(instanceId, vote.target, vote.voter, vote.hashes)
     const { id, chat, is_group, from_me, sender, sender_phone, sender_lid, push_name, timestamp } = message
+    const act = { id, chat, is_group, from_me, sender, sender_phone, sender_lid, push_name, timestamp }
+    const content = vote.hashes && (await this.deps.store.content(instanceId, vote.target))
+    if (!vote.hashes || !content) {
+      this.log.warn(
+        { instanceId, messageId: id, pollId: vote.target, voter: vote.voter },
+        'a vote on a poll that is not stored: announced with its options unknown',
+      )
+      await this.deps.events.emitForMessage(instanceId, id, 'poll.vote', {
+        ...act,
+        target_id: vote.target,
+        voter: vote.voter,
+        options: null,
+        tally: null,
+      })
+      return
+    }
+    const votes = await this.deps.polls.record(instanceId, vote.target, vote.voter, vote.hashes)
     await this.deps.events.emitForMessage(instanceId, id, 'poll.vote', {
-      ...{ id, chat, is_group, from_me, sender, sender_phone, sender_lid, push_name, timestamp },
+      ...act,
       target_id: vote.target,
       voter: vote.voter,
       options: vote.options,

@@ -27,6 +27,13 @@ export interface InstanceAuthStore {
   getKeys(type: string, ids: readonly string[], options?: KeyReadOptions): Promise<Record<string, unknown>>
   /** Applies a whole batch in one transaction: all of it or none. Null or undefined deletes. */
   setKeys(batch: KeyBatch): Promise<void>
+  /**
+   * Holds back the commits of the writes made from now on (reads see them at once, as always) until the
+   * returned function is called; they then commit in call order. An incoming message's decryption holds its
+   * key writes until the message's event is durable, so a crash in between leaves a session that can still
+   * decrypt the copy the network sends again. Closing the store releases every hold.
+   */
+  holdWrites(): () => void
   /** Resolves once every write made so far is durable. */
   committed(): Promise<void>
   /** How many keys of `type` are durable (for tests and diagnostics). */

@@ -219,19 +219,24 @@ export function votedPolls(messages: readonly WAMessage[]): string[] {
   return [...ids]
 }
 
-/** A vote on a poll this account has stored, decrypted to the hashes of the options picked. */
+/**
+ * A vote on a poll this account has stored, decrypted to the hashes of the options picked; on a poll it has
+ * not stored, a vote whose options are unknown.
+ */
 function voteOf(
   update: proto.Message.IPollUpdateMessage,
   key: WAMessageKey,
   polls: PollLookup | undefined,
 ): WaMessageAction | undefined {
   const creation = update.pollCreationMessageKey
-  const pollContent = creation?.id ? polls?.content(creation.id) : undefined
-  if (!creation?.id || !polls || !pollContent || !update.vote) return undefined
+  if (!creation?.id || !polls || !update.vote) return undefined
   const ids = (...jids: Array<string | null | undefined>) =>
     jids.filter((jid): jid is string => Boolean(jid) && !jid?.endsWith('@g.us'))
   const mine = ids(polls.me.id, polls.me.lid)
   const voters = key.fromMe ? mine : ids(key.participant, key.participantAlt, key.remoteJid, key.remoteJidAlt)
+  const pollContent = polls.content(creation.id)
+  if (!pollContent)
+    return { kind: 'vote', target: creation.id, voter: voters[0] ?? '', options: null, hashes: null }
   const creators = creation.fromMe ? mine : ids(creation.participant, creation.remoteJid)
   const hashes = decryptVote(update.vote, { id: creation.id, content: pollContent, creators, voters })
   if (!hashes) return undefined

@@ -13,6 +13,8 @@ export interface WaAuthState {
   state: AuthenticationState
   /** Saves the whole creds object; call on every `creds.update` (Baileys merged the update into it already). */
   saveCreds(): Promise<void>
+  /** Holds the durability of every write from now on until the returned function is called (see the store). */
+  holdKeyWrites(): () => void
 }
 
 /**
@@ -52,7 +54,7 @@ export function loadWaAuthState(store: InstanceAuthStore): WaAuthState {
       set: (data: SignalDataSet) => store.setKeys(data as Record<string, Record<string, unknown>>),
     },
   }
-  return { state, saveCreds: () => store.writeCreds(creds) }
+  return { state, saveCreds: () => store.writeCreds(creds), holdKeyWrites: () => store.holdWrites() }
 }
 
 /** Whether creds belong to a completed link (pairing finished), not just a fresh or half-paired identity. */

@@ -63,6 +63,11 @@ export interface SocketConfigInput {
   groupMetadata(jid: string): Promise<GroupMetadata | undefined>
   /** A decrypted message, before its receipt (Linkdesk's patch of Baileys awaits this; see the README's Baileys patch). */
   onDecrypted(message: WAMessage, context: { offline: boolean }): Promise<void> | void
+  /**
+   * Holds back the durability of key writes until the returned function is called: the patch holds a
+   * message's decryption until onDecrypted has kept it.
+   */
+  holdKeyWrites(): () => void
   /** The client version to announce (the network refuses versions that are too old with 405). */
   version: WaVersion
   /** Whether contacts' status updates are left unread now (the instance's ignore_status). */
@@ -92,6 +97,7 @@ export function socketConfig(input: SocketConfigInput): UserFacingSocketConfig {
       isJidStatusBroadcast(jid) ? input.ignoreStatus() : Boolean(isJidBroadcast(jid) || isJidNewsletter(jid)),
     getMessage: (key) => input.getMessage(key.id),
     onDecrypted: input.onDecrypted,
+    holdKeyWrites: input.holdKeyWrites,
     cachedGroupMetadata: (jid) => input.groupMetadata(jid),
     waWebSocketUrl: network.waWebSocketUrl,
     ...(network.agent ? { agent: network.agent } : {}),
@@ -196,6 +202,7 @@ export class WaSession {
         getMessage: (id) => this.storedMessage(id),
         groupMetadata: (jid) => this.groupMetadata(jid),
         onDecrypted: (message, { offline }) => this.decrypted(socket, auth, message, offline),
+        holdKeyWrites: auth.holdKeyWrites,
         version,
         ignoreStatus: () => this.options.ignoresStatus(),
       }),

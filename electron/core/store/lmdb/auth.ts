@@ -4,6 +4,7 @@ import { open, type Database, type RootDatabase } from 'lmdb'
 import { LRUCache } from 'lru-cache'
 import { type AuthCipher, copyAsDecoded, decodeValue, encodeValue, NOT_COPIED } from '../auth-codec'
 import type { AuthStore, InstanceAuthStore, KeyBatch, KeyReadOptions } from '../auth-store'
+import { CommitHold } from '../commit-hold'
 import { readLegacyAuth } from './legacy-auth'
 
 const CREDS_KEY = 'creds'
@@ -49,6 +50,7 @@ export class LmdbInstanceAuthStore implements InstanceAuthStore {
   private lastCommit: Promise<unknown> = Promise.resolve()
   private queued = 0
   private failure: unknown
+  private readonly hold = new CommitHold()
 
   /** Opened through `LmdbAuthStore.forInstance`; `prefix` starts every key of the instance. */
   constructor(
@@ -128,9 +130,12 @@ export class LmdbInstanceAuthStore implements InstanceAuthStore {
     this.queued += 1
     // Writes queued in one event turn commit in one transaction (lmdb's event-turn batching), in call order,
     // on lmdb's write thread: the last one's promise resolves when they all are committed.
-    let written: Promise<unknown> = Promise.resolve()
-    for (const { key, stored } of entries)
-      written = stored === null ? this.db.remove(key) : this.db.put(key, stored)
+    const written = this.hold.run(() => {
+      let last: Promise<unknown> = Promise.resolve()
+      for (const { key, stored } of entries)
+        last = stored === null ? this.db.remove(key) : this.db.put(key, stored)
+      return last
+    })
     this.lastCommit = written.then(
       () => {
         this.queued -= 1
@@ -141,7 +146,12 @@ export class LmdbInstanceAuthStore implements InstanceAuthStore {
         this.failure = error
       },
     )
-    if (this.queued > MAX_QUEUED) await this.lastCommit
+    // Held writes wait for their holder, who may be this writer: it is never made to wait for them.
+    if (this.queued > MAX_QUEUED && !this.hold.active) await this.lastCommit
+  }
+
+  holdWrites(): () => void {
+    return this.hold.hold()
   }
 
   /** A cached key takes the written value (a copy, as a read would decode it), or leaves the cache. */
@@ -170,6 +180,7 @@ export class LmdbInstanceAuthStore implements InstanceAuthStore {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
+    this.hold.releaseAll()
     await this.lastCommit
     await this.db.flushed
     this.cache.clear()

@@ -4,6 +4,7 @@ import { LRUCache } from 'lru-cache'
 import type pg from 'pg'
 import { type AuthCipher, decodeValue, encodeValue } from '../auth-codec'
 import type { AuthStore, InstanceAuthStore, KeyBatch } from '../auth-store'
+import { CommitHold } from '../commit-hold'
 import { GroupCommit } from './group-commit'
 import type { JsonStatement } from './statements'
 import { runFenced, type WriteFence } from './write-fence'
@@ -48,6 +49,7 @@ class PostgresInstanceAuthStore implements InstanceAuthStore {
   private queued = 0
   private failure: unknown
   private closed = false
+  private readonly hold = new CommitHold()
 
   constructor(
     private readonly pool: pg.Pool,
@@ -124,22 +126,29 @@ class PostgresInstanceAuthStore implements InstanceAuthStore {
       throw new Error('an earlier write of this auth store failed', { cause: this.failure })
     for (const { type, id, stored } of writes) this.pending.set(keyOf(type, id), stored)
     this.queued += 1
-    this.lastCommit = this.group.commit(writes).then(
-      () => {
-        this.queued -= 1
-        for (const { type, id, stored } of writes) {
-          const key = keyOf(type, id)
-          if (this.pending.get(key) !== stored) continue
-          this.pending.delete(key)
-          this.cache.set(key, stored ?? ABSENT)
-        }
-      },
-      (error: unknown) => {
-        this.queued -= 1
-        this.failure = error
-      },
-    )
-    if (this.queued > MAX_QUEUED) await this.lastCommit
+    this.lastCommit = this.hold
+      .run(() => this.group.commit(writes))
+      .then(
+        () => {
+          this.queued -= 1
+          for (const { type, id, stored } of writes) {
+            const key = keyOf(type, id)
+            if (this.pending.get(key) !== stored) continue
+            this.pending.delete(key)
+            this.cache.set(key, stored ?? ABSENT)
+          }
+        },
+        (error: unknown) => {
+          this.queued -= 1
+          this.failure = error
+        },
+      )
+    // Held writes wait for their holder, who may be this writer: it is never made to wait for them.
+    if (this.queued > MAX_QUEUED && !this.hold.active) await this.lastCommit
+  }
+
+  holdWrites(): () => void {
+    return this.hold.hold()
   }
 
   async committed(): Promise<void> {
@@ -166,6 +175,7 @@ class PostgresInstanceAuthStore implements InstanceAuthStore {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
+    this.hold.releaseAll()
     await this.lastCommit
   }
 

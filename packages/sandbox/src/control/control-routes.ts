@@ -185,8 +185,15 @@ function actionsOf(body: Body): Pick<SandboxSendInput, 'reaction' | 'edit' | 're
     vote: vote && {
       id: requiredString(vote, 'id'),
       options: vote.options === undefined ? [] : optionList(vote.options, 'vote.options'),
+      ...(vote.unknown_poll !== undefined && { unknownPoll: unknownPoll(vote.unknown_poll) }),
     },
   }
+}
+
+function unknownPoll(value: unknown): boolean {
+  if (typeof value !== 'boolean')
+    throw new SandboxError('invalid_parameter', 'vote.unknown_poll must be a boolean.')
+  return value
 }
 
 /** A list of strings, as JSON. */

@@ -55,8 +55,12 @@ export interface SandboxSendInput {
   edit?: { id: string; text: string }
   /** Delete a message the account sent, for everyone (within the network's window). */
   revoke?: { id: string }
-  /** Vote on a poll the account received, by option names; an empty list takes the vote back. */
-  vote?: { id: string; options: string[] }
+  /**
+   * Vote on a poll the account received, by option names; an empty list takes the vote back. With
+   * `unknownPoll`, `id` is a poll the account never received (as if its recipient had created it elsewhere):
+   * the vote goes encrypted under a secret no one holds, so no client can read its options.
+   */
+  vote?: { id: string; options: string[]; unknownPoll?: boolean }
   /** Phone numbers to mention. */
   mentions?: string[]
   /** Address a 1:1 message by phone number (default) or by LID, as WhatsApp does for some chats. */

@@ -158,6 +158,7 @@ function actionContent(
   if (actions.length > 1 || others.some((part) => part !== undefined)) {
     throw new SandboxError('invalid_parameter', 'A reaction, an edit or a revoke goes alone.')
   }
+  if (input.vote?.unknownPoll) return unreadableVoteContent(network, sender, input.vote, input.to)
   if (input.vote) return voteContent(network, sender, input.vote)
   if (input.reaction) {
     const { sentAt: _sentAt, ...key } = keyOf(network, sender, input.reaction.id)
@@ -180,6 +181,31 @@ function actionContent(
   ownWithin({ ...key, sentAt }, REVOKE_WINDOW_SECONDS, 'delete for everyone')
   const protocolMessage = { key, type: proto.Message.ProtocolMessage.Type.REVOKE }
   return { message: { protocolMessage }, stanzaType: 'text' }
+}
+
+/**
+ * A vote on a poll the account never received, taken as created by the recipient (`to`): encrypted under a
+ * random secret, so that no client can read it, as a client that never stored the poll cannot.
+ */
+function unreadableVoteContent(
+  network: SandboxNetwork,
+  sender: Account,
+  vote: { id: string; options: string[] },
+  to: string,
+): OutgoingContent {
+  if (sender.inbox.get(vote.id) || network.recentSends.get(vote.id)) {
+    throw new SandboxError(
+      'invalid_parameter',
+      `vote.unknown_poll: ${sender.phone} knows message ${vote.id}.`,
+    )
+  }
+  const remoteJid = to.includes('@') ? to : `${to}@s.whatsapp.net`
+  const pollUpdateMessage = {
+    pollCreationMessageKey: { id: vote.id, remoteJid, fromMe: false },
+    vote: network.pollSecrets.encryptUnreadableVote(vote.id, sender.pnJid, vote.options),
+    senderTimestampMs: Date.now(),
+  }
+  return { message: { pollUpdateMessage }, stanzaType: 'text' }
 }
 
 /** A vote on a poll the account received: its option names checked, encrypted as a client does. */

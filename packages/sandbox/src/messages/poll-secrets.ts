@@ -37,22 +37,41 @@ export class PollSecrets {
     options: readonly string[],
   ): proto.Message.IPollEncValue | undefined {
     const kept = this.kept.get(pollId)
-    if (!kept) return undefined
-    const selectedOptions = options.map((name) => createHash('sha256').update(name).digest())
-    const plain = proto.Message.PollVoteMessage.encode({ selectedOptions }).finish()
-    const sign = Buffer.concat([
-      Buffer.from(pollId),
-      Buffer.from(kept.creator),
-      Buffer.from(voter),
-      Buffer.from('Poll Vote'),
-      Buffer.from([1]),
-    ])
-    const key0 = createHmac('sha256', Buffer.alloc(32)).update(Buffer.from(kept.secret, 'base64')).digest()
-    const key = createHmac('sha256', key0).update(sign).digest()
-    const iv = randomBytes(12)
-    const cipher = createCipheriv('aes-256-gcm', key, iv)
-    cipher.setAAD(Buffer.from(`${pollId}\u0000${voter}`))
-    const encrypted = Buffer.concat([cipher.update(plain), cipher.final(), cipher.getAuthTag()])
-    return { encPayload: encrypted, encIv: iv }
+    return kept && encrypt(kept, pollId, voter, options)
   }
+
+  /** A vote on a poll no one here created: encrypted as a client would, under a random secret no one holds. */
+  encryptUnreadableVote(
+    pollId: string,
+    voter: string,
+    options: readonly string[],
+  ): proto.Message.IPollEncValue {
+    const secret = { secret: randomBytes(32).toString('base64'), creator: '' }
+    return encrypt(secret, pollId, voter, options)
+  }
+}
+
+/** The picked options' SHA-256 hashes in a PollVoteMessage, AES-GCM encrypted under the poll's derived key. */
+function encrypt(
+  kept: PollSecret,
+  pollId: string,
+  voter: string,
+  options: readonly string[],
+): proto.Message.IPollEncValue {
+  const selectedOptions = options.map((name) => createHash('sha256').update(name).digest())
+  const plain = proto.Message.PollVoteMessage.encode({ selectedOptions }).finish()
+  const sign = Buffer.concat([
+    Buffer.from(pollId),
+    Buffer.from(kept.creator),
+    Buffer.from(voter),
+    Buffer.from('Poll Vote'),
+    Buffer.from([1]),
+  ])
+  const key0 = createHmac('sha256', Buffer.alloc(32)).update(Buffer.from(kept.secret, 'base64')).digest()
+  const key = createHmac('sha256', key0).update(sign).digest()
+  const iv = randomBytes(12)
+  const cipher = createCipheriv('aes-256-gcm', key, iv)
+  cipher.setAAD(Buffer.from(`${pollId}\u0000${voter}`))
+  const encrypted = Buffer.concat([cipher.update(plain), cipher.final(), cipher.getAuthTag()])
+  return { encPayload: encrypted, encIv: iv }
 }

@@ -1,0 +1,44 @@
+/**
+ * Holds back a store's commits: while a hold is on, each commit asked for waits, and once the last hold is
+ * released they start, in the order they were asked for. Writes stay visible to reads meanwhile (the stores
+ * keep them as pending); only their durability waits.
+ */
+export class CommitHold {
+  private holds = 0
+  private waiting: Array<() => void> = []
+
+  /** Whether commits are held back now. */
+  get active(): boolean {
+    return this.holds > 0
+  }
+
+  /** Starts `commit` now, or once every hold is released. */
+  run(commit: () => Promise<unknown>): Promise<unknown> {
+    if (this.holds === 0) return commit()
+    return new Promise((resolve, reject) => this.waiting.push(() => void commit().then(resolve, reject)))
+  }
+
+  /** Holds commits until the returned function is called (calling it again does nothing). */
+  hold(): () => void {
+    this.holds += 1
+    let released = false
+    return () => {
+      if (released) return
+      released = true
+      this.holds -= 1
+      if (this.holds === 0) this.start()
+    }
+  }
+
+  /** Releases every hold (the store is closing): what waits starts now. */
+  releaseAll(): void {
+    this.holds = 0
+    this.start()
+  }
+
+  private start(): void {
+    const waiting = this.waiting
+    this.waiting = []
+    for (const commit of waiting) commit()
+  }
+}
