@@ -44,6 +44,11 @@ export class SingleNode implements Coordinator {
     return true
   }
 
+  /** Nothing is ever taken over: the instances are this node's from the start. */
+  adoption(): undefined {
+    return undefined
+  }
+
   partitionOf(): undefined {
     return undefined
   }
