@@ -59,9 +59,10 @@ export async function claimInTransaction(
   fence: WriteFence | undefined,
   instanceIds: Iterable<string>,
 ): Promise<void> {
-  if (!fence) return
+  const claims = fence?.claims(instanceIds) ?? []
+  if (!fence || claims.length === 0) return
   try {
-    await client.query('SELECT linkdesk_fence($1::jsonb)', [JSON.stringify(fence.claims(instanceIds))])
+    await client.query('SELECT linkdesk_fence($1::jsonb)', [JSON.stringify(claims)])
   } catch (error) {
     throw refusal(fence, error)
   }
