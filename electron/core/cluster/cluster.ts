@@ -162,8 +162,8 @@ export class Cluster implements Coordinator {
     return this.fences.has(instanceId)
   }
 
-  adoption(instanceId: string): Promise<void> | undefined {
-    return this.adopting.get(instanceId)
+  handover(instanceId: string): Promise<void> | undefined {
+    return this.adopting.get(instanceId) ?? this.parting.get(instanceId)
   }
 
   /** Each instance's share of shared work runs on its owner. */
@@ -455,7 +455,7 @@ export class Cluster implements Coordinator {
 
   /**
    * Once nothing is left to place: a node holding more than REBALANCE_GAP instances over the least-loaded one
-   * hands one over (released with a token bump; the least-loaded node takes it at its next tick, woken at
+   * hands a linked one over (released with a token bump; the least-loaded node takes it at its next tick, woken at
    * once). One per TTL/3 at most (ticks woken by peers' notifications come more often): every move
    * reconnects a live account.
    */
@@ -464,8 +464,14 @@ export class Cluster implements Coordinator {
     const own = loads.get(this.nodeId) ?? 0
     const others = [...loads].filter(([id]) => id !== this.nodeId).map(([, load]) => load)
     if (others.length === 0 || own - Math.min(...others) <= REBALANCE_GAP) return
-    const fence = [...this.fences.values()].at(-1)
-    if (!fence || !this.lease) return
+    // A linked one (an instance waiting for its QR scan stays where the scan is shown), the newest taken here.
+    const { rows } = await this.pool.query<{ id: string }>(
+      `SELECT id FROM instances WHERE id = ANY($1) AND (record->>'linked')::boolean`,
+      [[...this.fences.keys()]],
+    )
+    const linked = new Set(rows.map(({ id }) => id))
+    const fence = [...this.fences.values()].filter(({ instanceId }) => linked.has(instanceId)).at(-1)
+    if (!fence || !this.lease || this.closed) return
     this.handedOverAt = performance.now()
     await this.part(fence.instanceId, 'released')
     await this.lease.release(fence)

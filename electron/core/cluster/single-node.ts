@@ -44,8 +44,8 @@ export class SingleNode implements Coordinator {
     return true
   }
 
-  /** Nothing is ever taken over: the instances are this node's from the start. */
-  adoption(): undefined {
+  /** Nothing ever changes hands: the instances are this node's from the start. */
+  handover(): undefined {
     return undefined
   }
 

@@ -108,7 +108,7 @@ export class InstanceManager {
     // Whatever ran here for it before started from what was stored then: its keys are read again.
     await this.part(instanceId)
     await this.options.authStore.reload(instanceId)
-    // Built here, once its record and keys are read again: nothing else builds it while the adoption runs.
+    // Built here, once its record and keys are read again: nothing else builds it while the handover runs.
     const runtime = this.build(instanceId)
     this.log.info({ instanceId, linked: runtime.status.linked }, 'instance adopted')
     if (!runtime.status.linked) return
@@ -203,14 +203,14 @@ export class InstanceManager {
 
   /**
    * The live status of an existing instance (in a cluster, of one held elsewhere: as its owner reported it; of
-   * one being taken over here: as stored, until it is started).
+   * one changing hands here: as stored, until it is started or gone).
    */
   status(instanceId: string): InstanceStatus {
     const { coordinator, registry } = this.options
     if (this.runtimes.has(instanceId)) return this.runtime(instanceId).status
     const record = registry.find(instanceId)
     if (!record) throw new AppError('instance_not_found')
-    if (coordinator.adoption(instanceId)) return elsewhere(record)
+    if (coordinator.handover(instanceId)) return elsewhere(record)
     if (!coordinator.mayAct(instanceId)) return coordinator.reportedStatus(instanceId) ?? elsewhere(record)
     return this.runtime(instanceId).status
   }
@@ -314,18 +314,18 @@ export class InstanceManager {
     }
   }
 
-  /** The instance's runtime once any adoption of it under way here is done. */
+  /** The instance's runtime once any handover of it under way here is done. */
   private async started(instanceId: string): Promise<InstanceRuntime> {
-    await this.options.coordinator.adoption(instanceId)
+    await this.options.coordinator.handover(instanceId)
     return this.runtime(instanceId)
   }
 
-  /** The instance's runtime, built on first use (never while it is being taken over: see `started`). */
+  /** The instance's runtime, built on first use (never while it changes hands: see `started`). */
   private runtime(instanceId: string): InstanceRuntime {
     const runtime = this.runtimes.get(instanceId)
     if (runtime) return runtime
-    if (this.options.coordinator.adoption(instanceId))
-      throw new AppError('unavailable', 'This instance is being taken over here; try again in a moment.')
+    if (this.options.coordinator.handover(instanceId))
+      throw new AppError('unavailable', 'This instance is changing nodes; try again in a moment.')
     return this.build(instanceId)
   }
 
