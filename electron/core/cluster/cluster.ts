@@ -62,7 +62,7 @@ export class Cluster implements Coordinator {
   private address = ''
   private readonly fences = new Map<string, Fence>()
   private readonly statuses = new Map<string, unknown>()
-  /** Held instances a write of which was refused: restarted at the next tick if still held. */
+  /** Held instances a write of which was refused, or whose start failed: restarted at the next tick if still held. */
   private readonly doubtful = new Set<string>()
   /** Instances whose listeners are being told this node took them. */
   private readonly adopting = new Map<string, Promise<void>>()
@@ -446,7 +446,7 @@ export class Cluster implements Coordinator {
       if (this.closed || !this.mayAct(instanceId)) continue
       this.log.warn(
         { instanceId },
-        'a write was refused while the lease was in doubt: restarting the instance',
+        'a write was refused while the lease was in doubt, or its start failed: restarting the instance',
       )
       await this.part(instanceId, 'released')
       await this.take(instanceId)
@@ -500,6 +500,8 @@ export class Cluster implements Coordinator {
       try {
         await this.hooks.acquired(instanceId)
       } catch (error) {
+        // Held but not running (its lease was in doubt meanwhile, a read failed): started again at the next tick.
+        this.doubtful.add(instanceId)
         this.log.error({ err: error, instanceId }, 'starting an acquired instance failed')
       }
     })()
