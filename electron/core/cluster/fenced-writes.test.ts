@@ -7,8 +7,6 @@ import { PostgresEventStore } from '../store/postgres/events'
 import { PostgresLedgerRecords } from '../store/postgres/ledger'
 import { PostgresMessageStore } from '../store/postgres/messages'
 import { PostgresPollVotes } from '../store/postgres/poll-votes'
-import { PostgresSettingsStore } from '../store/postgres/settings'
-import { InstanceRegistry } from '../instances/instance-registry'
 import { joinedClusterNode } from '../testing/cluster-node'
 import { postgresSuite } from '../testing/postgres-server'
 
@@ -88,35 +86,6 @@ postgresSuite('writes of a cluster node are fenced', (pool) => {
       assert.deepEqual((await pool().query('SELECT key FROM send_idempotency')).rows, [{ key: 'k1' }])
       assert.deepEqual((await pool().query('SELECT voter FROM poll_votes')).rows, [{ voter: 'v1' }])
       assert.equal(cluster.mayAct('I2'), false, 'the node noticed and stopped holding it')
-    } finally {
-      await cluster.drain()
-    }
-  })
-
-  test('an instance record is changed only while this node holds the instance with its token; a new one by any node', async () => {
-    const cluster = await joinedClusterNode(pool())
-    const registry = new InstanceRegistry(await PostgresSettingsStore.open(pool(), undefined, cluster.fence))
-    const stored = async (id: string) =>
-      (await pool().query<{ record: { name?: string } }>('SELECT record FROM instances WHERE id = $1', [id]))
-        .rows[0]?.record.name
-    try {
-      const { id } = await registry.create({ kind: 'operator' }, 'New')
-      assert.equal(await stored(id), 'New', 'a new record belongs to no node yet')
-      await assert.rejects(
-        registry.update(id, (record) => ({ ...record, name: 'Not held' })),
-        leaseLost,
-      )
-      await cluster.adoptNew(id)
-      await registry.update(id, (record) => ({ ...record, name: 'Held' }))
-      await registry.setLinked(id, true)
-      await pool().query(`UPDATE instance_owner SET token = token + 1 WHERE instance_id = $1`, [id])
-      await assert.rejects(registry.setLinked(id, false), leaseLost)
-      const { rows } = await pool().query<{ record: { name: string; linked: boolean } }>(
-        'SELECT record FROM instances WHERE id = $1',
-        [id],
-      )
-      assert.deepEqual([rows[0]!.record.name, rows[0]!.record.linked], ['Held', true])
-      assert.equal(registry.find(id)?.linked, true, 'the refused change left the record in memory as it was')
     } finally {
       await cluster.drain()
     }

@@ -26,7 +26,7 @@ export const openStores: OpenStores<'postgres', PostgresOptions> = async ({ url 
     const events = new PostgresEventStore(pool, fence)
     return {
       kind: 'postgres',
-      settings: await PostgresSettingsStore.open(pool, options.signals, fence),
+      settings: await PostgresSettingsStore.open(pool, options.signals),
       auth,
       events,
       sharedLog: events,

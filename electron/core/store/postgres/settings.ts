@@ -4,15 +4,13 @@ import type { NodeSignals } from '../../contract/coordination'
 import { CachedSettingsStore } from '../cached-settings-store'
 import type { AllSettings, SettingsKind, SettingsRecords } from '../settings-store'
 import { inTransaction } from './transaction'
-import { claimInTransaction, type WriteFence } from './write-fence'
 
 const KINDS: readonly SettingsKind[] = ['tokens', 'instances', 'webhooks']
 
 /**
  * The settings in PostgreSQL: a table per kind (`tokens`, `instances`, `webhooks`), each record whole (jsonb)
  * under its id. Read once when opened; each change is one transaction. In a cluster each change is announced
- * after its commit, and the peers read the kind again; a change or removal of an instance's record is written
- * behind the fence (a new record belongs to no node yet).
+ * after its commit, and the peers read the kind again.
  */
 export class PostgresSettingsStore extends CachedSettingsStore {
   /** Tells this store's own change notifications from the peers'. */
@@ -21,22 +19,17 @@ export class PostgresSettingsStore extends CachedSettingsStore {
     private readonly pool: pg.Pool,
     cache: AllSettings,
     private readonly notifications: NodeSignals | undefined,
-    private readonly fence: WriteFence | undefined,
   ) {
     super(cache)
   }
 
-  static async open(
-    pool: pg.Pool,
-    notifications?: NodeSignals,
-    fence?: WriteFence,
-  ): Promise<PostgresSettingsStore> {
+  static async open(pool: pg.Pool, notifications?: NodeSignals): Promise<PostgresSettingsStore> {
     const cache: AllSettings = {
       tokens: await readKind(pool, 'tokens'),
       instances: await readKind(pool, 'instances'),
       webhooks: await readKind(pool, 'webhooks'),
     }
-    const store = new PostgresSettingsStore(pool, cache, notifications, fence)
+    const store = new PostgresSettingsStore(pool, cache, notifications)
     notifications?.on('linkdesk_settings', (payload) => {
       const [origin, kind] = payload.split(' ')
       // This node's own changes are in its copy already.
@@ -55,10 +48,7 @@ export class PostgresSettingsStore extends CachedSettingsStore {
     kind: K,
     { put, remove }: { put: Array<SettingsRecords[K]>; remove: string[] },
   ): Promise<void> {
-    const before = this.all(kind)
-    const existing = [...put.map(({ id }) => id), ...remove].filter((id) => before[id] !== undefined)
     await inTransaction(this.pool, async (client) => {
-      if (kind === 'instances') await claimInTransaction(client, this.fence, existing)
       if (remove.length > 0) await client.query(`DELETE FROM ${kind} WHERE id = ANY($1)`, [remove])
       for (const record of put) {
         await client.query(

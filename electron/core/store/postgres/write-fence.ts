@@ -59,10 +59,9 @@ export async function claimInTransaction(
   fence: WriteFence | undefined,
   instanceIds: Iterable<string>,
 ): Promise<void> {
-  const claims = fence?.claims(instanceIds) ?? []
-  if (!fence || claims.length === 0) return
+  if (!fence) return
   try {
-    await client.query('SELECT linkdesk_fence($1::jsonb)', [JSON.stringify(claims)])
+    await client.query('SELECT linkdesk_fence($1::jsonb)', [JSON.stringify(fence.claims(instanceIds))])
   } catch (error) {
     throw refusal(fence, error)
   }
