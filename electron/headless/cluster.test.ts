@@ -276,7 +276,41 @@ describe('a cluster of three nodes on one PostgreSQL', { skip: postgresMissing()
     await sending
     await everyMessageOnce()
     t.diagnostic(`failover after kill -9: every instance connected again ${failoverMs} ms after the kill`)
-    await start(victim)
+  })
+
+  test('the node back after the failover fills up again, each peer handing over one instance per TTL/3 at most', async (t) => {
+    const returned = nodes[2]!
+    await start(returned)
+    const { rows: joined } = await db.query<{ started: string }>(
+      `SELECT (extract(epoch FROM started_at) * 1000)::bigint::text AS started FROM nodes WHERE id = $1`,
+      [returned.id],
+    )
+    const joinedAt = Number(joined[0]!.started)
+    const loads = async () => {
+      const held = await owners()
+      return nodes.map((node) => [...held.values()].filter((owner) => owner === node.id).length)
+    }
+    // Balanced: no node holds more than 2 instances over another (the rebalancing's gap).
+    const deadline = Date.now() + 120_000
+    let now = await loads()
+    while (Math.max(...now) - Math.min(...now) > 2) {
+      assert.ok(Date.now() < deadline, `the returned node filled up (loads ${now.join('/')})`)
+      await sleep(100)
+      now = await loads()
+    }
+    const filledMs = Date.now() - joinedAt
+    const moved = now[2]!
+    assert.ok(moved > 0, `${returned.id} took instances over`)
+    // Two peers gave them, each at most one per TTL/3: the last one cannot have come sooner than this.
+    const soonestMs = (Math.ceil(moved / 2) - 1) * (TTL_MS / 3)
+    assert.ok(
+      filledMs >= soonestMs,
+      `${moved} instances moved in ${filledMs} ms (at the cap: ≥ ${soonestMs} ms)`,
+    )
+    await allConnected(TTL_MS + 10_000, 'after the rebalancing')
+    t.diagnostic(
+      `rebalanced to ${now.join('/')}: ${moved} instances moved in ${filledMs} ms after the node joined`,
+    )
   })
 
   test('a node paused past its lease acts on nothing it lost once resumed', async () => {
@@ -354,7 +388,20 @@ describe('a cluster of three nodes on one PostgreSQL', { skip: postgresMissing()
     const sending = traffic(new Promise<void>((resolve) => (stopTraffic = resolve)))
     for (const node of nodes) {
       const held = [...(await owners())].filter(([, owner]) => owner === node.id).map(([id]) => id)
+      // Requests for its instances keep coming to it while it drains: it takes none of them back.
+      let draining = true
+      const asking = (async () => {
+        while (draining) {
+          await Promise.all(
+            held.map((instanceId) =>
+              call(node, 'instance', { instance_id: instanceId }).catch(() => undefined),
+            ),
+          )
+        }
+      })()
       await node.app!.stop(30_000)
+      draining = false
+      await asking
       // Drained: it released what it held (the owner rows no longer name it) before exiting.
       const { rows } = await db.query<{ instance_id: string }>(
         'SELECT instance_id FROM instance_owner WHERE node_id = $1',
@@ -368,5 +415,51 @@ describe('a cluster of three nodes on one PostgreSQL', { skip: postgresMissing()
     stopTraffic()
     await sending
     await everyMessageOnce()
+  })
+
+  test('status requests racing a takeover: every adopted instance connects and its record stays linked', async () => {
+    const held = await owners()
+    const loadOf = (node: Node) => [...held.values()].filter((owner) => owner === node.id).length
+    const victim = [...nodes].sort((a, b) => loadOf(b) - loadOf(a))[0]!
+    const others = nodes.filter((node) => node !== victim)
+    const itsInstances = [...held].filter(([, owner]) => owner === victim.id).map(([id]) => id)
+    assert.ok(itsInstances.length > 0, `${victim.id} held instances`)
+    // While this lock is held, a node taking an instance over waits for its credentials; requests arrive then.
+    const hold = await db.connect()
+    const waiting: Array<Promise<Answer>> = []
+    try {
+      await hold.query('BEGIN')
+      await hold.query('LOCK TABLE auth_entries IN ACCESS EXCLUSIVE MODE')
+      const exited = new Promise((resolve) => victim.app!.child.once('exit', resolve))
+      victim.app!.child.kill('SIGKILL')
+      await exited
+      victim.app = undefined
+      const deadline = Date.now() + TTL_MS + 10_000
+      for (;;) {
+        const now = await owners()
+        if (itsInstances.some((id) => now.has(id) && now.get(id) !== victim.id)) break
+        assert.ok(Date.now() < deadline, 'a peer started taking the dead node’s instances over')
+        await sleep(100)
+      }
+      for (let round = 0; round < 10; round++) {
+        for (const node of others) {
+          await ok(node, 'instances')
+          for (const instanceId of itsInstances)
+            waiting.push(call(node, 'instance', { instance_id: instanceId }))
+        }
+        await sleep(100)
+      }
+    } finally {
+      await hold.query('COMMIT')
+      hold.release()
+    }
+    for (const answer of await Promise.all(waiting))
+      assert.equal(answer.status, 200, `instance during the takeover: ${JSON.stringify(answer.body)}`)
+    await allConnected(TTL_MS + 20_000, 'after the takeover raced by requests')
+    const { rows } = await db.query<{ id: string }>(
+      `SELECT id FROM instances WHERE NOT (record->>'linked')::boolean ORDER BY id`,
+    )
+    assert.deepEqual(rows, [], 'every shared record stays linked')
+    await start(victim)
   })
 })

@@ -62,7 +62,7 @@ export class Cluster implements Coordinator {
   private address = ''
   private readonly fences = new Map<string, Fence>()
   private readonly statuses = new Map<string, unknown>()
-  /** Held instances a write of which was refused: restarted at the next tick if still held. */
+  /** Held instances a write of which was refused, or whose start failed: restarted at the next tick if still held. */
   private readonly doubtful = new Set<string>()
   /** Instances whose listeners are being told this node took them. */
   private readonly adopting = new Map<string, Promise<void>>()
@@ -82,6 +82,8 @@ export class Cluster implements Coordinator {
   /** Instances taken here, given up (drained, handed over, restarted) and lost, since the start. */
   readonly counts = { acquired: 0, released: 0, lost: 0 }
   private closed = false
+  /** When this node last handed an instance over (monotonic), for the rebalancing's rate. */
+  private handedOverAt = Number.NEGATIVE_INFINITY
 
   /** Nothing is read or written until `join`; the stores' writes carry its fence from the start. */
   constructor(private readonly options: ClusterOptions) {
@@ -92,6 +94,11 @@ export class Cluster implements Coordinator {
 
   get nodeId(): string {
     return this.options.nodeId
+  }
+
+  /** How often the node looks for instances to take (TTL/3). */
+  private get tickMs(): number {
+    return Math.max(100, Math.floor(this.options.ttlMs / 3))
   }
 
   /** The notifications between nodes (settings changes and events use them too). */
@@ -141,8 +148,7 @@ export class Cluster implements Coordinator {
     this.notifications.on('linkdesk_cluster', () => this.wake())
     await this.notifications.open()
     await this.startLease()
-    const every = Math.max(100, Math.floor(this.options.ttlMs / 3))
-    this.timer = setInterval(() => this.wake(), every)
+    this.timer = setInterval(() => this.wake(), this.tickMs)
     this.timer.unref()
     await this.tick()
   }
@@ -154,6 +160,10 @@ export class Cluster implements Coordinator {
 
   holds(instanceId: string): boolean {
     return this.fences.has(instanceId)
+  }
+
+  handover(instanceId: string): Promise<void> | undefined {
+    return this.adopting.get(instanceId) ?? this.parting.get(instanceId)
   }
 
   /** Each instance's share of shared work runs on its owner. */
@@ -329,12 +339,13 @@ export class Cluster implements Coordinator {
     for (const fence of held) await this.part(fence.instanceId, 'released')
     const lease = this.lease
     if (lease) {
+      // Out of the live nodes before anything is released: no peer places a released instance back here.
+      await lease.leave().catch((error: unknown) => this.log.warn({ err: error }, 'leaving failed'))
       for (const fence of held) {
         await lease.release(fence).catch((error: unknown) => {
           this.log.warn({ err: error, instanceId: fence.instanceId }, 'releasing failed')
         })
       }
-      await lease.leave().catch((error: unknown) => this.log.warn({ err: error }, 'leaving failed'))
     }
     await this.notifications.notify('linkdesk_cluster', `released ${this.nodeId}`)
     if (held.length > 0) this.log.info({ instances: held.length }, 'drained: instances released to the peers')
@@ -404,8 +415,9 @@ export class Cluster implements Coordinator {
     for (const { instance_id: instanceId, status } of owned) this.statuses.set(instanceId, status)
     const loads = new Map(live.map(({ id, load }) => [id, load]))
     const mine: string[] = []
-    for (const { id, node_id: nodeId } of orphans) {
-      if (this.fences.has(id)) continue
+    // What this node runs already is placed; the query also names it (to take back what it held before a restart).
+    const unplaced = orphans.filter(({ id }) => !this.fences.has(id))
+    for (const { id, node_id: nodeId } of unplaced) {
       if (nodeId === this.nodeId) {
         mine.push(id)
         continue
@@ -420,7 +432,7 @@ export class Cluster implements Coordinator {
       await this.take(instanceId)
     }
     await this.restartDoubtful()
-    if (orphans.length === 0) await this.rebalance(loads)
+    if (unplaced.length === 0) await this.rebalance(loads)
   }
 
   /**
@@ -434,7 +446,7 @@ export class Cluster implements Coordinator {
       if (this.closed || !this.mayAct(instanceId)) continue
       this.log.warn(
         { instanceId },
-        'a write was refused while the lease was in doubt: restarting the instance',
+        'a write was refused while the lease was in doubt, or its start failed: restarting the instance',
       )
       await this.part(instanceId, 'released')
       await this.take(instanceId)
@@ -443,15 +455,24 @@ export class Cluster implements Coordinator {
 
   /**
    * Once nothing is left to place: a node holding more than REBALANCE_GAP instances over the least-loaded one
-   * hands one over (released with a token bump; the least-loaded node takes it at its next tick, woken at
-   * once). One per tick at most: every move reconnects a live account.
+   * hands a linked one over (released with a token bump; the least-loaded node takes it at its next tick, woken at
+   * once). One per TTL/3 at most (ticks woken by peers' notifications come more often): every move
+   * reconnects a live account.
    */
   private async rebalance(loads: ReadonlyMap<string, number>): Promise<void> {
+    if (performance.now() - this.handedOverAt < this.tickMs) return
     const own = loads.get(this.nodeId) ?? 0
     const others = [...loads].filter(([id]) => id !== this.nodeId).map(([, load]) => load)
     if (others.length === 0 || own - Math.min(...others) <= REBALANCE_GAP) return
-    const fence = [...this.fences.values()].at(-1)
-    if (!fence || !this.lease) return
+    // A linked one (an instance waiting for its QR scan stays where the scan is shown), the newest taken here.
+    const { rows } = await this.pool.query<{ id: string }>(
+      `SELECT id FROM instances WHERE id = ANY($1) AND (record->>'linked')::boolean`,
+      [[...this.fences.keys()]],
+    )
+    const linked = new Set(rows.map(({ id }) => id))
+    const fence = [...this.fences.values()].filter(({ instanceId }) => linked.has(instanceId)).at(-1)
+    if (!fence || !this.lease || this.closed) return
+    this.handedOverAt = performance.now()
     await this.part(fence.instanceId, 'released')
     await this.lease.release(fence)
     this.log.info({ instanceId: fence.instanceId, load: own }, 'instance handed over to a less loaded node')
@@ -460,19 +481,27 @@ export class Cluster implements Coordinator {
 
   /** Takes the instance if it is free to take, then tells the listeners; resolves whether it is now held. */
   private async take(instanceId: string): Promise<boolean> {
+    // A draining node takes nothing (not even one a request names).
+    if (this.closed) return false
     // An instance still being stopped here (lost or released) is stopped before it starts again.
     await this.parting.get(instanceId)
     const fence = await this.lease?.acquire(instanceId)
     if (!fence) return false
     const before = this.fences.get(instanceId)
     this.fences.set(instanceId, fence)
-    if (before) return true
+    if (before) {
+      // Taken again while its adoption runs (a request raced the tick): it is answered once started.
+      await this.adopting.get(instanceId)
+      return true
+    }
     this.log.info({ instanceId, token: fence.token }, 'instance acquired')
     this.counts.acquired += 1
     const adopting = (async () => {
       try {
         await this.hooks.acquired(instanceId)
       } catch (error) {
+        // Held but not running (its lease was in doubt meanwhile, a read failed): started again at the next tick.
+        this.doubtful.add(instanceId)
         this.log.error({ err: error, instanceId }, 'starting an acquired instance failed')
       }
     })()

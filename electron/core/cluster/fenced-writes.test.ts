@@ -4,7 +4,9 @@ import { storedEvent } from '../testing/stored-event'
 import type { LinkdeskMessage } from '../contract/message'
 import { PostgresAuthStore } from '../store/postgres/auth'
 import { PostgresEventStore } from '../store/postgres/events'
+import { PostgresLedgerRecords } from '../store/postgres/ledger'
 import { PostgresMessageStore } from '../store/postgres/messages'
+import { PostgresPollVotes } from '../store/postgres/poll-votes'
 import { joinedClusterNode } from '../testing/cluster-node'
 import { postgresSuite } from '../testing/postgres-server'
 
@@ -56,6 +58,35 @@ postgresSuite('writes of a cluster node are fenced', (pool) => {
       assert.equal(cluster.mayAct('I1'), false, 'the node noticed and stopped holding it')
     } finally {
       await auth.close()
+      await cluster.drain()
+    }
+  })
+
+  test('idempotency entries and poll votes of an instance are written only while this node holds it with its token', async () => {
+    const cluster = await joinedClusterNode(pool())
+    const ledger = new PostgresLedgerRecords(pool(), cluster.fence)
+    const votes = new PostgresPollVotes(pool(), cluster.fence)
+    const entry = (at: number) => ({ fingerprint: 'f', messageId: 'M1', at })
+    const vote = (voter: string) => ({ voter, hashes: ['aa'], at: 1 })
+    const rows = async (table: string) =>
+      (await pool().query(`SELECT instance_id FROM ${table} ORDER BY instance_id`)).rows
+    try {
+      await assert.rejects(ledger.put('I2', 'k1', entry(1)), leaseLost)
+      await assert.rejects(votes.replace('I2', 'P1', vote('v1')), leaseLost)
+      assert.deepEqual(await rows('send_idempotency'), [])
+      assert.deepEqual(await rows('poll_votes'), [])
+
+      await cluster.adoptNew('I2')
+      await ledger.put('I2', 'k1', entry(1))
+      assert.equal((await votes.replace('I2', 'P1', vote('v1'))).length, 1)
+
+      await pool().query(`UPDATE instance_owner SET token = token + 1 WHERE instance_id = 'I2'`)
+      await assert.rejects(ledger.put('I2', 'k2', entry(2)), leaseLost)
+      await assert.rejects(votes.replace('I2', 'P1', vote('v2')), leaseLost)
+      assert.deepEqual((await pool().query('SELECT key FROM send_idempotency')).rows, [{ key: 'k1' }])
+      assert.deepEqual((await pool().query('SELECT voter FROM poll_votes')).rows, [{ voter: 'v1' }])
+      assert.equal(cluster.mayAct('I2'), false, 'the node noticed and stopped holding it')
+    } finally {
       await cluster.drain()
     }
   })

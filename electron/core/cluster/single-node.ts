@@ -44,6 +44,11 @@ export class SingleNode implements Coordinator {
     return true
   }
 
+  /** Nothing ever changes hands: the instances are this node's from the start. */
+  handover(): undefined {
+    return undefined
+  }
+
   partitionOf(): undefined {
     return undefined
   }

@@ -63,6 +63,12 @@ export interface Coordinator {
   mayAct(instanceId: string): boolean
   /** Whether this node holds the instance (even while its lease is in doubt). */
   holds(instanceId: string): boolean
+  /**
+   * While this node is taking the instance over (its settings and keys are read again, then it starts) or
+   * letting it go (it stops, its writes commit): the promise of the end of that. Nothing may be built for the
+   * instance meanwhile.
+   */
+  handover(instanceId: string): Promise<void> | undefined
   /** The instance a shared piece of work (an added webhook's queue) is split by: none on a single node. */
   partitionOf(instanceId: string): string | undefined
   /** Whether this node runs the work of a partition now (work split by no instance runs on a single node). */

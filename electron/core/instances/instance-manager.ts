@@ -108,7 +108,8 @@ export class InstanceManager {
     // Whatever ran here for it before started from what was stored then: its keys are read again.
     await this.part(instanceId)
     await this.options.authStore.reload(instanceId)
-    const runtime = this.runtime(instanceId)
+    // Built here, once its record and keys are read again: nothing else builds it while the handover runs.
+    const runtime = this.build(instanceId)
     this.log.info({ instanceId, linked: runtime.status.linked }, 'instance adopted')
     if (!runtime.status.linked) return
     const now = Date.now()
@@ -201,30 +202,34 @@ export class InstanceManager {
       )
   }
 
-  /** The live status of an existing instance (in a cluster, of one held elsewhere: as its owner reported it). */
+  /**
+   * The live status of an existing instance (in a cluster, of one held elsewhere: as its owner reported it; of
+   * one changing hands here: as stored, until it is started or gone).
+   */
   status(instanceId: string): InstanceStatus {
-    const { coordinator } = this.options
-    if (!this.runtimes.has(instanceId) && !coordinator.mayAct(instanceId)) {
-      if (!this.options.registry.find(instanceId)) throw new AppError('instance_not_found')
-      return coordinator.reportedStatus(instanceId) ?? elsewhere(this.options.registry.find(instanceId)!)
-    }
+    const { coordinator, registry } = this.options
+    if (this.runtimes.has(instanceId)) return this.runtime(instanceId).status
+    const record = registry.find(instanceId)
+    if (!record) throw new AppError('instance_not_found')
+    if (coordinator.handover(instanceId)) return elsewhere(record)
+    if (!coordinator.mayAct(instanceId)) return coordinator.reportedStatus(instanceId) ?? elsewhere(record)
     return this.runtime(instanceId).status
   }
 
-  generateQr(instanceId: string): Promise<QrCode> {
-    return this.runtime(instanceId).startScan()
+  async generateQr(instanceId: string): Promise<QrCode> {
+    return (await this.started(instanceId)).startScan()
   }
 
-  reconnect(instanceId: string): Promise<ConnectionData> {
-    return this.runtime(instanceId).reconnect()
+  async reconnect(instanceId: string): Promise<ConnectionData> {
+    return (await this.started(instanceId)).reconnect()
   }
 
-  reinitialize(instanceId: string): Promise<void> {
-    return this.runtime(instanceId).reinitialize()
+  async reinitialize(instanceId: string): Promise<void> {
+    return (await this.started(instanceId)).reinitialize()
   }
 
-  pairingCode(instanceId: string, phone: string): Promise<string> {
-    return this.runtime(instanceId).pairingCode(phone)
+  async pairingCode(instanceId: string, phone: string): Promise<string> {
+    return (await this.started(instanceId)).pairingCode(phone)
   }
 
   /**
@@ -232,7 +237,7 @@ export class InstanceManager {
    * and answers that id. `instance.destroyed` goes out under the old id before its record disappears.
    */
   async destroy(instanceId: string): Promise<string> {
-    const runtime = this.runtime(instanceId)
+    const runtime = await this.started(instanceId)
     await runtime.destroy()
     try {
       this.events.emit(instanceId, 'instance.destroyed', { reason: 'destroyed' })
@@ -294,7 +299,38 @@ export class InstanceManager {
     this.options.connections.unlist(instanceId, runtime)
   }
 
+  /**
+   * Records whether the instance is linked. Never "not linked" while credentials are stored (a session that
+   * read its keys before they were loaded would otherwise unlink an account that is linked, for every node).
+   */
+  private async recordLinked(instanceId: string, linked: boolean, log: Logger): Promise<void> {
+    try {
+      if (!linked && (await this.options.authStore.exists(instanceId))) {
+        log.warn('credentials are stored: the record stays linked')
+        return
+      }
+      await this.options.registry.setLinked(instanceId, linked)
+    } catch (error) {
+      log.error({ err: error }, 'recording whether it is linked failed')
+    }
+  }
+
+  /** The instance's runtime once any handover of it under way here is done. */
+  private async started(instanceId: string): Promise<InstanceRuntime> {
+    await this.options.coordinator.handover(instanceId)
+    return this.runtime(instanceId)
+  }
+
+  /** The instance's runtime, built on first use (never while it changes hands: see `started`). */
   private runtime(instanceId: string): InstanceRuntime {
+    const runtime = this.runtimes.get(instanceId)
+    if (runtime) return runtime
+    if (this.options.coordinator.handover(instanceId))
+      throw new AppError('unavailable', 'This instance is changing nodes; try again in a moment.')
+    return this.build(instanceId)
+  }
+
+  private build(instanceId: string): InstanceRuntime {
     let runtime = this.runtimes.get(instanceId)
     if (runtime) return runtime
     if (this.closed) throw new AppError('unavailable', 'Linkdesk is shutting down.')
@@ -311,10 +347,7 @@ export class InstanceManager {
         events: this.events,
         createSession: (sessionEvents) => this.options.openSession(instanceId, log, sessionEvents),
         wipeCredentials: () => authStore.wipe(instanceId),
-        setLinked: (linked) =>
-          registry
-            .setLinked(instanceId, linked)
-            .catch((error: unknown) => log.error({ err: error }, 'recording whether it is linked failed')),
+        setLinked: (linked) => this.recordLinked(instanceId, linked, log),
         keepStopped: (stop) =>
           registry
             .setStopped(instanceId, stop)

@@ -253,9 +253,9 @@ export class PostgresAuthStore implements AuthStore {
     await this.load([instanceId])
   }
 
+  /** Whether credentials are stored: kept in memory (written, maybe not yet committed) or in the database. */
   async exists(instanceId: string): Promise<boolean> {
-    const store = this.stores.get(instanceId)
-    if (store) return store.hasCreds()
+    if (this.stores.get(instanceId)?.hasCreds()) return true
     const { rowCount } = await this.pool.query(
       'SELECT 1 FROM auth_entries WHERE instance_id = $1 AND type = $2 AND id = $3',
       [instanceId, CREDS.type, CREDS.id],

@@ -32,8 +32,8 @@ export const openStores: OpenStores<'postgres', PostgresOptions> = async ({ url 
       sharedLog: events,
       eventDurability: 'commit',
       messages: new PostgresMessageStore(pool, {}, fence),
-      ledger: new PostgresLedgerRecords(pool),
-      polls: new PollVoteTally(new PostgresPollVotes(pool)),
+      ledger: new PostgresLedgerRecords(pool, fence),
+      polls: new PollVoteTally(new PostgresPollVotes(pool, fence)),
       uploads: new PostgresUploads(pool),
       close: async () => {
         await auth.close()

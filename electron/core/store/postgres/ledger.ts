@@ -1,9 +1,16 @@
 import type pg from 'pg'
 import type { LedgerEntry, LedgerRecords } from '../ledger-records'
+import { fencedStatement, type WriteFence } from './write-fence'
 
-/** The idempotency ledger's entries in PostgreSQL (`send_idempotency`), each write committed on its own. */
+/**
+ * The idempotency ledger's entries in PostgreSQL (`send_idempotency`), each write committed on its own, behind
+ * the fence in a cluster.
+ */
 export class PostgresLedgerRecords implements LedgerRecords {
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly fence?: WriteFence,
+  ) {}
 
   async get(instanceId: string, key: string): Promise<LedgerEntry | undefined> {
     const { rows } = await this.pool.query<{ entry: LedgerEntry }>(
@@ -14,10 +21,13 @@ export class PostgresLedgerRecords implements LedgerRecords {
   }
 
   async put(instanceId: string, key: string, entry: LedgerEntry): Promise<void> {
-    await this.pool.query(
-      `INSERT INTO send_idempotency (instance_id, key, entry, at) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (instance_id, key) DO UPDATE SET entry = EXCLUDED.entry, at = EXCLUDED.at`,
-      [instanceId, key, JSON.stringify(entry), entry.at],
+    const params = [instanceId, key, JSON.stringify(entry), entry.at]
+    await fencedStatement(this.fence, instanceId, params, (holds) =>
+      this.pool.query(
+        `INSERT INTO send_idempotency (instance_id, key, entry, at) SELECT $1, $2, $3, $4 WHERE ${holds}
+         ON CONFLICT (instance_id, key) DO UPDATE SET entry = EXCLUDED.entry, at = EXCLUDED.at`,
+        params,
+      ),
     )
   }
 

@@ -8,8 +8,8 @@ const MIGRATIONS = fileURLToPath(new URL('./migrations', import.meta.url))
 
 /**
  * Brings the database's schema up to this version (node-pg-migrate: the migrations not yet applied, in one
- * transaction, recorded in `linkdesk_migrations`, under its lock so that nodes starting together apply
- * them once).
+ * transaction, recorded in `linkdesk_migrations`, under its advisory lock: nodes starting together wait
+ * for it in turn, and the ones after the first find nothing left to apply).
  */
 export async function migrate(pool: pg.Pool, logger: Logger): Promise<void> {
   const log = logger.child({ module: 'postgres' })
@@ -22,6 +22,8 @@ export async function migrate(pool: pg.Pool, logger: Logger): Promise<void> {
       direction: 'up',
       migrationsTable: 'linkdesk_migrations',
       singleTransaction: true,
+      // The library's default fails a second node at once instead of letting it wait its turn.
+      advisoryLockMode: 'wait',
       log: () => undefined,
     })
   } finally {

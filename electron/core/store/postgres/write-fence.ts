@@ -52,3 +52,17 @@ export async function runFenced(
     throw refusal(fence, error)
   }
 }
+
+/** Inside a write transaction: the claims for these instances, checked first and held until its commit. */
+export async function claimInTransaction(
+  client: pg.ClientBase,
+  fence: WriteFence | undefined,
+  instanceIds: Iterable<string>,
+): Promise<void> {
+  if (!fence) return
+  try {
+    await client.query('SELECT linkdesk_fence($1::jsonb)', [JSON.stringify(fence.claims(instanceIds))])
+  } catch (error) {
+    throw refusal(fence, error)
+  }
+}
