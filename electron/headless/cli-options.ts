@@ -10,7 +10,7 @@ import {
   LOG_LEVELS,
   defaultDataDir,
 } from '../core/config'
-import type { CommandSpec } from './command-line'
+import type { CommandSpec, ValueOption } from './command-line'
 
 const LOG_LEVEL_HELP = `${LOG_LEVELS.join(', ')}; logs are JSON lines on stderr`
 
@@ -238,6 +238,26 @@ interface CopyStoreSettings {
   to: string | undefined
 }
 
+/** A value option naming a folder, refused when empty; without a default it is required. */
+function folderOption<K extends string>(
+  name: string,
+  key: K,
+  spec: { env?: string; default?: string; description: string },
+): ValueOption<{ [key in K]: string | undefined }> {
+  return {
+    kind: 'value',
+    name,
+    placeholder: 'DIR',
+    ...(spec.env ? { env: spec.env } : {}),
+    default: spec.default ?? 'none: required',
+    description: spec.description,
+    apply: (settings, value) => {
+      if (value.trim() === '') throw new ConfigError(`--${name} must not be empty.`)
+      settings[key] = value
+    },
+  }
+}
+
 /** `npm run copy-store`: copies a data folder's embedded store into PostgreSQL. */
 export const COPY_STORE_COMMAND: CommandSpec<CopyStoreSettings> = {
   script: 'copy-store',
@@ -245,18 +265,11 @@ export const COPY_STORE_COMMAND: CommandSpec<CopyStoreSettings> = {
   summary:
     'Copies a data folder’s embedded store into an empty PostgreSQL database, once, so that `serve --store` on it finds every account linked. Stop the app on that folder first.',
   options: [
-    {
-      kind: 'value',
-      name: 'data-dir',
-      placeholder: 'DIR',
+    folderOption('data-dir', 'dataDir', {
       env: 'LINKDESK_DATA_DIR',
       default: defaultDataDir(),
       description: 'the data folder to copy (it is only read)',
-      apply: (settings, value) => {
-        if (value.trim() === '') throw new ConfigError('--data-dir must not be empty.')
-        settings.dataDir = value
-      },
-    },
+    }),
     {
       kind: 'value',
       name: 'to',
@@ -286,29 +299,12 @@ export const BACKUP_COMMAND: CommandSpec<BackupSettings> = {
   summary:
     'Copies a data folder (settings, credentials, events, messages, media) into a new folder with a manifest of checksums, consistently even while a server runs on it. A node on PostgreSQL keeps its data in the database: use pg_dump.',
   options: [
-    {
-      kind: 'value',
-      name: 'data-dir',
-      placeholder: 'DIR',
+    folderOption('data-dir', 'dataDir', {
       env: 'LINKDESK_DATA_DIR',
       default: defaultDataDir(),
       description: 'the data folder to back up (it is only read)',
-      apply: (settings, value) => {
-        if (value.trim() === '') throw new ConfigError('--data-dir must not be empty.')
-        settings.dataDir = value
-      },
-    },
-    {
-      kind: 'value',
-      name: 'to',
-      placeholder: 'DIR',
-      default: 'none: required',
-      description: 'the folder to write the backup into (new or empty)',
-      apply: (settings, value) => {
-        if (value.trim() === '') throw new ConfigError('--to must not be empty.')
-        settings.to = value
-      },
-    },
+    }),
+    folderOption('to', 'to', { description: 'the folder to write the backup into (new or empty)' }),
   ],
   initial: () => ({ dataDir: defaultDataDir(), to: undefined }),
 }
@@ -325,28 +321,10 @@ export const RESTORE_COMMAND: CommandSpec<RestoreSettings> = {
   summary:
     'Checks a backup against its manifest, then restores it into a new or empty data folder (never one a server runs on); a damaged backup is refused and nothing is written.',
   options: [
-    {
-      kind: 'value',
-      name: 'from',
-      placeholder: 'DIR',
-      default: 'none: required',
-      description: 'the backup folder (made by npm run backup)',
-      apply: (settings, value) => {
-        if (value.trim() === '') throw new ConfigError('--from must not be empty.')
-        settings.from = value
-      },
-    },
-    {
-      kind: 'value',
-      name: 'data-dir',
-      placeholder: 'DIR',
-      default: 'none: required',
+    folderOption('from', 'from', { description: 'the backup folder (made by npm run backup)' }),
+    folderOption('data-dir', 'dataDir', {
       description: 'the data folder to restore into (new or empty); then start serve with it',
-      apply: (settings, value) => {
-        if (value.trim() === '') throw new ConfigError('--data-dir must not be empty.')
-        settings.dataDir = value
-      },
-    },
+    }),
   ],
   initial: () => ({ from: undefined, dataDir: undefined }),
 }
