@@ -178,7 +178,17 @@ export function profilePictureRoutes({ messages }: ContactRoutesDeps): RoutePlug
   return (app, { access, prefix }) => {
     app.get<{ Params: { instanceId: string; chat: string } }>(
       `${prefix}/profile_picture/:instanceId/:chat`,
-      { config: { auth: 'token' } },
+      {
+        config: {
+          auth: 'token',
+          openapi: {
+            tag: 'Contacts',
+            summary: 'A contact’s or group’s profile picture (the picture_url of profile), fetched now.',
+            params: { instanceId: 'The instance id.', chat: 'The chat id, URL-encoded.' },
+            answer: { contentType: 'image/jpeg', description: 'The picture.' },
+          },
+        },
+      },
       async (request, reply) => {
         const record = access(request.params.instanceId, request.principal)
         const picture = await messages.contacts.picture(record.id, request.params.chat)

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox'
 import type { InstanceManager } from '../../instances/instance-manager'
 import type { TokenService } from '../../tokens/token-service'
 import type { WaVersionInfo } from '../../contract/network'
@@ -62,6 +63,7 @@ export function foundationOperations(deps: FoundationDeps): Operation[] {
           example: 'Sales',
         },
       },
+      answer: { message: Type.String(), instance_id: Type.String({ description: 'The new instance’s id.' }) },
       example: { status: 'success', message: 'Instance created', instance_id: '609ACF283XXXX6F2E1B0A4C5' },
       handle: async ({ principal, params }) => {
         const record = await deps.instances.create(principal, params.name)
