@@ -145,6 +145,10 @@ describe('the document against the running server', () => {
       await checked('send_message', { ...to, type: 'text', message: 'Checked' })
       await checked('send_message', { ...to, type: 'location', latitude: -33.8568, longitude: 151.2153 })
       await checked('send_message', { ...to, type: 'contacts', contacts: ['Bob Builder:15551230003'] })
+      await checked('send_presence', { ...to, presence: 'typing' })
+      await checked('block', to)
+      await checked('unblock', to)
+      await checked('health')
       await checked('reconnect', { instance_id: linked.instanceId })
 
       const declaring = Object.entries(dereferenced.paths as Record<string, any>)

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox'
 import { CALL_MESSAGE_CHARS } from '../../messages/call-desk'
 import type { MessageService } from '../../messages/message-service'
 import type { RoutePlugin } from '../build-api'
@@ -82,6 +83,7 @@ export function contactOperations({ messages }: ContactRoutesDeps): Operation[] 
       auth: 'token',
       instance: true,
       fields: { number: { ...CHAT_NUMBER, required: true } },
+      answer: { chat: Type.String({ description: 'The chat id blocked.' }), blocked: Type.Literal(true) },
       example: { status: 'success', chat: '15551234567@s.whatsapp.net', blocked: true },
       handle: async ({ params, instance }) => ({
         status: 'success',
@@ -96,6 +98,7 @@ export function contactOperations({ messages }: ContactRoutesDeps): Operation[] 
       auth: 'token',
       instance: true,
       fields: { number: { ...CHAT_NUMBER, required: true } },
+      answer: { chat: Type.String({ description: 'The chat id unblocked.' }), blocked: Type.Literal(false) },
       example: { status: 'success', chat: '15551234567@s.whatsapp.net', blocked: false },
       handle: async ({ params, instance }) => ({
         status: 'success',

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import { Nullable, OneOf } from '../../schema'
 import type { InstanceManager } from '../../instances/instance-manager'
 import type { TokenService } from '../../tokens/token-service'
 import type { WaVersionInfo } from '../../contract/network'
@@ -32,6 +33,23 @@ export function foundationOperations(deps: FoundationDeps): Operation[] {
       summary: 'Whether the server is ready (no token needed).',
       auth: 'none',
       fields: {},
+      answer: {
+        message: Type.Literal('ready'),
+        version: Type.String({ description: 'Linkdesk’s version.' }),
+        wa_version: Type.Object({
+          version: Type.String({ description: 'The WhatsApp Web client version sockets announce.' }),
+          source: OneOf(['bundled', 'fetched'] as const),
+          checked_at: Nullable(
+            Type.Integer({ description: 'Unix seconds of the last fetch; null before it.' }),
+          ),
+        }),
+        cluster: Type.Optional(
+          Type.Object(
+            {},
+            { additionalProperties: true, description: 'In a cluster: this node, its leases, the nodes.' },
+          ),
+        ),
+      },
       example: {
         status: 'success',
         message: 'ready',
