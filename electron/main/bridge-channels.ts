@@ -2,6 +2,7 @@
 export const BRIDGE_CHANNELS = {
   bootstrap: 'linkdesk:bootstrap',
   revealDataFolder: 'linkdesk:reveal-data-folder',
+  openLogFile: 'linkdesk:open-log-file',
   getStartOnLogin: 'linkdesk:get-start-on-login',
   setStartOnLogin: 'linkdesk:set-start-on-login',
   getPort: 'linkdesk:get-port',

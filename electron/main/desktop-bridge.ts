@@ -13,6 +13,8 @@ export interface BridgeHandlers {
   appOrigin: string
   bootstrap: BridgeBootstrap
   revealDataFolder(): Promise<void>
+  /** Opens the log file written now in the system's viewer for it. */
+  openLogFile(): Promise<void>
   getStartOnLogin(): StartOnLogin
   setStartOnLogin(enabled: boolean): StartOnLogin
   ports(): { current: number; saved: number }
@@ -37,6 +39,7 @@ export function registerDesktopBridge(ipc: IpcMain, handlers: BridgeHandlers): v
     })
   }
   handle(BRIDGE_CHANNELS.revealDataFolder, () => handlers.revealDataFolder())
+  handle(BRIDGE_CHANNELS.openLogFile, () => handlers.openLogFile())
   handle(BRIDGE_CHANNELS.getStartOnLogin, () => handlers.getStartOnLogin())
   handle(BRIDGE_CHANNELS.setStartOnLogin, (enabled) => handlers.setStartOnLogin(enabled === true))
   handle(BRIDGE_CHANNELS.getPort, () => handlers.ports())

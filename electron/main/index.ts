@@ -12,6 +12,7 @@ import {
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type Core, logUnhandledRejections } from '../core'
+import { openRotatingLogFile } from '../core/logger'
 import { registerDesktopBridge, type StartOnLogin } from './desktop-bridge'
 import { openDesktopStore } from './desktop-store'
 import { safeStorageCipher } from './safe-storage-cipher'
@@ -41,8 +42,10 @@ async function runDesktopApp(): Promise<void> {
   await app.whenReady()
   const store = openDesktopStore()
   let core: Core
+  const logFile = await openRotatingLogFile(join(app.getPath('userData'), 'logs'))
   try {
     core = await startDesktopCore({
+      logFile,
       dataDir: app.getPath('userData'),
       port: store.get('port'),
       uiDir: UI_DIR,
@@ -124,6 +127,10 @@ async function runDesktopApp(): Promise<void> {
     },
     revealDataFolder: async () => {
       const problem = await shell.openPath(app.getPath('userData'))
+      if (problem) throw new Error(problem)
+    },
+    openLogFile: async () => {
+      const problem = await shell.openPath(logFile.current())
       if (problem) throw new Error(problem)
     },
     getStartOnLogin: startOnLogin,

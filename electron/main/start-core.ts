@@ -1,5 +1,6 @@
 import { type Core, type CoreDeps, createCore } from '../core'
 import { parseConfig } from '../core/config'
+import { alsoToFile, createLogger, type RotatingLogFile } from '../core/logger'
 
 export interface DesktopCoreOptions {
   dataDir: string
@@ -7,6 +8,8 @@ export interface DesktopCoreOptions {
   uiDir: string
   deps: CoreDeps
   env: NodeJS.ProcessEnv
+  /** The log file the core writes beside stderr. */
+  logFile: RotatingLogFile
   /** Asked when the saved port is taken; true starts on a free port for this launch. */
   useFreePortInstead(port: number): Promise<boolean>
 }
@@ -28,10 +31,12 @@ export async function startDesktopCore(options: DesktopCoreOptions): Promise<Cor
       },
       options.env,
     )
+  const config = configFor(options.port)
+  const deps = { ...options.deps, logger: createLogger(config.logLevel, alsoToFile(options.logFile)) }
   try {
-    return await createCore(configFor(options.port), options.deps)
+    return await createCore(config, deps)
   } catch (error) {
     if (!portTaken(error) || !(await options.useFreePortInstead(options.port))) throw error
-    return createCore(configFor(0), options.deps)
+    return createCore(configFor(0), deps)
   }
 }

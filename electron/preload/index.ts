@@ -12,6 +12,7 @@ if (bootstrap) {
     version: bootstrap.version,
     platform: bootstrap.platform,
     revealDataFolder: () => ipcRenderer.invoke(BRIDGE_CHANNELS.revealDataFolder),
+    openLogFile: () => ipcRenderer.invoke(BRIDGE_CHANNELS.openLogFile),
     getStartOnLogin: () => ipcRenderer.invoke(BRIDGE_CHANNELS.getStartOnLogin),
     setStartOnLogin: (enabled) => ipcRenderer.invoke(BRIDGE_CHANNELS.setStartOnLogin, enabled === true),
     getPort: () => ipcRenderer.invoke(BRIDGE_CHANNELS.getPort),

@@ -9,6 +9,8 @@ export interface LinkdeskBridge {
   readonly platform: string
   /** Opens the data folder (settings, credentials, logs) in the system's file manager. */
   revealDataFolder(): Promise<void>
+  /** Opens the log file the app writes now (`logs/linkdesk.<n>.log` in the data folder, rolled over at 10 MB). */
+  openLogFile(): Promise<void>
   /** Whether the OS starts Linkdesk at login; `supported` is false where Electron cannot set it (Linux). */
   getStartOnLogin(): Promise<{ supported: boolean; enabled: boolean }>
   setStartOnLogin(enabled: boolean): Promise<{ supported: boolean; enabled: boolean }>

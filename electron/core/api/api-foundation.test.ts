@@ -242,7 +242,7 @@ describe('v1 foundation over real HTTP', () => {
   test('the OpenAPI document lists every operation with GET and POST and the error codes', async () => {
     const { status, body } = await t.call('/openapi.json')
     assert.equal(status, 200)
-    assert.equal(body.openapi, '3.0.3')
+    assert.equal(body.openapi, '3.1.0')
     assert.ok(body.paths['/create_instance'].get)
     assert.ok(body.paths['/create_instance'].post)
     assert.match(body.components.responses.Error.description, /unauthorized \(401\)/)

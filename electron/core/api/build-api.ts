@@ -3,7 +3,7 @@ import type { Server } from 'node:http'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import fastifyStatic from '@fastify/static'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, RouteOptions } from 'fastify'
 import type { Limits } from '../config'
 import type { Logger } from '../logger'
 import type { Authenticator } from './auth'
@@ -12,9 +12,11 @@ import { type CallRouting, NODE_HEADER } from './forwarding'
 import { createHttpApp } from './http-app'
 import { UI_CSP } from './ui-csp'
 import { openApiDocument } from './openapi'
+import type { DocumentedRoute } from './openapi-route'
 import { type InstanceAccess, type Operation, registerOperations } from './operation'
 
 export const API_PREFIX = '/api/v1'
+const DOCS_PREFIX = `${API_PREFIX}/docs`
 
 /**
  * Routes that are not flat operations (live stream, downloads, sandbox control), added under the API prefix.
@@ -40,6 +42,40 @@ export interface ApiOptions {
   server?: Server
 }
 
+/**
+ * The routes under the API prefix that are not operations, each with its document entry, read once the app
+ * is ready (a plugin's own hooks may add to a route's config after this one sees it). A route there without
+ * an entry stops the app from starting: every served route is in the document. The docs UI's pages and
+ * files are left out: they show the document.
+ */
+function routeRecorder(app: FastifyInstance, operationPaths: ReadonlySet<string>): () => DocumentedRoute[] {
+  const registered: RouteOptions[] = []
+  app.addHook('onRoute', (route) => {
+    const { url } = route
+    if (!url.startsWith(`${API_PREFIX}/`) || operationPaths.has(url)) return
+    if (url === DOCS_PREFIX || url.startsWith(`${DOCS_PREFIX}/`)) return
+    registered.push(route)
+  })
+  return () => {
+    const routes: DocumentedRoute[] = []
+    for (const route of registered) {
+      const doc = route.config?.openapi
+      if (!doc)
+        throw new Error(`${route.url} is served without an entry in the API's document (config.openapi).`)
+      const methods = (Array.isArray(route.method) ? route.method : [route.method]) as string[]
+      // fastify answers HEAD beside every GET by itself; no route here declares one of its own.
+      for (const method of methods.filter((name) => name !== 'HEAD')) {
+        // A plugin's `/` under its prefix is served with and without the trailing slash: one entry.
+        const url = route.url.slice(API_PREFIX.length).replace(/(.)\/$/, '$1')
+        if (routes.some((known) => known.method === method && known.url === url)) continue
+        const auth = route.config?.auth ?? 'none'
+        routes.push({ method: method as DocumentedRoute['method'], url, auth, doc })
+      }
+    }
+    return routes
+  }
+}
+
 /** Builds the HTTP app (v1 operations, docs, UI) without listening, so tests and entries start it as they need. */
 export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const knownPaths = new Set<string>()
@@ -62,16 +98,37 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     })
   }
   registerOperations(app, API_PREFIX, options.operations, access, knownPaths, calls.route)
+  const documentedRoutes = routeRecorder(app, knownPaths)
   for (const plugin of options.plugins ?? []) plugin(app, { access, prefix: API_PREFIX })
 
-  const document = openApiDocument(options.operations, {
-    version: options.version,
-    limits: options.limits,
-    prefix: API_PREFIX,
+  // The plugins' routes are registered once the app loads them: the document is completed when it is ready.
+  const document: Record<string, unknown> = {}
+  app.addHook('onReady', async () => {
+    Object.assign(
+      document,
+      openApiDocument(options.operations, documentedRoutes(), {
+        version: options.version,
+        limits: options.limits,
+        prefix: API_PREFIX,
+      }),
+    )
   })
-  app.get(`${API_PREFIX}/openapi.json`, async () => document)
+  app.get(
+    `${API_PREFIX}/openapi.json`,
+    {
+      config: {
+        auth: 'none',
+        openapi: {
+          tag: 'Service',
+          summary: 'This document.',
+          answer: { contentType: 'application/json', description: 'The OpenAPI 3.1 document of the API.' },
+        },
+      },
+    },
+    async () => document,
+  )
   await app.register(swagger, { mode: 'static', specification: { document: document as never } })
-  await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs`, staticCSP: true })
+  await app.register(swaggerUi, { routePrefix: DOCS_PREFIX, staticCSP: true })
 
   if (options.uiDir && existsSync(options.uiDir)) {
     await app.register(fastifyStatic, {

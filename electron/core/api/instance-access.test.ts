@@ -11,7 +11,8 @@ interface DocumentedParameter {
 /** The operations of the OpenAPI document that take a required instance_id, with their parameters. */
 function instanceOperations(document: any): Array<{ path: string; parameters: DocumentedParameter[] }> {
   return Object.entries(document.paths as Record<string, { get: { parameters: DocumentedParameter[] } }>)
-    .map(([path, item]) => ({ path, parameters: item.get.parameters }))
+    .filter(([path]) => !path.includes('{'))
+    .map(([path, item]) => ({ path, parameters: item.get?.parameters ?? [] }))
     .filter(({ parameters }) => parameters.some((p) => p.name === 'instance_id' && p.required))
 }
 

@@ -21,8 +21,7 @@ export function eventComponents(): Record<string, unknown> {
             event_id: { type: 'string', description: 'A ULID: unique, sorts by time.' },
             instance_id: { type: 'string' },
             instance_name: {
-              type: 'string',
-              nullable: true,
+              type: ['string', 'null'],
               description: 'The instance’s name when the event was made (null: none given).',
             },
             timestamp: { type: 'string', description: 'Unix seconds, as a string.' },

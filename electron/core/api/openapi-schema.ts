@@ -3,8 +3,9 @@ import type { TSchema } from '../schema'
 type JsonSchema = Record<string, unknown>
 
 /**
- * A contract schema as OpenAPI 3.0 states it. TypeBox writes JSON Schema 2020 (`const`, `{"type":"null"}`);
- * OpenAPI 3.0 knows neither, so a union of constants becomes an `enum` and "or null" becomes `nullable`.
+ * A contract schema as the OpenAPI 3.1 document states it. OpenAPI 3.1 speaks JSON Schema 2020, as TypeBox
+ * writes it, so "or null" stays `{"type":"null"}` (any schema compiler reads it); only a union of constants
+ * becomes an `enum`, which documentation tools show as a list of values.
  */
 export function openApiSchema(schema: TSchema, components: Record<string, JsonSchema> = {}): JsonSchema {
   return new Converter(components).convert(JSON.parse(JSON.stringify(schema)) as JsonSchema)
@@ -22,10 +23,9 @@ class Converter {
   }
 
   private convertOwn(schema: JsonSchema): JsonSchema {
-    const { anyOf, const: constant, properties, items, ...rest } = schema
+    const { anyOf, properties, items, ...rest } = schema
     if (Array.isArray(anyOf)) return this.convertUnion(anyOf as JsonSchema[], rest)
     const converted: JsonSchema = { ...rest }
-    if (constant !== undefined) Object.assign(converted, { type: typeof constant, enum: [constant] })
     if (properties)
       converted.properties = Object.fromEntries(
         Object.entries(properties as Record<string, JsonSchema>).map(([name, value]) => [
@@ -39,18 +39,15 @@ class Converter {
 
   private convertUnion(members: JsonSchema[], rest: JsonSchema): JsonSchema {
     const others = members.filter((member) => member.type !== 'null')
-    const nullable = others.length < members.length ? { nullable: true } : {}
+    const withNull = others.length < members.length
     if (others.length > 0 && others.every((member) => member.const !== undefined)) {
       const values = others.map((member) => member.const)
-      return { type: typeof values[0], enum: values, ...rest, ...nullable }
+      const type = typeof values[0]
+      return withNull
+        ? { type: [type, 'null'], enum: [...values, null], ...rest }
+        : { type, enum: values, ...rest }
     }
-    if (others.length === 1) {
-      const single = this.convert(others[0]!)
-      // OpenAPI 3.0 ignores siblings of $ref: a nullable reference is an allOf of one.
-      if (single.$ref) return { allOf: [single], ...rest, ...nullable }
-      return { ...single, ...rest, ...nullable }
-    }
-    return { anyOf: others.map((member) => this.convert(member)), ...rest, ...nullable }
+    return { anyOf: members.map((member) => this.convert(member)), ...rest }
   }
 }
 

@@ -8,6 +8,7 @@ import openapiTS, { astToString } from 'openapi-typescript'
 import ts from 'typescript'
 import { EVENT_CATALOGUE, EVENT_NAMES } from '../contract/event-catalogue'
 import { INSTANCE_STATES } from '../contract/instance-state'
+import { SEND_TYPES } from '../contract/kinds'
 import { InstanceViewSchema } from '../instances/instance-view'
 import { startTestCore, type TestCore } from '../testing/test-core'
 import { eventSchemaName } from './openapi-schema'
@@ -39,9 +40,27 @@ describe('the served OpenAPI document', () => {
     await t.stop()
   })
 
-  test('is valid OpenAPI 3 for a standard validator', async () => {
+  test('is valid OpenAPI 3.1 for a standard validator', async () => {
+    assert.equal(document.openapi, '3.1.0')
     // The validator dereferences its input in place: give it a copy.
     await SwaggerParser.validate(structuredClone(document))
+  })
+
+  test('declares the access_token of a POST body, as the seed sends it, and lets a body token through', () => {
+    const post = document.paths['/send_message'].post
+    const body = post.requestBody.content['application/json']
+    assert.equal(body.schema.properties.access_token.type, 'string')
+    assert.deepEqual(post.security, [{ accessToken: [] }, { bearer: [] }, {}])
+    assert.deepEqual(document.paths['/send_message'].get.security, [{ accessToken: [] }, { bearer: [] }])
+  })
+
+  test('shows a send_message request for every message kind', () => {
+    const { examples } = document.paths['/send_message'].post.requestBody.content['application/json']
+    assert.deepEqual(Object.keys(examples), [...SEND_TYPES])
+    for (const [type, example] of Object.entries(examples as Record<string, any>)) {
+      assert.equal(example.value.type, type)
+      assert.equal(typeof example.value.access_token, 'string')
+    }
   })
 
   test('states how lists and decimals are written in a query string', () => {
@@ -84,7 +103,9 @@ describe('the served OpenAPI document', () => {
           "type SendQuery = NonNullable<paths['/send_message']['get']['parameters']['query']>",
           "export const query: SendQuery = { instance_id: 'I', number: '1', type: 'media' }",
           "type Created = paths['/create_instance']['get']['responses']['200']['content']['application/json']",
-          "export const created: Created = { status: 'success' }",
+          "export const created: Created = { status: 'success', message: 'Instance created', instance_id: 'I' }",
+          '// @ts-expect-error create_instance answers the new instance_id',
+          "export const unnamed: Created = { status: 'success', message: 'Instance created' }",
           "type Listed = paths['/instances']['get']['responses']['200']['content']['application/json']",
           "export const states: NonNullable<Listed['instances']>[number]['state'][] = ['qr', 'connected']",
           '// @ts-expect-error state is one of the instance states',

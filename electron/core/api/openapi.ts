@@ -1,10 +1,13 @@
+import { Type } from '@sinclair/typebox'
 import { ERROR_CODES } from '../errors'
 import { unhandledCase } from '../exhaustive'
 import type { Limits } from '../config'
+import type { TSchema } from '../schema'
 import { eventComponents } from './openapi-events'
 import { openApiSchema } from './openapi-schema'
 import type { Operation } from './operation'
 import type { FieldSpec } from './params'
+import { type DocumentedRoute, openApiPath } from './openapi-route'
 
 function typeSchema(spec: FieldSpec): Record<string, unknown> {
   switch (spec.type) {
@@ -40,7 +43,7 @@ function fieldSchema(spec: FieldSpec): Record<string, unknown> {
 
 const errorResponse = { $ref: '#/components/responses/Error' }
 
-/** An object schema; OpenAPI 3.0 forbids an empty `required`, so it is left out when nothing is required. */
+/** An object schema; left without `required` when nothing is required. */
 function objectSchema(
   properties: Record<string, unknown>,
   required: readonly string[],
@@ -48,98 +51,173 @@ function objectSchema(
   return { type: 'object', properties, ...(required.length > 0 ? { required } : {}) }
 }
 
-/** The OpenAPI 3 document of the API, made from the operation declarations so it cannot drift from them. */
-export function openApiDocument(
-  operations: readonly Operation[],
-  options: { version: string; limits: Limits; prefix: string },
+/** The success answer's JSON: `status` and the declared fields (required unless declared Optional). */
+function successSchema(
+  answer: Record<string, TSchema> | undefined,
+  schemas: Record<string, Record<string, unknown>>,
+): Record<string, unknown> {
+  return openApiSchema(Type.Object({ status: Type.Literal('success'), ...answer }), schemas)
+}
+
+function queryParameters(
+  fields: Array<[string, FieldSpec]>,
+  secured: boolean,
+): Array<Record<string, unknown>> {
+  const parameters: Array<Record<string, unknown>> = fields.map(([name, spec]) => ({
+    name,
+    in: 'query',
+    required: spec.required ?? false,
+    // A list is the key repeated (`mentions=1&mentions=2`); one comma-separated value is read too.
+    ...(spec.type === 'list' ? { style: 'form', explode: true } : {}),
+    schema: fieldSchema(spec),
+  }))
+  if (secured)
+    parameters.unshift({ name: 'access_token', in: 'query', required: false, schema: TOKEN_SCHEMA })
+  return parameters
+}
+
+const TOKEN_SCHEMA = {
+  type: 'string',
+  description:
+    'The access token: here (the seed’s way), in the query string, or as Authorization: Bearer; one of them is needed.',
+}
+
+/**
+ * GET takes the token in the query string or a bearer header; a POST may carry it in its body too, as the
+ * seed's send_message does. OpenAPI has no body credential, so a POST's security also lists the empty
+ * requirement, and its body declares `access_token`: validators then let a body token through to the server,
+ * which answers 401 without one.
+ */
+const GET_SECURITY = [{ accessToken: [] }, { bearer: [] }]
+const POST_SECURITY = [...GET_SECURITY, {}]
+
+function operationPaths(
+  operation: Operation,
+  schemas: Record<string, Record<string, unknown>>,
 ): Record<string, unknown> {
   const paths: Record<string, unknown> = {}
-  const schemas: Record<string, Record<string, unknown>> = {}
-  for (const operation of operations) {
-    const answer = Object.entries(operation.answer ?? {}).map(([name, schema]) => [
-      name,
-      openApiSchema(schema, schemas),
-    ])
-    const secured = operation.auth !== 'none'
-    const allFields = Object.entries(operation.fields)
-    // A file can only be a multipart part: it is in neither the query string nor a JSON or plain form body.
-    const fields = allFields.filter(([, spec]) => spec.type !== 'file')
-    const properties = Object.fromEntries(fields.map(([name, spec]) => [name, fieldSchema(spec)]))
-    const required = fields.filter(([, spec]) => spec.required).map(([name]) => name)
-    const parameters = fields.map(([name, spec]) => ({
-      name,
-      in: 'query',
-      required: spec.required ?? false,
-      // A list is the key repeated (`mentions=1&mentions=2`); one comma-separated value is read too.
-      ...(spec.type === 'list' ? { style: 'form', explode: true } : {}),
-      schema: fieldSchema(spec),
-    }))
-    if (secured) {
-      parameters.unshift({
-        name: 'access_token',
-        in: 'query',
-        required: false,
-        schema: { type: 'string', description: 'Access token; or Authorization: Bearer.' },
-      })
-    }
-    const responses = {
-      '200': {
-        description: 'Success',
-        content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              properties: {
-                status: { type: 'string', enum: ['success'] },
-                ...(answer.length > 0 ? { message: { type: 'string' } } : {}),
-                ...Object.fromEntries(answer),
-              },
-            },
-            ...(operation.example ? { example: operation.example } : {}),
+  const secured = operation.auth !== 'none'
+  const allFields = Object.entries(operation.fields)
+  // A file can only be a multipart part: it is in neither the query string nor a JSON or plain form body.
+  const fields = allFields.filter(([, spec]) => spec.type !== 'file')
+  const properties = Object.fromEntries(fields.map(([name, spec]) => [name, fieldSchema(spec)]))
+  const required = fields.filter(([, spec]) => spec.required).map(([name]) => name)
+  const responses = {
+    '200': {
+      description: 'Success',
+      content: {
+        'application/json': {
+          schema: successSchema(operation.answer, schemas),
+          ...(operation.example ? { example: operation.example } : {}),
+        },
+      },
+    },
+    '4XX': errorResponse,
+    '5XX': errorResponse,
+  }
+  const common = {
+    tags: [operation.tag],
+    summary: operation.summary,
+    description: [
+      operation.description,
+      operation.aliases?.length ? `Also answers at: ${operation.aliases.join(', ')}.` : undefined,
+    ]
+      .filter(Boolean)
+      .join('\n\n'),
+    responses,
+  }
+  const token = secured ? { access_token: TOKEN_SCHEMA } : {}
+  const bodySchema = objectSchema({ ...token, ...properties }, required)
+  const multipartSchema = objectSchema(
+    { ...token, ...Object.fromEntries(allFields.map(([name, spec]) => [name, fieldSchema(spec)])) },
+    required,
+  )
+  const examples = operation.requestExamples ? { examples: operation.requestExamples } : {}
+  for (const name of [operation.name, ...(operation.aliases ?? [])]) {
+    paths[`/${name}`] = {
+      get: {
+        ...common,
+        operationId: `${name.replace(/\W/g, '_')}_get`,
+        security: secured ? GET_SECURITY : [],
+        parameters: queryParameters(fields, secured),
+      },
+      post: {
+        ...common,
+        operationId: `${name.replace(/\W/g, '_')}_post`,
+        security: secured ? POST_SECURITY : [],
+        requestBody: {
+          content: {
+            'application/json': { schema: bodySchema, ...examples },
+            'application/x-www-form-urlencoded': { schema: bodySchema },
+            'multipart/form-data': { schema: multipartSchema },
           },
         },
       },
+    }
+  }
+  return paths
+}
+
+/** A route's entry: its path parameters, query, body and answer, as its `config.openapi` declares them. */
+function routeOperation(
+  route: DocumentedRoute,
+  schemas: Record<string, Record<string, unknown>>,
+): Record<string, unknown> {
+  const { doc } = route
+  const secured = route.auth !== 'none'
+  const path = Object.entries(doc.params ?? {}).map(([name, description]) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema: { type: 'string', description },
+  }))
+  const success =
+    'json' in doc.answer
+      ? { 'application/json': { schema: successSchema(doc.answer.json, schemas) } }
+      : { [doc.answer.contentType]: { schema: { type: 'string', description: doc.answer.description } } }
+  return {
+    tags: [doc.tag],
+    summary: doc.summary,
+    ...(doc.description ? { description: doc.description } : {}),
+    operationId: `${route.url.replace(/^\//, '').replace(/\W+/g, '_')}_${route.method.toLowerCase()}`,
+    security: secured ? GET_SECURITY : [],
+    parameters: [...path, ...queryParameters(Object.entries(doc.query ?? {}), secured)],
+    ...(doc.body
+      ? {
+          requestBody: {
+            required: true,
+            description: doc.body.description,
+            content: { [doc.body.contentType]: { schema: { type: 'string', format: 'binary' } } },
+          },
+        }
+      : {}),
+    responses: {
+      '200': { description: 'Success', content: success },
       '4XX': errorResponse,
       '5XX': errorResponse,
-    }
-    const common = {
-      tags: [operation.tag],
-      summary: operation.summary,
-      description: [
-        operation.description,
-        operation.aliases?.length ? `Also answers at: ${operation.aliases.join(', ')}.` : undefined,
-      ]
-        .filter(Boolean)
-        .join('\n\n'),
-      security: secured ? [{ accessToken: [] }, { bearer: [] }] : [],
-      responses,
-    }
-    const token = secured ? { access_token: { type: 'string' } } : {}
-    const bodySchema = objectSchema({ ...token, ...properties }, required)
-    const multipartSchema = objectSchema(
-      { ...token, ...Object.fromEntries(allFields.map(([name, spec]) => [name, fieldSchema(spec)])) },
-      required,
-    )
-    for (const name of [operation.name, ...(operation.aliases ?? [])]) {
-      paths[`/${name}`] = {
-        get: { ...common, operationId: `${name.replace(/\W/g, '_')}_get`, parameters },
-        post: {
-          ...common,
-          operationId: `${name.replace(/\W/g, '_')}_post`,
-          requestBody: {
-            content: {
-              'application/json': { schema: bodySchema },
-              'application/x-www-form-urlencoded': { schema: bodySchema },
-              'multipart/form-data': { schema: multipartSchema },
-            },
-          },
-        },
-      }
-    }
+    },
+  }
+}
+
+/**
+ * The OpenAPI 3.1 document of the API, made from the operation declarations and the other routes'
+ * `config.openapi`, so it cannot drift from what is served.
+ */
+export function openApiDocument(
+  operations: readonly Operation[],
+  routes: readonly DocumentedRoute[],
+  options: { version: string; limits: Limits; prefix: string },
+): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {}
+  const schemas: Record<string, Record<string, unknown>> = {}
+  for (const operation of operations) Object.assign(paths, operationPaths(operation, schemas))
+  for (const route of routes) {
+    const path = openApiPath(route.url)
+    paths[path] = { ...paths[path], [route.method.toLowerCase()]: routeOperation(route, schemas) }
   }
   const { limits } = options
   return {
-    openapi: '3.0.3',
+    openapi: '3.1.0',
     info: {
       title: 'Linkdesk instance API',
       version: options.version,

@@ -51,8 +51,13 @@ export interface Operation<F extends Fields = Fields, I extends boolean = boolea
   places?: boolean
   /** An example success body, shown in the docs. */
   example?: Record<string, unknown>
-  /** The success body's fields beside `status` and `message`, as the contract's schemas declare them. */
+  /**
+   * The success body's fields beside `status` (`message` included), as the contract's schemas declare them;
+   * `Type.Optional` for one that is not always there. The API's document states the answer from it.
+   */
   answer?: Record<string, TSchema>
+  /** Example request bodies, by name, shown in the docs (send_message: one per message kind). */
+  requestExamples?: Record<string, { summary: string; value: Record<string, unknown> }>
   handle(context: OperationContext<ParamsOf<F>, I>): Promise<unknown> | unknown
 }
 

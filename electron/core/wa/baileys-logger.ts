@@ -2,11 +2,36 @@ import type { Logger } from '../logger'
 
 const LEVEL_ORDER = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']
 
+/** The stream error code WhatsApp ends the first connection with after every scan: reconnect now. */
+const RESTART_REQUIRED = '515'
+
 /**
  * The logger handed to Baileys: a child of ours at `warn` (or quieter, if the app is), so Baileys never writes
  * to stdout on its own and never dumps stanzas. pino's Logger already has the shape Baileys' ILogger asks for.
+ * Baileys logs every stream error at error level, the routine 515 restart after pairing too: that one is
+ * logged at info, without the stanza, and the instance's close verdict follows it.
  */
 export function baileysLogger(logger: Logger, instanceId: string): Logger {
   const level = LEVEL_ORDER.indexOf(logger.level) > LEVEL_ORDER.indexOf('warn') ? logger.level : 'warn'
-  return logger.child({ module: 'baileys', instanceId }, { level })
+  const child = logger.child({ module: 'baileys', instanceId }, { level })
+  const error = child.error.bind(child)
+  child.error = ((...args: Parameters<Logger['error']>) => {
+    if (isRestartRequired(args)) {
+      logger.info(
+        { module: 'baileys', instanceId, code: 515 },
+        'stream restart required (routine after pairing)',
+      )
+      return
+    }
+    error(...args)
+  }) as Logger['error']
+  return child
+}
+
+/** Baileys' `logger.error({ reasonNode, fullErrorNode }, 'stream errored out')` for a 515. */
+function isRestartRequired(args: unknown[]): boolean {
+  const [object, message] = args
+  if (message !== 'stream errored out' || typeof object !== 'object' || object === null) return false
+  const node = (object as { fullErrorNode?: { attrs?: Record<string, unknown> } }).fullErrorNode
+  return node?.attrs?.code === RESTART_REQUIRED
 }

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox'
 import { CALL_MESSAGE_CHARS } from '../../messages/call-desk'
 import type { MessageService } from '../../messages/message-service'
 import type { RoutePlugin } from '../build-api'
@@ -82,6 +83,7 @@ export function contactOperations({ messages }: ContactRoutesDeps): Operation[] 
       auth: 'token',
       instance: true,
       fields: { number: { ...CHAT_NUMBER, required: true } },
+      answer: { chat: Type.String({ description: 'The chat id blocked.' }), blocked: Type.Literal(true) },
       example: { status: 'success', chat: '15551234567@s.whatsapp.net', blocked: true },
       handle: async ({ params, instance }) => ({
         status: 'success',
@@ -96,6 +98,7 @@ export function contactOperations({ messages }: ContactRoutesDeps): Operation[] 
       auth: 'token',
       instance: true,
       fields: { number: { ...CHAT_NUMBER, required: true } },
+      answer: { chat: Type.String({ description: 'The chat id unblocked.' }), blocked: Type.Literal(false) },
       example: { status: 'success', chat: '15551234567@s.whatsapp.net', blocked: false },
       handle: async ({ params, instance }) => ({
         status: 'success',
@@ -178,7 +181,17 @@ export function profilePictureRoutes({ messages }: ContactRoutesDeps): RoutePlug
   return (app, { access, prefix }) => {
     app.get<{ Params: { instanceId: string; chat: string } }>(
       `${prefix}/profile_picture/:instanceId/:chat`,
-      { config: { auth: 'token' } },
+      {
+        config: {
+          auth: 'token',
+          openapi: {
+            tag: 'Contacts',
+            summary: 'A contact’s or group’s profile picture (the picture_url of profile), fetched now.',
+            params: { instanceId: 'The instance id.', chat: 'The chat id, URL-encoded.' },
+            answer: { contentType: 'image/jpeg', description: 'The picture.' },
+          },
+        },
+      },
       async (request, reply) => {
         const record = access(request.params.instanceId, request.principal)
         const picture = await messages.contacts.picture(record.id, request.params.chat)

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox'
 import { AppError } from '../../errors'
 import type { EventService } from '../../events/event-service'
 import { ATTEMPT_OUTCOMES, type AttemptOutcome } from '../../store/event-store'
@@ -12,6 +13,7 @@ import type { Logger } from '../../logger'
 import type { WebhookView } from '../../shared-types'
 import type { Principal } from '../../contract/principal'
 import type { RoutePlugin } from '../build-api'
+import type { RouteDoc } from '../openapi-route'
 import { defineOperation, INSTANCE_ID_FIELD, type InstanceAccess, type Operation } from '../operation'
 import { checks, readParams, type FieldSpec } from '../params'
 import { BATCH_SIZE_FIELD } from './webhook-routes'
@@ -120,6 +122,7 @@ export function eventOperations(deps: EventRoutesDeps & { access: InstanceAccess
           description: `${BATCH_SIZE_FIELD.description} Absent: unchanged.`,
         },
       },
+      answer: { message: Type.String() },
       example: { status: 'success', message: 'Webhook saved and enabled' },
       handle: async ({ params, instance }) => {
         await events.changeWebhook(instance.id, ({ batchSize: current, ...webhook }) => {
@@ -339,6 +342,21 @@ const streamFields = {
   deliveries: { type: 'boolean', description: 'Also send `event: delivery` frames for each attempt.' },
 } as const satisfies Record<string, FieldSpec>
 
+const STREAM_DOC: RouteDoc = {
+  tag: 'Events',
+  summary: 'The live event stream (Server-Sent Events): each frame’s data is one Event.',
+  description:
+    'Frames are `id: <event_id>`, `event: <name>`, `data: <Event as JSON>`; with deliveries=true also `event: delivery` frames (a delivery attempt). The token may come in the query string (EventSource cannot set headers); a reconnecting client resumes after Last-Event-ID.',
+  query: streamFields,
+  answer: { contentType: 'text/event-stream', description: 'Events as they happen, after the resumed ones.' },
+}
+
+const METRICS_DOC: RouteDoc = {
+  tag: 'Service',
+  summary: 'Metrics in the Prometheus text format.',
+  answer: { contentType: 'text/plain', description: 'Prometheus exposition format 0.0.4.' },
+}
+
 /**
  * `GET /api/v1/metrics` (Prometheus text, token required) and `GET /api/v1/stream`: the live event stream as
  * Server-Sent Events. The token comes from the query string
@@ -350,41 +368,49 @@ export function streamAndMetricsRoutes(
   const log = deps.logger.child({ module: 'live-stream' })
   return (app, { access, prefix }) => {
     const clients = new Set<EventStreamClient>()
-    app.get(`${prefix}/stream`, { config: { auth: 'token' } }, async (request, reply) => {
-      const { principal } = request
-      const params = readParams(streamFields, (request.query ?? {}) as Record<string, unknown>)
-      const header = request.headers['last-event-id']
-      const lastEventId = typeof header === 'string' && header !== '' ? header : params.last_event_id
-      if (lastEventId !== undefined && !isEventId(lastEventId)) {
-        throw new AppError('invalid_parameter', 'Last-Event-ID is not an event id.')
-      }
-      const filter = {
-        instanceId: instanceFilter(deps.registry, access, params.instance_id, principal),
-        event: params.event as EventName | undefined,
-        visible: visibleTo(principal, namesLiveInstance(deps.registry, params.instance_id)),
-      }
-      const source = deps.events.streamSource
-      const after = await source.start(lastEventId)
-      reply.hijack()
-      const client = new EventStreamClient({
-        response: reply.raw,
-        source,
-        live: deps.events.live,
-        filter,
-        after,
-        deliveries: params.deliveries ?? false,
-        heartbeatMs: deps.settings.heartbeatMs,
-        stallTimeoutMs: deps.settings.stallTimeoutMs,
-        logger: log,
-      })
-      clients.add(client)
-      reply.raw.on('close', () => clients.delete(client))
-    })
+    app.get(
+      `${prefix}/stream`,
+      { config: { auth: 'token', openapi: STREAM_DOC } },
+      async (request, reply) => {
+        const { principal } = request
+        const params = readParams(streamFields, (request.query ?? {}) as Record<string, unknown>)
+        const header = request.headers['last-event-id']
+        const lastEventId = typeof header === 'string' && header !== '' ? header : params.last_event_id
+        if (lastEventId !== undefined && !isEventId(lastEventId)) {
+          throw new AppError('invalid_parameter', 'Last-Event-ID is not an event id.')
+        }
+        const filter = {
+          instanceId: instanceFilter(deps.registry, access, params.instance_id, principal),
+          event: params.event as EventName | undefined,
+          visible: visibleTo(principal, namesLiveInstance(deps.registry, params.instance_id)),
+        }
+        const source = deps.events.streamSource
+        const after = await source.start(lastEventId)
+        reply.hijack()
+        const client = new EventStreamClient({
+          response: reply.raw,
+          source,
+          live: deps.events.live,
+          filter,
+          after,
+          deliveries: params.deliveries ?? false,
+          heartbeatMs: deps.settings.heartbeatMs,
+          stallTimeoutMs: deps.settings.stallTimeoutMs,
+          logger: log,
+        })
+        clients.add(client)
+        reply.raw.on('close', () => clients.delete(client))
+      },
+    )
     // Prometheus scrapes with GET and reads text, so this is a route rather than a JSON operation.
-    app.get(`${prefix}/metrics`, { config: { auth: 'token' } }, async (_request, reply) => {
-      reply.type('text/plain; version=0.0.4; charset=utf-8')
-      return deps.metrics.render()
-    })
+    app.get(
+      `${prefix}/metrics`,
+      { config: { auth: 'token', openapi: METRICS_DOC } },
+      async (_request, reply) => {
+        reply.type('text/plain; version=0.0.4; charset=utf-8')
+        return deps.metrics.render()
+      },
+    )
     app.addHook('preClose', async () => {
       for (const client of clients) client.close()
     })

@@ -1,4 +1,6 @@
 import type { FastifyReply } from 'fastify'
+import { Type } from '@sinclair/typebox'
+import { Nullable, OneOf } from '../../schema'
 import type { InstanceManager } from '../../instances/instance-manager'
 import type { InstanceRegistry } from '../../instances/instance-registry'
 import type { TokenInfo, TokenService } from '../../tokens/token-service'
@@ -136,6 +138,23 @@ export function foundationOperations(deps: FoundationDeps): Operation[] {
       summary: 'Whether the server is ready (no token needed).',
       auth: 'none',
       fields: {},
+      answer: {
+        message: Type.Literal('ready'),
+        version: Type.String({ description: 'Linkdesk’s version.' }),
+        wa_version: Type.Object({
+          version: Type.String({ description: 'The WhatsApp Web client version sockets announce.' }),
+          source: OneOf(['bundled', 'fetched'] as const),
+          checked_at: Nullable(
+            Type.Integer({ description: 'Unix seconds of the last fetch; null before it.' }),
+          ),
+        }),
+        cluster: Type.Optional(
+          Type.Object(
+            {},
+            { additionalProperties: true, description: 'In a cluster: this node, its leases, the nodes.' },
+          ),
+        ),
+      },
       example: {
         status: 'success',
         message: 'ready',
@@ -175,6 +194,7 @@ export function foundationOperations(deps: FoundationDeps): Operation[] {
             'instances, and the token creating it, always may.',
         },
       },
+      answer: { message: Type.String(), instance_id: Type.String({ description: 'The new instance’s id.' }) },
       example: { status: 'success', message: 'Instance created', instance_id: '609ACF283XXXX6F2E1B0A4C5' },
       handle: async ({ principal, params }) => {
         if (params.token_ids && !holdsScope(principal, 'admin')) {

@@ -12,6 +12,13 @@ export interface InstanceRoutesDeps {
   webhooks: Pick<WebhookRegistry, 'summaries'>
 }
 
+/** What reconnect answers in `data`: the linked account (the seed's connection data). */
+const ConnectionDataSchema = Type.Object({
+  id: Type.String({ description: 'The account: <phone_number>:<device>@<domain>.' }),
+  name: Type.String({ description: 'Its display name.' }),
+  avatar: Type.String({ description: 'The URL of its picture; empty when it has none.' }),
+})
+
 const phoneField = {
   type: 'string',
   required: true,
@@ -41,6 +48,10 @@ export function instanceOperations({ registry, instances, webhooks }: InstanceRo
       auth: 'token',
       instance: true,
       fields: {},
+      answer: {
+        message: Type.String(),
+        base64: Type.String({ description: 'A data URI of a PNG image (data:image/png;base64,…).' }),
+      },
       example: {
         status: 'success',
         message: 'Scan this QR code with WhatsApp',
@@ -58,6 +69,7 @@ export function instanceOperations({ registry, instances, webhooks }: InstanceRo
       auth: 'token',
       instance: true,
       fields: { phone: phoneField },
+      answer: { message: Type.String(), code: Type.String({ description: 'Eight characters: ABCD-EFGH.' }) },
       example: { status: 'success', message: 'Enter this code on the phone', code: 'ABCD-EFGH' },
       handle: async ({ params, instance }) => {
         const code = await instances.pairingCode(instance.id, params.phone.replace(/\D/g, ''))
@@ -72,6 +84,7 @@ export function instanceOperations({ registry, instances, webhooks }: InstanceRo
       auth: 'token',
       instance: true,
       fields: {},
+      answer: { message: Type.String(), data: ConnectionDataSchema },
       example: {
         status: 'success',
         message: 'Connected',
@@ -109,6 +122,7 @@ export function instanceOperations({ registry, instances, webhooks }: InstanceRo
           example: 'socks5://user:secret@203.0.113.7:1080',
         },
       },
+      answer: { instance: InstanceViewSchema },
       example: { status: 'success', instance: { instance_id: '609ACF283XXXX6F2E1B0A4C5', name: 'Support' } },
       handle: async ({ params, instance }) => {
         const { name, ignore_groups, auto_read, always_online, ignore_status, proxy } = params
@@ -128,6 +142,7 @@ export function instanceOperations({ registry, instances, webhooks }: InstanceRo
       auth: 'token',
       instance: true,
       fields: {},
+      answer: { message: Type.String() },
       example: {
         status: 'success',
         message: 'Instance reinitialized: get the new QR code with generate_qrcode',
@@ -148,6 +163,7 @@ export function instanceOperations({ registry, instances, webhooks }: InstanceRo
       auth: 'token',
       instance: true,
       fields: {},
+      answer: { message: Type.String(), instance_id: Type.String({ description: 'The instance’s new id.' }) },
       example: { status: 'success', message: 'Instance destroyed', instance_id: '7A1C0E9F2B3D4C5E6F708192' },
       handle: async ({ instance }) => {
         const instanceId = await instances.destroy(instance.id)
@@ -160,7 +176,7 @@ export function instanceOperations({ registry, instances, webhooks }: InstanceRo
       summary: 'List your instances with their state, its cause and the linked account.',
       auth: 'token',
       fields: {},
-      answer: { instances: Type.Array(InstanceViewSchema) },
+      answer: { message: Type.String(), instances: Type.Array(InstanceViewSchema) },
       handle: ({ principal }) => ({
         status: 'success',
         message: 'Instances',
@@ -174,7 +190,7 @@ export function instanceOperations({ registry, instances, webhooks }: InstanceRo
       auth: 'token',
       instance: true,
       fields: {},
-      answer: { instance: InstanceViewSchema },
+      answer: { message: Type.String(), instance: InstanceViewSchema },
       handle: ({ instance }) => ({
         status: 'success',
         message: 'Instance',

@@ -1,3 +1,4 @@
+import { OneOf } from '../../schema'
 import type { MessageService } from '../../messages/message-service'
 import { AVAILABILITIES, CHAT_STATES, READ_CHAT_LIMIT, type ShownPresence } from '../../messages/chat-signals'
 import { defineOperation, type Operation } from '../operation'
@@ -216,6 +217,9 @@ export function messageActionOperations({ messages }: MessageActionRoutesDeps): 
           example: 'typing',
         },
         number: { ...CHAT_NUMBER, description: 'The chat, for typing, recording and paused.' },
+      },
+      answer: {
+        presence: OneOf([...CHAT_STATES, ...AVAILABILITIES], { description: 'The presence shown.' }),
       },
       example: { status: 'success', presence: 'typing' },
       handle: async ({ params, instance }) => {

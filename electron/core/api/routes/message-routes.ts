@@ -1,5 +1,6 @@
 import { AppError } from '../../errors'
-import { documentedSendFields, SEND_DOCS, SEND_TYPES } from '../../contract/kinds'
+import { Type } from '@sinclair/typebox'
+import { documentedSendFields, SEND_DOCS, SEND_KINDS, SEND_TYPES } from '../../contract/kinds'
 import type { MessageService } from '../../messages/message-service'
 import type { RoutePlugin } from '../build-api'
 import { defineOperation, type Operation } from '../operation'
@@ -8,6 +9,24 @@ import { CHAT_NUMBER } from './chat-field'
 export interface MessageRoutesDeps {
   messages: MessageService
 }
+
+/** The seed's sent-message result: the `message` of send_message's answer, in the protocol's names. */
+const SentMessageSchema = Type.Object({
+  key: Type.Object({
+    remoteJid: Type.String({ description: 'The chat it went to.' }),
+    fromMe: Type.Literal(true),
+    id: Type.String({ description: 'The message id.' }),
+  }),
+  message: Type.Object(
+    {},
+    {
+      description:
+        'The content sent, by its protocol name (extendedTextMessage, imageMessage, locationMessage, …); media without keys or URLs.',
+      additionalProperties: true,
+    },
+  ),
+  messageTimestamp: Type.String({ description: 'Unix seconds, as a string.' }),
+})
 
 /** send_message (and its aliases send, send_group) and the media download URL of received messages. */
 export function messageOperations({ messages }: MessageRoutesDeps): Operation[] {
@@ -54,6 +73,21 @@ export function messageOperations({ messages }: MessageRoutesDeps): Operation[] 
           },
         },
       ),
+      answer: { message: SentMessageSchema },
+      requestExamples: Object.fromEntries(
+        [...SEND_KINDS.values()].map(({ example }) => [
+          example.params.type,
+          {
+            summary: example.summary,
+            value: {
+              access_token: 'YOUR_ACCESS_TOKEN',
+              instance_id: '609ACF283XXXX6F2E1B0A4C5',
+              number: '15551234567',
+              ...example.params,
+            },
+          },
+        ]),
+      ),
       example: {
         status: 'success',
         message: {
@@ -95,7 +129,21 @@ export function mediaDownloadRoutes({ messages }: MessageRoutesDeps): RoutePlugi
   return (app, { access, prefix }) => {
     app.get<{ Params: { instanceId: string; messageId: string } }>(
       `${prefix}/media/:instanceId/:messageId`,
-      { config: { auth: 'token' } },
+      {
+        config: {
+          auth: 'token',
+          openapi: {
+            tag: 'Messages',
+            summary: 'The file of a stored message with media (its media_url in message events).',
+            params: { instanceId: 'The instance id.', messageId: 'The message id.' },
+            answer: {
+              contentType: 'application/octet-stream',
+              description:
+                'The file, with its mimetype and, for a document, its file name (Content-Disposition).',
+            },
+          },
+        },
+      },
       async (request, reply) => {
         const record = access(request.params.instanceId, request.principal)
         const media = await messages.media(record.id, request.params.messageId)

@@ -1,8 +1,10 @@
+import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import { AppError } from '../../errors'
 import type { Uploads } from '../../store/uploads'
 import type { UploadView } from '../../shared-types'
 import type { RoutePlugin } from '../build-api'
+import type { RouteDoc } from '../openapi-route'
 
 export interface UploadRoutesDeps {
   uploads: Uploads
@@ -10,6 +12,31 @@ export interface UploadRoutesDeps {
   maxBytes: number
   /** The API base URL (the port is bound before the parts are built), for the answer's `url`. */
   apiBase: string
+}
+
+const UPLOAD_DOC: RouteDoc = {
+  tag: 'Messages',
+  summary: 'Store a file (the raw body) for a later send_message; answers the URL to pass as media_url.',
+  body: { contentType: '*/*', description: 'The file; its Content-Type is kept.' },
+  answer: {
+    json: {
+      message: Type.String(),
+      upload_id: Type.String(),
+      url: Type.String({ description: 'The address to pass as media_url.' }),
+      size: Type.Integer({ description: 'Bytes.' }),
+      expires_at: Type.Integer({ description: 'Unix seconds: it is deleted then.' }),
+    },
+  },
+}
+
+const DOWNLOAD_DOC: RouteDoc = {
+  tag: 'Messages',
+  summary: 'A stored upload, without a token (its 128-bit id is the capability) until it expires.',
+  params: { id: 'The upload_id.' },
+  answer: {
+    contentType: 'application/octet-stream',
+    description: 'The file, with the type it was stored with.',
+  },
 }
 
 /**
@@ -26,7 +53,7 @@ export function uploadRoutes(deps: UploadRoutesDeps): RoutePlugin {
         scoped.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: deps.maxBytes }, (_r, body, done) =>
           done(null, body),
         )
-        scoped.post('/', { config: { auth: 'token' } }, async (request) => {
+        scoped.post('/', { config: { auth: 'token', openapi: UPLOAD_DOC } }, async (request) => {
           const data = request.body
           if (!Buffer.isBuffer(data) || data.length === 0) {
             throw new AppError('missing_parameter', 'Send the file as the request body.')
@@ -40,13 +67,17 @@ export function uploadRoutes(deps: UploadRoutesDeps): RoutePlugin {
           }
           return { status: 'success', message: 'File stored: pass url as media_url', ...answer }
         })
-        scoped.get<{ Params: { id: string } }>('/:id', async (request, reply) => {
-          const upload = await deps.uploads.read(request.params.id)
-          return reply
-            .header('content-type', upload.type)
-            .header('cache-control', 'private, no-store')
-            .send(upload.data)
-        })
+        scoped.get<{ Params: { id: string } }>(
+          '/:id',
+          { config: { openapi: DOWNLOAD_DOC } },
+          async (request, reply) => {
+            const upload = await deps.uploads.read(request.params.id)
+            return reply
+              .header('content-type', upload.type)
+              .header('cache-control', 'private, no-store')
+              .send(upload.data)
+          },
+        )
       },
       { prefix: `${prefix}/uploads` },
     )

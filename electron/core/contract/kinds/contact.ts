@@ -71,6 +71,10 @@ export const CONTACT_KIND: KindModule = {
   },
   send: {
     type: 'contacts',
+    example: {
+      summary: 'Contact cards',
+      params: { type: 'contacts', contacts: ['Bob Builder:15551230003', 'Alice:15551230004'] },
+    },
     fields: {
       contacts: {
         type: 'list',

@@ -155,6 +155,8 @@ export interface SendField extends FieldSpec {
 export interface SendKind<Content> {
   /** The value of send_message's `type`. */
   type: string
+  /** A request of this type, as the API's document shows it: its parameters beside instance_id and number. */
+  example: { summary: string; params: Record<string, string | number | boolean | readonly string[]> }
   /** Its parameters, in the order they are checked when given to another type. */
   fields: Readonly<Record<string, SendField>>
   /**

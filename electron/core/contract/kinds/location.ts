@@ -58,6 +58,16 @@ export const LOCATION_KIND: KindModule = {
   },
   send: {
     type: 'location',
+    example: {
+      summary: 'A location',
+      params: {
+        type: 'location',
+        latitude: -33.8568,
+        longitude: 151.2153,
+        location_name: 'Opera House',
+        address: 'Sydney',
+      },
+    },
     fields: {
       latitude: {
         type: 'number',

@@ -18,6 +18,15 @@ export const MEDIA_KIND: KindModule = {
   name: 'media',
   send: {
     type: 'media',
+    example: {
+      summary: 'A file from a URL (a document with filename)',
+      params: {
+        type: 'media',
+        media_url: 'https://example.com/report.pdf',
+        filename: 'report.pdf',
+        message: 'Report',
+      },
+    },
     seed: true,
     text: 'optional',
     file: true,

@@ -20,6 +20,10 @@ export const STICKER_KIND: KindModule = {
   writes: { sticker: { write: ({ media }: StickerContent) => ({ sticker: media }) } },
   send: {
     type: 'sticker',
+    example: {
+      summary: 'A sticker (any image, converted)',
+      params: { type: 'sticker', media_url: 'https://example.com/smile.png' },
+    },
     file: true,
     fields: {},
     async build(_params, { file, notA, toSquareWebp }): Promise<StickerContent> {

@@ -77,6 +77,10 @@ export const TEXT_KIND: KindModule = {
   },
   send: {
     type: 'text',
+    example: {
+      summary: 'A text (the seed’s shape)',
+      params: { type: 'text', message: 'Hello from Linkdesk' },
+    },
     seed: true,
     text: 'required',
     fields: {

@@ -28,6 +28,10 @@ export const VIDEO_NOTE_KIND: KindModule = {
   },
   send: {
     type: 'video_note',
+    example: {
+      summary: 'A round video note',
+      params: { type: 'video_note', media_url: 'https://example.com/hello.mp4' },
+    },
     file: true,
     fields: {},
     async build(_params, { file, notA }): Promise<VideoNoteContent> {

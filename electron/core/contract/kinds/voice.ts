@@ -20,6 +20,10 @@ export const VOICE_KIND: KindModule = {
   },
   send: {
     type: 'voice',
+    example: {
+      summary: 'A voice note',
+      params: { type: 'voice', media_url: 'https://example.com/note.ogg' },
+    },
     file: true,
     fields: {},
     async build(_params, { file, notA, toOggOpus }): Promise<VoiceContent> {

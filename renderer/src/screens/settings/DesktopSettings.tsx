@@ -71,6 +71,9 @@ export function DesktopSettings({ bridge }: { bridge: LinkdeskBridge }) {
       <div>
         <button type="button" onClick={() => void run(() => bridge.revealDataFolder())}>
           Show data folder
+        </button>{' '}
+        <button type="button" onClick={() => void run(() => bridge.openLogFile())}>
+          Open log file
         </button>
       </div>
     </div>
