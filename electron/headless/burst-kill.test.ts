@@ -6,7 +6,8 @@ import { test } from 'node:test'
 import pg from 'pg'
 import { decodeQr } from '../../bench/harness/app'
 import { postOk } from '../../bench/harness/http'
-import { startNode, type Started } from '../../bench/harness/processes'
+import type { Started } from '../../bench/harness/processes'
+import { killNow, startStormServe } from '../core/testing/storm-node'
 import { startSandbox, type OutsideSandbox } from '../../bench/harness/sandbox'
 import { eventIdsByMessage, waitFor, WebhookReceiver } from '../core/testing/webhook-receiver'
 import { testDatabaseFor, testStore, testStoreEnv } from '../core/testing/test-store'
@@ -23,15 +24,7 @@ const ME = '15550710001'
 const ALICE = '15550710002'
 
 function startServe(dataDir: string, controlUrl: string, env: Record<string, string>): Promise<Started> {
-  return startNode(
-    'serve',
-    [
-      'electron/headless/serve.ts',
-      ...['--sandbox-url', controlUrl, '--port', '0', '--data-dir', dataDir],
-      ...['--send-interval-ms', '0', '--log-level', 'warn'],
-    ],
-    { waitFor: ['api'], env: { LINKDESK_ACCESS_TOKEN: TOKEN, ...env }, timeoutMs: 60_000 },
-  )
+  return startStormServe(dataDir, controlUrl, { LINKDESK_ACCESS_TOKEN: TOKEN, ...env })
 }
 
 /** A `serve` process whose one instance is linked and posts to a receiver; it can be killed and started again. */
@@ -68,11 +61,7 @@ async function linkedServe(t: { after(fn: () => Promise<void>): void }) {
     sandbox,
     receiver,
     dataDir,
-    kill: async () => {
-      const exited = new Promise((resolve) => app.child.once('exit', resolve))
-      app.child.kill('SIGKILL')
-      await exited
-    },
+    kill: () => killNow(app),
     start: async () => {
       app = await startServe(dataDir, sandbox.controlUrl, env)
     },

@@ -6,7 +6,8 @@ import { test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { decodeQr } from '../../bench/harness/app'
 import { postOk } from '../../bench/harness/http'
-import { startNode, type Started } from '../../bench/harness/processes'
+import type { Started } from '../../bench/harness/processes'
+import { killNow, startStormServe } from '../core/testing/storm-node'
 import { startSandbox } from '../../bench/harness/sandbox'
 import { getOk } from '../../bench/harness/http'
 import { runBackup, runRestore } from '../core/testing/backup-commands'
@@ -27,25 +28,10 @@ const ME = '15550700001'
 const ALICE = '15550700002'
 
 async function startServe(dataDir: string, controlUrl: string): Promise<Started> {
-  return startNode(
-    'serve',
-    [
-      'electron/headless/serve.ts',
-      ...['--sandbox-url', controlUrl, '--port', '0', '--data-dir', dataDir],
-      ...['--send-interval-ms', '0', '--log-level', 'warn'],
-    ],
-    {
-      waitFor: ['api'],
-      env: { LINKDESK_ACCESS_TOKEN: TOKEN, ...(await testStoreEnv(dataDir)) },
-      timeoutMs: 60_000,
-    },
-  )
-}
-
-async function killNow(app: Started): Promise<void> {
-  const exited = new Promise((resolve) => app.child.once('exit', resolve))
-  app.child.kill('SIGKILL')
-  await exited
+  return startStormServe(dataDir, controlUrl, {
+    LINKDESK_ACCESS_TOKEN: TOKEN,
+    ...(await testStoreEnv(dataDir)),
+  })
 }
 
 test(

@@ -19,7 +19,8 @@ const ConnectionDataSchema = Type.Object({
   avatar: Type.String({ description: 'The URL of its picture; empty when it has none.' }),
 })
 
-const phoneField = {
+/** A phone number with country code, as a linking operation takes it. */
+export const phoneField = {
   type: 'string',
   required: true,
   maxLength: 32,

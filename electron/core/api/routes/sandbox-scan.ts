@@ -2,23 +2,11 @@ import { SandboxError, type SandboxControl } from '@linkdesk/sandbox'
 import { AppError } from '../../errors'
 import type { InstanceManager } from '../../instances/instance-manager'
 import { defineOperation, type Operation } from '../operation'
+import { phoneField } from './instance-routes'
 import { fromSandboxError } from './sandbox-plugin'
 
 /** How long `sandbox_scan` waits for the scanned instance to be connected. */
 const CONNECT_WAIT_MS = 30_000
-
-const phoneField = {
-  type: 'string',
-  required: true,
-  maxLength: 32,
-  description:
-    'The simulated phone that scans: digits with country code; a number not yet on the network is added.',
-  example: '15550001111',
-  check: (value: string) =>
-    /^\d{7,15}$/.test(value.replace(/[\s\-+()]/g, ''))
-      ? undefined
-      : 'must be 7 to 15 digits with country code.',
-} as const
 
 /**
  * In sandbox mode: what the window's "Scan with a sandbox phone" does, as one call a script (or the README's
@@ -38,7 +26,12 @@ export function sandboxScanOperation(instances: InstanceManager, control: Sandbo
     auth: 'token',
     instance: true,
     fields: {
-      phone: phoneField,
+      phone: {
+        ...phoneField,
+        description:
+          'The simulated phone that scans: digits with country code; a number not yet on the network is added.',
+        example: '15550001111',
+      },
       name: {
         type: 'string',
         maxLength: 100,
