@@ -29,8 +29,10 @@ describe('the scope table', () => {
 
   test('every documented operation that takes a token needs the scope the table names, aliases alike', async () => {
     const document = (await t.call('/openapi.json')).body
+    // Flat operations answer GET and POST alike; the other routes are the next test's.
+    const operations = Object.entries<any>(document.paths).filter(([, item]) => item.get && item.post)
     const aliasOf = new Map<string, string>()
-    for (const [path, item] of Object.entries<any>(document.paths)) {
+    for (const [path, item] of operations) {
       const also = /Also answers at: (.*)\.$/m.exec(item.get.description ?? '')?.[1]
       const aliases = also?.split(', ') ?? []
       // The alias paths repeat the description: the operation's own path is the one not among its aliases.
@@ -38,7 +40,7 @@ describe('the scope table', () => {
       for (const alias of aliases) aliasOf.set(alias, path.slice(1))
     }
     let checked = 0
-    for (const [path, item] of Object.entries<any>(document.paths)) {
+    for (const [path, item] of operations) {
       if (item.get.security.length === 0) continue
       const name = path.slice(1)
       const scope = OPERATION_SCOPES[aliasOf.get(name) ?? name]
