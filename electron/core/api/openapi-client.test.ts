@@ -19,6 +19,8 @@ import { waitFor, WebhookReceiver } from '../testing/webhook-receiver'
 
 const ME = '15550610001'
 const CAROL = '15550610002'
+/** Dave's privacy refuses being added to groups: the network answers an invitation instead. */
+const DAVE = '15550610003'
 const ROOT = resolve(import.meta.dirname, '../../..')
 
 /** Type errors of `files` compiled together under strict settings, as readable lines. */
@@ -59,7 +61,10 @@ export async function run(baseUrl: string, token: string, instanceId: string, nu
 `
 
 describe('the document against the running server', () => {
-  const linked = linkedCoreFixture(ME, [{ phone: CAROL, name: 'Carol' }])
+  const linked = linkedCoreFixture(ME, [
+    { phone: CAROL, name: 'Carol' },
+    { phone: DAVE, name: 'Dave', groupsAdd: 'contacts' },
+  ])
 
   let document: any
   before(async () => {
@@ -214,11 +219,27 @@ describe('the document against the running server', () => {
 
     test('the group operations answer as declared', async () => {
       const on = { instance_id: linked.instanceId }
-      const { group } = await checked('create_group', { ...on, subject: 'Checked', participants: [CAROL] })
+      const { group, not_added: notAdded } = await checked('create_group', {
+        ...on,
+        subject: 'Checked',
+        participants: [CAROL, DAVE],
+      })
+      assert.deepEqual(
+        notAdded.map((outcome: any) => [outcome.participant, outcome.result]),
+        [[DAVE, 'invite_required']],
+      )
       const at = { ...on, group_id: group.id }
       await checked('groups', on)
       await checked('group', at)
       await checked('group_participants', { ...at, action: 'promote', participants: [CAROL] })
+      const { participants } = await checked('group_participants', {
+        ...at,
+        action: 'add',
+        participants: [DAVE],
+      })
+      assert.equal(participants[0].result, 'invite_required')
+      await linked.control.joinGroup(DAVE, participants[0].invite.code)
+      assert.ok(linked.control.group(group.id).members.some((member) => member.phone === DAVE))
       await checked('update_group', { ...at, subject: 'Checked again' })
       const { code } = await checked('group_invite', at)
       await checked('group_invite_info', { ...on, code })
