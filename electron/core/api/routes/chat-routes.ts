@@ -1,4 +1,7 @@
+import { Type } from '@sinclair/typebox'
 import { LIST_LIMIT, PAGE_LIMIT } from '../../messages/chat-book'
+import { LinkdeskMessageSchema } from '../../contract/message'
+import { Nullable } from '../../schema'
 import { AppError } from '../../errors'
 import type { MessageService } from '../../messages/message-service'
 import { parseRecipient } from '../../contract/recipient'
@@ -17,6 +20,27 @@ const SAMPLE_MESSAGE = {
   text: 'Hello',
   timestamp: '1795253914',
 }
+
+const NEXT_CURSOR = Nullable(
+  Type.String({ description: 'Give it as `cursor` for the next page; null on the last one.' }),
+)
+
+/** A chat as chats lists it (chat-book's ChatSummary). */
+const ChatSummarySchema = Type.Object({
+  chat: Type.String(),
+  is_group: Type.Boolean(),
+  last_message: LinkdeskMessageSchema,
+  unread: Type.Integer({ minimum: 0, description: 'Received messages not marked read.' }),
+  messages: Type.Integer({ minimum: 0, description: 'Stored messages of the chat.' }),
+})
+
+/** Someone the account has messages from (chat-book's ContactSummary). */
+const ContactSummarySchema = Type.Object({
+  chat: Type.String(),
+  phone: Nullable(Type.String()),
+  lid: Nullable(Type.String()),
+  push_name: Nullable(Type.String({ description: 'Their newest push name.' })),
+})
 
 /** `limit` and `cursor` of a list read a page at a time. */
 function pageFields(what: string, max: number) {
@@ -53,6 +77,7 @@ export function chatOperations({ messages }: ChatRoutesDeps): Operation[] {
         ...pageFields('Chats', LIST_LIMIT.max),
         number: { ...CHAT_NUMBER, description: `Only this chat. ${CHAT_NUMBER.description}` },
       },
+      answer: { chats: Type.Array(ChatSummarySchema), next_cursor: NEXT_CURSOR },
       example: {
         status: 'success',
         chats: [
@@ -96,6 +121,7 @@ export function chatOperations({ messages }: ChatRoutesDeps): Operation[] {
         number: { ...CHAT_NUMBER, required: true },
         ...pageFields('Messages', PAGE_LIMIT.max),
       },
+      answer: { messages: Type.Array(LinkdeskMessageSchema), next_cursor: NEXT_CURSOR },
       example: { status: 'success', messages: [SAMPLE_MESSAGE], next_cursor: null },
       handle: async ({ params, instance }) => ({
         status: 'success',
@@ -114,6 +140,7 @@ export function chatOperations({ messages }: ChatRoutesDeps): Operation[] {
       auth: 'token',
       instance: true,
       fields: pageFields('Contacts', LIST_LIMIT.max),
+      answer: { contacts: Type.Array(ContactSummarySchema), next_cursor: NEXT_CURSOR },
       example: {
         status: 'success',
         contacts: [

@@ -1,4 +1,6 @@
 import { Type } from '@sinclair/typebox'
+import { Nullable } from '../../schema'
+import { InstanceViewSchema } from '../../instances/instance-view'
 import { CALL_MESSAGE_CHARS } from '../../messages/call-desk'
 import type { MessageService } from '../../messages/message-service'
 import type { RoutePlugin } from '../build-api'
@@ -34,6 +36,16 @@ export function contactOperations({ messages }: ContactRoutesDeps): Operation[] 
           example: ['15551234567', '15557654321'],
         },
       },
+      answer: {
+        numbers: Type.Array(
+          Type.Object({
+            number: Type.String({ description: 'The number as asked, digits only.' }),
+            exists: Type.Boolean(),
+            chat_id: Nullable(Type.String({ description: 'The chat id to write to, when it exists.' })),
+            lid: Nullable(Type.String({ description: 'Its LID, when the network gave it.' })),
+          }),
+        ),
+      },
       example: {
         status: 'success',
         numbers: [
@@ -61,6 +73,11 @@ export function contactOperations({ messages }: ContactRoutesDeps): Operation[] 
       instance: true,
       fields: {
         number: { ...CHAT_NUMBER, required: true },
+      },
+      answer: {
+        chat: Type.String({ description: 'The chat id.' }),
+        about: Nullable(Type.String()),
+        picture_url: Nullable(Type.String({ description: 'Where this server serves the picture.' })),
       },
       example: {
         status: 'success',
@@ -115,6 +132,11 @@ export function contactOperations({ messages }: ContactRoutesDeps): Operation[] 
       auth: 'token',
       instance: true,
       fields: {},
+      answer: {
+        blocked: Type.Array(
+          Type.Object({ chat: Type.String(), phone: Nullable(Type.String({ description: 'When known.' })) }),
+        ),
+      },
       example: { status: 'success', blocked: [{ chat: '123456789012345@lid', phone: '15551234567' }] },
       handle: async ({ instance }) => ({ status: 'success', blocked: await contacts.blocked(instance.id) }),
     }),
@@ -135,6 +157,7 @@ export function contactOperations({ messages }: ContactRoutesDeps): Operation[] 
           example: '9A1C4E7B2D5F8A3C6E9B1D4F7A2C5E8B',
         },
       },
+      answer: { call_id: Type.String({ description: 'The call rejected.' }) },
       example: { status: 'success', call_id: '9A1C4E7B2D5F8A3C6E9B1D4F7A2C5E8B' },
       handle: async ({ params, instance }) => {
         const call = await calls.reject(instance.id, params.call_id)
@@ -160,6 +183,9 @@ export function contactOperations({ messages }: ContactRoutesDeps): Operation[] 
           description: 'Sent to the caller after each automatic rejection.',
           example: 'Sorry, this number takes no calls: please write instead.',
         },
+      },
+      answer: {
+        calls: InstanceViewSchema.properties.calls,
       },
       example: {
         status: 'success',

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { AppError } from '../../errors'
+import { Nullable, OneOf } from '../../schema'
 import type { EventService } from '../../events/event-service'
 import { ATTEMPT_OUTCOMES, type AttemptOutcome } from '../../store/event-store'
 import { isEventId } from '../../contract/event-id'
@@ -49,6 +50,45 @@ const pageFields = {
   since: { type: 'integer', minimum: 0, description: 'From this time on (unix seconds, inclusive).' },
   until: { type: 'integer', minimum: 0, description: 'Up to this time (unix seconds, inclusive).' },
 } as const satisfies Record<string, FieldSpec>
+
+const MESSAGE = Type.String()
+const NEXT_CURSOR = Nullable(
+  Type.String({ description: 'Give it as `cursor` for the next page; null on the last.' }),
+)
+
+/** An entry of the event log: the event (any of `Event`) and where its delivery to the instance's webhook stands. */
+const LoggedEventSchema = Type.Unsafe<Record<string, unknown>>({
+  allOf: [
+    { $ref: '#/components/schemas/Event' },
+    Type.Object({
+      delivery: Type.Object({
+        status: OneOf(['pending', 'delivered', 'failed', 'skipped'], {
+          description: 'Waiting or retrying, delivered, given up, or not sent (webhook off).',
+        }),
+        attempts: Type.Integer({ minimum: 0, description: 'Attempts of the latest delivery.' }),
+        last_attempt_at: Nullable(Type.String({ description: 'ISO 8601.' })),
+        last_status_code: Nullable(Type.Integer()),
+        last_error: Nullable(Type.String()),
+      }),
+    }),
+  ],
+})
+
+/** One webhook delivery attempt (the event store's DeliveryAttempt). */
+const DeliveryAttemptSchema = Type.Object({
+  delivery_id: Type.String(),
+  event_id: Type.String(),
+  instance_id: Type.String(),
+  webhook_id: Nullable(Type.String({ description: 'The added webhook; null: the instance’s own.' })),
+  event: OneOf(EVENT_NAMES),
+  attempt: Type.Integer({ minimum: 1, description: '1 for the first attempt of a delivery.' }),
+  attempted_at: Type.String({ description: 'ISO 8601.' }),
+  url: Type.String(),
+  status_code: Nullable(Type.Integer({ description: 'null when no answer came.' })),
+  latency_ms: Type.Number({ minimum: 0 }),
+  outcome: OneOf(ATTEMPT_OUTCOMES),
+  error: Nullable(Type.String()),
+})
 
 /**
  * Whether a caller may see events and attempts of an instance owned by `owner`: the window and a token reaching
@@ -144,6 +184,15 @@ export function eventOperations(deps: EventRoutesDeps & { access: InstanceAccess
       auth: 'token',
       instance: true,
       fields: {},
+      answer: {
+        message: MESSAGE,
+        webhook: Type.Object({
+          url: Nullable(Type.String()),
+          enable: Type.Boolean(),
+          secret: Type.String({ description: 'Signs deliveries.' }),
+          batch_size: Type.Integer({ minimum: 1 }),
+        }),
+      },
       example: {
         status: 'success',
         message: 'Webhook settings',
@@ -163,6 +212,7 @@ export function eventOperations(deps: EventRoutesDeps & { access: InstanceAccess
       auth: 'token',
       instance: true,
       fields: {},
+      answer: { message: MESSAGE, secret: Type.String({ description: 'The new secret.' }) },
       example: {
         status: 'success',
         message: 'Webhook secret replaced: update your receiver',
@@ -180,6 +230,7 @@ export function eventOperations(deps: EventRoutesDeps & { access: InstanceAccess
       auth: 'token',
       instance: true,
       fields: {},
+      answer: { message: MESSAGE, event_id: Type.String({ description: 'The webhook.test event.' }) },
       example: { status: 'success', message: 'Test event queued for delivery', event_id: '01JD…' },
       handle: ({ instance }) => {
         const event = events.sendTestEvent(instance)
@@ -196,6 +247,7 @@ export function eventOperations(deps: EventRoutesDeps & { access: InstanceAccess
         event: { type: 'string', enum: EVENT_NAMES, description: 'Only events with this name.' },
         ...pageFields,
       },
+      answer: { message: MESSAGE, events: Type.Array(LoggedEventSchema), next_cursor: NEXT_CURSOR },
       example: {
         status: 'success',
         message: 'Events',
@@ -246,6 +298,7 @@ export function eventOperations(deps: EventRoutesDeps & { access: InstanceAccess
         },
         ...pageFields,
       },
+      answer: { message: MESSAGE, deliveries: Type.Array(DeliveryAttemptSchema), next_cursor: NEXT_CURSOR },
       example: {
         status: 'success',
         message: 'Deliveries',
@@ -305,6 +358,7 @@ export function eventOperations(deps: EventRoutesDeps & { access: InstanceAccess
             'An added webhook (add_webhook) that takes this instance’s events; absent: the instance’s own.',
         },
       },
+      answer: { message: MESSAGE, event_id: Type.String() },
       example: {
         status: 'success',
         message: 'Event queued for delivery',
@@ -322,6 +376,7 @@ export function eventOperations(deps: EventRoutesDeps & { access: InstanceAccess
       auth: 'token',
       instance: true,
       fields: {},
+      answer: { message: MESSAGE, count: Type.Integer({ minimum: 0, description: 'Events queued again.' }) },
       example: { status: 'success', message: '3 failed events queued for delivery', count: 3 },
       handle: async ({ instance }) => {
         const count = await events.redeliverFailed(instance.id)

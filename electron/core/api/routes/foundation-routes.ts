@@ -11,6 +11,40 @@ import { type InstanceRecord, tokensOf } from '../../store/settings-store'
 import { presentedSession, SESSION_COOKIE, type UiCredential } from '../auth'
 import { defineOperation, type Operation } from '../operation'
 
+/** An access token as the admin operations show it (token-service's TokenInfo), never its value. */
+const TokenInfoSchema = Type.Object({
+  id: Type.String({ description: 'The token id.' }),
+  label: Type.String(),
+  createdAt: Type.Number({ description: 'Unix milliseconds.' }),
+  source: OneOf(['env', 'ui'], { description: 'env: LINKDESK_ACCESS_TOKEN; ui: made here.' }),
+  reach: OneOf(REACHES),
+  scopes: Type.Array(OneOf(SCOPES)),
+})
+
+/** A token with the instances chosen for it. */
+const TokenViewSchema = Type.Composite([
+  TokenInfoSchema,
+  Type.Object({ instance_ids: Type.Array(Type.String(), { description: 'Its chosen instances.' }) }),
+])
+
+/** Who may use an instance. */
+const InstanceAccessSchema = Type.Object({
+  instance_id: Type.String(),
+  token_ids: Type.Array(Type.String(), { description: 'The tokens chosen for it.' }),
+  tokens: Type.Array(
+    Type.Composite([
+      TokenInfoSchema,
+      Type.Object({ by: OneOf(['all', 'chosen'], { description: 'By reaching all, or by being chosen.' }) }),
+    ]),
+  ),
+})
+
+/** A window session's answer: when it ends. */
+const SESSION_ANSWER = {
+  message: Type.String(),
+  expires_at: Type.Integer({ description: 'Unix seconds when the session ends.' }),
+}
+
 /** How long a window session lasts from its login. */
 export const SESSION_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000
 
@@ -217,6 +251,12 @@ export function foundationOperations(deps: FoundationDeps): Operation[] {
       fields: {
         code: { type: 'string', required: true, maxLength: 100, description: 'The code from the login URL.' },
       },
+      answer: {
+        ...SESSION_ANSWER,
+        ui_token: Type.String({
+          description: 'This run’s window credential, for programs that log in this way.',
+        }),
+      },
       handle: async ({ params, reply }) => {
         // ui_token (this run's window credential, as before sessions) stays for programs that log in this way.
         const uiToken = deps.ui.exchange(params.code)
@@ -237,6 +277,7 @@ export function foundationOperations(deps: FoundationDeps): Operation[] {
           description: 'An access token (reach all, admin scope), such as LINKDESK_ACCESS_TOKEN.',
         },
       },
+      answer: SESSION_ANSWER,
       handle: async ({ params, reply }) => {
         const info = deps.tokens.find(params.token)
         if (!info) throw new AppError('unauthorized', 'That access token is not known.')
@@ -256,6 +297,7 @@ export function foundationOperations(deps: FoundationDeps): Operation[] {
       summary: "End this browser's window session: its cookie is refused from now on, in every tab.",
       auth: 'none',
       fields: {},
+      answer: { message: Type.String() },
       handle: async ({ request, reply }) => {
         const secret = presentedSession(request.headers)
         if (secret !== undefined) await deps.tokens.closeSession(secret)
@@ -269,6 +311,7 @@ export function foundationOperations(deps: FoundationDeps): Operation[] {
       summary: 'List access tokens (never their values), each with its reach, scopes and chosen instances.',
       auth: 'token',
       fields: {},
+      answer: { message: Type.String(), tokens: Type.Array(TokenViewSchema) },
       handle: () => ({
         status: 'success',
         message: 'Tokens',
@@ -282,6 +325,11 @@ export function foundationOperations(deps: FoundationDeps): Operation[] {
       description: ACCESS_NOTE,
       auth: 'token',
       fields: { label: labelField, reach: reachField, scopes: scopesField, instance_ids: instanceIdsField },
+      answer: {
+        message: Type.String(),
+        token: Type.String({ description: 'The token’s value: shown in this answer only.' }),
+        info: TokenViewSchema,
+      },
       handle: async ({ params }) => {
         const scopes = parseScopes(params.scopes)
         const instanceIds = knownInstances(deps, params.instance_ids)
@@ -304,6 +352,7 @@ export function foundationOperations(deps: FoundationDeps): Operation[] {
       summary: 'Rename an access token.',
       auth: 'token',
       fields: { token_id: tokenIdField, label: labelField },
+      answer: { message: Type.String(), info: TokenViewSchema },
       handle: async ({ params }) => ({
         status: 'success',
         message: 'Token renamed',
@@ -322,6 +371,7 @@ export function foundationOperations(deps: FoundationDeps): Operation[] {
         scopes: { ...scopesField, required: true },
         instance_ids: instanceIdsField,
       },
+      answer: { message: Type.String(), info: TokenViewSchema },
       handle: async ({ params }) => {
         if (!deps.tokens.info(params.token_id)) throw new AppError('token_not_found')
         // Everything is checked before anything changes: bad input changes nothing.
@@ -338,6 +388,7 @@ export function foundationOperations(deps: FoundationDeps): Operation[] {
       summary: 'Revoke an access token: requests with it are refused from now on.',
       auth: 'token',
       fields: { token_id: tokenIdField },
+      answer: { message: Type.String() },
       handle: async ({ params }) => {
         await deps.tokens.revoke(params.token_id)
         return { status: 'success', message: 'Token revoked' }
@@ -350,6 +401,7 @@ export function foundationOperations(deps: FoundationDeps): Operation[] {
       auth: 'token',
       instance: true,
       fields: {},
+      answer: { message: Type.String(), access: InstanceAccessSchema },
       handle: ({ instance }) => ({
         status: 'success',
         message: 'Instance access',
@@ -373,6 +425,7 @@ export function foundationOperations(deps: FoundationDeps): Operation[] {
           description: 'The token ids that may use the instance.',
         },
       },
+      answer: { message: Type.String(), access: InstanceAccessSchema },
       handle: async ({ params, instance }) => {
         const updated = await deps.registry.setTokens(instance.id, knownTokens(deps, params.token_ids))
         return { status: 'success', message: 'Instance access set', access: instanceAccess(deps, updated) }

@@ -5,7 +5,9 @@ import {
   PARTICIPANTS_PER_CHANGE,
   SUBJECT_CHARS,
 } from '../../groups/group-input'
-import { GROUP_SAMPLE } from '../../contract/group'
+import { Type } from '@sinclair/typebox'
+import { GROUP_SAMPLE, GroupSchema, GroupSummarySchema } from '../../contract/group'
+import { Nullable, OneOf } from '../../schema'
 import type { MessageService } from '../../messages/message-service'
 import { defineOperation, type Operation } from '../operation'
 import { checks } from '../params'
@@ -41,6 +43,32 @@ const INVITE_CODE = {
 
 const { participants: _members, ...SUMMARY_SAMPLE } = GROUP_SAMPLE
 
+const GROUP_ID_ANSWER = Type.String({ description: 'The group id, `<digits>@g.us`.' })
+
+/** A participant's outcome (group-desk's ParticipantOutcome), with the invitation the network made. */
+const ParticipantOutcomeSchema = Type.Object({
+  participant: Type.String({ description: 'The phone number (or chat id) acted on.' }),
+  result: OneOf([
+    'added',
+    'removed',
+    'promoted',
+    'demoted',
+    'already_member',
+    'not_member',
+    'not_on_network',
+    'invite_required',
+    'refused',
+  ]),
+  invite: Nullable(
+    Type.Object({
+      code: Type.String(),
+      link: Type.String(),
+      expiration: Type.Integer({ description: 'Unix seconds.' }),
+      message_id: Nullable(Type.String({ description: 'The invite message sent; null when not sent.' })),
+    }),
+  ),
+})
+
 /**
  * groups, group, create_group, group_participants, update_group, group_invite, group_invite_info,
  * join_group and leave_group: the account's groups, read and run through the network.
@@ -57,6 +85,7 @@ export function groupOperations({ messages }: GroupRoutesDeps): Operation[] {
       auth: 'token',
       instance: true,
       fields: {},
+      answer: { groups: Type.Array(GroupSummarySchema) },
       example: { status: 'success', groups: [SUMMARY_SAMPLE] },
       handle: async ({ instance }) => ({ status: 'success', groups: await groups.list(instance.id) }),
     }),
@@ -69,6 +98,7 @@ export function groupOperations({ messages }: GroupRoutesDeps): Operation[] {
       auth: 'token',
       instance: true,
       fields: { group_id: GROUP_ID },
+      answer: { group: GroupSchema },
       example: { status: 'success', group: GROUP_SAMPLE },
       handle: async ({ params, instance }) => ({
         status: 'success',
@@ -92,6 +122,12 @@ export function groupOperations({ messages }: GroupRoutesDeps): Operation[] {
           example: 'Customer: Acme',
         },
         participants: PARTICIPANTS,
+      },
+      answer: {
+        group: GroupSchema,
+        not_added: Type.Optional(
+          Type.Array(ParticipantOutcomeSchema, { description: 'Only when the network left someone out.' }),
+        ),
       },
       example: { status: 'success', group: GROUP_SAMPLE },
       handle: async ({ params, instance }) => ({
@@ -127,6 +163,11 @@ export function groupOperations({ messages }: GroupRoutesDeps): Operation[] {
           maxLength: 1000,
           description: 'The invitation’s text (default: Join "<subject>" on WhatsApp).',
         },
+      },
+      answer: {
+        group_id: GROUP_ID_ANSWER,
+        action: OneOf(['add', 'remove', 'promote', 'demote']),
+        participants: Type.Array(ParticipantOutcomeSchema),
       },
       example: {
         status: 'success',
@@ -194,6 +235,10 @@ export function groupOperations({ messages }: GroupRoutesDeps): Operation[] {
         media_base64: { type: 'string', description: 'The new picture as base64 (or a `data:` URL).' },
         file: { type: 'file', description: 'The new picture as the file part of a multipart body.' },
       },
+      answer: {
+        group_id: GROUP_ID_ANSWER,
+        changed: Type.Array(Type.String(), { description: 'The fields changed.' }),
+      },
       example: { status: 'success', group_id: GROUP_SAMPLE.id, changed: ['subject', 'only_admins_edit'] },
       handle: async ({ params, instance }) => ({
         status: 'success',
@@ -217,6 +262,7 @@ export function groupOperations({ messages }: GroupRoutesDeps): Operation[] {
         group_id: GROUP_ID,
         revoke: { type: 'boolean', description: 'Make a new link, ending the old one.', example: false },
       },
+      answer: { group_id: GROUP_ID_ANSWER, code: Type.String(), link: Type.String() },
       example: {
         status: 'success',
         group_id: GROUP_SAMPLE.id,
@@ -237,6 +283,7 @@ export function groupOperations({ messages }: GroupRoutesDeps): Operation[] {
       auth: 'token',
       instance: true,
       fields: { code: INVITE_CODE },
+      answer: { group: GroupSummarySchema },
       example: { status: 'success', group: { ...SUMMARY_SAMPLE, is_admin: false } },
       handle: async ({ params, instance }) => ({
         status: 'success',
@@ -250,6 +297,7 @@ export function groupOperations({ messages }: GroupRoutesDeps): Operation[] {
       auth: 'token',
       instance: true,
       fields: { code: INVITE_CODE },
+      answer: { group_id: GROUP_ID_ANSWER },
       example: { status: 'success', group_id: GROUP_SAMPLE.id },
       handle: async ({ params, instance }) => ({
         status: 'success',
@@ -263,6 +311,7 @@ export function groupOperations({ messages }: GroupRoutesDeps): Operation[] {
       auth: 'token',
       instance: true,
       fields: { group_id: GROUP_ID },
+      answer: { group_id: GROUP_ID_ANSWER },
       example: { status: 'success', group_id: GROUP_SAMPLE.id },
       handle: async ({ params, instance }) => {
         await groups.leave(instance.id, params.group_id)

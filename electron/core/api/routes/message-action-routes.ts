@@ -1,8 +1,10 @@
+import { Type } from '@sinclair/typebox'
 import { OneOf } from '../../schema'
 import type { MessageService } from '../../messages/message-service'
 import { AVAILABILITIES, CHAT_STATES, READ_CHAT_LIMIT, type ShownPresence } from '../../messages/chat-signals'
 import { defineOperation, type Operation } from '../operation'
 import { CHAT_NUMBER } from './chat-field'
+import { SentMessageSchema } from './message-routes'
 
 export interface MessageActionRoutesDeps {
   messages: MessageService
@@ -55,6 +57,7 @@ export function messageActionOperations({ messages }: MessageActionRoutesDeps): 
           example: '👍',
         },
       },
+      answer: { message: SentMessageSchema },
       example: answer('3EB0D1E2F3A4B5C6D7E8', { reactionMessage: { key: TARGET_KEY, text: '👍' } }),
       handle: async ({ params, instance }) => ({
         status: 'success',
@@ -78,6 +81,7 @@ export function messageActionOperations({ messages }: MessageActionRoutesDeps): 
           example: 'Meeting moved to 3 pm',
         },
       },
+      answer: { message: SentMessageSchema },
       example: answer('3EB0E2F3A4B5C6D7E8F9', {
         protocolMessage: {
           key: { ...TARGET_KEY, fromMe: true },
@@ -99,6 +103,7 @@ export function messageActionOperations({ messages }: MessageActionRoutesDeps): 
       auth: 'token',
       instance: true,
       fields: { message_id: MESSAGE_ID },
+      answer: { message: SentMessageSchema },
       example: answer('3EB0F3A4B5C6D7E8F9A0', {
         protocolMessage: { key: { ...TARGET_KEY, fromMe: true }, type: 'REVOKE' },
       }),
@@ -119,6 +124,7 @@ export function messageActionOperations({ messages }: MessageActionRoutesDeps): 
         message_id: MESSAGE_ID,
         number: { ...CHAT_NUMBER, required: true },
       },
+      answer: { message: SentMessageSchema },
       example: answer('3EB0A1B2C3D4E5F6A7B8', {
         extendedTextMessage: { text: 'Hello from Linkdesk' },
       }),
@@ -158,6 +164,7 @@ export function messageActionOperations({ messages }: MessageActionRoutesDeps): 
           example: false,
         },
       },
+      answer: { message: SentMessageSchema },
       example: answer('3EB0B5C6D7E8F9A0B1C2', {
         pollCreationMessageV3: {
           name: 'Which day suits you?',
@@ -194,6 +201,7 @@ export function messageActionOperations({ messages }: MessageActionRoutesDeps): 
           description: 'Instead of message_ids: the chat whose received messages to mark read.',
         },
       },
+      answer: { read: Type.Integer({ minimum: 0, description: 'How many messages were marked read.' }) },
       example: { status: 'success', read: 1 },
       handle: async ({ params, instance }) => ({
         status: 'success',
@@ -236,6 +244,7 @@ export function messageActionOperations({ messages }: MessageActionRoutesDeps): 
       auth: 'token',
       instance: true,
       fields: { number: { ...CHAT_NUMBER, required: true } },
+      answer: { chat: Type.String({ description: 'The chat id followed.' }) },
       example: { status: 'success', chat: '15557654321@s.whatsapp.net' },
       handle: async ({ params, instance }) => ({
         status: 'success',

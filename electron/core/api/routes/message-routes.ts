@@ -11,7 +11,7 @@ export interface MessageRoutesDeps {
 }
 
 /** The seed's sent-message result: the `message` of send_message's answer, in the protocol's names. */
-const SentMessageSchema = Type.Object({
+export const SentMessageSchema = Type.Object({
   key: Type.Object({
     remoteJid: Type.String({ description: 'The chat it went to.' }),
     fromMe: Type.Literal(true),

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox'
 import type { MessageService } from '../../messages/message-service'
 import { PRIVACY_NAMES, PRIVACY_SETTINGS } from '../../messages/own-profile'
 import { defineOperation, type Operation } from '../operation'
@@ -16,6 +17,16 @@ const PRIVACY_FIELDS = Object.fromEntries(
       description: `Who sees it: ${PRIVACY_SETTINGS[name].values.join(', ')}.`,
     },
   ]),
+)
+
+/** Each privacy setting the network gave, by the API's name. */
+const PrivacySchema = Type.Object(
+  Object.fromEntries(
+    PRIVACY_NAMES.map((name) => [
+      name,
+      Type.Optional(Type.String({ description: `${PRIVACY_SETTINGS[name].values.join(', ')}.` })),
+    ]),
+  ),
 )
 
 /** set_profile, privacy and set_privacy: the account's own about text, picture and privacy settings. */
@@ -48,6 +59,7 @@ export function profileOperations({ messages }: ProfileRoutesDeps): Operation[] 
         media_base64: { type: 'string', description: 'The picture as base64 (or a `data:` URL).' },
         file: { type: 'file', description: 'The picture as the file part of a multipart body.' },
       },
+      answer: { changed: Type.Array(Type.String(), { description: 'What changed: name, about, picture.' }) },
       example: { status: 'success', changed: ['name', 'about', 'picture'] },
       handle: async ({ params, instance }) => ({
         status: 'success',
@@ -65,6 +77,7 @@ export function profileOperations({ messages }: ProfileRoutesDeps): Operation[] 
       auth: 'token',
       instance: true,
       fields: {},
+      answer: { privacy: PrivacySchema },
       example: {
         status: 'success',
         privacy: {
@@ -87,6 +100,7 @@ export function profileOperations({ messages }: ProfileRoutesDeps): Operation[] 
       auth: 'token',
       instance: true,
       fields: PRIVACY_FIELDS,
+      answer: { privacy: PrivacySchema },
       example: { status: 'success', privacy: { last_seen: 'contacts', read_receipts: 'all' } },
       handle: async ({ params, instance }) => {
         await profile.setPrivacy(instance.id, params as Record<string, string | undefined>)

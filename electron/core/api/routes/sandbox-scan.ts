@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox'
 import { SandboxError, type SandboxControl } from '@linkdesk/sandbox'
 import { AppError } from '../../errors'
 import type { InstanceManager } from '../../instances/instance-manager'
@@ -38,6 +39,11 @@ export function sandboxScanOperation(instances: InstanceManager, control: Sandbo
         description: 'The phone account’s display name.',
         example: 'Alice',
       },
+    },
+    answer: {
+      message: Type.String(),
+      jid: Type.String({ description: 'The linked account: <phone>:<device>@s.whatsapp.net.' }),
+      lid: Type.String({ description: 'Its LID, <digits>@lid.' }),
     },
     example: {
       status: 'success',

@@ -1,3 +1,5 @@
+import { Type } from '@sinclair/typebox'
+import { Nullable } from '../../schema'
 import { EVENT_NAMES } from '../../contract/event-catalogue'
 import type { EventService } from '../../events/event-service'
 import { WEBHOOK_BATCH_MAX, WEBHOOKS_PER_SCOPE, type WebhookRegistry } from '../../events/webhook-registry'
@@ -22,6 +24,18 @@ const SAMPLE = {
   batch_size: 1,
   created_at: 1795253914,
 }
+
+/** An added webhook (the webhook registry's WebhookView). */
+const AddedWebhookSchema = Type.Object({
+  webhook_id: Type.String(),
+  instance_id: Nullable(Type.String({ description: 'null: global, for every instance of its token.' })),
+  url: Type.String(),
+  enable: Type.Boolean(),
+  events: Type.Array(Type.String(), { description: 'Its event filter.' }),
+  secret: Type.String({ description: 'Signs its deliveries.' }),
+  batch_size: Type.Integer({ minimum: 1 }),
+  created_at: Type.Integer({ description: 'Unix seconds.' }),
+})
 
 /** The batch_size of set_webhook, add_webhook and update_webhook. */
 export const BATCH_SIZE_FIELD = {
@@ -72,6 +86,7 @@ export function webhookOperations({ webhooks, events, access }: WebhookRoutesDep
         'Each with its id, URL, switch, event filter and signing secret. The instance’s own webhook (set_webhook) is read with get_webhook.',
       auth: 'token',
       fields: { instance_id: SCOPE_INSTANCE },
+      answer: { webhooks: Type.Array(AddedWebhookSchema) },
       example: { status: 'success', webhooks: [SAMPLE] },
       handle: ({ params, principal }) => ({
         status: 'success',
@@ -98,6 +113,7 @@ export function webhookOperations({ webhooks, events, access }: WebhookRoutesDep
         enable: { type: 'boolean', description: 'On at once (default true).', example: true },
         batch_size: BATCH_SIZE_FIELD,
       },
+      answer: { webhook: AddedWebhookSchema },
       example: { status: 'success', webhook: SAMPLE },
       handle: async ({ params, principal }) => {
         const instance = instanceOf(params.instance_id, principal)
@@ -128,6 +144,7 @@ export function webhookOperations({ webhooks, events, access }: WebhookRoutesDep
         rotate_secret: { type: 'boolean', description: 'Replace the signing secret.', example: false },
         batch_size: BATCH_SIZE_FIELD,
       },
+      answer: { webhook: AddedWebhookSchema },
       example: { status: 'success', webhook: { ...SAMPLE, enable: false } },
       handle: async ({ params, principal }) => {
         const current = webhooks.accessible(params.webhook_id, principal)
@@ -150,6 +167,7 @@ export function webhookOperations({ webhooks, events, access }: WebhookRoutesDep
       summary: 'Remove a webhook; what it had not delivered yet is dropped.',
       auth: 'token',
       fields: { webhook_id: WEBHOOK_ID },
+      answer: { webhook_id: Type.String({ description: 'The webhook removed.' }) },
       example: { status: 'success', webhook_id: SAMPLE.webhook_id },
       handle: async ({ params, principal }) => {
         await webhooks.remove(params.webhook_id, principal)
