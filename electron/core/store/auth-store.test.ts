@@ -15,6 +15,40 @@ const authStore = (cipher?: AuthCipher): PerBackend<AuthStore> => ({
 
 eachBackend((backend) => {
   const name = backend.kind
+  test(`${name}: held key writes commit on release, and are dropped when the holder did not keep its message`, async () => {
+    const storage = await backend.fresh()
+    const auth = openOn(storage, authStore())
+    const store = auth.forInstance('A')
+    await store.setKeys({ session: { alice: { n: 1 } } })
+
+    // Kept: the held write is read at once, and durable after the release.
+    const kept = store.holdWrites()
+    const keptWrite = store.setKeys({ session: { alice: { n: 2 } } })
+    assert.deepEqual((await store.getKeys('session', ['alice'])).alice, { n: 2 })
+    kept(true)
+    await keptWrite
+    await store.committed()
+
+    // Not kept (the message's event failed): the write is dropped, the store fails from then on, and the
+    // next session's store reads what is durable: the session before that message.
+    const notKept = store.holdWrites()
+    const dropped = store.setKeys({ session: { alice: { n: 3 } } })
+    notKept(false)
+    await dropped.catch(() => undefined)
+    await store.committed().catch(() => undefined)
+    await assert.rejects(store.setKeys({ session: { bob: { n: 1 } } }), /earlier write/)
+    const fresh = auth.forInstance('A')
+    assert.notEqual(fresh, store, 'a new session gets a store that reads afresh')
+    assert.deepEqual((await fresh.getKeys('session', ['alice', 'bob'])).alice, { n: 2 })
+    await auth.close()
+
+    const reopened = openOn(storage, authStore())
+    await reopened.load(['A'])
+    const durable = await reopened.forInstance('A').getKeys('session', ['alice', 'bob'])
+    assert.deepEqual(durable, { alice: { n: 2 } })
+    await reopened.close()
+  })
+
   test(`${name}: round-trips creds and keys with Buffers, Uint8Arrays and unknown key types`, async () => {
     const storage = await backend.fresh()
     const auth = openOn(storage, authStore())

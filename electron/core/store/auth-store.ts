@@ -31,9 +31,11 @@ export interface InstanceAuthStore {
    * Holds back the commits of the writes made from now on (reads see them at once, as always) until the
    * returned function is called; they then commit in call order. An incoming message's decryption holds its
    * key writes until the message's event is durable, so a crash in between leaves a session that can still
-   * decrypt the copy the network sends again. Closing the store releases every hold.
+   * decrypt the copy the network sends again. Released with `kept` false (the message could not be kept),
+   * the held writes are dropped and the store fails its later writes, so the next session reads afresh from
+   * what is durable. Closing the store releases every hold.
    */
-  holdWrites(): () => void
+  holdWrites(): (kept?: boolean) => void
   /** Resolves once every write made so far is durable. */
   committed(): Promise<void>
   /** How many keys of `type` are durable (for tests and diagnostics). */

@@ -5,7 +5,9 @@
  */
 export class CommitHold {
   private holds = 0
-  private waiting: Array<() => void> = []
+  private waiting: Array<(dropped?: Error) => void> = []
+  /** Set when a holder did not keep what it held: the held commits are then dropped, not made. */
+  private dropping: Error | undefined
 
   /** Whether commits are held back now. */
   get active(): boolean {
@@ -15,16 +17,23 @@ export class CommitHold {
   /** Starts `commit` now, or once every hold is released. */
   run(commit: () => Promise<unknown>): Promise<unknown> {
     if (this.holds === 0) return commit()
-    return new Promise((resolve, reject) => this.waiting.push(() => void commit().then(resolve, reject)))
+    return new Promise((resolve, reject) =>
+      this.waiting.push((dropped) => (dropped ? reject(dropped) : void commit().then(resolve, reject))),
+    )
   }
 
-  /** Holds commits until the returned function is called (calling it again does nothing). */
-  hold(): () => void {
+  /**
+   * Holds commits until the returned function is called (calling it again does nothing). Released with
+   * `kept` false, the holder did not keep what its writes depend on: every commit held meanwhile is dropped
+   * (rejected, so the store knows its memory is ahead of what is durable) instead of made.
+   */
+  hold(): (kept?: boolean) => void {
     this.holds += 1
     let released = false
-    return () => {
+    return (kept = true) => {
       if (released) return
       released = true
+      if (!kept) this.dropping ??= new Error('a decrypted message was not kept: its key writes were dropped')
       this.holds -= 1
       if (this.holds === 0) this.start()
     }
@@ -38,7 +47,9 @@ export class CommitHold {
 
   private start(): void {
     const waiting = this.waiting
+    const dropped = this.dropping
     this.waiting = []
-    for (const commit of waiting) commit()
+    this.dropping = undefined
+    for (const commit of waiting) commit(dropped)
   }
 }

@@ -14,7 +14,7 @@ export interface WaAuthState {
   /** Saves the whole creds object; call on every `creds.update` (Baileys merged the update into it already). */
   saveCreds(): Promise<void>
   /** Holds the durability of every write from now on until the returned function is called (see the store). */
-  holdKeyWrites(): () => void
+  holdKeyWrites(): (kept?: boolean) => void
 }
 
 /**

@@ -67,7 +67,7 @@ export interface SocketConfigInput {
    * Holds back the durability of key writes until the returned function is called: the patch holds a
    * message's decryption until onDecrypted has kept it.
    */
-  holdKeyWrites(): () => void
+  holdKeyWrites(): (kept?: boolean) => void
   /** The client version to announce (the network refuses versions that are too old with 405). */
   version: WaVersion
   /** Whether contacts' status updates are left unread now (the instance's ignore_status). */

@@ -150,7 +150,12 @@ export class LmdbInstanceAuthStore implements InstanceAuthStore {
     if (this.queued > MAX_QUEUED && !this.hold.active) await this.lastCommit
   }
 
-  holdWrites(): () => void {
+  /** Whether a new session may use this store: not once a write failed or was dropped (it reads afresh). */
+  get usable(): boolean {
+    return !this.closed && this.failure === undefined
+  }
+
+  holdWrites(): (kept?: boolean) => void {
     return this.hold.hold()
   }
 
@@ -250,7 +255,8 @@ export class LmdbAuthStore implements AuthStore {
   forInstance(instanceId: string): LmdbInstanceAuthStore {
     if (this.closing) throw new Error('the auth store is closed')
     let store = this.stores.get(instanceId)
-    if (!store) {
+    // A store a write failed on, or whose held writes were dropped, is left to the session that used it.
+    if (!store?.usable) {
       this.importLegacy(instanceId)
       store = new LmdbInstanceAuthStore(this.db, prefixOf(instanceId), this.cipher)
       this.stores.set(instanceId, store)

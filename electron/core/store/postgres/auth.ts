@@ -147,7 +147,7 @@ class PostgresInstanceAuthStore implements InstanceAuthStore {
     if (this.queued > MAX_QUEUED && !this.hold.active) await this.lastCommit
   }
 
-  holdWrites(): () => void {
+  holdWrites(): (kept?: boolean) => void {
     return this.hold.hold()
   }
 
