@@ -57,7 +57,8 @@ describe('a cluster of three nodes on one PostgreSQL', { skip: postgresMissing()
         'electron/headless/serve.ts',
         ...['--sandbox-url', sandbox.controlUrl, '--port', '0', '--data-dir', node.dataDir],
         ...['--store', databaseUrl, '--node-id', node.id, '--lease-ttl-ms', String(TTL_MS)],
-        ...['--send-interval-ms', '0', '--log-level', 'warn'],
+        // The steps below poll the API hard from one token (draining, racing a takeover): not a test of its limit.
+        ...['--send-interval-ms', '0', '--requests-per-minute', '100000', '--log-level', 'warn'],
       ],
       { waitFor: ['api'], env: { LINKDESK_ACCESS_TOKEN: TOKEN }, timeoutMs: 90_000 },
     )
@@ -325,6 +326,7 @@ describe('a cluster of three nodes on one PostgreSQL', { skip: postgresMissing()
           [itsInstances],
         )
       ).rows
+    const pausedAt = Date.now()
     paused.app!.child.kill('SIGSTOP')
     let takenOver: Awaited<ReturnType<typeof tokens>> = []
     let stopTraffic!: () => void
@@ -373,6 +375,26 @@ describe('a cluster of three nodes on one PostgreSQL', { skip: postgresMissing()
       [],
       'no POST for a lost instance before it joined again',
     )
+    // Nor did it send a receipt for them: none reached the sandbox, after the resume, over a connection that
+    // was up before the pause (its own; its peers connected the instances anew).
+    const staleReceipts: string[] = []
+    let receiptsBefore = 0
+    for (const instanceId of itsInstances) {
+      const { receipts } = (await fetch(
+        `${sandbox.controlUrl}/accounts/${accounts.get(instanceId)!}/receipts`,
+      ).then((response) => response.json())) as {
+        receipts: Array<{ logged_in_at: number; at: number; type: string; ids: string[] }>
+      }
+      for (const { logged_in_at: since, at, type, ids } of receipts) {
+        if (since < pausedAt && at < pausedAt) receiptsBefore += 1
+        if (since < pausedAt && at >= resumedAt)
+          staleReceipts.push(
+            `${type} receipt of ${ids.join(',')} for ${instanceId}, ${at - resumedAt} ms after SIGCONT`,
+          )
+      }
+    }
+    assert.ok(receiptsBefore > 0, 'its connections’ receipts from before the pause are seen')
+    assert.deepEqual(staleReceipts, [], 'no receipt for a lost instance once resumed')
     for (const { instance_id: id, node_id: owner, token } of await tokens()) {
       if (owner === paused.id)
         assert.ok(Number(token) > lostToken.get(id)!, `${id} came back under a new token`)

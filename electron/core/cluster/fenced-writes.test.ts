@@ -90,4 +90,32 @@ postgresSuite('writes of a cluster node are fenced', (pool) => {
       await cluster.drain()
     }
   })
+
+  test('a post under way is marked on the shared outbox only while this node holds the instance', async () => {
+    const cluster = await joinedClusterNode(pool())
+    const events = new PostgresEventStore(pool(), cluster.fence)
+    const entry = {
+      eventId: '01E',
+      enqueuedAt: 1,
+      attempts: 0,
+      nextAttemptAt: 0,
+      fallback: { url: 'http://127.0.0.1:1', secret: 's' },
+    }
+    const posting = async () =>
+      (await pool().query(`SELECT queue_id, posting FROM webhook_outbox WHERE queue = 'I3'`)).rows
+    try {
+      await cluster.adoptNew('I3')
+      await events.commit([{ kind: 'enqueue', queue: 'I3', queueId: 'Q1', entry }])
+      assert.deepEqual(await events.markPosting!('I3', ['Q1']), new Set(), 'a first post')
+      assert.deepEqual(await events.markPosting!('I3', ['Q1']), new Set(['Q1']), 'its post never settled')
+      await events.commit([{ kind: 'retry', queue: 'I3', queueId: 'Q1', entry: { ...entry, attempts: 1 } }])
+      assert.deepEqual(await posting(), [{ queue_id: 'Q1', posting: false }], 'a saved retry settles it')
+
+      await pool().query(`UPDATE instance_owner SET token = token + 1 WHERE instance_id = 'I3'`)
+      await assert.rejects(events.markPosting!('I3', ['Q1']), leaseLost)
+      assert.deepEqual(await posting(), [{ queue_id: 'Q1', posting: false }], 'nothing marked once lost')
+    } finally {
+      await cluster.drain()
+    }
+  })
 })

@@ -10,7 +10,6 @@ import type {
   QueuedEntry,
   WebhookTarget,
 } from '../store/event-store'
-import type { PostsInFlight } from './posts-in-flight'
 import type { WebhookSettings } from '../contract/event-settings'
 import { attemptDelivery, retryDelayMs, type AttemptResult } from './webhook-delivery'
 
@@ -23,8 +22,8 @@ export interface WorkerDeps {
    * entries then stay queued).
    */
   write(what: string, writes: EventWrite[]): Promise<void>
-  /** The posts under way (shared by every worker), to count re-posts after a kill. */
-  posts: PostsInFlight
+  /** The posts under way (shared by every worker), to count re-posts after a kill or a failover. */
+  posts: PostMarks
   /** A post repeats one that was under way when the previous run stopped (the receiver may have it). */
   onRepost(): void
   /** While the write of this queue id (or, without one, any write) is not committed, a promise of its commit. */
@@ -55,6 +54,16 @@ export interface WorkerDeps {
    * whose outcome is also the event's delivery summary.
    */
   webhookId?: string
+}
+
+/**
+ * Where posts under way are marked: `starting` before each POST answers the entries whose previous post was
+ * still under way when its node stopped (the receiver may have it); `settled` once a post's outcome is
+ * committed, `requeued` when it kept the entry for a retry.
+ */
+export interface PostMarks {
+  starting(queue: string, queueIds: readonly string[]): Promise<Set<string>>
+  settled(queueId: string, requeued: boolean): void
 }
 
 /** The commit of a just-emitted event on a store without a journal: its outcome, once known. */
@@ -311,7 +320,18 @@ export class InstanceDeliveryWorker {
     this.current = sending.map(({ head }) => head)
     if (!target || sending.length === 0) return
     if (this.deps.mayPost?.() === false) return
-    for (const { head } of sending) if (this.deps.posts.starting(head.queueId)) this.deps.onRepost()
+    const reposts = await this.deps.posts
+      .starting(
+        this.instanceId,
+        sending.map(({ head }) => head.queueId),
+      )
+      .catch((error: unknown) => {
+        // Not marked (the fence refused, or the store failed): not posted now; tried again after a pause.
+        this.log.warn({ err: error }, 'marking a webhook post failed')
+        return undefined
+      })
+    if (!reposts) return this.sleep(LEASE_WAIT_MS)
+    for (const _ of reposts) this.deps.onRepost()
     const attemptedAt = new Date(this.deps.now()).toISOString()
     const result = await attemptDelivery(
       {

@@ -5,7 +5,7 @@ import { AppError, isAppError } from '../errors'
 import { newWebhookSecret } from '../instances/instance-registry'
 import type { Logger } from '../logger'
 import type { InstanceRecord } from '../store/settings-store'
-import { type FreshCommit, InstanceDeliveryWorker } from './delivery-worker'
+import { type FreshCommit, InstanceDeliveryWorker, type PostMarks } from './delivery-worker'
 import { createIdFactory, idFloorAt, type IdFactory } from '../contract/event-id'
 import { EventJournal, type ExtraDelivery, type JournalRecord } from './event-journal'
 import type {
@@ -98,7 +98,9 @@ const DAY_MS = 24 * 60 * 60_000
  */
 export class EventService implements EventSink {
   readonly live = new LiveStream()
-  private readonly posts: PostsInFlight
+  /** Posts under way: in the shared store when it keeps them, else in a local file. */
+  private readonly posts: PostMarks
+  private readonly localPosts: PostsInFlight | undefined
   private readonly journal: EventJournal | undefined
   private readonly workers = new Map<string, { worker: InstanceDeliveryWorker; stop: AbortController }>()
   private readonly stop = new AbortController()
@@ -148,7 +150,16 @@ export class EventService implements EventSink {
     this.now = deps.now ?? Date.now
     this.log = deps.logger.child({ module: 'events' })
     this.store = deps.store
-    this.posts = new PostsInFlight(join(deps.dataDir, 'webhook-posts'))
+    const { markPosting } = deps.store
+    const local = markPosting ? undefined : new PostsInFlight(join(deps.dataDir, 'webhook-posts'))
+    this.localPosts = local
+    this.posts = {
+      starting: (queue, queueIds) =>
+        markPosting
+          ? markPosting(queue, queueIds)
+          : Promise.resolve(new Set(queueIds.filter((queueId) => local!.starting(queueId)))),
+      settled: (queueId, requeued) => local?.settled(queueId, requeued),
+    }
     this.dispatcher = deps.dispatcher ?? new Agent({ keepAliveTimeout: 30_000 })
     this.journal =
       deps.durability === 'journal'
@@ -523,7 +534,7 @@ export class EventService implements EventSink {
     await this.settled()
     if (!this.deps.dispatcher) await this.dispatcher.close()
     this.journal?.close()
-    this.posts.close()
+    this.localPosts?.close()
   }
 
   /** Commits writes to the store, counting the outbox, and tracks the commit (`settled`, `uncommitted`). */

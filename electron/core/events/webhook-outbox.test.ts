@@ -221,3 +221,48 @@ test('a post under way at a kill is posted again after the restart and counted a
     .find((family) => family.name === 'linkdesk_webhook_reposts_total')
   assert.equal(reposts?.samples[0]?.value, 3 - from, 'each post received again is counted')
 })
+
+test(
+  'a post under way when its node dies is posted again by another node on the shared store and counted there',
+  { skip: testStore() === 'postgres' ? false : 'the outbox is shared only on PostgreSQL' },
+  async (t) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'linkdesk-crash-'))
+    // The other node: its own data folder, the same database (the test store of `dataDir`).
+    const otherDir = mkdtempSync(join(tmpdir(), 'linkdesk-other-'))
+    // The first post is held open until the kill: the receiver may have acted on it.
+    const receiver = await WebhookReceiver.start(() => ({ status: 200, delayMs: 60_000 }))
+    t.after(async () => {
+      await receiver.close()
+      rmSync(dataDir, { recursive: true, force: true })
+      rmSync(otherDir, { recursive: true, force: true })
+    })
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dataDir, receiver.url, '2'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    t.after(() => child.kill('SIGKILL'))
+    let output = ''
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    await waitFor(() => output.endsWith('\n'), 30_000, 'the child emitted its events')
+    await waitFor(() => receiver.received.length === 1, 30_000, 'the first post')
+    const exited = new Promise((resolve) => child.once('exit', resolve))
+    child.kill('SIGKILL')
+    await exited
+    const emitted = JSON.parse(output) as string[]
+    receiver.respond = () => ({ status: 200 })
+
+    const other = await eventFixture(undefined, dataDir, { dataDir: otherDir })
+    t.after(() => other.close())
+    other.addInstance('CRASH', receiver.url)
+    await receiver.until(() => receiver.received.length === 3, 30_000)
+    assert.deepEqual(
+      receiver.received.map(({ event }) => event.event_id),
+      [emitted[0], ...emitted],
+      'the post under way comes again, then the next',
+    )
+    const reposts = other.service
+      .metricsProvider()
+      .collect()
+      .find((family) => family.name === 'linkdesk_webhook_reposts_total')
+    assert.equal(reposts?.samples[0]?.value, 1, 'the other node counts the post it repeated')
+  },
+)

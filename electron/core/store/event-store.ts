@@ -160,6 +160,13 @@ export interface EventStore {
   /** Entries waiting, all queues together. */
   queueDepth(): Promise<number>
   /**
+   * Marks the posts of these entries of a queue as under way, right before the POST (behind the fence), and
+   * answers the entries whose previous post was still under way when its node stopped: re-posts, whichever
+   * node made the first. Saving an entry's retry clears its mark; its removal takes it along. Undefined on a
+   * store that keeps no marks (LMDB: the one node keeps them in a local file).
+   */
+  readonly markPosting: ((queue: string, queueIds: readonly string[]) => Promise<Set<string>>) | undefined
+  /**
    * Removes events (not those waiting for delivery), attempts and message ids older than `beforeId`, and beyond
    * the maxima the oldest events and attempts.
    */

@@ -1,3 +1,4 @@
+import { SentReceipts } from './messages/sent-receipts'
 import type { Logger } from './logger'
 import { AccountDirectory } from './accounts/account-directory'
 import type { Account } from './accounts/account'
@@ -29,6 +30,8 @@ export const DEFAULT_TIMINGS: NetworkTimings = { receiptDelayMs: 150, pairingRep
 export interface LinkedSession {
   account: Account
   device: LinkedDevice
+  /** When it logged in (ms since the epoch). */
+  loggedInAt: number
 }
 
 /**
@@ -43,6 +46,8 @@ export class SandboxNetwork {
   readonly pictures: ProfilePictures
   readonly events = new SandboxEvents()
   readonly recentSends: RecentSends
+  /** The receipts each account's linked devices sent: live only. */
+  readonly sentReceipts = new SentReceipts()
   /** Who the phones' status updates go to. */
   readonly statusBroadcast: StatusBroadcast
   /** The secrets of polls phones received, for their votes; kept. */

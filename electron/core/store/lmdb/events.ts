@@ -16,6 +16,9 @@ export class LmdbEventStore implements EventStore {
   private readonly outbox: WebhookOutbox
   private readonly messages: MessageEventIndex
 
+  /** The one node marks its posts under way in a local file (PostsInFlight), not in the store. */
+  readonly markPosting = undefined
+
   constructor(private readonly db: RootDatabase) {
     this.log = new EventLog(db)
     this.attempts = new DeliveryLog(db)

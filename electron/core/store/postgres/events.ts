@@ -20,7 +20,7 @@ import { unhandledCase } from '../../exhaustive'
 import { GroupCommit } from './group-commit'
 import { queueParts } from '../outbox-queue'
 import type { JsonStatement } from './statements'
-import { runFenced, type WriteFence } from './write-fence'
+import { fencedStatement, runFenced, type WriteFence } from './write-fence'
 import { inTransaction } from './transaction'
 
 type Kind = EventWrite['kind']
@@ -40,7 +40,7 @@ export class PostgresEventStore implements EventStore {
 
   constructor(
     private readonly pool: pg.Pool,
-    fence?: WriteFence,
+    private readonly fence?: WriteFence,
   ) {
     this.group = new GroupCommit((writes) =>
       runFenced(pool, fence, () => writes.map(instanceOf), statementsOf(writes)),
@@ -49,6 +49,22 @@ export class PostgresEventStore implements EventStore {
 
   commit(writes: readonly EventWrite[]): Promise<void> {
     return writes.length === 0 ? Promise.resolve() : this.group.commit(writes)
+  }
+
+  readonly markPosting = async (queue: string, queueIds: readonly string[]): Promise<Set<string>> => {
+    const params: unknown[] = [queue, queueIds]
+    // One statement: each entry's mark as it was (locked until the commit) and the mark set, behind the fence.
+    const { rows } = await fencedStatement(this.fence, queueParts(queue).instanceId ?? '', params, (holds) =>
+      this.pool.query<{ queue_id: string; was: boolean }>(
+        `WITH before AS (SELECT queue_id, posting FROM webhook_outbox
+                         WHERE queue = $1 AND queue_id = ANY($2) AND ${holds} FOR UPDATE)
+         UPDATE webhook_outbox SET posting = true FROM before
+         WHERE webhook_outbox.queue = $1 AND webhook_outbox.queue_id = before.queue_id
+         RETURNING webhook_outbox.queue_id, before.posting AS was`,
+        params,
+      ),
+    )
+    return new Set(rows.filter(({ was }) => was).map(({ queue_id }) => queue_id))
   }
 
   async event(id: string): Promise<StoredEvent | undefined> {
@@ -381,7 +397,7 @@ function runStatements(kind: Kind, run: readonly EventWrite[]): JsonStatement[] 
       const latest = lastPerKey(run as Array<WriteOf<'retry'>>, key)
       return [
         {
-          sql: `UPDATE webhook_outbox SET entry = x.entry
+          sql: `UPDATE webhook_outbox SET entry = x.entry, posting = false
                 FROM jsonb_to_recordset($1::jsonb) AS x(queue text, queue_id text, entry jsonb)
                 WHERE webhook_outbox.queue = x.queue AND webhook_outbox.queue_id = x.queue_id`,
           rows: latest.map(({ queue, queueId, entry }) => ({ queue, queue_id: queueId, entry })),

@@ -53,7 +53,7 @@ export function logIn(
   const previous = device.connection
   if (previous && previous !== connection && previous.isOpen) closeReplaced(previous)
   device.connection = connection
-  network.sessions.set(connection, { account, device })
+  network.sessions.set(connection, { account, device, loggedInAt: Date.now() })
   connection.send(
     node('success', {
       t: String(unixNow()),

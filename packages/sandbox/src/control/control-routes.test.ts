@@ -135,6 +135,27 @@ test('a contact sends through POST /accounts/{phone}/messages and reads its inbo
   assert.equal(entry.text, 'hello back')
 })
 
+test('GET /accounts/{phone}/receipts lists the receipts its linked devices sent, with the connection that sent each', async () => {
+  assert.ok(device?.sock)
+  const before = Date.now()
+  const sent = await call('POST', `/accounts/${ALICE}/messages`, { to: ME, text: 'receipted' })
+  await device.waitForMessage(sent.body.id)
+  await sandbox.control.events.waitFor('receipt', (event) => event.ids.includes(sent.body.id), 20_000)
+  const { status, body } = await call('GET', `/accounts/${ME}/receipts`)
+  assert.equal(status, 200)
+  const receipt = body.receipts.find((r: { ids: string[] }) => r.ids.includes(sent.body.id))
+  assert.ok(receipt, 'the device’s receipt of the message is listed')
+  assert.equal(receipt.device, device.sock.user?.id ? Number(/:(\d+)@/.exec(device.sock.user.id)?.[1]) : NaN)
+  assert.ok(
+    receipt.at >= before && receipt.logged_in_at <= receipt.at,
+    'when, and since when its connection was up',
+  )
+  assert.equal((await call('GET', `/accounts/${ALICE}/receipts`)).body.receipts.length, 0, 'per account')
+  const unknown = await call('GET', '/accounts/15559999999/receipts')
+  assert.equal(unknown.status, 404)
+  assert.equal(unknown.body.code, 'account_not_found')
+})
+
 test('a contact sends a voice note, view-once image, location, contact cards and a quoting reply over HTTP', async () => {
   assert.ok(device)
   const post = (body: Record<string, unknown>) =>

@@ -297,6 +297,17 @@ export function registerSandboxRoutes(app: FastifyInstance, control: SandboxCont
     ids: control.reads(phoneParam(request)),
   }))
 
+  app.get('/accounts/:phone/receipts', async (request) => ({
+    status: 'success',
+    receipts: control.receipts(phoneParam(request)).map(({ device, loggedInAt, at, type, ids }) => ({
+      device,
+      logged_in_at: loggedInAt,
+      at,
+      type,
+      ids,
+    })),
+  }))
+
   app.get('/accounts/:phone/presence', async (request) => {
     const { online, chatStates } = control.presence(phoneParam(request))
     return { status: 'success', online, chat_states: chatStates }

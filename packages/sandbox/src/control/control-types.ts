@@ -4,6 +4,7 @@ import type { PhoneBehaviour } from '../accounts/phone-behaviour'
 import type { SandboxCall } from '../calls/call-log'
 import type { SeenChatState } from '../presence/presence-relay'
 import type { SandboxInboxEntry } from '../messages/inbox'
+import type { SentReceipt } from '../messages/sent-receipts'
 import type {
   SandboxContactInput,
   SandboxLinkPreviewInput,
@@ -115,6 +116,8 @@ export interface SandboxControl {
   setBehaviour(phone: string, input: Partial<PhoneBehaviour>): Promise<PhoneBehaviour>
   /** The ids of messages the account's phone sent that their recipient read (its device's read receipt). */
   reads(phone: string): string[]
+  /** The receipts the account's linked devices sent (the newest 2,000, oldest first), as the network got them. */
+  receipts(phone: string): SentReceipt[]
   /** The account's availability as the network knows it (null: never said), and the chat states it saw. */
   presence(phone: string): { online: boolean | null; chatStates: SeenChatState[] }
   /** The account's phone goes online or offline, or types, records or pauses in its chat with `to`. */

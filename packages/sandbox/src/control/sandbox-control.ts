@@ -242,6 +242,10 @@ export function createSandboxControl(
       return network.recentSends.readOf(accountOf(network, phone).phone)
     },
 
+    receipts(phone) {
+      return network.sentReceipts.of(accountOf(network, phone).phone)
+    },
+
     presence(phone) {
       const { phone: known } = accountOf(network, phone)
       return {

@@ -106,6 +106,13 @@ export async function handleClientReceipt(ctx: StanzaContext, receipt: BinaryNod
   )
   if (!ctx.session) return
   const ids = [attrs.id ?? '', ...childrenOf(child(receipt, 'list')).map((item) => item.attrs.id ?? '')]
+  ctx.network.sentReceipts.record(ctx.session.account.phone, {
+    device: ctx.session.device.id,
+    loggedInAt: ctx.session.loggedInAt,
+    at: Date.now(),
+    type,
+    ids,
+  })
   ctx.network.events.emit('receipt', {
     phone: ctx.session.account.phone,
     device: ctx.session.device.id,
