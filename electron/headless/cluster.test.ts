@@ -456,10 +456,16 @@ describe('a cluster of three nodes on one PostgreSQL', { skip: postgresMissing()
       victim.app!.child.kill('SIGKILL')
       await exited
       victim.app = undefined
+      // A peer has started taking over once it owns one of them, or once it waits on the held lock (it may
+      // read the credentials before it claims the instance: then it claims it only after the lock goes).
       const deadline = Date.now() + TTL_MS + 10_000
       for (;;) {
         const now = await owners()
         if (itsInstances.some((id) => now.has(id) && now.get(id) !== victim.id)) break
+        const { rows } = await db.query<{ waiting: string }>(
+          `SELECT count(*) AS waiting FROM pg_locks WHERE relation = 'auth_entries'::regclass AND NOT granted`,
+        )
+        if (Number(rows[0]!.waiting) > 0) break
         assert.ok(Date.now() < deadline, 'a peer started taking the dead node’s instances over')
         await sleep(100)
       }
