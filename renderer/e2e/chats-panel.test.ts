@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Page, Request } from 'playwright-core'
 import { chromiumMissing, launchBrowser, type TestBrowser } from './browser'
+import { windowSessionHeaders } from './window-session'
 import { type HeadlessServer, startHeadlessServer } from './headless-server'
 import { ensureRendererBuilt } from './renderer-build'
 
@@ -19,10 +20,12 @@ describe(
 
     /** Calls the sandbox's control API through the app, with the window's own credential. */
     async function sandbox(path: string, body: unknown): Promise<void> {
-      const token = await page.evaluate(() => window.sessionStorage.getItem('linkdesk.uiToken') ?? '')
       const answer = await fetch(`${server.apiBase}/sandbox${path}`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        headers: {
+          ...(await windowSessionHeaders(browser.context, server.apiBase)),
+          'content-type': 'application/json',
+        },
         body: JSON.stringify(body),
       })
       assert.equal(answer.status, 200, await answer.text())

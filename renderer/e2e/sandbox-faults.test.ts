@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { Page } from 'playwright-core'
 import { seriousViolations } from './axe'
 import { chromiumMissing, launchBrowser, type TestBrowser } from './browser'
+import { windowSessionHeaders } from './window-session'
 import { type HeadlessServer, startHeadlessServer } from './headless-server'
 import { ensureRendererBuilt } from './renderer-build'
 import { screenshot } from './screenshots'
@@ -33,9 +34,10 @@ describe(
 
     /** Calls an API operation with the window's own credential, as a script beside the window would. */
     const call = async <T>(operation: string, params: Record<string, string>): Promise<T> => {
-      const token = await page.evaluate(() => window.sessionStorage.getItem('linkdesk.uiToken') ?? '')
-      const query = new URLSearchParams({ ...params, access_token: token })
-      const response = await fetch(`${server.apiBase}/${operation}?${query}`)
+      const query = new URLSearchParams(params)
+      const response = await fetch(`${server.apiBase}/${operation}?${query}`, {
+        headers: await windowSessionHeaders(browser.context, server.apiBase),
+      })
       assert.equal(response.status, 200, `${operation} answered ${response.status}`)
       return (await response.json()) as T
     }

@@ -7,6 +7,7 @@ import type { SandboxInboxEntryView } from '../../electron/core/shared-types'
 import { EVENT_NAMES } from '../../electron/core/contract/event-catalogue'
 import { seriousViolations } from './axe'
 import { chromiumMissing, launchBrowser, type TestBrowser } from './browser'
+import { windowSessionHeaders } from './window-session'
 import { type HeadlessServer, startHeadlessServer } from './headless-server'
 import { ensureRendererBuilt } from './renderer-build'
 import { screenshot } from './screenshots'
@@ -47,11 +48,7 @@ describe(
     const cspViolations: string[] = []
 
     /** The window's own session (its HttpOnly cookie), to act as the outside world (a contact) beside it. */
-    const windowAuth = async () => {
-      const cookies = await browser.context.cookies(server.apiBase)
-      const session = cookies.find((cookie) => cookie.name === 'linkdesk_session')
-      return { cookie: `linkdesk_session=${session?.value ?? ''}` }
-    }
+    const windowAuth = () => windowSessionHeaders(browser.context, server.apiBase)
 
     before(async () => {
       await ensureRendererBuilt()
