@@ -40,8 +40,17 @@ function paramsFor(shape: OperationShape, instanceIds: string[]): fc.Arbitrary<R
   return fc.record(Object.fromEntries(entries)) as fc.Arbitrary<Record<string, unknown>>
 }
 
+/** The settings as data: records by id, keys sorted (a store may hand back an equal record in another order). */
 function snapshot(t: TestCore): string {
-  return JSON.stringify({ instances: t.core.registry.all(), tokens: t.core.tokens.list() })
+  const byId = (records: Array<{ id: string }>) => [...records].sort((a, b) => a.id.localeCompare(b.id))
+  const sortedKeys = (_key: string, value: unknown) =>
+    value && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)))
+      : value
+  return JSON.stringify(
+    { instances: byId(t.core.registry.all()), tokens: byId(t.core.tokens.list()) },
+    sortedKeys,
+  )
 }
 
 test('every operation answers random requests with a success body or a matching error envelope, never a 5xx', async () => {
