@@ -7,6 +7,7 @@ import SwaggerParser from '@apidevtools/swagger-parser'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import openapiTS, { astToString } from 'openapi-typescript'
 import ts from 'typescript'
+import { typeErrors } from '../testing/type-errors'
 import { linkedCoreFixture } from '../testing/linked-core'
 import { eventually, TOKEN } from '../testing/messaging-harness'
 import { waitFor, WebhookReceiver } from '../testing/webhook-receiver'
@@ -22,22 +23,6 @@ const CAROL = '15550610002'
 /** Dave's privacy refuses being added to groups: the network answers an invitation instead. */
 const DAVE = '15550610003'
 const ROOT = resolve(import.meta.dirname, '../../..')
-
-/** Type errors of `files` compiled together under strict settings, as readable lines. */
-function typeErrors(files: string[]): string[] {
-  const program = ts.createProgram(files, {
-    strict: true,
-    noEmit: true,
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.ESNext,
-    moduleResolution: ts.ModuleResolutionKind.Bundler,
-    skipLibCheck: true,
-    types: [],
-  })
-  return ts
-    .getPreEmitDiagnostics(program)
-    .map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'))
-}
 
 const CLIENT = `import createClient from 'openapi-fetch'
 import type { paths } from './api'

@@ -5,29 +5,13 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import SwaggerParser from '@apidevtools/swagger-parser'
 import openapiTS, { astToString } from 'openapi-typescript'
-import ts from 'typescript'
+import { typeErrors } from '../testing/type-errors'
 import { EVENT_CATALOGUE, EVENT_NAMES } from '../contract/event-catalogue'
 import { INSTANCE_STATES } from '../contract/instance-state'
 import { SEND_TYPES } from '../contract/kinds'
 import { InstanceViewSchema } from '../instances/instance-view'
 import { startTestCore, type TestCore } from '../testing/test-core'
 import { eventSchemaName } from './openapi-schema'
-
-/** Type errors of `files` compiled together under strict settings, as readable lines. */
-function typeErrors(files: string[]): string[] {
-  const program = ts.createProgram(files, {
-    strict: true,
-    noEmit: true,
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.ESNext,
-    moduleResolution: ts.ModuleResolutionKind.Bundler,
-    skipLibCheck: true,
-    types: [],
-  })
-  return ts
-    .getPreEmitDiagnostics(program)
-    .map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'))
-}
 
 describe('the served OpenAPI document', () => {
   let t: TestCore
