@@ -1,13 +1,13 @@
 // Link: create → QR → the sandbox phone scans → connected, the app over HTTP beside a raw Baileys socket.
 import { linkAppInstance, startApp } from './harness/app'
-import { isEntry, runMain, type Figure } from './harness/figure'
+import { isEntry, metOrMissed, runMain, type Figure } from './harness/figure'
 import { median, spread } from './harness/stats'
 import { formatSpread, markdownTable, verdict } from './harness/table'
 import { RawProcess } from './raw/raw-client'
 
 const PER_ROUND = Number(process.env.BENCH_LINKS ?? 5)
 
-export const linkFigure: Figure = async ({ sandbox, rounds, phone }) => {
+export const linkFigure: Figure = async ({ sandbox, rounds, phone, target }) => {
   const app = await startApp(sandbox.controlUrl)
   const raw = await RawProcess.start(sandbox.wsUrl, sandbox.rootKeyHex)
   const link = (qr: string, phoneNumber: string) => sandbox.link(qr, phoneNumber)
@@ -41,6 +41,12 @@ export const linkFigure: Figure = async ({ sandbox, rounds, phone }) => {
   const s = (values: number[]) => formatSpread(spread(values), 1)
   const appTotal = spread(perRound.app.total).median
   const rawTotal = spread(perRound.raw.total).median
+  target({
+    figure: 'link: create → QR → scan → connected',
+    app: `${appTotal.toFixed(0)} ms`,
+    beside: `raw ${rawTotal.toFixed(0)} ms`,
+    target: `≤ raw + 100 ms: ${metOrMissed(appTotal <= rawTotal + 100)}`,
+  })
   return [
     `## Link: create → QR → scan → connected (ms; median per round of ${PER_ROUND} links, ${rounds} rounds)`,
     '',

@@ -1,7 +1,7 @@
 // Memory: N linked idle accounts in the headless app (on LMDB, and as a cluster node on PostgreSQL) beside N
 // raw sockets in one bare Baileys process; from the slopes, how many accounts one node holds.
 import { linkAppInstance, newDataDir, startApp } from './harness/app'
-import { isEntry, runMain, type Figure } from './harness/figure'
+import { isEntry, metOrMissed, runMain, type Figure } from './harness/figure'
 import { inPool } from './harness/pool'
 import { benchPostgres } from './harness/postgres'
 import { rssMb, rssSplitMb } from './harness/proc'
@@ -28,7 +28,7 @@ interface Sample {
   external: number
 }
 
-export const memoryFigure: Figure = async ({ sandbox, rounds, phone }) => {
+export const memoryFigure: Figure = async ({ sandbox, rounds, phone, target }) => {
   const link = (qr: string, phoneNumber: string) => sandbox.link(qr, phoneNumber)
   const samples: Record<Side, Sample[]> = { app: [], 'app-pg': [], raw: [] }
   const postgres = await benchPostgres()
@@ -114,6 +114,22 @@ export const memoryFigure: Figure = async ({ sandbox, rounds, phone }) => {
   const ratio = appFit && rawFit ? appFit.heap.slope / rawFit.heap.slope : NaN
   const rssRatio = appFit && rawFit ? appFit.rss.slope / rawFit.rss.slope : NaN
   const base = (side: Side) => spread(samples[side].filter((s) => s.n === 0).map((s) => s.rss)).median
+  if (appFit && rawFit) {
+    target({
+      figure: 'memory per linked idle account (heap + external; RSS)',
+      app: `${appFit.heap.slope.toFixed(2)} MB; ${appFit.rss.slope.toFixed(2)} MB (R² ${appFit.rss.r2.toFixed(2)})`,
+      beside: `raw ${rawFit.heap.slope.toFixed(2)} MB; ${rawFit.rss.slope.toFixed(2)} MB`,
+      target:
+        `≤ raw: heap ${metOrMissed(ratio <= 1)} (${ratio.toFixed(2)}×); RSS ${metOrMissed(rssRatio <= 1)} ` +
+        `(${rssRatio.toFixed(2)}×)`,
+    })
+  }
+  target({
+    figure: 'fixed overhead (RSS with no account)',
+    app: `${base('app').toFixed(0)} MB`,
+    beside: `raw ${base('raw').toFixed(0)} MB`,
+    target: 'stated',
+  })
   return [
     `## Memory: N linked idle accounts, ${SETTLE_MS / 1000} s settle then 4 forced GCs (MB), ${rounds} rounds`,
     '',

@@ -1,7 +1,7 @@
 // Receive: a sandbox contact pushes texts (control API) → the app's message.received webhooks at a local
 // receiver process, beside the same pushes to a raw Baileys socket (messages.upsert).
 import { type AppProcess, linkAppInstance, startApp } from './harness/app'
-import { isEntry, runMain, type Figure } from './harness/figure'
+import { isEntry, metOrMissed, runMain, type Figure } from './harness/figure'
 import { followLiveStream } from './harness/live-stream'
 import { benchPostgres } from './harness/postgres'
 import { cpuSeconds } from './harness/proc'
@@ -66,7 +66,7 @@ function phase(report: { latencies: number[]; lastAt: number }, startedAt: numbe
   }
 }
 
-export const receiveFigure: Figure = async ({ sandbox, rounds, phone }) => {
+export const receiveFigure: Figure = async ({ sandbox, rounds, phone, target }) => {
   const app = await startApp(sandbox.controlUrl)
   const raw = await RawProcess.start(sandbox.wsUrl, sandbox.rootKeyHex)
   const receiver = await ReceiverProcess.start()
@@ -206,6 +206,38 @@ export const receiveFigure: Figure = async ({ sandbox, rounds, phone }) => {
   const rawRate = spread(results.raw.map((p) => p.perSecond)).median
   const batchedRate = spread(results['app batched'].map((p) => p.perSecond)).median
   const appP99 = spread(results['app paced'].map((p) => p.p99)).median
+  const perSecond = (side: keyof typeof results) => {
+    const { median, min, max } = spread(results[side].map((p) => p.perSecond))
+    return `${median.toFixed(0)}/s (${min.toFixed(0)}–${max.toFixed(0)})`
+  }
+  const p99 = (side: keyof typeof results) => spread(results[side].map((p) => p.p99)).median
+  const emittedRate = spread(results.emitted.map((p) => p.perSecond)).median
+  target({
+    figure: 'receive, burst → `message.received` at the webhook',
+    app: `${perSecond('app')} (emitted at ${emittedRate.toFixed(0)}/s); batched ${perSecond('app batched')}`,
+    beside: `raw upserts ${rawRate.toFixed(0)}/s`,
+    target:
+      `≥ 0.8× raw: ${metOrMissed(appRate >= 0.8 * rawRate)} (${(appRate / rawRate).toFixed(2)}×; ` +
+      `batched ${(batchedRate / rawRate).toFixed(2)}×)`,
+  })
+  target({
+    figure: `receive, paced at ${PACED_RATE}/s → webhook`,
+    app: `p50 ${spread(results['app paced'].map((p) => p.p50)).median.toFixed(1)} ms, p99 ${appP99.toFixed(1)} ms`,
+    beside: `raw upsert p99 ${p99('raw paced').toFixed(1)} ms`,
+    target: `p99 ≤ 50 ms: ${metOrMissed(appP99 <= 50)}`,
+  })
+  if (postgres) {
+    const pgRate = spread(results.postgres.map((p) => p.perSecond)).median
+    const pgP99 = p99('postgres paced')
+    target({
+      figure: 'receive on PostgreSQL (`--store`), burst and paced → webhook',
+      app: `${perSecond('postgres')}; paced p99 ${pgP99.toFixed(1)} ms`,
+      beside: `the app on LMDB ${appRate.toFixed(0)}/s, paced p99 ${appP99.toFixed(1)} ms`,
+      target:
+        `≥ 0.7× LMDB, p99 ≤ 100 ms: ${metOrMissed(pgRate >= 0.7 * appRate && pgP99 <= 100)} ` +
+        `(${(pgRate / appRate).toFixed(2)}×, ${pgP99.toFixed(0)} ms)`,
+    })
+  }
   const row = (side: keyof typeof results, label: string) => [
     label,
     s(side, (p) => p.perSecond),

@@ -1,9 +1,12 @@
-// Every figure, one after another, each against its own outside sandbox: `npm run bench`.
+// Every figure, one after another, each against its own outside sandbox: `npm run bench`. One run writes
+// bench/results.md whole and the summary in the README and docs/benchmarks.md, so no figure of another day
+// stands beside it.
 // Knobs: BENCH_ROUNDS (3), BENCH_SENDS (1000), BENCH_MESSAGES (1000), BENCH_MEMORY_NS (0,1,10,50,100),
 // BENCH_SETTLE_MS (10000), BENCH_START_N (100), BENCH_LINKS (5), BENCH_LOG_EVENTS (100000); BENCH_ONLY=send,link runs a subset
 // (send-profile profiles both sides of a sequential send).
-import { runFigure, type Figure } from './harness/figure'
-import { RESULTS_PATH } from './harness/results'
+import { runFigure, type Figure, type FigureRun } from './harness/figure'
+import { loadAverage } from './harness/proc'
+import { RESULTS_PATH, SUMMARY_PATHS, writeRun } from './harness/results'
 import { eventLogFigure } from './event-log'
 import { linkFigure } from './link'
 import { memoryFigure } from './memory'
@@ -24,11 +27,15 @@ const FIGURES: Array<[string, Figure]> = [
 
 async function main(): Promise<void> {
   const only = process.env.BENCH_ONLY?.split(',')
+  const startedAt = new Date()
+  const loadBefore = loadAverage()
+  const figures: FigureRun[] = []
   for (const [name, figure] of FIGURES) {
     if (only && !only.includes(name)) continue
-    await runFigure(name, figure)
+    figures.push(await runFigure(name, figure))
   }
-  process.stdout.write(`\nWritten to ${RESULTS_PATH}\n`)
+  writeRun({ startedAt, endedAt: new Date(), loadBefore, loadAfter: loadAverage(), figures })
+  process.stdout.write(`\nWritten to ${[RESULTS_PATH, ...SUMMARY_PATHS].join(', ')}\n`)
 }
 
 main().then(

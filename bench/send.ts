@@ -8,10 +8,17 @@ import {
   webhooksDrained,
   type AppProcess,
 } from './harness/app'
-import { isEntry, runMain, type Figure, type FigureContext } from './harness/figure'
+import {
+  isEntry,
+  metOrMissed,
+  runMain,
+  type Figure,
+  type FigureContext,
+  type TargetRow,
+} from './harness/figure'
 import { postJson } from './harness/http'
 import { cpuSeconds } from './harness/proc'
-import { percentile, sleep, spread, wallClock } from './harness/stats'
+import { percentile, sleep, spread, wallClock, type Spread } from './harness/stats'
 import { formatSpread, markdownTable, verdict } from './harness/table'
 import { RawProcess } from './raw/raw-client'
 import { benchPostgres } from './harness/postgres'
@@ -255,7 +262,7 @@ async function prepareRaw(sandbox: FigureContext['sandbox'], phone: () => string
   return side
 }
 
-export const sendFigure: Figure = async ({ sandbox, rounds, phone }) => {
+export const sendFigure: Figure = async ({ sandbox, rounds, phone, target }) => {
   const results = new Map<string, Phase[]>()
   const record = (key: string, phase: Phase) => results.set(key, [...(results.get(key) ?? []), phase])
   const receivers = [
@@ -402,6 +409,7 @@ export const sendFigure: Figure = async ({ sandbox, rounds, phone }) => {
     if (results.has(`${scenario}/app on postgres`))
       note += `; on PostgreSQL ${(rate('app on postgres') / rate('app')).toFixed(2)}× the app on LMDB`
     notes.push(`${note}.`)
+    target(sendTarget(scenario, results.has(`${scenario}/app batched`), figure))
   }
   return [
     `## Send: ${SENDS} texts per phase to established contacts, ${rounds} rounds`,
@@ -428,6 +436,37 @@ export const sendFigure: Figure = async ({ sandbox, rounds, phone }) => {
       'inside the raw process. CPU: /proc utime+stime of each process over the phase (the reference and raw: plus ' +
       `${SETTLE_MS} ms, for the contacts' receipts).`,
   ].join('\n')
+}
+
+/** The summary line of one send scenario: the app beside the reference server and raw Baileys. */
+function sendTarget(
+  scenario: Scenario,
+  batched: boolean,
+  figure: (key: string, pick: (p: Phase) => number) => Spread,
+): TargetRow {
+  const rate = (side: string) => figure(`${scenario}/${side}`, (p) => p.perSecond)
+  const cpu = (side: string) => figure(`${scenario}/${side}`, (p) => p.cpuPer1000).median
+  const perSecond = (side: string) => {
+    const { median, min, max } = rate(side)
+    return `${median.toFixed(0)}/s (${min.toFixed(0)}–${max.toFixed(0)})`
+  }
+  const ratio = rate('app').median / rate('reference').median
+  const cpuRatio = cpu('app') / cpu('reference')
+  const sequential = scenario === 'sequential'
+  const app = [`${perSecond('app')}, ${cpu('app').toFixed(1)} ms CPU per send`]
+  if (batched) app.push(`batched ${perSecond('app batched')}`)
+  const met = ratio >= 0.8 && (!sequential || cpuRatio <= 2)
+  return {
+    figure: `send, ${ALL_SCENARIOS[scenario]}, webhook on`,
+    app: app.join('; '),
+    beside:
+      `reference ${rate('reference').median.toFixed(0)}/s, ${cpu('reference').toFixed(1)} ms` +
+      (sequential ? `; raw in process, acknowledged ${rate('raw acked').median.toFixed(0)}/s` : ''),
+    target:
+      `≥ 0.8× reference${sequential ? ', CPU ≤ 2×' : ''}: ${metOrMissed(met)} (${ratio.toFixed(2)}×` +
+      `${sequential ? `, ${cpuRatio.toFixed(2)}×` : ''}` +
+      `${batched ? `; batched ${(rate('app batched').median / rate('reference').median).toFixed(2)}×` : ''})`,
+  }
 }
 
 if (isEntry(import.meta.url)) runMain('send', sendFigure)
