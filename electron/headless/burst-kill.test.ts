@@ -4,10 +4,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import pg from 'pg'
-import { decodeQr } from '../../bench/harness/app'
 import { postOk } from '../../bench/harness/http'
 import type { Started } from '../../bench/harness/processes'
-import { killNow, startStormServe } from '../core/testing/storm-node'
+import { killNow, linkWithWebhook, startStormServe } from '../core/testing/storm-node'
 import { startSandbox, type OutsideSandbox } from '../../bench/harness/sandbox'
 import { eventIdsByMessage, waitFor, WebhookReceiver } from '../core/testing/webhook-receiver'
 import { testDatabaseFor, testStore, testStoreEnv } from '../core/testing/test-store'
@@ -43,20 +42,7 @@ async function linkedServe(t: { after(fn: () => Promise<void>): void }) {
   const call = <T>(name: string, params: Record<string, unknown> = {}) =>
     postOk<T>(`${app.values.get('api')}/${name}`, { access_token: TOKEN, ...params })
   await sandbox.addContact(ALICE, 'Alice')
-  const { instance_id: instanceId } = await call<{ instance_id: string }>('create_instance')
-  const { base64 } = await call<{ base64: string }>('generate_qrcode', { instance_id: instanceId })
-  await sandbox.link(decodeQr(base64), ME)
-  await call('set_webhook', { instance_id: instanceId, webhook_url: receiver.url, enable: true })
-  await waitFor(
-    async () => {
-      const { instance } = await call<{ instance: { state: string } }>('instance', {
-        instance_id: instanceId,
-      })
-      return instance.state === 'connected'
-    },
-    60_000,
-    'the instance connected',
-  )
+  const instanceId = await linkWithWebhook(call, sandbox, ME, receiver.url)
   return {
     sandbox,
     receiver,

@@ -4,10 +4,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { decodeQr } from '../../bench/harness/app'
 import { postOk } from '../../bench/harness/http'
 import type { Started } from '../../bench/harness/processes'
-import { killNow, startStormServe } from '../core/testing/storm-node'
+import { killNow, linkWithWebhook, startStormServe } from '../core/testing/storm-node'
 import { startSandbox } from '../../bench/harness/sandbox'
 import { getOk } from '../../bench/harness/http'
 import { runBackup, runRestore } from '../core/testing/backup-commands'
@@ -54,17 +53,7 @@ test(
       postOk<T>(`${app.values.get('api')}/${name}`, { access_token: TOKEN, ...params })
 
     await sandbox.addContact(ALICE, 'Alice')
-    const { instance_id: instanceId } = await call<{ instance_id: string }>('create_instance')
-    const { base64 } = await call<{ base64: string }>('generate_qrcode', { instance_id: instanceId })
-    await sandbox.link(decodeQr(base64), ME)
-    await call('set_webhook', { instance_id: instanceId, webhook_url: receiver.url, enable: true })
-    for (;;) {
-      const { instance } = await call<{ instance: { state: string } }>('instance', {
-        instance_id: instanceId,
-      })
-      if (instance.state === 'connected') break
-      await sleep(50)
-    }
+    const instanceId = await linkWithWebhook(call, sandbox, ME, receiver.url)
 
     const sent: string[] = []
     const sending = (async () => {

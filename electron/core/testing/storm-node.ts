@@ -1,4 +1,7 @@
+import { decodeQr } from '../../../bench/harness/app'
+import type { OutsideSandbox } from '../../../bench/harness/sandbox'
 import { startNode, type Started } from '../../../bench/harness/processes'
+import { waitFor } from './webhook-receiver'
 
 /**
  * `serve` as the kill -9 tests run it: its own process under tsx, against an outside sandbox, pacing off, with
@@ -25,4 +28,34 @@ export async function killNow(app: Started): Promise<void> {
   const exited = new Promise((resolve) => app.child.once('exit', resolve))
   app.child.kill('SIGKILL')
   await exited
+}
+
+/** An API call of a served process: the operation's name and its parameters, answered with its body. */
+type Call = <T>(name: string, params?: Record<string, unknown>) => Promise<T>
+
+/**
+ * Creates an instance through `call`, links it to the sandbox account `me` by its QR code, points its webhook at
+ * `webhookUrl` and waits until it is connected; answers its id.
+ */
+export async function linkWithWebhook(
+  call: Call,
+  sandbox: OutsideSandbox,
+  me: string,
+  webhookUrl: string,
+): Promise<string> {
+  const { instance_id: instanceId } = await call<{ instance_id: string }>('create_instance')
+  const { base64 } = await call<{ base64: string }>('generate_qrcode', { instance_id: instanceId })
+  await sandbox.link(decodeQr(base64), me)
+  await call('set_webhook', { instance_id: instanceId, webhook_url: webhookUrl, enable: true })
+  await waitFor(
+    async () => {
+      const { instance } = await call<{ instance: { state: string } }>('instance', {
+        instance_id: instanceId,
+      })
+      return instance.state === 'connected'
+    },
+    60_000,
+    'the instance connected',
+  )
+  return instanceId
 }
