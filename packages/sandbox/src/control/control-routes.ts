@@ -233,6 +233,15 @@ export function registerSandboxRoutes(app: FastifyInstance, control: SandboxCont
     return { status: 'success', jid, lid }
   })
 
+  app.post('/accounts/:phone/pairing_code', async (request) => {
+    const body = bodyOf(request)
+    const { jid, lid } = await control.enterPairingCode(phoneParam(request), {
+      code: requiredString(body, 'code'),
+      name: optionalString(body, 'name'),
+    })
+    return { status: 'success', jid, lid }
+  })
+
   app.get('/accounts', async () => ({ status: 'success', accounts: control.accounts() }))
 
   app.post('/accounts', async (request) => {

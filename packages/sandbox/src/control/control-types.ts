@@ -83,6 +83,15 @@ export interface SandboxControl {
   readonly events: SandboxEvents
   /** The phone `phone` scans the QR text and links that device. Unknown or expired QR: SandboxError('qr_not_found'). */
   link(input: { qr: string; phone: string; name?: string }): Promise<{ jid: string; lid: string }>
+  /**
+   * The phone `phone` enters the pairing code a device shows for its number (Linked devices → Link with phone
+   * number) and that device is linked. A code other than the device's: SandboxError('invalid_parameter'), the
+   * device keeps waiting; no device asked for a code for this number: SandboxError('conflict').
+   */
+  enterPairingCode(
+    phone: string,
+    input: { code: string; name?: string },
+  ): Promise<{ jid: string; lid: string }>
   /** Registers a simulated account (idempotent: an existing one gets its name and auto-reply updated). */
   addAccount(input: {
     phone: string

@@ -178,6 +178,14 @@ export function createSandboxControl(
       return { jid, lid }
     },
 
+    async enterPairingCode(phone, { code, name }) {
+      if (!code) throw new SandboxError('missing_parameter', 'code is required.')
+      const account = network.directory.ensure(assertPhone(phone), name)
+      const { jid, lid } = await pairing.enterCode(code, account)
+      await network.state.flushed()
+      return { jid, lid }
+    },
+
     async addAccount({ phone, name, autoReply, about, groupsAdd }) {
       const account = network.directory.ensure(assertPhone(phone), name, autoReply)
       if (about !== undefined) account.setAbout(about)
