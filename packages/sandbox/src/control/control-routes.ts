@@ -306,6 +306,13 @@ export function registerSandboxRoutes(app: FastifyInstance, control: SandboxCont
     ids: control.reads(phoneParam(request)),
   }))
 
+  app.post('/accounts/:phone/read', async (request) => {
+    const ids = bodyOf(request).ids
+    if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string'))
+      throw new SandboxError('invalid_parameter', 'ids must be a list of message ids.')
+    return { status: 'success', ...control.read(phoneParam(request), ids) }
+  })
+
   app.get('/accounts/:phone/receipts', async (request) => ({
     status: 'success',
     receipts: control.receipts(phoneParam(request)).map(({ device, loggedInAt, at, type, ids }) => ({

@@ -125,6 +125,11 @@ export interface SandboxControl {
   setBehaviour(phone: string, input: Partial<PhoneBehaviour>): Promise<PhoneBehaviour>
   /** The ids of messages the account's phone sent that their recipient read (its device's read receipt). */
   reads(phone: string): string[]
+  /**
+   * The account's phone reads messages it received (by id): their authors' devices get the read receipt, as
+   * privacy lets through. An id it did not receive: SandboxError('message_not_found'), and nothing is read.
+   */
+  read(phone: string, ids: string[]): { read: number }
   /** The receipts the account's linked devices sent (the newest 2,000, oldest first), as the network got them. */
   receipts(phone: string): SentReceipt[]
   /** The account's availability as the network knows it (null: never said), and the chat states it saw. */

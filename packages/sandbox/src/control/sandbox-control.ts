@@ -29,6 +29,7 @@ import {
   unlinkDevices,
   type DropMode,
 } from '../faults/faults'
+import { readAsContact } from '../messages/contact-behaviour'
 import { STATUS_BROADCAST } from '../messages/status-broadcast'
 import { sendFromPhone, type PhoneSendTarget } from '../messages/phone-sender'
 import type { SandboxNetwork } from '../network'
@@ -248,6 +249,18 @@ export function createSandboxControl(
 
     reads(phone) {
       return network.recentSends.readOf(accountOf(network, phone).phone)
+    },
+
+    read(phone, ids) {
+      const reader = accountOf(network, phone)
+      if (ids.length === 0) throw new SandboxError('missing_parameter', 'ids must name at least one message.')
+      const entries = ids.map((id) => {
+        const entry = reader.inbox.get(id)
+        if (!entry) throw new SandboxError('message_not_found', `${reader.phone} received no message ${id}.`)
+        return entry
+      })
+      readAsContact(network, reader, entries)
+      return { read: entries.length }
     },
 
     receipts(phone) {
