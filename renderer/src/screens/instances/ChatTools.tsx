@@ -41,10 +41,10 @@ function ChatSignals({ instanceId }: { instanceId: string }) {
   const [number, setNumber] = useState('')
   const { busy, error, run } = useAction()
   const [status, setStatus] = useState<string | null>(null)
-  const act = async (operation: string, params: Record<string, unknown>, done: (answer: never) => string) => {
+  const act = async <T,>(operation: string, params: Record<string, unknown>, done: (answer: T) => string) => {
     setStatus(null)
-    const answer = await run(() => api.call(operation, { instance_id: instanceId, number, ...params }))
-    if (answer) setStatus(done(answer as never))
+    const answer = await run(() => api.call<T>(operation, { instance_id: instanceId, number, ...params }))
+    if (answer) setStatus(done(answer))
   }
   const ready = number !== '' && busy === null
   return (
@@ -58,7 +58,7 @@ function ChatSignals({ instanceId }: { instanceId: string }) {
         <button
           type="button"
           disabled={!ready}
-          onClick={() => void act('mark_read', {}, (a: { read: number }) => `Marked ${a.read} read.`)}
+          onClick={() => void act<{ read: number }>('mark_read', {}, (a) => `Marked ${a.read} read.`)}
         >
           Mark chat read
         </button>
