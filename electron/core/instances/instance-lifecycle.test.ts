@@ -181,6 +181,20 @@ describe('linking', () => {
     assert.equal(status.state, 'qr')
     assert.equal(status.linked, false)
   })
+
+  test('a pairing code typed on the simulated phone links the instance, as a scan does', async () => {
+    const id = await createInstance()
+    const { code } = await ok(api, 'pairing_code', { instance_id: id, phone: '15550100006' })
+    const wrong = await call(api, 'sandbox/accounts/15550100006/pairing_code', { code: 'AAAA-AAAA' })
+    assert.equal(wrong.status, 400)
+    assert.equal(wrong.body.code, 'invalid_parameter')
+    assert.equal(core.instances.status(id).state, 'qr')
+    const linked = await ok(api, 'sandbox/accounts/15550100006/pairing_code', { code, name: 'By code' })
+    assert.match(linked.jid, /^15550100006:\d+@s\.whatsapp\.net$/)
+    const connected = await waitForStatus(core, id, (s) => s.state === 'connected', 'connection')
+    assert.equal(connected.account?.number, '15550100006')
+    assert.equal(connected.account?.id, linked.jid)
+  })
 })
 
 describe('connection loss', () => {

@@ -13,6 +13,7 @@ import type { SandboxNetwork } from './network'
 import { handleChatState, handlePresence } from './presence/presence-stanzas'
 import { registerPreKeyQueries } from './stanzas/prekey-queries'
 import { registerSessionQueries } from './stanzas/session-queries'
+import { iqError } from './stanzas/binary-node'
 import { StanzaRouter } from './stanzas/stanza-router'
 import { registerUsyncQueries } from './stanzas/usync-queries'
 import type { ServerIdentity } from './transport/cert-chain'
@@ -34,8 +35,14 @@ export interface ChatServerOptions {
   logger: Logger
 }
 
-function createRouter(): StanzaRouter {
+function createRouter(pairing: PairingRegistry): StanzaRouter {
   const router = new StanzaRouter()
+  // Linking by a pairing code: the device's two stages, before it has logged in.
+  router.iq('md', 'set', 'link_code_companion_reg', ({ connection }, iq, request) => {
+    if (request?.attrs.stage === 'companion_hello') pairing.companionHello(connection, iq, request)
+    else if (request?.attrs.stage === 'companion_finish') pairing.companionFinish(connection, iq, request)
+    else connection.send(iqError(iq, 501, 'feature-not-implemented'))
+  })
   registerSessionQueries(router)
   registerPreKeyQueries(router)
   registerUsyncQueries(router)
@@ -51,7 +58,7 @@ function createRouter(): StanzaRouter {
 /** The websocket endpoint clients connect to, as they would to web.whatsapp.com/ws/chat. */
 export async function startChatServer(options: ChatServerOptions): Promise<ChatServer> {
   const { network, identity, pairing, logger } = options
-  const router = createRouter()
+  const router = createRouter(pairing)
   const connections = new Set<ClientConnection>()
   const http = createServer((request, response) => serveVersionDocument(network, request, response))
   // Listening before the websocket server is attached: ws re-emits the HTTP server's errors on itself, where

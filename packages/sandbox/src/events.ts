@@ -8,6 +8,8 @@ export interface SandboxEventMap {
   receipt: [{ phone: string; device: number; ids: string[]; type: string; to: string }]
   /** A phone scanned a QR code and a new device was linked. */
   link: [{ phone: string; device: number; jid: string }]
+  /** A device waiting for a scan asked to link by a pairing code for the phone number `phone` instead. */
+  'pairing-code': [{ phone: string }]
   /** A linked device logged in; `redelivered` are the ids of messages written to it again, unreceipted. */
   login: [{ phone: string; device: number; redelivered: string[] }]
   /**

@@ -6,6 +6,8 @@ export interface ApiClient {
   call<T>(operation: string, params?: Record<string, unknown>): Promise<T>
   /** A route that is not a flat operation (sandbox control, uploads): `path` is relative to the API base. */
   request<T>(method: 'GET' | 'POST', path: string, body?: RequestBody): Promise<T>
+  /** A file this server serves at `url` (an address one of its answers gave), read with the credential. */
+  fetchBlob(url: string): Promise<Blob>
   /** The live event stream's address with this window's credential (EventSource cannot set headers). */
   streamUrl(params: Record<string, string>): string
 }
@@ -100,6 +102,19 @@ export function createApiClient(
     apiBase,
     call: (operation, params) => callOperation(apiBase, uiToken, operation, params, fetchImpl),
     request: (method, path, body) => requestPath(apiBase, uiToken, method, path, body, fetchImpl),
+    fetchBlob: async (url) => {
+      const response = await fetchImpl(
+        url,
+        uiToken ? { headers: { authorization: `Bearer ${uiToken}` } } : {},
+      )
+      if (!response.ok)
+        throw new ApiError(
+          'invalid_answer',
+          `The server answered ${response.status} for the file.`,
+          response.status,
+        )
+      return response.blob()
+    },
     streamUrl: (params) =>
       `${apiBase}/stream?${new URLSearchParams({ ...params, ...(uiToken && { access_token: uiToken }) }).toString()}`,
   }

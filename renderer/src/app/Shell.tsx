@@ -42,6 +42,7 @@ function useSignedApi(session: Session, onSignedOut: (problem: string) => void):
       apiBase: client.apiBase,
       call: (operation, params) => guard(() => client.call(operation, params)),
       request: (method, path, body) => guard(() => client.request(method, path, body)),
+      fetchBlob: client.fetchBlob,
       streamUrl: client.streamUrl,
     }
   }, [session, onSignedOut])

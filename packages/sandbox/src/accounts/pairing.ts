@@ -2,10 +2,26 @@ import { createHmac, randomBytes, randomInt } from 'node:crypto'
 import { Curve, proto } from '@whiskeysockets/baileys'
 import { SandboxError } from '../errors'
 import type { SandboxNetwork } from '../network'
-import { bytesOf, child, node, SERVER_JID, unixNow } from '../stanzas/binary-node'
+import {
+  bytesOf,
+  child,
+  iqError,
+  iqResult,
+  node,
+  SERVER_JID,
+  unixNow,
+  type BinaryNode,
+} from '../stanzas/binary-node'
 import type { ClientConnection } from '../transport/client-connection'
 import type { Account } from './account'
 import type { DeviceRegistration } from './linked-device'
+import {
+  advSecretOf,
+  normalizePairingCode,
+  openKeyBundle,
+  unwrapWithCode,
+  wrapWithCode,
+} from './pairing-code'
 
 /** WhatsApp hands a new device six refs; each becomes one QR code as the client rotates them. */
 const REFS_PER_CONNECTION = 6
@@ -16,7 +32,21 @@ interface PendingPairing {
   connection: ClientConnection
   registration: DeviceRegistration
   refs: string[]
+  /** Set once the device asked to link by a code for a phone number (`companion_hello`). */
+  code?: CodeRequest
 }
+
+interface CodeRequest {
+  phone: string
+  ref: Buffer
+  /** The companion's ephemeral public key, wrapped under the code. */
+  wrappedKey: Buffer
+  /** Waiting for the companion's `companion_finish`, while a phone enters the code. */
+  finish?: (iq: BinaryNode) => void
+}
+
+/** The companion's ephemeral key wrapped under the code: salt, iv and the key. */
+const WRAPPED_KEY_BYTES = 80
 
 interface ScannedQr {
   ref: string
@@ -42,6 +72,8 @@ function parseQr(qr: string): ScannedQr | undefined {
 export class PairingRegistry {
   private readonly byRef = new Map<string, PendingPairing>()
   private readonly byConnection = new Map<ClientConnection, PendingPairing>()
+  /** The newest device waiting for a code for each phone number. */
+  private readonly byCodePhone = new Map<string, PendingPairing>()
 
   constructor(private readonly network: SandboxNetwork) {}
 
@@ -87,12 +119,117 @@ export class PairingRegistry {
     if (!pending) return
     this.byConnection.delete(connection)
     for (const ref of pending.refs) this.byRef.delete(ref)
+    if (pending.code && this.byCodePhone.get(pending.code.phone) === pending)
+      this.byCodePhone.delete(pending.code.phone)
   }
 
   /**
-   * The account's phone scans a QR code: it vouches for the device (ADV signature), the device signs
-   * back, and the server makes it restart (515) and log in as a linked device.
+   * A device waiting for a scan asks to link by code instead (`companion_hello`): it names the phone number
+   * and sends its ephemeral key wrapped under the code it shows. Answers the pairing ref, as WhatsApp does.
    */
+  companionHello(connection: ClientConnection, iq: BinaryNode, request: BinaryNode): void {
+    const pending = this.byConnection.get(connection)
+    const phone = (request.attrs.jid ?? '').split('@')[0]?.split(':')[0] ?? ''
+    const wrappedKey = bytesOf(child(request, 'link_code_pairing_wrapped_companion_ephemeral_pub'))
+    if (!pending) return connection.send(iqError(iq, 403, 'forbidden'))
+    if (!/^\d{6,15}$/.test(phone) || wrappedKey.length !== WRAPPED_KEY_BYTES)
+      return connection.send(iqError(iq, 400, 'bad-request'))
+    if (pending.code && this.byCodePhone.get(pending.code.phone) === pending)
+      this.byCodePhone.delete(pending.code.phone)
+    const ref = Buffer.from(`2@${randomBytes(24).toString('base64')}`)
+    pending.code = { phone, ref, wrappedKey }
+    this.byCodePhone.set(phone, pending)
+    this.network.events.emit('pairing-code', { phone })
+    connection.send(
+      iqResult(iq, [node('link_code_companion_reg', {}, [node('link_code_pairing_ref', {}, ref)])]),
+    )
+  }
+
+  /** The device's key bundle (`companion_finish`), for the phone that is entering the code now. */
+  companionFinish(connection: ClientConnection, iq: BinaryNode, request: BinaryNode): void {
+    const code = this.byConnection.get(connection)?.code
+    const ref = bytesOf(child(request, 'link_code_pairing_ref'))
+    if (!code?.finish || !code.ref.equals(ref)) return connection.send(iqError(iq, 404, 'item-not-found'))
+    code.finish(iq)
+  }
+
+  /**
+   * The account's phone enters the code a device shows (Linked devices → Link with phone number): the device
+   * that asked for a code for this number gets the phone's wrapped key, answers with its key bundle, and is
+   * linked as by a scan. A code other than the device's: SandboxError('invalid_parameter'), and the device
+   * keeps waiting; no device asking for this number: SandboxError('conflict').
+   */
+  async enterCode(code: string, account: Account): Promise<{ jid: string; lid: string; device: number }> {
+    const typed = normalizePairingCode(code)
+    const pending = this.byCodePhone.get(account.phone)
+    const request = pending?.code
+    if (!pending || !request || !pending.connection.isOpen)
+      throw new SandboxError(
+        'conflict',
+        `No device is waiting for a pairing code for ${account.phone}: ask for a code on the device first.`,
+      )
+    if (request.finish) throw new SandboxError('conflict', 'A code is being entered for this device already.')
+    const companionEphemeral = await unwrapWithCode(request.wrappedKey, typed)
+    const ephemeral = Curve.generateKeyPair()
+    const finished = new Promise<BinaryNode>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error('the device did not send its key bundle')),
+        this.network.timings.pairingReplyTimeoutMs,
+      )
+      request.finish = (iq) => {
+        clearTimeout(timer)
+        resolve(iq)
+      }
+    })
+    let finish: BinaryNode
+    try {
+      pending.connection.send(
+        node(
+          'notification',
+          {
+            from: SERVER_JID,
+            type: 'link_code_companion_reg',
+            id: randomBytes(6).toString('hex'),
+            t: String(unixNow()),
+          },
+          [
+            node('link_code_companion_reg', {}, [
+              node('link_code_pairing_ref', {}, request.ref),
+              node('primary_identity_pub', {}, account.phoneDevice.identityKey32),
+              node(
+                'link_code_pairing_wrapped_primary_ephemeral_pub',
+                {},
+                await wrapWithCode(ephemeral.public, typed),
+              ),
+            ]),
+          ],
+        ),
+      )
+      finish = await finished
+    } catch (error) {
+      throw new SandboxError('upstream_failed', 'The device did not complete the link.', { cause: error })
+    } finally {
+      request.finish = undefined
+    }
+    const shared = Curve.sharedKey(ephemeral.private, companionEphemeral)
+    const bundle = openKeyBundle(
+      bytesOf(child(child(finish, 'link_code_companion_reg'), 'link_code_pairing_wrapped_key_bundle')),
+      shared,
+    )
+    if (
+      !bundle ||
+      !bundle.companionIdentity.equals(pending.registration.identityKey) ||
+      !bundle.primaryIdentity.equals(account.phoneDevice.identityKey32)
+    ) {
+      pending.connection.send(iqError(finish, 400, 'bad-request'))
+      throw new SandboxError('invalid_parameter', 'That is not the code the device shows.')
+    }
+    pending.connection.send(iqResult(finish))
+    const advSecret = advSecretOf(shared, account.phoneDevice.identity.privKey, bundle)
+    return this.complete(pending, account, advSecret)
+  }
+
+  /** The account's phone scans a QR code: the QR carries the ADV secret the device will check. */
   async scan(qr: string, account: Account): Promise<{ jid: string; lid: string; device: number }> {
     const scanned = parseQr(qr)
     const pending = scanned && this.byRef.get(scanned.ref)
@@ -106,6 +243,19 @@ export class PairingRegistry {
     ) {
       throw new SandboxError('qr_not_found')
     }
+    return this.complete(pending, account, scanned.advSecret)
+  }
+
+  /**
+   * The phone vouches for the device (ADV signature, under the secret the two share), the device signs back,
+   * and the server makes it restart (515) and log in as a linked device.
+   */
+  private async complete(
+    pending: PendingPairing,
+    account: Account,
+    advSecret: Buffer,
+  ): Promise<{ jid: string; lid: string; device: number }> {
+    const { connection, registration } = pending
     this.forget(connection)
     const device = account.addLinkedDevice(registration)
     const details = proto.ADVDeviceIdentity.encode({
@@ -123,7 +273,7 @@ export class PairingRegistry {
       accountSignatureKey,
       accountSignature,
     }).finish()
-    const hmac = createHmac('sha256', scanned.advSecret).update(signed).digest()
+    const hmac = createHmac('sha256', advSecret).update(signed).digest()
     const container = proto.ADVSignedDeviceIdentityHMAC.encode({ details: signed, hmac }).finish()
     const jid = account.jid('pn', device.id)
     const lid = account.jid('lid', device.id)

@@ -156,6 +156,25 @@ test('GET /accounts/{phone}/receipts lists the receipts its linked devices sent,
   assert.equal(unknown.body.code, 'account_not_found')
 })
 
+test('POST /accounts/{phone}/read: the contact reads a message and the sender device sees it read; an unknown id reads nothing', async () => {
+  assert.ok(device?.sock)
+  const reader = '15551230002'
+  await call('POST', '/accounts', { phone: reader, name: 'Slow reader' })
+  await call('POST', `/accounts/${reader}/behaviour`, { reads: 'never' })
+  const sent = await device.sock.sendMessage(`${reader}@s.whatsapp.net`, { text: 'read me' })
+  const id = sent?.key.id ?? ''
+  await device.waitForStatus(id, 3)
+  const unknown = await call('POST', `/accounts/${reader}/read`, { ids: [id, 'NOPE'] })
+  assert.equal(unknown.status, 404)
+  assert.equal(unknown.body.code, 'message_not_found')
+  const bad = await call('POST', `/accounts/${reader}/read`, { ids: 'x' })
+  assert.equal(bad.body.code, 'invalid_parameter')
+  assert.ok(!sandbox.control.reads(reader).includes(id), 'nothing was read')
+  const read = await call('POST', `/accounts/${reader}/read`, { ids: [id] })
+  assert.deepEqual(read.body, { status: 'success', read: 1 })
+  await device.waitForStatus(id, 4)
+})
+
 test('a contact sends a voice note, view-once image, location, contact cards and a quoting reply over HTTP', async () => {
   assert.ok(device)
   const post = (body: Record<string, unknown>) =>

@@ -233,6 +233,15 @@ export function registerSandboxRoutes(app: FastifyInstance, control: SandboxCont
     return { status: 'success', jid, lid }
   })
 
+  app.post('/accounts/:phone/pairing_code', async (request) => {
+    const body = bodyOf(request)
+    const { jid, lid } = await control.enterPairingCode(phoneParam(request), {
+      code: requiredString(body, 'code'),
+      name: optionalString(body, 'name'),
+    })
+    return { status: 'success', jid, lid }
+  })
+
   app.get('/accounts', async () => ({ status: 'success', accounts: control.accounts() }))
 
   app.post('/accounts', async (request) => {
@@ -296,6 +305,13 @@ export function registerSandboxRoutes(app: FastifyInstance, control: SandboxCont
     status: 'success',
     ids: control.reads(phoneParam(request)),
   }))
+
+  app.post('/accounts/:phone/read', async (request) => {
+    const ids = bodyOf(request).ids
+    if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string'))
+      throw new SandboxError('invalid_parameter', 'ids must be a list of message ids.')
+    return { status: 'success', ...control.read(phoneParam(request), ids) }
+  })
 
   app.get('/accounts/:phone/receipts', async (request) => ({
     status: 'success',

@@ -83,6 +83,15 @@ export interface SandboxControl {
   readonly events: SandboxEvents
   /** The phone `phone` scans the QR text and links that device. Unknown or expired QR: SandboxError('qr_not_found'). */
   link(input: { qr: string; phone: string; name?: string }): Promise<{ jid: string; lid: string }>
+  /**
+   * The phone `phone` enters the pairing code a device shows for its number (Linked devices → Link with phone
+   * number) and that device is linked. A code other than the device's: SandboxError('invalid_parameter'), the
+   * device keeps waiting; no device asked for a code for this number: SandboxError('conflict').
+   */
+  enterPairingCode(
+    phone: string,
+    input: { code: string; name?: string },
+  ): Promise<{ jid: string; lid: string }>
   /** Registers a simulated account (idempotent: an existing one gets its name and auto-reply updated). */
   addAccount(input: {
     phone: string
@@ -116,6 +125,11 @@ export interface SandboxControl {
   setBehaviour(phone: string, input: Partial<PhoneBehaviour>): Promise<PhoneBehaviour>
   /** The ids of messages the account's phone sent that their recipient read (its device's read receipt). */
   reads(phone: string): string[]
+  /**
+   * The account's phone reads messages it received (by id): their authors' devices get the read receipt, as
+   * privacy lets through. An id it did not receive: SandboxError('message_not_found'), and nothing is read.
+   */
+  read(phone: string, ids: string[]): { read: number }
   /** The receipts the account's linked devices sent (the newest 2,000, oldest first), as the network got them. */
   receipts(phone: string): SentReceipt[]
   /** The account's availability as the network knows it (null: never said), and the chat states it saw. */

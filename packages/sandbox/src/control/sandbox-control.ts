@@ -29,6 +29,7 @@ import {
   unlinkDevices,
   type DropMode,
 } from '../faults/faults'
+import { readAsContact } from '../messages/contact-behaviour'
 import { STATUS_BROADCAST } from '../messages/status-broadcast'
 import { sendFromPhone, type PhoneSendTarget } from '../messages/phone-sender'
 import type { SandboxNetwork } from '../network'
@@ -178,6 +179,14 @@ export function createSandboxControl(
       return { jid, lid }
     },
 
+    async enterPairingCode(phone, { code, name }) {
+      if (!code) throw new SandboxError('missing_parameter', 'code is required.')
+      const account = network.directory.ensure(assertPhone(phone), name)
+      const { jid, lid } = await pairing.enterCode(code, account)
+      await network.state.flushed()
+      return { jid, lid }
+    },
+
     async addAccount({ phone, name, autoReply, about, groupsAdd }) {
       const account = network.directory.ensure(assertPhone(phone), name, autoReply)
       if (about !== undefined) account.setAbout(about)
@@ -240,6 +249,18 @@ export function createSandboxControl(
 
     reads(phone) {
       return network.recentSends.readOf(accountOf(network, phone).phone)
+    },
+
+    read(phone, ids) {
+      const reader = accountOf(network, phone)
+      if (ids.length === 0) throw new SandboxError('missing_parameter', 'ids must name at least one message.')
+      const entries = ids.map((id) => {
+        const entry = reader.inbox.get(id)
+        if (!entry) throw new SandboxError('message_not_found', `${reader.phone} received no message ${id}.`)
+        return entry
+      })
+      readAsContact(network, reader, entries)
+      return { read: entries.length }
     },
 
     receipts(phone) {

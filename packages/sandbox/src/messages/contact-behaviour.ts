@@ -59,6 +59,20 @@ function readMessage(network: SandboxNetwork, receipt: ContactReceipt): Promise<
   })
 }
 
+/**
+ * The phone opens its chat and reads messages it received (whatever its behaviour says): their authors'
+ * devices get the read receipt, as privacy lets through (and a played one for a voice note).
+ */
+export function readAsContact(network: SandboxNetwork, reader: Account, entries: SandboxInboxEntry[]): void {
+  for (const entry of entries) {
+    const sender = network.directory.get(entry.from)
+    if (!sender) continue
+    const group = entry.chat.endsWith('@g.us') ? network.groups.get(entry.chat) : undefined
+    const receipt = { recipient: reader, sender, id: entry.id, chatJid: reader.pnJid, group, entry }
+    void readMessage(network, receipt)
+  }
+}
+
 async function echo(network: SandboxNetwork, receipt: ContactReceipt, text: string): Promise<void> {
   const { recipient, group, sender } = receipt
   const target = group ? { group } : { account: sender }

@@ -8,6 +8,7 @@ import { hrefWithQuery } from '../../app/routes'
 import { CopyButton } from '../../components/CopyButton'
 import { ErrorNotice } from '../../components/ErrorNotice'
 import { AttemptList } from './AttemptList'
+import { MessageActions } from './MessageActions'
 import './EventDetail.css'
 
 const NO_ATTEMPTS: DeliveryAttemptView[] = []
@@ -64,6 +65,7 @@ export function EventDetail({ event }: { event: LoggedEventView }) {
       </div>
       {status ? <p role="status">{status}</p> : null}
       {error ? <ErrorNotice error={error} context="Not redelivered" /> : null}
+      <MessageActions event={event} />
       <h3>Attempts</h3>
       <AttemptList attempts={attempts} />
       <h3>Payload</h3>

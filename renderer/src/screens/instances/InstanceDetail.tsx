@@ -3,6 +3,7 @@ import { ErrorNotice } from '../../components/ErrorNotice'
 import { ScreenHeader } from '../../components/ScreenHeader'
 import { AccountAvatar } from './AccountAvatar'
 import { ChatsPanel } from './ChatsPanel'
+import { ChatTools } from './ChatTools'
 import { GroupsPanel } from './GroupsPanel'
 import { ProfileForm } from './ProfileForm'
 import { InstanceActions } from './InstanceActions'
@@ -37,7 +38,8 @@ export function InstanceDetail({ instanceId, startLinking }: { instanceId: strin
   }
   const instance = state.data
   const account = instance.account
-  const linking = !instance.linked && instance.state !== 'connecting'
+  // Kept while an unlinked instance's socket (re)starts: a pairing code asked for now stays on screen.
+  const linking = !instance.linked
   return (
     <section aria-labelledby="instance-title">
       {back}
@@ -110,6 +112,7 @@ export function InstanceDetail({ instanceId, startLinking }: { instanceId: strin
         </div>
       ) : null}
       {instance.linked ? <ChatsPanel instanceId={instance.instance_id} /> : null}
+      {instance.state === 'connected' ? <ChatTools instanceId={instance.instance_id} /> : null}
     </section>
   )
 }

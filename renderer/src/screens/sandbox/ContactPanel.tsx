@@ -2,8 +2,10 @@ import type { SandboxAccountView, SandboxInbox, SandboxInboxEntryView } from '..
 import { useLiveEvents } from '../../app/feed-context'
 import { useOperation } from '../../app/use-operation'
 import { ErrorNotice } from '../../components/ErrorNotice'
+import { ContactActions } from './ContactActions'
 import { ContactSendForm } from './ContactSendForm'
 import { LinkedDeviceFaults } from './LinkedDeviceFaults'
+import { PairingCodeEntry } from './PairingCodeEntry'
 import './ContactPanel.css'
 
 /** One contact: send a message as it, read what it received, and (a linked phone) fault its devices. */
@@ -24,6 +26,8 @@ export function ContactPanel({ contact, suggestedTo }: { contact: SandboxAccount
     <section className="contact-panel stack" aria-labelledby="contact-title">
       <h2 id="contact-title">{label}</h2>
       <ContactSendForm phone={contact.phone} label={label} suggestedTo={suggestedTo} />
+      <ContactActions phone={contact.phone} suggestedTo={suggestedTo} inbox={inbox} />
+      <PairingCodeEntry phone={contact.phone} />
       {contact.linkedDevices.length > 0 ? <LinkedDeviceFaults phone={contact.phone} /> : null}
       {received.status === 'failed' ? <ErrorNotice error={received.error} context="Sandbox" /> : null}
       <div className="screen-header">

@@ -1,6 +1,7 @@
 import { type FormEvent, useState } from 'react'
 import { useApi } from '../../../app/api-context'
 import { useAction } from '../../../app/use-action'
+import { useSandbox } from '../../../app/service-context'
 import { ErrorNotice } from '../../../components/ErrorNotice'
 import './PairingCodeForm.css'
 
@@ -10,6 +11,16 @@ export function PairingCodeForm({ instanceId }: { instanceId: string }) {
   const [phone, setPhone] = useState('')
   const [code, setCode] = useState<string | null>(null)
   const { busy, error, run } = useAction()
+  const sandbox = useSandbox()
+  const typing = useAction()
+
+  /** Sandbox mode: the simulated phone of that number types the code, as its owner would. */
+  const typeOnPhone = async (shown: string) => {
+    const digits = phone.replace(/\D/g, '')
+    await typing.run(() =>
+      api.request('POST', `sandbox/accounts/${digits}/pairing_code`, { json: { code: shown } }),
+    )
+  }
 
   const request = async (event: FormEvent) => {
     event.preventDefault()
@@ -50,6 +61,19 @@ export function PairingCodeForm({ instanceId }: { instanceId: string }) {
           Type this code on the phone: <strong>{code}</strong>
         </p>
       ) : null}
+      {code && sandbox ? (
+        <div className="actions">
+          <button
+            type="button"
+            className="primary"
+            disabled={typing.busy !== null}
+            onClick={() => void typeOnPhone(code)}
+          >
+            {typing.busy ? 'Typing the code…' : 'Type it on the sandbox phone'}
+          </button>
+        </div>
+      ) : null}
+      {typing.error ? <ErrorNotice error={typing.error} context="The sandbox phone could not link" /> : null}
     </form>
   )
 }
