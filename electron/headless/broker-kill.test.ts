@@ -133,6 +133,11 @@ test(
       app = await startStormServe(dataDir, sandbox.controlUrl, env)
       sent.push(...(await sending))
 
+      const consumers = [
+        ['RabbitMQ', await readRabbit(sent)],
+        ['NATS', await readNats(sent)],
+      ] as const
+      // Read once every message is at the consumers (each published event was committed first).
       const logged = new Map<string, string[]>()
       let cursor: string | null = null
       do {
@@ -150,10 +155,7 @@ test(
         cursor = page.next_cursor
       } while (cursor)
 
-      for (const [name, consumed] of [
-        ['RabbitMQ', await readRabbit(sent)],
-        ['NATS', await readNats(sent)],
-      ] as const) {
+      for (const [name, consumed] of consumers) {
         const byMessage = eventIdsByMessage(consumed)
         assert.deepEqual(
           [...byMessage.keys()].sort(),
