@@ -53,6 +53,7 @@ export const ERROR_CODES = {
     message: 'Only part of the group change was made: details.results says what was applied.',
   },
   webhook_not_found: { status: 404, message: 'No webhook with that webhook_id exists for this token.' },
+  sink_not_found: { status: 404, message: 'No sink with that sink_id exists for this token.' },
   call_not_found: { status: 404, message: 'No call with that call_id is ringing on this instance.' },
   action_not_allowed: { status: 422, message: 'The network does not allow that on this message.' },
   proxy_unreachable: {

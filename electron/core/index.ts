@@ -13,6 +13,8 @@ import { SingleNode } from './cluster/single-node'
 import type { Coordinator } from './contract/coordination'
 import { eventOperations, streamAndMetricsRoutes } from './api/routes/event-routes'
 import { webhookOperations } from './api/routes/webhook-routes'
+import { sinkOperations } from './api/routes/sink-routes'
+import { SinkRegistry } from './events/sink-registry'
 import { WebhookRegistry } from './events/webhook-registry'
 import { foundationOperations } from './api/routes/foundation-routes'
 import { instanceOperations } from './api/routes/instance-routes'
@@ -138,6 +140,7 @@ async function buildCore(
   const webhooks = new WebhookRegistry(settings, (tokenId, instanceId) =>
     registry.reaches(tokenId, instanceId),
   )
+  const sinks = new SinkRegistry(settings)
   const ui = new UiCredential()
   installLibsignalConsoleFilter(logger)
   const sandbox =
@@ -296,6 +299,7 @@ async function buildCore(
       ...groupOperations({ messages }),
       ...eventOperations({ ...eventDeps, access }),
       ...webhookOperations({ webhooks, events, access }),
+      ...sinkOperations({ sinks, events, access }),
       ...settingsOperations(config, sandbox !== undefined),
       ...(sandbox ? [sandboxScanOperation(instances, sandbox.control)] : []),
     ],

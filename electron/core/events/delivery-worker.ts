@@ -12,6 +12,8 @@ import type {
 } from '../store/event-store'
 import type { WebhookSettings } from '../contract/event-settings'
 import { attemptDelivery, retryDelayMs, type AttemptResult } from './webhook-delivery'
+import type { LinkdeskEvent } from '../contract/events'
+import { redactUrl, type SinkKind } from './broker-sinks'
 
 /** What a worker needs: the stores, the settings, where to deliver now, and the clock and network. */
 export interface WorkerDeps {
@@ -35,8 +37,18 @@ export interface WorkerDeps {
   random: () => number
   newId: () => string
   logger: Logger
-  /** Called after each attempt (and each event skipped because the webhook is off), for metrics and the stream. */
-  onOutcome(outcome: AttemptOutcome | 'skipped', attempt?: DeliveryAttempt, owner?: string | null): void
+  /**
+   * Called after each attempt (and each event skipped because the webhook is off), for metrics and the stream;
+   * `sink`: the attempt published to a broker sink of that kind.
+   */
+  onOutcome(
+    outcome: AttemptOutcome | 'skipped',
+    attempt?: DeliveryAttempt,
+    owner?: string | null,
+    sink?: SinkKind,
+  ): void
+  /** Publishes to a broker sink (a target with `sink`) once: the events in order, confirmed by the broker. */
+  publish?(target: WebhookTarget, events: readonly LinkdeskEvent[], attempt: number): Promise<AttemptResult>
   stop: AbortSignal
   /**
    * In a cluster: whether this node may still post for the queue's instance (it holds its lease, within the
@@ -333,22 +345,29 @@ export class InstanceDeliveryWorker {
     if (!reposts) return this.sleep(LEASE_WAIT_MS)
     for (const _ of reposts) this.deps.onRepost()
     const attemptedAt = new Date(this.deps.now()).toISOString()
-    const result = await attemptDelivery(
-      {
-        url: target.url,
-        secret: target.secret,
-        events: sending.map(({ stored }) => stored.envelope),
-        batched: batchSize > 1,
-        attempt: sending[0]!.head.entry.attempts + 1,
-      },
-      {
-        dispatcher: this.deps.dispatcher,
-        timeoutMs: this.deps.settings.timeoutMs,
-        now: this.deps.now,
-        stop: this.deps.stop,
-        ...(this.deps.node !== undefined && { node: this.deps.node }),
-      },
-    )
+    const attemptNumber = sending[0]!.head.entry.attempts + 1
+    const result = target.sink
+      ? await this.publish(
+          target,
+          sending.map(({ stored }) => stored.envelope),
+          attemptNumber,
+        )
+      : await attemptDelivery(
+          {
+            url: target.url,
+            secret: target.secret,
+            events: sending.map(({ stored }) => stored.envelope),
+            batched: batchSize > 1,
+            attempt: sending[0]!.head.entry.attempts + 1,
+          },
+          {
+            dispatcher: this.deps.dispatcher,
+            timeoutMs: this.deps.settings.timeoutMs,
+            now: this.deps.now,
+            stop: this.deps.stop,
+            ...(this.deps.node !== undefined && { node: this.deps.node }),
+          },
+        )
     if (result.kind === 'aborted') return
     const statusCode = result.statusCode
     const error = result.kind === 'delivered' ? null : result.error
@@ -365,7 +384,7 @@ export class InstanceDeliveryWorker {
         event: stored.envelope.event,
         attempt,
         attempted_at: attemptedAt,
-        url: target.url,
+        url: target.sink ? redactUrl(target.url) : target.url,
         status_code: statusCode,
         latency_ms: result.latencyMs,
         outcome,
@@ -413,7 +432,8 @@ export class InstanceDeliveryWorker {
       for (const { head, record } of attempts)
         this.deps.posts.settled(head.queueId, record.outcome === 'retrying')
     })
-    for (const { stored, record } of attempts) this.deps.onOutcome(record.outcome, record, stored.owner)
+    for (const { stored, record } of attempts)
+      this.deps.onOutcome(record.outcome, record, stored.owner, target.sink?.kind)
     const failed = attempts.filter(({ record }) => record.outcome === 'failed')
     if (failed.length > 0) {
       this.log.warn(
@@ -426,6 +446,11 @@ export class InstanceDeliveryWorker {
       )
     }
     this.current = attempts.filter(({ record }) => record.outcome === 'retrying').map(({ head }) => head)
+  }
+
+  private publish(target: WebhookTarget, events: LinkdeskEvent[], attempt: number): Promise<AttemptResult> {
+    if (!this.deps.publish) throw new Error('a broker sink is queued but the worker cannot publish')
+    return this.deps.publish(target, events, attempt)
   }
 
   /** When a retry of this attempt may go: the backoff, or the receiver's Retry-After if that is later. */

@@ -1,6 +1,7 @@
 import { ATTEMPT_OUTCOMES, type AttemptOutcome } from '../store/event-store'
 import { EVENT_NAMES, type EventName } from '../contract/event-catalogue'
 import type { MetricsProvider } from '../contract/metrics'
+import { SINK_KINDS, type SinkKind } from './broker-sinks'
 
 /** The counters the event service keeps for GET /metrics. */
 export class EventCounters {
@@ -15,6 +16,14 @@ export class EventCounters {
 
   countOutcome(outcome: AttemptOutcome | 'skipped'): void {
     this.outcomes.set(outcome, (this.outcomes.get(outcome) ?? 0) + 1)
+  }
+
+  /** Broker sink publishes by sink kind and outcome (`kind\0outcome`). */
+  readonly sinks = new Map<string, number>()
+
+  countSink(kind: SinkKind, outcome: AttemptOutcome | 'skipped'): void {
+    const key = `${kind}\u0000${outcome}`
+    this.sinks.set(key, (this.sinks.get(key) ?? 0) + 1)
   }
 
   countRepost(): void {
@@ -43,6 +52,17 @@ export function eventMetricsProvider(
           labels: { outcome },
           value: counters.outcomes.get(outcome) ?? 0,
         })),
+      },
+      {
+        name: 'linkdesk_sink_publishes_total',
+        help: 'Broker sink publish attempts since start (add_sink) by sink kind and outcome.',
+        type: 'counter',
+        samples: SINK_KINDS.flatMap((kind) =>
+          ATTEMPT_OUTCOMES.map((outcome) => ({
+            labels: { kind, outcome },
+            value: counters.sinks.get(`${kind}\u0000${outcome}`) ?? 0,
+          })),
+        ),
       },
       {
         name: 'linkdesk_webhook_reposts_total',

@@ -27,6 +27,7 @@ import { PostsInFlight } from './posts-in-flight'
 import type { MetricsProvider } from '../contract/metrics'
 import { queueParts, webhookQueue } from '../store/outbox-queue'
 import type { WebhookRegistry } from './webhook-registry'
+import { BrokerSinks, redactUrl } from './broker-sinks'
 
 /** Where the service reads and changes an instance's webhook settings and owner (the instance registry). */
 export interface InstanceDirectory {
@@ -109,6 +110,8 @@ export class EventService implements EventSink {
   private readonly now: () => number
   private readonly log: Logger
   private readonly dispatcher: Dispatcher
+  /** The broker connections of the sinks (add_sink). */
+  private readonly brokers: BrokerSinks
   private readonly store: EventStore
   /**
    * Network messages announced but not committed yet (`instanceId\0messageId`): their event id, and when the
@@ -161,6 +164,7 @@ export class EventService implements EventSink {
       settled: (queueId, requeued) => local?.settled(queueId, requeued),
     }
     this.dispatcher = deps.dispatcher ?? new Agent({ keepAliveTimeout: 30_000 })
+    this.brokers = new BrokerSinks(this.log)
     this.journal =
       deps.durability === 'journal'
         ? new EventJournal(opened.journalPath, { fsync: deps.fsync ?? false })
@@ -366,7 +370,11 @@ export class EventService implements EventSink {
       (webhook) => ({
         queue: webhookQueue(webhook.id, this.deps.coordinator.partitionOf(instanceId)),
         queueId: this.newId(),
-        entry: outboxEntry(id, now, { url: webhook.url, secret: webhook.secret }),
+        // A sink's broker address may hold a password: the outbox keeps it redacted (it is read from the sink).
+        entry: outboxEntry(id, now, {
+          url: webhook.sink ? redactUrl(webhook.url) : webhook.url,
+          secret: webhook.secret,
+        }),
       }),
     )
     const journaled: JournalRecord = { stored, outbox, messageId, ...(extra.length > 0 ? { extra } : {}) }
@@ -533,6 +541,7 @@ export class EventService implements EventSink {
     await this.sweeping
     await this.settled()
     if (!this.deps.dispatcher) await this.dispatcher.close()
+    await this.brokers.close()
     this.journal?.close()
     this.localPosts?.close()
   }
@@ -652,8 +661,8 @@ export class EventService implements EventSink {
   private webhookTarget(queue: string): WebhookTarget | undefined {
     const webhook = this.deps.webhooks?.find(queueParts(queue).webhookId ?? '')
     if (!webhook?.enable) return undefined
-    const { url, secret, batchSize } = webhook
-    return { url, secret, ...(batchSize !== undefined && { batchSize }) }
+    const { url, secret, batchSize, sink } = webhook
+    return { url, secret, ...(batchSize !== undefined && { batchSize }), ...(sink && { sink }) }
   }
 
   /** The worker of a queue: an instance's own webhook (keyed by instance id) or an added webhook's. */
@@ -689,8 +698,17 @@ export class EventService implements EventSink {
         random: this.deps.random ?? Math.random,
         newId: this.newId,
         logger: this.log,
-        onOutcome: (outcome, attempt, owner) => {
-          this.counters.countOutcome(outcome)
+        publish: (target, events, attempt) =>
+          this.brokers.publish(
+            { sinkId: webhookId ?? instanceId, url: target.url, sink: target.sink! },
+            events,
+            attempt,
+            this.deps.settings.webhook.timeoutMs,
+            this.stop.signal,
+          ),
+        onOutcome: (outcome, attempt, owner, sink) => {
+          if (sink) this.counters.countSink(sink, outcome)
+          else this.counters.countOutcome(outcome)
           if (attempt) this.live.publish({ kind: 'delivery', attempt, owner: owner ?? null })
         },
         stop: AbortSignal.any([this.stop.signal, stop.signal]),

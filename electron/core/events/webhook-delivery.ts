@@ -5,7 +5,7 @@ import { WEBHOOK_HEADERS, signWebhook } from './webhook-signature'
 
 /** What one HTTP attempt gave: delivered, worth retrying (maybe not before retryAfterMs), or refused for good. */
 export type AttemptResult =
-  | { kind: 'delivered'; statusCode: number; latencyMs: number }
+  | { kind: 'delivered'; statusCode: number | null; latencyMs: number }
   | { kind: 'retry'; statusCode: number | null; latencyMs: number; error: string; retryAfterMs?: number }
   | { kind: 'reject'; statusCode: number | null; latencyMs: number; error: string }
   | { kind: 'aborted' }

@@ -111,6 +111,7 @@ export class WebhookRegistry {
     return webhook.ownerTokenId === null || this.reaches(webhook.ownerTokenId, instanceId)
   }
 
+  /** An added webhook or a broker sink (add_sink), by id: the delivery queues deliver to both. */
   find(id: string): WebhookRecord | undefined {
     return this.store.all('webhooks')[id]
   }
@@ -118,7 +119,7 @@ export class WebhookRegistry {
   /** The caller's webhooks: of one instance, or (without one) its global ones. */
   list(principal: Principal, instanceId: string | null): WebhookView[] {
     return Object.values(this.store.all('webhooks'))
-      .filter((record) => record.instanceId === instanceId && ownedBy(record, principal))
+      .filter((record) => !record.sink && record.instanceId === instanceId && ownedBy(record, principal))
       .sort((a, b) => a.createdAt - b.createdAt)
       .map(view)
   }
@@ -126,12 +127,12 @@ export class WebhookRegistry {
   /** An instance's added webhooks as its view shows them: without their secrets. */
   summaries(instanceId: string): Array<Pick<WebhookView, 'webhook_id' | 'url' | 'enable' | 'events'>> {
     return Object.values(this.store.all('webhooks'))
-      .filter((record) => record.instanceId === instanceId)
+      .filter((record) => !record.sink && record.instanceId === instanceId)
       .sort((a, b) => a.createdAt - b.createdAt)
       .map(({ id, url, enable, events }) => ({ webhook_id: id, url, enable, events }))
   }
 
-  /** The enabled webhooks that take this event of this instance. */
+  /** The enabled webhooks (and broker sinks) that take this event of this instance. */
   targetsOf(instanceId: string, event: EventName): WebhookRecord[] {
     return Object.values(this.store.all('webhooks')).filter(
       (record) => record.enable && this.takes(record, instanceId) && filterMatches(record.events, event),
@@ -148,7 +149,7 @@ export class WebhookRegistry {
     const owner = principal.kind === 'token' ? principal.tokenId : null
     return this.store.change('webhooks', (webhooks) => {
       const siblings = Object.values(webhooks).filter(
-        (record) => record.instanceId === instanceId && record.ownerTokenId === owner,
+        (record) => !record.sink && record.instanceId === instanceId && record.ownerTokenId === owner,
       )
       this.refuseDuplicate(siblings, url, input.ownUrl)
       if (siblings.length >= WEBHOOKS_PER_SCOPE) {
@@ -175,7 +176,7 @@ export class WebhookRegistry {
   /** The caller's webhook by id: webhook_not_found for an unknown id and another token's alike. */
   accessible(id: string, principal: Principal): WebhookRecord {
     const record = this.find(id)
-    if (!record || !ownedBy(record, principal)) throw new AppError('webhook_not_found')
+    if (!record || record.sink || !ownedBy(record, principal)) throw new AppError('webhook_not_found')
     return record
   }
 
@@ -197,6 +198,7 @@ export class WebhookRegistry {
           Object.values(webhooks).filter(
             (other) =>
               other.id !== id &&
+              !other.sink &&
               other.instanceId === record.instanceId &&
               other.ownerTokenId === record.ownerTokenId,
           ),

@@ -1,3 +1,4 @@
+import type { SinkSpec } from './settings-store'
 import type { EventName } from '../contract/event-catalogue'
 import type { LinkdeskEvent } from '../contract/events'
 
@@ -69,6 +70,8 @@ export interface WebhookTarget {
   secret: string
   /** Events one POST may carry (the webhook takes batches above 1); absent: one per POST. */
   batchSize?: number
+  /** A broker sink: its events are published there (to `url`, the broker's address) instead of POSTed. */
+  sink?: SinkSpec
 }
 
 /** An event waiting for delivery to its instance's webhook, with its retry state. */

@@ -81,7 +81,12 @@ export interface WebhookRecord {
   /** Events one POST may carry; absent: one. */
   batchSize?: number
   createdAt: number
+  /** A broker sink (add_sink) rather than a webhook: `url` is then the broker's address. */
+  sink?: SinkSpec
 }
+
+/** Where a broker sink publishes: a RabbitMQ topic exchange, or a NATS JetStream stream. */
+export type SinkSpec = { kind: 'rabbitmq'; exchange: string } | { kind: 'nats'; stream: string }
 
 /** The records kept in the settings store, by kind. */
 export interface SettingsRecords {

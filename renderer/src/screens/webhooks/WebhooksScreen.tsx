@@ -7,6 +7,7 @@ import { ErrorNotice } from '../../components/ErrorNotice'
 import { ScreenHeader } from '../../components/ScreenHeader'
 import { InstanceSelect } from '../../components/InstanceSelect'
 import { AddedWebhooks } from './AddedWebhooks'
+import { BrokerSinks } from './BrokerSinks'
 import { TestDelivery } from './TestDelivery'
 import { WebhookSecret } from './WebhookSecret'
 
@@ -23,6 +24,7 @@ export function WebhooksScreen() {
       <InstanceSelect value={instanceId} onChange={setInstanceId} />
       <WebhookSettings key={instanceId} instanceId={instanceId} />
       <AddedWebhooks key={`added-${instanceId}`} instanceId={instanceId} />
+      <BrokerSinks key={`sinks-${instanceId}`} instanceId={instanceId} />
     </section>
   )
 }
