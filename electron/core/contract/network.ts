@@ -176,8 +176,19 @@ export interface WaMessageHooks {
   onHistory(instanceId: string, history: WaHistory): void
   /** A group changed (members, subject, description, settings, picture), or the account was put in one. */
   onGroupChange(instanceId: string, change: WaGroupChange, account: WaAccount): void
+  /**
+   * The network told the account that a LID and a phone number are one person's (a message's envelope, a
+   * group notification, the app state, an answer to a query): their chats become one.
+   */
+  onLidPairs(instanceId: string, pairs: WaLidPair[]): void
   /** The stored content of a poll this account created or received, to decrypt its votes; undefined if unknown. */
   pollContent(instanceId: string, pollId: string): Promise<Uint8Array | undefined>
+}
+
+/** A LID and a phone number the network gave as one person's, as chat ids (`…@lid`, `…@s.whatsapp.net`). */
+export interface WaLidPair {
+  lid: string
+  phone: string
 }
 
 /** An incoming call, as it starts ringing. */
