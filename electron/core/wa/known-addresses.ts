@@ -12,7 +12,9 @@ export interface LidMapping {
 function missing(key: WAMessageKey): { field: 'remoteJidAlt' | 'participantAlt'; jid: string } | undefined {
   const chat = key.remoteJid ?? ''
   if (isJidGroup(chat)) {
-    return key.participant && !key.participantAlt ? { field: 'participantAlt', jid: key.participant } : undefined
+    return key.participant && !key.participantAlt
+      ? { field: 'participantAlt', jid: key.participant }
+      : undefined
   }
   if (chat.endsWith('@broadcast') || chat.endsWith('@newsletter')) return undefined
   return chat && !key.remoteJidAlt ? { field: 'remoteJidAlt', jid: chat } : undefined

@@ -134,7 +134,7 @@ export class LmdbMessageStore implements MessageStore {
   async joinChat(instanceId: string, lid: string, phone: string): Promise<number> {
     if (!this.index.chatOf(instanceId, lid)) return 0
     const moving: StoredMessage[] = []
-    for (let before: MessagePosition | undefined; ; ) {
+    for (let before: MessagePosition | undefined; ;) {
       const page = this.index.page(instanceId, lid, 200, before)
       moving.push(...page.filter((stored) => stored.message.chat === lid))
       const last = page.at(-1)

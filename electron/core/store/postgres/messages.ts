@@ -188,7 +188,12 @@ export class PostgresMessageStore implements MessageStore {
     )
     // One statement (the trigger moves each message in the chat index with it); a record rewritten meanwhile
     // is left as it now is.
-    const params: unknown[] = [instanceId, rows.map(({ id }) => id), rows.map(({ record }) => record), records]
+    const params: unknown[] = [
+      instanceId,
+      rows.map(({ id }) => id),
+      rows.map(({ record }) => record),
+      records,
+    ]
     const { rowCount } = await fencedStatement(this.fence, instanceId, params, (holds) =>
       this.pool.query(
         `UPDATE messages m SET record = u.joined
