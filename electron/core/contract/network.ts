@@ -65,6 +65,8 @@ export interface WaStatusUpdate {
   status: DeliveryStatus
   /** In groups, the member whose receipt this is. */
   participant: string | null
+  /** The member's other id (phone number or LID chat id), when the network or the LID mapping knows it. */
+  participantAlt?: string | null
   /** Unix seconds, as a string, when known. */
   timestamp: string | null
   /** Network error code for `failed` (e.g. 463), when given. */
@@ -197,8 +199,10 @@ export interface WaCallOffer {
   id: string
   /** The caller's chat id (a phone number or a LID). */
   from: string
-  /** The caller's phone number chat id, when the network gave it beside a LID. */
+  /** The caller's phone number chat id, when the network gave it beside a LID (or the LID mapping knows it). */
   callerPhone: string | null
+  /** The caller's LID chat id, when known. */
+  callerLid?: string | null
   video: boolean
   /** A group call, and its group when known. */
   groupJid: string | null

@@ -11,7 +11,7 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, wha
     const value = await read()
     if (done(value)) return value
     if (Date.now() > deadline) throw new Error(`${what}: not within 30 s (last: ${JSON.stringify(value)})`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    await new Promise((resolve) => setTimeout(resolve, 250))
   }
 }
 

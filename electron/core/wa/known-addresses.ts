@@ -1,4 +1,5 @@
 import { isJidGroup, isLidUser, isPnUser, type WAMessage, type WAMessageKey } from '@whiskeysockets/baileys'
+import type { WaCallOffer, WaStatusUpdate } from '../contract/network'
 
 /** The part of Baileys' LID mapping store the adapter asks (`socket.signalRepository.lidMapping`). */
 export interface LidMapping {
@@ -51,4 +52,44 @@ export async function withKnownAddresses(
       return other ? { ...message, key: { ...message.key, [wanted.field]: other } } : message
     }),
   )
+}
+
+/** A person's other address: the phone number of a LID (kept mapping only), the LID of a phone number. */
+async function otherAddress(mapping: LidMapping, jid: string): Promise<string | null> {
+  const ask = isLidUser(jid) ? mapping.getPNForLID(jid) : isPnUser(jid) ? mapping.getLIDForPN(jid) : null
+  return (await ask?.catch(() => null)) ?? null
+}
+
+/**
+ * Group receipts with the member's other id beside the one the network named them by, where known: a LID's
+ * phone number from `phoneOf` (the mapping, then the group's members), a phone number's LID from the mapping.
+ */
+export async function withMemberAddresses(
+  mapping: LidMapping,
+  phoneOf: (group: string, lid: string) => Promise<string | null>,
+  updates: readonly WaStatusUpdate[],
+): Promise<WaStatusUpdate[]> {
+  return Promise.all(
+    updates.map(async (update) => {
+      const { participant } = update
+      if (!participant || update.participantAlt) return update
+      const phone = isLidUser(participant) ? await phoneOf(update.chat, participant).catch(() => null) : null
+      const alt = isLidUser(participant)
+        ? phone && `${phone}@s.whatsapp.net`
+        : await otherAddress(mapping, participant)
+      return { ...update, participantAlt: alt }
+    }),
+  )
+}
+
+/** Whether a receipt names a group member by one id only. */
+export function lacksMemberAddresses(updates: readonly WaStatusUpdate[]): boolean {
+  return updates.some((update) => update.participant !== null && !update.participantAlt)
+}
+
+/** A call with the caller's phone number and LID, where known. */
+export async function withCallerAddresses(mapping: LidMapping, call: WaCallOffer): Promise<WaCallOffer> {
+  const lid = isLidUser(call.from) ? call.from : await otherAddress(mapping, call.from)
+  const phone = call.callerPhone ?? (isLidUser(call.from) ? await otherAddress(mapping, call.from) : null)
+  return { ...call, callerPhone: phone, callerLid: lid }
 }

@@ -23,7 +23,13 @@ import { classifyClose } from './disconnect-reason'
 import type { SocketNetworkConfig } from './network-endpoint'
 import { isLinked, loadWaAuthState, type WaAuthState } from './wa-auth-state'
 import { createWaConnection } from './wa-connection'
-import { lacksAddresses, withKnownAddresses } from './known-addresses'
+import {
+  lacksAddresses,
+  lacksMemberAddresses,
+  withCallerAddresses,
+  withKnownAddresses,
+  withMemberAddresses,
+} from './known-addresses'
 import {
   mapDecryptedMessage,
   mapInboundMessages,
@@ -390,7 +396,17 @@ export class WaSession {
       'message-receipt.update',
       guard('message-receipt.update', (receipts) => {
         const mapped = mapReceipts(receipts)
-        if (mapped.length > 0) hooks.onStatuses(instanceId, mapped)
+        if (mapped.length === 0) return
+        if (!lacksMemberAddresses(mapped)) return hooks.onStatuses(instanceId, mapped)
+        // Statuses only move forward, so receipts named once the mapping answered keep their meaning.
+        const { lidMapping } = socket.signalRepository
+        const phoneOf = phoneResolver(
+          (group) => this.groupMetadata(group),
+          (lid) => lidMapping.getPNForLID(lid),
+        )
+        withMemberAddresses(lidMapping, (group, lid) => phoneOf(group)(lid), mapped)
+          .then((known) => hooks.onStatuses(instanceId, known))
+          .catch((error: unknown) => this.log.error({ err: error }, 'naming receipt members failed'))
       }),
     )
     // Baileys acts only on error acks (status `failed` through messages.update); a success ack is the moment
@@ -416,7 +432,10 @@ export class WaSession {
       guard('call', (calls) => {
         for (const call of calls) {
           const offer = mapCallOffer(call)
-          if (offer) hooks.onCall(instanceId, offer)
+          if (!offer) continue
+          withCallerAddresses(socket.signalRepository.lidMapping, offer)
+            .then((known) => hooks.onCall(instanceId, known))
+            .catch((error: unknown) => this.log.error({ err: error }, 'naming a caller failed'))
         }
       }),
     )
