@@ -257,6 +257,8 @@ export interface WaConnection {
   fetchPicture(url: string, maxBytes: number): Promise<Buffer>
   /** The LID of an account by its phone chat id, from Baileys' LID mapping (asking the network when unknown). */
   lidOf(chat: string): Promise<string | null>
+  /** The phone-number chat id of a LID, from Baileys' LID mapping only (the network does not tell a hidden one). */
+  phoneOf(lid: string): Promise<string | null>
   /** Sends read receipts for received messages (blue ticks, where the account's privacy allows them). */
   read(keys: readonly WaMessageKey[]): Promise<void>
   /** Shows a state in a chat (typing, recording, paused) or the account's availability (no chat). */

@@ -137,6 +137,24 @@ test('a stranger writes by LID with its number hidden; once it shares its number
     [{ chat: phoneChat, phone: STRANGER, lid, push_name: 'Stranger' }],
   )
 
+  // A send to the LID once the number is known: it reaches the phone, in the number's chat.
+  const toLid = await ok('send_message', { number: lid, type: 'text', message: 'nice to meet you' })
+  assert.equal(toLid.message.key.remoteJid, lid)
+  const sentEvent = await linked.events.waitFor(
+    (e) => e.event === 'message.sent' && e.data.id === toLid.message.key.id,
+    'the send to the LID',
+  )
+  assert.equal(sentEvent.data.chat, phoneChat)
+  await eventually(
+    () => linked.control.inbox(STRANGER).filter((entry) => entry.id === toLid.message.key.id),
+    (found) => found.length === 1,
+    'the send to the LID in the stranger’s inbox',
+  )
+  assert.deepEqual(
+    (await chatsOf(STRANGER, lid)).map(({ chat, messages }) => [chat, messages]),
+    [[phoneChat, 5]],
+  )
+
   // Once known, the mapping names the person by both ids even where the network gives only the LID.
   await linked.control.shareNumber(STRANGER, { with: ME, shared: false })
   const later = await linked.control.send(STRANGER, { to: ME, text: 'by LID again' })
