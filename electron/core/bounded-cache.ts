@@ -29,6 +29,8 @@ export const CACHE_LIMITS = {
   messageIdsInFlight: { max: 20_000 },
   /** Incoming calls that can still be rejected (a call rings for about a minute). */
   offeredCalls: { max: 1_000, ttlMs: 5 * 60_000 },
+  /** LID ↔ phone pairs whose chats were joined (MessageIntake.onLidPairs): joining again would move nothing. */
+  lidPairsJoined: { max: 20_000 },
   /** One-time login codes of the headless server's login URLs, not yet exchanged. */
   loginCodes: { max: 100, ttlMs: 10 * 60_000 },
 } as const

@@ -153,6 +153,10 @@ export const StatusUpdateSchema = Type.Object({
   chat: Type.String(),
   status: OneOf(DELIVERY_STATUSES),
   recipient: Nullable(Type.String({ description: 'In groups, the member whose receipt this is.' })),
+  recipient_phone: Nullable(
+    Type.String({ description: "In groups, the member's phone number (digits) when known." }),
+  ),
+  recipient_lid: Nullable(Type.String({ description: "In groups, the member's LID when known." })),
   error_code: Nullable(
     Type.String({
       description:
@@ -214,6 +218,7 @@ export const CallOfferSchema = Type.Object({
   id: Type.String({ description: 'The call id: give it to reject_call.' }),
   from: Type.String({ description: "The caller's chat id." }),
   from_phone: Nullable(Type.String({ description: "The caller's phone number (digits) when known." })),
+  from_lid: Nullable(Type.String({ description: "The caller's LID when known." })),
   video: Type.Boolean(),
   group: Type.Boolean(),
   group_id: Nullable(Type.String()),

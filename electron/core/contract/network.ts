@@ -65,6 +65,8 @@ export interface WaStatusUpdate {
   status: DeliveryStatus
   /** In groups, the member whose receipt this is. */
   participant: string | null
+  /** The member's other id (phone number or LID chat id), when the network or the LID mapping knows it. */
+  participantAlt?: string | null
   /** Unix seconds, as a string, when known. */
   timestamp: string | null
   /** Network error code for `failed` (e.g. 463), when given. */
@@ -176,8 +178,19 @@ export interface WaMessageHooks {
   onHistory(instanceId: string, history: WaHistory): void
   /** A group changed (members, subject, description, settings, picture), or the account was put in one. */
   onGroupChange(instanceId: string, change: WaGroupChange, account: WaAccount): void
+  /**
+   * The network told the account that a LID and a phone number are one person's (a message's envelope, a
+   * group notification, the app state, an answer to a query): their chats become one.
+   */
+  onLidPairs(instanceId: string, pairs: WaLidPair[]): void
   /** The stored content of a poll this account created or received, to decrypt its votes; undefined if unknown. */
   pollContent(instanceId: string, pollId: string): Promise<Uint8Array | undefined>
+}
+
+/** A LID and a phone number the network gave as one person's, as chat ids (`…@lid`, `…@s.whatsapp.net`). */
+export interface WaLidPair {
+  lid: string
+  phone: string
 }
 
 /** An incoming call, as it starts ringing. */
@@ -186,8 +199,10 @@ export interface WaCallOffer {
   id: string
   /** The caller's chat id (a phone number or a LID). */
   from: string
-  /** The caller's phone number chat id, when the network gave it beside a LID. */
+  /** The caller's phone number chat id, when the network gave it beside a LID (or the LID mapping knows it). */
   callerPhone: string | null
+  /** The caller's LID chat id, when known. */
+  callerLid?: string | null
   video: boolean
   /** A group call, and its group when known. */
   groupJid: string | null
@@ -242,6 +257,8 @@ export interface WaConnection {
   fetchPicture(url: string, maxBytes: number): Promise<Buffer>
   /** The LID of an account by its phone chat id, from Baileys' LID mapping (asking the network when unknown). */
   lidOf(chat: string): Promise<string | null>
+  /** The phone-number chat id of a LID, from Baileys' LID mapping only (the network does not tell a hidden one). */
+  phoneOf(lid: string): Promise<string | null>
   /** Sends read receipts for received messages (blue ticks, where the account's privacy allows them). */
   read(keys: readonly WaMessageKey[]): Promise<void>
   /** Shows a state in a chat (typing, recording, paused) or the account's availability (no chat). */

@@ -24,6 +24,10 @@ test('a call rings as call.received and is rejected by hand: the caller sees it 
     'call',
   )
   assert.equal(rang.data.from_phone, ALICE)
+  const alice = control()
+    .accounts()
+    .find((account) => account.phone === ALICE)
+  assert.equal(rang.data.from_lid, alice?.lid.replace(/:\d+@/, '@'))
   assert.equal(rang.data.video, false)
   assert.equal(rang.data.group, false)
   assert.equal(callOf(id)?.status, 'ringing')

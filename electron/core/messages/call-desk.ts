@@ -46,6 +46,7 @@ export class CallDesk {
       id: call.id,
       from: call.from,
       from_phone: phone ?? null,
+      from_lid: call.callerLid ?? (call.from.endsWith('@lid') ? call.from : null),
       video: call.video,
       group: call.group,
       group_id: call.groupJid,

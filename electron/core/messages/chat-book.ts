@@ -93,9 +93,17 @@ export class ChatBook {
     return { chats: shown.map(summaryOf), next_cursor: next }
   }
 
-  /** One chat's summary (by the chat id its messages carry), or none when it has no stored message. */
+  /**
+   * One chat's summary, or none when it has no stored message: by the chat id its messages carry, or by the
+   * other id the network gave for it (a LID whose chat joined its phone number's is found by either).
+   */
   async chat(instanceId: string, chat: string): Promise<ChatSummary[]> {
-    const found = await this.store.chat(instanceId, chat)
+    let found = await this.store.chat(instanceId, chat)
+    if (!found) {
+      const [newest] = await this.store.chatPage(instanceId, chat, 1)
+      const canonical = newest?.message.chat
+      if (canonical && canonical !== chat) found = await this.store.chat(instanceId, canonical)
+    }
     return found ? [summaryOf(found)] : []
   }
 

@@ -74,14 +74,27 @@ export class IntakeQueue {
       // Group receipts come per member: each is news. A 1:1 status is news only if it moves forward.
       const perMember = stored.message.is_group && update.participant !== null && status !== 'sent'
       if (!perMember && !(await this.deps.store.advanceStatus(instanceId, update.id, status))) continue
+      const member = perMember ? memberIds(update) : { phone: null, lid: null }
       const data: StatusUpdate = {
         id: update.id,
         chat: stored.message.chat,
         status,
         recipient: perMember ? update.participant : null,
+        recipient_phone: member.phone,
+        recipient_lid: member.lid,
         error_code: update.errorCode,
       }
       this.deps.events.emit(instanceId, 'message.status', { ...data })
     }
+  }
+}
+
+/** A group member's phone number (digits) and LID, from the ids a receipt names them by. */
+function memberIds(update: WaStatusUpdate): { phone: string | null; lid: string | null } {
+  const ids = [update.participant, update.participantAlt].map((jid) => jid?.replace(/:\d+@/, '@'))
+  const phone = ids.find((jid) => jid?.endsWith('@s.whatsapp.net'))
+  return {
+    phone: phone ? phone.slice(0, phone.indexOf('@')) : null,
+    lid: ids.find((jid) => jid?.endsWith('@lid')) ?? null,
   }
 }

@@ -1,3 +1,4 @@
+import { boundedCache, CACHE_LIMITS } from '../bounded-cache'
 import type { EventSink } from '../contract/events'
 import type { Logger } from '../logger'
 import type { InstanceBehaviours } from '../contract/instance'
@@ -11,6 +12,7 @@ import type {
   WaGroupChange,
   WaHistory,
   WaInboundMessage,
+  WaLidPair,
   WaMessageAction,
   WaMessageHooks,
   WaMessageKey,
@@ -67,6 +69,9 @@ export interface MessageIntakeDeps {
  */
 export class MessageIntake implements WaMessageHooks {
   private readonly log: Logger
+
+  /** LID ↔ phone pairs whose chats were joined while this process runs. */
+  private readonly joined = boundedCache<string, true>(CACHE_LIMITS.lidPairsJoined)
 
   constructor(private readonly deps: MessageIntakeDeps) {
     this.log = deps.logger.child({ module: 'messages' })
@@ -166,6 +171,23 @@ export class MessageIntake implements WaMessageHooks {
 
   pollContent(instanceId: string, pollId: string): Promise<Uint8Array | undefined> {
     return this.deps.store.content(instanceId, pollId)
+  }
+
+  /**
+   * One person's LID and phone number: a chat kept under the LID (a contact whose number was hidden) becomes
+   * the phone number's chat, after the messages reported before the pair are stored. Once per pair while
+   * the process runs (joining again finds nothing to move).
+   */
+  onLidPairs(instanceId: string, pairs: WaLidPair[]): void {
+    for (const { lid, phone } of pairs) {
+      const key = `${instanceId}\u0000${lid}\u0000${phone}`
+      if (this.joined.has(key)) continue
+      this.joined.set(key, true)
+      this.deps.queue.enqueue(instanceId, async () => {
+        const moved = await this.deps.store.joinChat(instanceId, lid, phone)
+        if (moved > 0) this.log.info({ instanceId, messages: moved }, 'a LID chat joined its phone number')
+      })
+    }
   }
 
   /**

@@ -314,8 +314,10 @@ export class MessageSender {
       // it again under the same id, which the network and the recipient take as the same message.
       const messageId = await slot.messageId(() => connection.newMessageId())
       // Stored before it goes: a message that cannot be kept is not sent, and the send fails.
+      // A LID whose number is known is the number's chat (one chat per person), sent to as given.
+      const phone = jid.endsWith('@lid') ? await connection.phoneOf(jid) : null
       const beforeSending = async (prepared: WaSentMessage) => {
-        message = await this.store(instanceId, prepared, jid, connection.account)
+        message = await this.store(instanceId, prepared, { jid, phone }, connection.account)
       }
       return {
         sentAt: Date.now(),
@@ -396,12 +398,12 @@ export class MessageSender {
   private async store(
     instanceId: string,
     sent: WaSentMessage,
-    jid: string,
+    { jid, phone }: { jid: string; phone: string | null },
     account: WaAccount,
   ): Promise<LinkdeskMessage> {
     const message: LinkdeskMessage = {
       id: sent.id,
-      chat: jid,
+      chat: phone ?? jid,
       is_group: jid.endsWith('@g.us'),
       from_me: true,
       sender: `${account.number}@s.whatsapp.net`,
@@ -412,7 +414,15 @@ export class MessageSender {
       timestamp: sent.timestamp,
     }
     try {
-      await this.deps.store.addSent(instanceId, { message, content: sent.content })
+      // Sent to the LID: its network key says so (edits, reactions and quotes address it there).
+      const networkKey = phone
+        ? { id: sent.id, chat: jid, chatAlt: phone, fromMe: true, participant: null, participantAlt: null }
+        : undefined
+      await this.deps.store.addSent(instanceId, {
+        message,
+        content: sent.content,
+        ...(networkKey && { networkKey }),
+      })
     } catch (error) {
       this.log.error({ err: error, instanceId, messageId: sent.id }, 'storing a message to send failed')
       throw new AppError('unavailable', 'The message could not be stored, so it was not sent: retry later.', {

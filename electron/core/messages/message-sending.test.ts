@@ -161,7 +161,8 @@ describe('sending', () => {
       assert.equal(got[1]?.sha256, sha256(PNG))
       assert.equal(got[1]?.caption, 'Team photo')
     }
-    // Group receipts come per member, named as the network addresses them in the group (here by LID).
+    // Group receipts come per member, named as the network addresses them in the group (here by LID), with
+    // the member's phone number and LID beside it.
     for (const member of [ALICE, BOB]) {
       const lid = linked.core
         .sandbox!.control.accounts()
@@ -176,6 +177,8 @@ describe('sending', () => {
         `read receipt of ${member}`,
       )
       assert.equal(receipt.data.chat, groupId)
+      assert.equal(receipt.data.recipient_phone, member)
+      assert.equal(receipt.data.recipient_lid, lid)
     }
   })
 

@@ -182,6 +182,25 @@ eachBackend((backend) => {
     await target.markRead('i1', received.slice(0, 60))
     await assertIndexMatches(target, 'i1', ids)
 
+    // Each person's LID chat joins their number's: the index still matches the messages, now one chat each.
+    const underLid = async () =>
+      (await everyChat(target, 'i1', 500)).filter(({ chat }) => chat.endsWith('@lid')).length
+    assert.ok((await underLid()) > 0)
+    for (let n = 0; n < 9; n++) {
+      const who = person(n)
+      const before = items.filter((item) => item.message.chat === who.lid).length
+      assert.equal(await target.joinChat('i1', who.lid, who.chat), before, `moved for ${who.lid}`)
+      assert.equal(await target.joinChat('i1', who.lid, who.chat), 0, 'joining again moves nothing')
+    }
+    assert.equal(await underLid(), 0)
+    await assertIndexMatches(target, 'i1', ids)
+    for (const item of items.filter((item) => item.alt)) {
+      const { message } = (await target.get('i1', item.message.id)) as StoredMessage
+      assert.equal(message.chat, item.alt)
+      if (!message.from_me)
+        assert.deepEqual([message.sender, message.sender_lid], [item.alt, item.message.chat])
+    }
+
     now += 15 * DAY
     const swept = await target.sweep()
     assert.ok(swept > 200, `swept ${swept}`)

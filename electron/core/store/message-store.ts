@@ -48,6 +48,12 @@ export interface MessageStore {
   ): Promise<StoredMessage[]>
   /** Who wrote to the account, by chat id in byte order, at most `limit` of those after `after`. */
   contacts(instanceId: string, limit: number, after?: string): Promise<StoredContact[]>
+  /**
+   * Makes a LID's chat its phone number's, once the network told they are one person's: every message whose
+   * chat is `lid` moves to `phone` in one write (the sender named by both ids; still found under the LID, as
+   * the network addressed it); resolves to how many moved. Chat ids in full: `…@lid`, `…@s.whatsapp.net`.
+   */
+  joinChat(instanceId: string, lid: string, phone: string): Promise<number>
   /** Notes that received messages were marked read. */
   markRead(instanceId: string, ids: readonly string[]): Promise<void>
   /** The encoded content of a message, for Baileys' getMessage; undefined when unknown. */
@@ -162,6 +168,24 @@ export async function newestReceived(
 }
 
 const RECEIVED_PAGE = 200
+
+/** A message of a LID's chat as it stands once moved to the phone number's chat (MessageStore.joinChat). */
+export function joinedMessage(stored: StoredMessage, lid: string, phone: string): StoredMessage {
+  const { message } = stored
+  const theirs = !message.from_me && (message.sender === lid || message.sender_lid === lid)
+  return {
+    ...stored,
+    message: {
+      ...message,
+      chat: phone,
+      ...(theirs && {
+        sender: phone,
+        sender_phone: phone.slice(0, phone.indexOf('@')),
+        sender_lid: lid,
+      }),
+    },
+  }
+}
 
 /** The network key a stored message was sent or received under, or one made from what is stored. */
 export function networkKeyOf(stored: StoredMessage): WaMessageKey {

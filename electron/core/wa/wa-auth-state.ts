@@ -6,6 +6,7 @@ import {
   initAuthCreds,
   proto,
 } from '@whiskeysockets/baileys'
+import type { WaLidPair } from '../contract/network'
 import type { InstanceAuthStore } from '../store/auth-store'
 
 /** An instance's Baileys auth state over its durable store, and how to persist its creds. */
@@ -33,8 +34,27 @@ const READ_ONLY_TYPES: ReadonlySet<string> = new Set<keyof SignalDataTypeMap>([
   'app-state-sync-key',
 ])
 
-/** Loads the stored creds (or makes fresh, unlinked ones) and wraps the store as Baileys' SignalKeyStore. */
-export function loadWaAuthState(store: InstanceAuthStore): WaAuthState {
+/**
+ * The pairs in a write of Baileys' `lid-mapping` keys: it keeps each as `<phone user>` → `<lid user>` (and
+ * the reverse under `<lid user>_reverse`), whichever way it learned it (a message's envelope, a group
+ * notification, the app state, a USync query).
+ */
+function lidPairsOf(data: SignalDataSet): WaLidPair[] {
+  return Object.entries(data['lid-mapping'] ?? {}).flatMap(([user, lid]) =>
+    !user.endsWith('_reverse') && typeof lid === 'string' && lid !== ''
+      ? [{ lid: `${lid}@lid`, phone: `${user}@s.whatsapp.net` }]
+      : [],
+  )
+}
+
+/**
+ * Loads the stored creds (or makes fresh, unlinked ones) and wraps the store as Baileys' SignalKeyStore;
+ * `onWaLidPairs` hears of every LID ↔ phone pair Baileys keeps, as it keeps it.
+ */
+export function loadWaAuthState(
+  store: InstanceAuthStore,
+  onWaLidPairs?: (pairs: WaLidPair[]) => void,
+): WaAuthState {
   const creds = store.readCreds<AuthenticationCreds>() ?? initAuthCreds()
   const state: AuthenticationState = {
     creds,
@@ -51,7 +71,12 @@ export function loadWaAuthState(store: InstanceAuthStore): WaAuthState {
         }
         return found
       },
-      set: (data: SignalDataSet) => store.setKeys(data as Record<string, Record<string, unknown>>),
+      set: (data: SignalDataSet) => {
+        const written = store.setKeys(data as Record<string, Record<string, unknown>>)
+        const pairs = onWaLidPairs ? lidPairsOf(data) : []
+        if (pairs.length > 0) onWaLidPairs?.(pairs)
+        return written
+      },
     },
   }
   return { state, saveCreds: () => store.writeCreds(creds), holdKeyWrites: () => store.holdWrites() }

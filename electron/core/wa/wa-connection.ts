@@ -5,6 +5,7 @@ import {
   generateWAMessage,
   getUrlInfo,
   isJidGroup,
+  jidNormalizedUser,
   proto,
   type WAMessage,
   type WASocket,
@@ -293,6 +294,10 @@ export function createWaConnection(
       } catch (error) {
         throw upstreamError(error, 'LID lookup')
       }
+    },
+    async phoneOf(lid) {
+      const phone = await socket.signalRepository.lidMapping.getPNForLID(lid).catch(() => null)
+      return phone ? jidNormalizedUser(phone) : null
     },
     async read(keys) {
       try {

@@ -24,6 +24,13 @@ import type { SocketNetworkConfig } from './network-endpoint'
 import { isLinked, loadWaAuthState, type WaAuthState } from './wa-auth-state'
 import { createWaConnection } from './wa-connection'
 import {
+  lacksAddresses,
+  lacksMemberAddresses,
+  withCallerAddresses,
+  withKnownAddresses,
+  withMemberAddresses,
+} from './known-addresses'
+import {
   mapDecryptedMessage,
   mapInboundMessages,
   mapCallOffer,
@@ -290,7 +297,8 @@ export class WaSession {
   }
 
   private loadAuth(): WaAuthState {
-    this.auth ??= loadWaAuthState(this.options.openAuth())
+    const { hooks, instanceId } = this.options
+    this.auth ??= loadWaAuthState(this.options.openAuth(), (pairs) => hooks.onLidPairs(instanceId, pairs))
     return this.auth
   }
 
@@ -352,10 +360,12 @@ export class WaSession {
         // Messages the app kept before their receipt were reported already.
         const unreported = messages.filter((message) => !this.kept.delete(message.key.id ?? ''))
         const me = auth.state.creds.me
-        this.withPolls(me, unreported, (polls) => {
-          const mapped = mapInboundMessages(unreported, accountOf(me), this.log, polls)
-          if (mapped.length > 0) hooks.onMessages(instanceId, mapped, { live: type === 'notify' })
-        })
+        this.withAddresses(socket, unreported, (known) =>
+          this.withPolls(me, known, (polls) => {
+            const mapped = mapInboundMessages(known, accountOf(me), this.log, polls)
+            if (mapped.length > 0) hooks.onMessages(instanceId, mapped, { live: type === 'notify' })
+          }),
+        )
       }),
     )
     socket.ev.on(
@@ -365,11 +375,13 @@ export class WaSession {
         const unread = chats.flatMap((chat) =>
           chat.id ? [{ chat: chat.id, count: chat.unreadCount ?? 0 }] : [],
         )
-        this.withPolls(me, messages, (polls) =>
-          hooks.onHistory(instanceId, {
-            messages: mapInboundMessages(messages, accountOf(me), this.log, polls),
-            unread,
-          }),
+        this.withAddresses(socket, messages, (known) =>
+          this.withPolls(me, known, (polls) =>
+            hooks.onHistory(instanceId, {
+              messages: mapInboundMessages(known, accountOf(me), this.log, polls),
+              unread,
+            }),
+          ),
         )
       }),
     )
@@ -384,7 +396,17 @@ export class WaSession {
       'message-receipt.update',
       guard('message-receipt.update', (receipts) => {
         const mapped = mapReceipts(receipts)
-        if (mapped.length > 0) hooks.onStatuses(instanceId, mapped)
+        if (mapped.length === 0) return
+        if (!lacksMemberAddresses(mapped)) return hooks.onStatuses(instanceId, mapped)
+        // Statuses only move forward, so receipts named once the mapping answered keep their meaning.
+        const { lidMapping } = socket.signalRepository
+        const phoneOf = phoneResolver(
+          (group) => this.groupMetadata(group),
+          (lid) => lidMapping.getPNForLID(lid),
+        )
+        withMemberAddresses(lidMapping, (group, lid) => phoneOf(group)(lid), mapped)
+          .then((known) => hooks.onStatuses(instanceId, known))
+          .catch((error: unknown) => this.log.error({ err: error }, 'naming receipt members failed'))
       }),
     )
     // Baileys acts only on error acks (status `failed` through messages.update); a success ack is the moment
@@ -410,7 +432,10 @@ export class WaSession {
       guard('call', (calls) => {
         for (const call of calls) {
           const offer = mapCallOffer(call)
-          if (offer) hooks.onCall(instanceId, offer)
+          if (!offer) continue
+          withCallerAddresses(socket.signalRepository.lidMapping, offer)
+            .then((known) => hooks.onCall(instanceId, known))
+            .catch((error: unknown) => this.log.error({ err: error }, 'naming a caller failed'))
         }
       }),
     )
@@ -483,13 +508,29 @@ export class WaSession {
     offline: boolean,
   ): Promise<void> {
     const me = auth.state.creds.me
-    const polls = await this.pollLookup(me, [message])
+    const [known = message] = await withKnownAddresses(socket.signalRepository.lidMapping, [message])
+    const polls = await this.pollLookup(me, [known])
     // A socket being replaced withholds its receipt: the network then delivers the message to the next one.
     if (this.socket !== socket) throw new Error('the socket was replaced before the message was kept')
-    const inbound = me ? mapDecryptedMessage(message, me, accountOf(me), this.log, polls) : undefined
+    const inbound = me ? mapDecryptedMessage(known, me, accountOf(me), this.log, polls) : undefined
     if (!inbound) return
     await this.options.hooks.onDecrypted(this.options.instanceId, inbound, { live: !offline })
     this.kept.add(inbound.message.id)
+  }
+
+  /**
+   * Messages with the other address of each person they name by one address only, where the LID mapping
+   * knows it: at once when every message names its people fully (most do), after the lookups otherwise.
+   */
+  private withAddresses(
+    socket: WASocket,
+    messages: readonly WAMessage[],
+    use: (known: readonly WAMessage[]) => void,
+  ): void {
+    if (!lacksAddresses(messages)) return use(messages)
+    withKnownAddresses(socket.signalRepository.lidMapping, messages)
+      .then(use)
+      .catch((error: unknown) => this.log.error({ err: error }, 'finding the other addresses failed'))
   }
 
   /**

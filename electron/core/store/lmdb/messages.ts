@@ -11,7 +11,9 @@ import {
   type MessagePosition,
   type MessageStore,
   type MessageStoreOptions,
+  joinedMessage,
   newestReceived,
+  positionOf,
   retentionOf,
   storedAtClock,
   STATUS_RANK,
@@ -127,6 +129,27 @@ export class LmdbMessageStore implements MessageStore {
 
   async contacts(instanceId: string, limit: number, after?: string): Promise<StoredContact[]> {
     return this.index.contactsPage(instanceId, limit, after)
+  }
+
+  async joinChat(instanceId: string, lid: string, phone: string): Promise<number> {
+    if (!this.index.chatOf(instanceId, lid)) return 0
+    const moving: StoredMessage[] = []
+    for (let before: MessagePosition | undefined; ;) {
+      const page = this.index.page(instanceId, lid, 200, before)
+      moving.push(...page.filter((stored) => stored.message.chat === lid))
+      const last = page.at(-1)
+      if (!last || page.length < 200) break
+      before = positionOf(last)
+    }
+    // Queued in one turn, so the writes share one commit.
+    const written = moving.map((stored) => {
+      const joined = joinedMessage(stored, lid, phone)
+      const done = this.put([instanceId, stored.message.id], joined)
+      this.index.change(instanceId, stored, joined)
+      return done
+    })
+    await Promise.all(written)
+    return moving.length
   }
 
   /** Notes that received messages were marked read (they no longer count as unread). */

@@ -2,6 +2,7 @@ import type pg from 'pg'
 import { fencedStatement, type WriteFence } from './write-fence'
 import { boundedCache, CACHE_LIMITS } from '../../bounded-cache'
 import {
+  joinedMessage,
   type MessagePosition,
   newestReceived,
   retentionOf,
@@ -172,6 +173,36 @@ export class PostgresMessageStore implements MessageStore {
       [instanceId, limit, ...(after === undefined ? [] : [after])],
     )
     return rows
+  }
+
+  async joinChat(instanceId: string, lid: string, phone: string): Promise<number> {
+    const { rows } = await this.pool.query<{ id: string; record: string }>(
+      `SELECT m.id, m.record
+       FROM message_chats c JOIN messages m ON m.instance_id = c.instance_id AND m.id = c.id
+       WHERE c.instance_id = $1 AND c.chat = $2 AND c.own`,
+      [instanceId, lid],
+    )
+    if (rows.length === 0) return 0
+    const records = rows.map(({ record }) =>
+      JSON.stringify(joinedMessage(JSON.parse(record) as StoredMessage, lid, phone)),
+    )
+    // One statement (the trigger moves each message in the chat index with it); a record rewritten meanwhile
+    // is left as it now is.
+    const params: unknown[] = [
+      instanceId,
+      rows.map(({ id }) => id),
+      rows.map(({ record }) => record),
+      records,
+    ]
+    const { rowCount } = await fencedStatement(this.fence, instanceId, params, (holds) =>
+      this.pool.query(
+        `UPDATE messages m SET record = u.joined
+         FROM unnest($2::text[], $3::text[], $4::text[]) AS u(id, was, joined)
+         WHERE m.instance_id = $1 AND m.id = u.id AND m.record = u.was AND ${holds}`,
+        params,
+      ),
+    )
+    return rowCount ?? 0
   }
 
   async markRead(instanceId: string, ids: readonly string[]): Promise<void> {

@@ -34,6 +34,8 @@ export interface AccountRecord {
   appState?: AppStateRecord
   /** How the account's phone behaves (absent in earlier state: the default). */
   behaviour?: PhoneBehaviour
+  /** Accounts (phone numbers) this one has not shared its number with (absent in earlier state: none). */
+  numberHiddenFrom?: string[]
 }
 
 /** What a new account's about reads, as on WhatsApp. */
@@ -53,6 +55,7 @@ export class Account {
   private displayName: string
   private aboutText: string
   private readonly blockedPhones: Set<string>
+  private readonly numberHiddenFrom: Set<string>
   private readonly privacySettings: Record<string, string>
   private phoneBehaviour: PhoneBehaviour
   private reply: 'echo' | undefined
@@ -73,6 +76,7 @@ export class Account {
     this.displayName = record.name
     this.aboutText = record.about ?? DEFAULT_ABOUT
     this.blockedPhones = new Set(record.blocked ?? [])
+    this.numberHiddenFrom = new Set(record.numberHiddenFrom ?? [])
     this.privacySettings = { ...record.privacy }
     this.phoneBehaviour = { ...DEFAULT_PHONE_BEHAVIOUR, ...record.behaviour }
     this.reply = record.autoReply ?? undefined
@@ -116,6 +120,26 @@ export class Account {
     if (blocked) this.blockedPhones.add(phone)
     else this.blockedPhones.delete(phone)
     this.save()
+  }
+
+  /**
+   * Whether that account may see this one's phone number: a stranger (someone who is not in its address
+   * book and was not given the number) sees only the LID, as WhatsApp shows people outside one's contacts.
+   */
+  sharesNumberWith(phone: string): boolean {
+    return !this.numberHiddenFrom.has(phone)
+  }
+
+  /** The account shares its number with that one, or keeps it hidden from it. */
+  setNumberShared(phone: string, shared: boolean): void {
+    if (shared) this.numberHiddenFrom.delete(phone)
+    else this.numberHiddenFrom.add(phone)
+    this.save()
+  }
+
+  /** The phone numbers this account's number is hidden from. */
+  get hiddenFrom(): string[] {
+    return [...this.numberHiddenFrom]
   }
 
   /** The privacy settings the account changed, by category. */
@@ -216,6 +240,7 @@ export class Account {
       addedAt: this.addedAt,
       about: this.aboutText,
       blocked: [...this.blockedPhones],
+      numberHiddenFrom: [...this.numberHiddenFrom],
       privacy: this.privacySettings,
       appState: this.appStateRecord,
       behaviour: this.phoneBehaviour,

@@ -301,6 +301,18 @@ export function registerSandboxRoutes(app: FastifyInstance, control: SandboxCont
     return { status: 'success', behaviour: behaviourBody(account.behaviour) }
   })
 
+  app.post('/accounts/:phone/number', async (request) => {
+    const body = bodyOf(request)
+    if (body.shared === undefined) throw new SandboxError('missing_parameter', 'shared is required.')
+    if (typeof body.shared !== 'boolean')
+      throw new SandboxError('invalid_parameter', 'shared must be true or false.')
+    const { hiddenFrom } = await control.shareNumber(phoneParam(request), {
+      with: requiredString(body, 'with'),
+      shared: body.shared,
+    })
+    return { status: 'success', hidden_from: hiddenFrom }
+  })
+
   app.get('/accounts/:phone/reads', async (request) => ({
     status: 'success',
     ids: control.reads(phoneParam(request)),

@@ -123,6 +123,12 @@ export interface SandboxControl {
    * the sandbox does not know: SandboxError('invalid_parameter'), and nothing changes.
    */
   setBehaviour(phone: string, input: Partial<PhoneBehaviour>): Promise<PhoneBehaviour>
+  /**
+   * Whether the account shares its phone number with another account (`with`): one it does not share it with
+   * gets its messages addressed by LID alone, as WhatsApp shows a stranger (default: shared). Answers the
+   * accounts its number is hidden from now. Unknown account: SandboxError('account_not_found').
+   */
+  shareNumber(phone: string, input: { with: string; shared: boolean }): Promise<{ hiddenFrom: string[] }>
   /** The ids of messages the account's phone sent that their recipient read (its device's read receipt). */
   reads(phone: string): string[]
   /**

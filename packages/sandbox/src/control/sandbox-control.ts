@@ -217,6 +217,16 @@ export function createSandboxControl(
       return behaviour
     },
 
+    async shareNumber(phone, input) {
+      const account = accountOf(network, phone)
+      const other = accountOf(network, input.with)
+      if (other === account)
+        throw new SandboxError('invalid_parameter', 'with must be another account than the one sharing.')
+      account.setNumberShared(other.phone, input.shared)
+      await network.state.flushed()
+      return { hiddenFrom: account.hiddenFrom }
+    },
+
     async clientVersion({ current, minimum }) {
       const policy = network.clientVersions
       const next = current === undefined ? policy.current : parseClientVersion(current, 'current')

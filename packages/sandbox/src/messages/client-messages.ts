@@ -108,6 +108,10 @@ function relayedAttrs(outgoing: Outgoing, owner: Account): Record<string, string
       notify: sender.name,
     }
   }
+  if (owner !== sender && !sender.sharesNumberWith(owner.phone)) {
+    // To someone it has not shared its number with, an account is its LID alone.
+    return { ...base, from: sender.jid('lid', session.device.id), notify: sender.name }
+  }
   const from = sender.jid(lidAddressed ? 'lid' : 'pn', session.device.id)
   if (owner === sender) return { ...base, from, recipient: stanza.attrs.to ?? '' }
   const otherForm: Record<string, string> = lidAddressed

@@ -29,6 +29,9 @@ function stanzaAttrs(record: SentRecord, toOwnDevice: boolean): Record<string, s
   }
   if (toOwnDevice && recipient)
     return { ...base, from: sender.jid(addressing), recipient: recipient.jid(addressing) }
+  // To someone it has not shared its number with, an account is its LID alone.
+  if (recipient && !sender.sharesNumberWith(recipient.phone))
+    return { ...base, from: sender.lidJid, notify: sender.name }
   const otherForm: Record<string, string> =
     addressing === 'pn' ? { sender_lid: sender.lidJid } : { sender_pn: sender.pnJid }
   return { ...base, from: sender.jid(addressing), notify: sender.name, ...otherForm }
