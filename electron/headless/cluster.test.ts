@@ -56,12 +56,61 @@ describe('a cluster of three nodes on one PostgreSQL', { skip: postgresMissing()
       [
         'electron/headless/serve.ts',
         ...['--sandbox-url', sandbox.controlUrl, '--port', '0', '--data-dir', node.dataDir],
-        ...['--store', databaseUrl, '--node-id', node.id, '--lease-ttl-ms', String(TTL_MS)],
+        // Each node's connections carry its id, so the write log below tells whose write a row is.
+        ...['--store', `${databaseUrl}?application_name=${node.id}`, '--node-id', node.id],
+        ...['--lease-ttl-ms', String(TTL_MS)],
         // The steps below poll the API hard from one token (draining, racing a takeover): not a test of its limit.
         ...['--send-interval-ms', '0', '--requests-per-minute', '100000', '--log-level', 'warn'],
       ],
       { waitFor: ['api'], env: { LINKDESK_ACCESS_TOKEN: TOKEN }, timeoutMs: 90_000 },
     )
+  }
+  /** PostgreSQL's clock now, ms. */
+  const dbNow = async () =>
+    Number(
+      (
+        await db.query<{ ms: string }>(
+          `SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint::text AS ms`,
+        )
+      ).rows[0]!.ms,
+    )
+  /**
+   * From now on every row written to an instance's tables (and every upload) is logged with the node whose
+   * connection wrote it (its application_name) and when, on PostgreSQL's clock.
+   */
+  const logWrites = async () => {
+    const tables: Array<[string, string]> = [
+      ['events', 'instance_id'],
+      ['event_messages', 'instance_id'],
+      ['webhook_outbox', 'queue'],
+      ['delivery_attempts', 'instance_id'],
+      ['messages', 'instance_id'],
+      ['message_statuses', 'instance_id'],
+      ['message_media', 'instance_id'],
+      ['auth_entries', 'instance_id'],
+      ['send_idempotency', 'instance_id'],
+      ['poll_votes', 'instance_id'],
+      ['instances', 'id'],
+      ['uploads', 'id'],
+    ]
+    await db.query(`
+      CREATE TABLE IF NOT EXISTS test_write_log (app text, tbl text, instance text, at timestamptz);
+      CREATE OR REPLACE FUNCTION test_log_write() RETURNS trigger LANGUAGE plpgsql AS $$
+      DECLARE
+        affected jsonb;
+      BEGIN
+        IF TG_OP = 'DELETE' THEN affected := to_jsonb(OLD); ELSE affected := to_jsonb(NEW); END IF;
+        INSERT INTO test_write_log VALUES
+          (current_setting('application_name'), TG_TABLE_NAME, affected->>TG_ARGV[0], clock_timestamp());
+        RETURN NULL;
+      END $$;
+      ${tables
+        .map(
+          ([table, column]) => `DROP TRIGGER IF EXISTS test_log_write ON ${table};
+          CREATE TRIGGER test_log_write AFTER INSERT OR UPDATE OR DELETE ON ${table}
+            FOR EACH ROW EXECUTE FUNCTION test_log_write('${column}');`,
+        )
+        .join('\n')}`)
   }
   const api = (node: Node) => node.app!.values.get('api')!
   const call = async (node: Node, name: string, params: Record<string, unknown> = {}): Promise<Answer> => {
@@ -326,12 +375,14 @@ describe('a cluster of three nodes on one PostgreSQL', { skip: postgresMissing()
           [itsInstances],
         )
       ).rows
+    await logWrites()
     const pausedAt = Date.now()
     paused.app!.child.kill('SIGSTOP')
     let takenOver: Awaited<ReturnType<typeof tokens>> = []
     let stopTraffic!: () => void
     const sending = traffic(new Promise<void>((resolve) => (stopTraffic = resolve)))
     let resumedAt = 0
+    let resumedOnDb = 0
     try {
       // Its peers take its instances over once its lease expires.
       const deadline = Date.now() + TTL_MS + 10_000
@@ -345,6 +396,7 @@ describe('a cluster of three nodes on one PostgreSQL', { skip: postgresMissing()
       await sleep(2_000)
     } finally {
       resumedAt = Date.now()
+      resumedOnDb = await dbNow()
       paused.app!.child.kill('SIGCONT')
     }
     // Resumed, it finds its lease expired, stops what it held and joins again as a fresh node.
@@ -395,6 +447,25 @@ describe('a cluster of three nodes on one PostgreSQL', { skip: postgresMissing()
     }
     assert.ok(receiptsBefore > 0, 'its connections’ receipts from before the pause are seen')
     assert.deepEqual(staleReceipts, [], 'no receipt for a lost instance once resumed')
+    // Nor did it write anything (rows of its instances' events, messages, keys, ledger, votes, outbox, records,
+    // or an upload) from the resume until it joined again: every write of it was fenced out.
+    const { rows: written } = await db.query<{ tbl: string; instance: string | null; ms: string }>(
+      `SELECT tbl, instance, (extract(epoch FROM at) * 1000)::bigint::text AS ms FROM test_write_log
+       WHERE app = $1 AND at >= to_timestamp($2 / 1000.0) AND at < to_timestamp($3 / 1000.0) ORDER BY at`,
+      [paused.id, resumedOnDb, rejoinedAt],
+    )
+    assert.deepEqual(
+      written.map(
+        ({ tbl, instance, ms }) => `${tbl} of ${instance}, ${Number(ms) - resumedOnDb} ms after SIGCONT`,
+      ),
+      [],
+      'no write by the resumed node before it joined again',
+    )
+    const { rows: peersWrote } = await db.query<{ n: string }>(
+      `SELECT count(*) AS n FROM test_write_log WHERE app <> $1 AND instance = ANY($2) AND at >= to_timestamp($3 / 1000.0)`,
+      [paused.id, itsInstances, resumedOnDb],
+    )
+    assert.ok(Number(peersWrote[0]!.n) > 0, 'the write log sees the new owners’ writes of those instances')
     for (const { instance_id: id, node_id: owner, token } of await tokens()) {
       if (owner === paused.id)
         assert.ok(Number(token) > lostToken.get(id)!, `${id} came back under a new token`)

@@ -6,6 +6,7 @@ import {
   type Coordinator,
   type FenceClaim,
   leaseLost,
+  nodeLeaseLost,
   type OwnershipHooks,
   type Parting,
   type ReplacedVerdict,
@@ -194,6 +195,10 @@ export class Cluster implements Coordinator {
   readonly fence: WriteFence = {
     claims: (instanceIds) => this.claims(instanceIds),
     refused: (instanceId) => this.refused(instanceId),
+    node: () => {
+      if (!this.lease?.alive) throw nodeLeaseLost(this.nodeId)
+      return this.nodeId
+    },
   }
 
   private claims(instanceIds: Iterable<string>): FenceClaim[] {

@@ -7,6 +7,9 @@ import { PostgresEventStore } from '../store/postgres/events'
 import { PostgresLedgerRecords } from '../store/postgres/ledger'
 import { PostgresMessageStore } from '../store/postgres/messages'
 import { PostgresPollVotes } from '../store/postgres/poll-votes'
+import { PostgresSettingsStore } from '../store/postgres/settings'
+import { PostgresUploads } from '../store/postgres/uploads'
+import { InstanceRegistry } from '../instances/instance-registry'
 import { joinedClusterNode } from '../testing/cluster-node'
 import { postgresSuite } from '../testing/postgres-server'
 
@@ -88,6 +91,70 @@ postgresSuite('writes of a cluster node are fenced', (pool) => {
       assert.equal(cluster.mayAct('I2'), false, 'the node noticed and stopped holding it')
     } finally {
       await cluster.drain()
+    }
+  })
+
+  test("an instance's record is written only while this node holds it with its token", async () => {
+    const cluster = await joinedClusterNode(pool())
+    const registry = new InstanceRegistry(await PostgresSettingsStore.open(pool(), undefined, cluster.fence))
+    const stored = async () =>
+      (
+        await pool().query<{ id: string; record: { name?: string; linked: boolean } }>(
+          'SELECT id, record FROM instances',
+        )
+      ).rows.map(({ id, record }) => ({ id, name: record.name, linked: record.linked }))
+    try {
+      // A new record is placed, not yet anyone's: its creation is not fenced.
+      const { id } = await registry.create({ kind: 'operator' }, 'Sales')
+      await assert.rejects(
+        registry.update(id, (record) => ({ ...record, name: 'Support' })),
+        leaseLost,
+      )
+      await assert.rejects(registry.setLinked(id, true), leaseLost)
+      assert.deepEqual(await stored(), [{ id, name: 'Sales', linked: false }])
+
+      await cluster.adoptNew(id)
+      await registry.update(id, (record) => ({ ...record, name: 'Support' }))
+      assert.deepEqual(await stored(), [{ id, name: 'Support', linked: false }])
+
+      await pool().query(`UPDATE instance_owner SET token = token + 1 WHERE instance_id = $1`, [id])
+      await assert.rejects(registry.setLinked(id, true), leaseLost)
+      await assert.rejects(
+        registry.setStopped(id, { cause: 'connection_replaced', code: 440, at: 1 }),
+        leaseLost,
+      )
+      await assert.rejects(registry.replace(id), leaseLost)
+      assert.deepEqual(await stored(), [{ id, name: 'Support', linked: false }], 'nothing written once lost')
+      assert.deepEqual(
+        {
+          name: registry.find(id)?.name,
+          linked: registry.find(id)?.linked,
+          stopped: registry.find(id)?.stopped,
+        },
+        { name: 'Support', linked: false, stopped: undefined },
+        'nor changed in memory',
+      )
+      assert.equal(cluster.mayAct(id), false, 'the node noticed and stopped holding it')
+    } finally {
+      await cluster.drain()
+    }
+  })
+
+  test("an upload is written only while this node's lease holds", async () => {
+    const cluster = await joinedClusterNode(pool())
+    const uploads = new PostgresUploads(pool(), cluster.fence)
+    const ids = async () =>
+      (await pool().query<{ id: string }>('SELECT id FROM uploads')).rows.map(({ id }) => id)
+    try {
+      const kept = await uploads.save(Buffer.from('first'), 'text/plain')
+      assert.deepEqual(await ids(), [kept.id])
+
+      // The lease expired on the database's clock (the node was paused past it): the next upload writes nothing.
+      await pool().query(`UPDATE nodes SET expires_at = now() - interval '1 second' WHERE id = 'n1'`)
+      await assert.rejects(uploads.save(Buffer.from('second'), 'text/plain'), leaseLost)
+      assert.deepEqual(await ids(), [kept.id])
+    } finally {
+      await cluster.close()
     }
   })
 

@@ -23,6 +23,7 @@ export class SingleNode implements Coordinator {
   readonly fence: WriteFence = {
     claims: () => [],
     refused: (instanceId) => new Error(`a write of instance ${instanceId} was refused`),
+    node: () => undefined,
   }
   readonly signals: NodeSignals = {
     on: () => undefined,

@@ -29,6 +29,11 @@ export interface FenceClaim {
 export interface WriteFence {
   claims(instanceIds: Iterable<string>): FenceClaim[]
   refused(instanceId: string): Error
+  /**
+   * For a write of no one instance (an upload): the node whose unexpired lease the store checks with it, or
+   * none on a single node. Throws lease_lost at once, writing nothing, while this node's lease is in doubt.
+   */
+  node(): string | undefined
 }
 
 /** The channels nodes signal each other on. */
@@ -120,6 +125,13 @@ export interface Coordinator {
 export function leaseLost(instanceId: string): AppError {
   return new AppError('unavailable', 'This node no longer owns the instance; nothing was done.', {
     details: { instance_id: instanceId, reason: 'lease_lost' },
+  })
+}
+
+/** The fencing error of a write of no one instance: this node's lease lapsed; nothing was done. */
+export function nodeLeaseLost(nodeId: string): AppError {
+  return new AppError('unavailable', "This node's lease has lapsed; nothing was done.", {
+    details: { node_id: nodeId, reason: 'lease_lost' },
   })
 }
 

@@ -22,7 +22,8 @@ import { contractViolations, type EventName } from '../contract/event-catalogue'
 import type { EventSink, LinkdeskEvent } from '../contract/events'
 import { LiveStream, type StreamSource } from './live-stream'
 import { LogFollower } from './log-follower'
-import type { SharedLog } from '../store/event-store'
+import { MessageAlreadyAnnounced, type SharedLog } from '../store/event-store'
+import { boundedCache, CACHE_LIMITS } from '../bounded-cache'
 import { PostsInFlight } from './posts-in-flight'
 import type { MetricsProvider } from '../contract/metrics'
 import { queueParts, webhookQueue } from '../store/outbox-queue'
@@ -118,6 +119,11 @@ export class EventService implements EventSink {
    * event is durable. A copy of such a message waits for that before it counts as announced.
    */
   private readonly claimed = new Map<string, { eventId: string; durable: Promise<void> }>()
+  /**
+   * On a store that claims message ids in the commit: ids whose claim this process saw committed (or refused
+   * as taken), so a copy (the echo of a send, a message delivered again) is known without a round trip.
+   */
+  private readonly announced = boundedCache<string, true>(CACHE_LIMITS.messageIdsInFlight)
   /** Per instance, message announcements look up and record one after the other, in call order. */
   private readonly announcing = new Map<string, Promise<unknown>>()
   private pendingWrites = 0
@@ -284,16 +290,30 @@ export class EventService implements EventSink {
     const recorded = previous.then(async (): Promise<Announcement | undefined> => {
       const earlier = this.claimed.get(key)
       if (earlier) return { copyOf: earlier }
-      if ((await this.store.eventOfMessage(instanceId, messageId)) !== undefined) return undefined
-      const meanwhile = this.claimed.get(key)
-      if (meanwhile) return { copyOf: meanwhile }
+      if (this.announced.has(key)) return undefined
+      // A store that claims the id in the event's own commit needs no lookup first (one round trip, not two).
+      if (!this.store.claimsInCommit) {
+        if ((await this.store.eventOfMessage(instanceId, messageId)) !== undefined) return undefined
+        const meanwhile = this.claimed.get(key)
+        if (meanwhile) return { copyOf: meanwhile }
+      }
       const emitted = this.record(instanceId, event, data, messageId)
       const claim = { eventId: emitted.envelope.event_id, durable: emitted.durable }
       this.claimed.set(key, claim)
       const release = () => this.claimed.get(key) === claim && this.claimed.delete(key)
       // A failed commit keeps the claim with a journal (the next start writes the event from it); without
-      // one the event is lost, so a later copy of the message is announced afresh.
-      emitted.written.then(release, () => this.journal === undefined && release())
+      // one the event is lost, so a later copy of the message is announced afresh, unless the commit failed
+      // because the id was claimed already.
+      emitted.written.then(
+        () => {
+          if (this.store.claimsInCommit) this.announced.set(key, true)
+          release()
+        },
+        (error: unknown) => {
+          if (error instanceof MessageAlreadyAnnounced) this.announced.set(key, true)
+          if (this.journal === undefined) release()
+        },
+      )
       return { emitted }
     })
     const settled = recorded.catch(() => undefined)
@@ -303,11 +323,14 @@ export class EventService implements EventSink {
     })
     return recorded.then(async (result) => {
       if (!result) return undefined
-      if ('copyOf' in result) {
-        await result.copyOf.durable
-        return undefined
+      try {
+        await ('copyOf' in result ? result.copyOf.durable : result.emitted.durable)
+      } catch (error) {
+        // Its commit found the id claimed (by an earlier run, or a peer): announced already, and durable.
+        if (error instanceof MessageAlreadyAnnounced) return undefined
+        throw error
       }
-      await result.emitted.durable
+      if ('copyOf' in result) return undefined
       // A node that lost the instance meanwhile must not let the network think it kept the message.
       if (!this.deps.coordinator.mayAct(instanceId)) throw leaseLost(instanceId)
       return result.emitted.envelope
@@ -383,8 +406,9 @@ export class EventService implements EventSink {
     const durable = this.journal
       ? Promise.resolve()
       : written.catch((error: unknown) => {
-          // A node that lost the instance says so; any other refusal is the store's.
-          if (isAppError(error)) throw error
+          // A node that lost the instance says so; a message announced already is no failure (see
+          // emitForMessage); any other refusal is the store's.
+          if (isAppError(error) || error instanceof MessageAlreadyAnnounced) throw error
           throw new AppError('unavailable', 'The store refused the write, so the event was not recorded.')
         })
     // A plain emit does not wait for durability: its failure is logged by the write, not left unhandled.
@@ -550,6 +574,9 @@ export class EventService implements EventSink {
   private write(writes: EventWrite[], id?: string): Promise<void> {
     this.countQueued(writes)
     const written = this.store.commit(writes)
+    written.catch((error: unknown) => {
+      if (error instanceof MessageAlreadyAnnounced) this.countQueued(writes, -1)
+    })
     this.track(written, id)
     return written
   }
@@ -567,6 +594,11 @@ export class EventService implements EventSink {
     this.lastWrite = write.then(
       () => this.written(id),
       (error: unknown) => {
+        if (error instanceof MessageAlreadyAnnounced) {
+          // A copy of a message announced before: its commit wrote nothing, and nothing is lost.
+          this.written(id)
+          return
+        }
         // The journal still holds what did not commit: it is kept from now on, and the next start writes it.
         this.journal?.keep()
         this.written(id)

@@ -121,7 +121,7 @@ export class InstanceRegistry {
       const record = instances[id]
       if (!record) throw new AppError('instance_not_found')
       const updated = change(record)
-      return updated === record ? { result: record } : { put: [updated], result: updated }
+      return updated === record ? { result: record } : { put: [updated], result: updated, of: id }
     })
   }
 
@@ -131,7 +131,7 @@ export class InstanceRegistry {
       const record = instances[id]
       return !record || record.linked === linked
         ? { result: undefined }
-        : { put: [{ ...record, linked }], result: undefined }
+        : { put: [{ ...record, linked }], result: undefined, of: id }
     })
   }
 
@@ -144,7 +144,7 @@ export class InstanceRegistry {
       const record = instances[id]
       if (!record || (!stopped && !record.stopped)) return { result: undefined }
       const { stopped: _old, ...rest } = record
-      return { put: [stopped ? { ...rest, stopped } : rest], result: undefined }
+      return { put: [stopped ? { ...rest, stopped } : rest], result: undefined, of: id }
     })
   }
 
@@ -161,7 +161,7 @@ export class InstanceRegistry {
         linked: false,
         webhook: { url: null, enable: false, secret: newWebhookSecret() },
       }
-      return { remove: [id], put: [record], result: record }
+      return { remove: [id], put: [record], result: record, of: id }
     })
   }
 }

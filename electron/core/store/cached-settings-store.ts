@@ -25,12 +25,12 @@ export abstract class CachedSettingsStore implements SettingsStore {
     edit: (current: RecordsOf<K>) => SettingsEdit<K, T>,
   ): Promise<T> {
     const run = this.queue.then(async () => {
-      const { put = [], remove = [], result } = edit(this.cache[kind])
+      const { put = [], remove = [], result, of } = edit(this.cache[kind])
       if (put.length + remove.length === 0) return result
       const next: Record<string, SettingsRecords[K]> = { ...this.cache[kind] }
       for (const id of remove) delete next[id]
       for (const record of put) next[record.id] = record
-      await this.persist(kind, { next, put, remove })
+      await this.persist(kind, { next, put, remove, of })
       this.cache[kind] = next as AllSettings[K]
       return result
     })
@@ -52,6 +52,12 @@ export abstract class CachedSettingsStore implements SettingsStore {
   /** Makes one change durable: the kind's records as they are now, and what was put and removed. */
   protected abstract persist<K extends SettingsKind>(
     kind: K,
-    change: { next: Record<string, SettingsRecords[K]>; put: Array<SettingsRecords[K]>; remove: string[] },
+    change: {
+      next: Record<string, SettingsRecords[K]>
+      put: Array<SettingsRecords[K]>
+      remove: string[]
+      /** The instance whose own write this is (SettingsEdit.of). */
+      of: string | undefined
+    },
   ): Promise<void> | void
 }

@@ -153,6 +153,12 @@ export interface EventStore {
   lastEventId(): Promise<string | undefined>
   /** The event id that announced this network message, if any. */
   eventOfMessage(instanceId: string, messageId: string): Promise<string | undefined>
+  /**
+   * Whether the commit of an event claims its network message id itself (true on PostgreSQL): a message id
+   * already claimed fails that event's commit alone with MessageAlreadyAnnounced, writing none of its writes,
+   * so no lookup round trip comes before it. Without it (LMDB), the id is looked up before the event is made.
+   */
+  readonly claimsInCommit?: boolean
   /** One page of delivery attempts matching the filter. */
   deliveries(filter: DeliveryFilter, query: PageQuery): Promise<Page<DeliveryAttempt>>
   queued(queue: string, queueId: string): Promise<OutboxEntry | undefined>
@@ -174,6 +180,14 @@ export interface EventStore {
    * the maxima the oldest events and attempts.
    */
   sweep(beforeId: string, max: { events: number; deliveries: number }): Promise<SweepCount>
+}
+
+/** The refusal of a commit whose event announces a network message another event announced already. */
+export class MessageAlreadyAnnounced extends Error {
+  constructor(readonly messageId: string) {
+    super(`message ${messageId} was announced already`)
+    this.name = 'MessageAlreadyAnnounced'
+  }
 }
 
 /** Events read from the log, each with its position (positions sort in the order the log is read in). */

@@ -105,6 +105,11 @@ export interface SettingsEdit<K extends SettingsKind, T> {
   put?: Array<SettingsRecords[K]>
   remove?: string[]
   result: T
+  /**
+   * The instance whose own write this is (its record changed by its owner): in a cluster the change carries
+   * the claim that this node holds it, and a node that lost it writes nothing.
+   */
+  of?: string
 }
 
 /**

@@ -8,7 +8,7 @@ import type { Uploads } from './uploads'
 
 const uploadsFor = (ttlMs?: number): PerBackend<Uploads> => ({
   lmdb: ({ dataDir }) => new UploadStore(dataDir, ttlMs === undefined ? {} : { ttlMs }),
-  postgres: ({ pool }) => new PostgresUploads(pool, ttlMs),
+  postgres: ({ pool }) => new PostgresUploads(pool, undefined, ttlMs),
 })
 
 eachBackend((backend) => {

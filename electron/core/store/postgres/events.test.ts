@@ -3,6 +3,21 @@ import { test } from 'node:test'
 import { storedEvent } from '../../testing/stored-event'
 import { postgresSuite } from '../../testing/postgres-server'
 import { PostgresEventStore } from './events'
+import { eventFixture } from '../../testing/event-fixture'
+import type pg from 'pg'
+
+/** The pool, with the texts of the queries sent through it kept in `sent` (each one round trip). */
+function watched(pool: pg.Pool): { pool: pg.Pool; sent: string[] } {
+  const sent: string[] = []
+  const query = (...args: unknown[]) => {
+    sent.push(String((args[0] as { text?: string }).text ?? args[0]))
+    return (pool.query as (...a: unknown[]) => unknown)(...args)
+  }
+  return {
+    pool: new Proxy(pool, { get: (target, key) => (key === 'query' ? query : Reflect.get(target, key)) }),
+    sent,
+  }
+}
 
 const event = (id: string, instanceId = 'A') => storedEvent(id, instanceId, { id: `m-${id}` })
 
@@ -56,5 +71,65 @@ postgresSuite('the shared event log in commit order', (pool) => {
     const paged = await store.follow({}, start, 1)
     assert.equal(paged.done, false)
     assert.equal(paged.items.length, 1)
+  })
+})
+
+postgresSuite("a message id claimed in its event's commit", (pool) => {
+  test('announcing a message takes one round trip; a copy an earlier run announced commits nothing and resolves as announced', async () => {
+    const first = watched(pool())
+    const firstStore = new PostgresEventStore(first.pool)
+    const run = await eventFixture(undefined, undefined, {
+      store: firstStore,
+      sharedLog: firstStore,
+      durability: 'commit',
+    })
+    run.addInstance('I', null)
+    const touching = () => first.sent.filter((text) => text.includes('event_messages'))
+    const announced = await run.service.emitForMessage('I', 'M1', 'message.received', { n: 1 })
+    assert.ok(announced)
+    assert.equal(touching().length, 1, 'the claim and the event in one query, no lookup before it')
+    // Messages arriving together share a commit.
+    const together = await Promise.all(
+      ['M2', 'M3', 'M4'].map((id) => run.service.emitForMessage('I', id, 'message.received', {})),
+    )
+    assert.ok(together.every(Boolean))
+    assert.ok(touching().length <= 3, `${touching().length} queries for the first and three together`)
+    await run.close()
+
+    // The next run (after a kill: nothing in memory) gets the copies the network sends again.
+    const second = watched(pool())
+    const secondStore = new PostgresEventStore(second.pool)
+    const restarted = await eventFixture(undefined, undefined, {
+      store: secondStore,
+      sharedLog: secondStore,
+      durability: 'commit',
+    })
+    restarted.addInstance('I', null)
+    const [copy, fresh] = await Promise.all([
+      restarted.service.emitForMessage('I', 'M1', 'message.received', { n: 1 }),
+      restarted.service.emitForMessage('I', 'M5', 'message.received', {}),
+    ])
+    assert.equal(copy, undefined, 'M1 was announced by the earlier run')
+    assert.ok(fresh)
+    assert.equal(
+      await restarted.service.emitForMessage('I', 'M1', 'message.received', {}),
+      undefined,
+      'known now without asking',
+    )
+    const rows = await pool().query<{ message_id: string; event_id: string }>(
+      'SELECT message_id, event_id FROM event_messages ORDER BY message_id',
+    )
+    assert.deepEqual(
+      rows.rows.map(({ message_id }) => message_id),
+      ['M1', 'M2', 'M3', 'M4', 'M5'],
+    )
+    assert.equal(rows.rows[0]!.event_id, announced.event_id, 'one event per message id')
+    const events = await pool().query<{ id: string }>('SELECT id FROM events ORDER BY id')
+    assert.deepEqual(
+      events.rows.map(({ id }) => id).sort(),
+      rows.rows.map(({ event_id }) => event_id).sort(),
+      'no event without its message id',
+    )
+    await restarted.close()
   })
 })

@@ -13,6 +13,7 @@ import {
   SCAN_LIMIT,
   type OutboxEntry,
   type QueuedEntry,
+  MessageAlreadyAnnounced,
 } from '../event-store'
 import { ID_MAX, idFloorAt } from '../../contract/event-id'
 import type { LogPage } from '../event-store'
@@ -43,9 +44,14 @@ export class PostgresEventStore implements EventStore {
     private readonly fence?: WriteFence,
   ) {
     this.group = new GroupCommit((writes) =>
-      runFenced(pool, fence, () => writes.map(instanceOf), statementsOf(writes)),
+      runFenced(pool, fence, () => writes.map(instanceOf), statementsOf(writes)).catch((error: unknown) => {
+        throw alreadyAnnounced(error, writes) ?? error
+      }),
     )
   }
+
+  /** A message id's claim is the primary key of event_messages, inserted in the same commit as its event. */
+  readonly claimsInCommit = true
 
   commit(writes: readonly EventWrite[]): Promise<void> {
     return writes.length === 0 ? Promise.resolve() : this.group.commit(writes)
@@ -435,6 +441,23 @@ function runStatements(kind: Kind, run: readonly EventWrite[]): JsonStatement[] 
     default:
       return unhandledCase(kind, 'event write')
   }
+}
+
+/**
+ * A commit refused because one of its events announces a message id already claimed (event_messages' primary
+ * key): MessageAlreadyAnnounced when the commit held that one message's event (a shared commit is then tried
+ * again member by member, so the refusal ends up alone); undefined for any other error.
+ */
+function alreadyAnnounced(
+  error: unknown,
+  writes: readonly EventWrite[],
+): MessageAlreadyAnnounced | undefined {
+  const { code, constraint } = error as { code?: string; constraint?: string }
+  if (code !== '23505' || constraint !== 'event_messages_pkey') return undefined
+  const announcing = writes.flatMap((write) =>
+    write.kind === 'event' && write.messageId !== undefined ? [write.messageId] : [],
+  )
+  return announcing.length === 1 ? new MessageAlreadyAnnounced(announcing[0]!) : undefined
 }
 
 /** The writes of a run, each key's last one only (a later write of the same key replaces an earlier). */

@@ -26,7 +26,7 @@ export const openStores: OpenStores<'postgres', PostgresOptions> = async ({ url 
     const events = new PostgresEventStore(pool, fence)
     return {
       kind: 'postgres',
-      settings: await PostgresSettingsStore.open(pool, options.signals),
+      settings: await PostgresSettingsStore.open(pool, options.signals, fence),
       auth,
       events,
       sharedLog: events,
@@ -34,7 +34,7 @@ export const openStores: OpenStores<'postgres', PostgresOptions> = async ({ url 
       messages: new PostgresMessageStore(pool, {}, fence),
       ledger: new PostgresLedgerRecords(pool, fence),
       polls: new PollVoteTally(new PostgresPollVotes(pool, fence)),
-      uploads: new PostgresUploads(pool),
+      uploads: new PostgresUploads(pool, fence),
       close: async () => {
         await auth.close()
         await pool.end()

@@ -1,16 +1,18 @@
 import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
-import type { NodeSignals } from '../../contract/coordination'
+import type { NodeSignals, WriteFence } from '../../contract/coordination'
 import { CachedSettingsStore } from '../cached-settings-store'
 import type { AllSettings, SettingsKind, SettingsRecords } from '../settings-store'
 import { inTransaction } from './transaction'
+import { claimInTransaction } from './write-fence'
 
 const KINDS: readonly SettingsKind[] = ['tokens', 'instances', 'webhooks']
 
 /**
  * The settings in PostgreSQL: a table per kind (`tokens`, `instances`, `webhooks`), each record whole (jsonb)
  * under its id. Read once when opened; each change is one transaction. In a cluster each change is announced
- * after its commit, and the peers read the kind again.
+ * after its commit, and the peers read the kind again; an instance's own write (SettingsEdit.of) is behind the
+ * fence: a node that lost the instance writes nothing.
  */
 export class PostgresSettingsStore extends CachedSettingsStore {
   /** Tells this store's own change notifications from the peers'. */
@@ -19,17 +21,22 @@ export class PostgresSettingsStore extends CachedSettingsStore {
     private readonly pool: pg.Pool,
     cache: AllSettings,
     private readonly notifications: NodeSignals | undefined,
+    private readonly fence: WriteFence | undefined,
   ) {
     super(cache)
   }
 
-  static async open(pool: pg.Pool, notifications?: NodeSignals): Promise<PostgresSettingsStore> {
+  static async open(
+    pool: pg.Pool,
+    notifications?: NodeSignals,
+    fence?: WriteFence,
+  ): Promise<PostgresSettingsStore> {
     const cache: AllSettings = {
       tokens: await readKind(pool, 'tokens'),
       instances: await readKind(pool, 'instances'),
       webhooks: await readKind(pool, 'webhooks'),
     }
-    const store = new PostgresSettingsStore(pool, cache, notifications)
+    const store = new PostgresSettingsStore(pool, cache, notifications, fence)
     notifications?.on('linkdesk_settings', (payload) => {
       const [origin, kind] = payload.split(' ')
       // This node's own changes are in its copy already.
@@ -46,9 +53,10 @@ export class PostgresSettingsStore extends CachedSettingsStore {
 
   protected async persist<K extends SettingsKind>(
     kind: K,
-    { put, remove }: { put: Array<SettingsRecords[K]>; remove: string[] },
+    { put, remove, of }: { put: Array<SettingsRecords[K]>; remove: string[]; of: string | undefined },
   ): Promise<void> {
     await inTransaction(this.pool, async (client) => {
+      if (of !== undefined) await claimInTransaction(client, this.fence, [of])
       if (remove.length > 0) await client.query(`DELETE FROM ${kind} WHERE id = ANY($1)`, [remove])
       for (const record of put) {
         await client.query(
