@@ -22,7 +22,10 @@ const DOCS_PREFIX = `${API_PREFIX}/docs`
  * Routes that are not flat operations (live stream, downloads, sandbox control), added under the API prefix.
  * Each declares who may call it in `config.auth` and finds its caller on `request.principal`.
  */
-export type RoutePlugin = (app: FastifyInstance, context: { access: InstanceAccess; prefix: string }) => void
+export type RoutePlugin = (
+  app: FastifyInstance,
+  context: { access: InstanceAccess; prefix: string; operations: readonly Operation[] },
+) => void
 
 export interface ApiOptions {
   logger: Logger
@@ -99,7 +102,8 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   }
   registerOperations(app, API_PREFIX, options.operations, access, knownPaths, calls.route)
   const documentedRoutes = routeRecorder(app, knownPaths)
-  for (const plugin of options.plugins ?? []) plugin(app, { access, prefix: API_PREFIX })
+  for (const plugin of options.plugins ?? [])
+    plugin(app, { access, prefix: API_PREFIX, operations: options.operations })
 
   // The plugins' routes are registered once the app loads them: the document is completed when it is ready.
   const document: Record<string, unknown> = {}
