@@ -24,7 +24,13 @@ const DOCS_PREFIX = `${API_PREFIX}/docs`
  */
 export type RoutePlugin = (
   app: FastifyInstance,
-  context: { access: InstanceAccess; prefix: string; operations: readonly Operation[] },
+  context: {
+    access: InstanceAccess
+    prefix: string
+    operations: readonly Operation[]
+    /** Paths whose other verbs answer 405 rather than 404 (as a protocol served there requires). */
+    knownPaths: Set<string>
+  },
 ) => void
 
 export interface ApiOptions {
@@ -101,9 +107,10 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     })
   }
   registerOperations(app, API_PREFIX, options.operations, access, knownPaths, calls.route)
-  const documentedRoutes = routeRecorder(app, knownPaths)
+  // The operations' paths as they are now: a plugin's path added to knownPaths is still a route to document.
+  const documentedRoutes = routeRecorder(app, new Set(knownPaths))
   for (const plugin of options.plugins ?? [])
-    plugin(app, { access, prefix: API_PREFIX, operations: options.operations })
+    plugin(app, { access, prefix: API_PREFIX, operations: options.operations, knownPaths })
 
   // The plugins' routes are registered once the app loads them: the document is completed when it is ready.
   const document: Record<string, unknown> = {}

@@ -29,10 +29,9 @@ describe('the scope table', () => {
 
   test('every documented operation that takes a token needs the scope the table names, aliases alike', async () => {
     const document = (await t.call('/openapi.json')).body
-    // Flat operations answer GET and POST alike; the other routes are the next test's. The MCP endpoint takes
-    // any token: each of its tool calls needs its operation's scope (mcp-routes.test.ts).
+    // Flat operations answer GET and POST alike; the other routes are the next test's.
     const operations = Object.entries<any>(document.paths).filter(
-      ([path, item]) => item.get && item.post && !path.startsWith('/sandbox/') && path !== '/mcp',
+      ([path, item]) => item.get && item.post && !path.startsWith('/sandbox/'),
     )
     const aliasOf = new Map<string, string>()
     for (const [path, item] of operations) {

@@ -207,8 +207,13 @@ describe('the MCP endpoint', () => {
     }
     await assert.rejects(connect(undefined), unauthorized)
     await assert.rejects(connect('not-a-token'), unauthorized)
-    const get = await fetch(mcpUrl(), { headers: { authorization: `Bearer ${await tokenWith(['read'])}` } })
-    assert.equal(get.status, 405)
+    // Stateless: no stream to open and no session to end, which MCP asks to answer with 405.
+    const headers = { authorization: `Bearer ${await tokenWith(['read'])}` }
+    for (const method of ['GET', 'DELETE']) {
+      const answer = await fetch(mcpUrl(), { method, headers })
+      assert.equal(answer.status, 405, method)
+      assert.equal((await answer.json()).code, 'method_not_allowed')
+    }
   })
 
   test('the stdio launcher, started as a desktop client starts it, bridges a tool call to the running app', async () => {

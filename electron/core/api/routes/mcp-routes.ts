@@ -12,7 +12,6 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { AppError } from '../../errors'
 import type { RoutePlugin } from '../build-api'
 import { type McpTool, mcpTools, toolsFor } from '../mcp-tools'
 import type { RouteDoc } from '../openapi-route'
@@ -49,19 +48,15 @@ type Answer =
  * HTTP call is.
  */
 export function mcpRoutes(deps: { version: string }): RoutePlugin {
-  return (app, { prefix, operations }) => {
+  return (app, { prefix, operations, knownPaths }) => {
     const tools = mcpTools(operations)
-    app.route({
-      method: ['POST', 'GET', 'DELETE'],
-      url: `${prefix}/mcp`,
-      config: { auth: 'token', scopedPerCall: true, openapi: MCP_DOC },
-      handler: async (request, reply) => {
-        if (request.method !== 'POST') {
-          throw new AppError(
-            'method_not_allowed',
-            'The MCP endpoint is stateless: POST its messages; it has no stream to open and no session to end.',
-          )
-        }
+    const url = `${prefix}/mcp`
+    // Stateless: no stream to open (GET) and no session to end (DELETE); MCP asks for 405 on both.
+    knownPaths.add(url)
+    app.post(
+      url,
+      { config: { auth: 'token', scopedPerCall: true, openapi: MCP_DOC } },
+      async (request, reply) => {
         const call = (operation: string, args: Record<string, unknown>) =>
           callOperation(app, `${prefix}/${operation}`, request, args)
         const server = mcpServer(deps.version, tools, toolsFor(tools, request.principal), call)
@@ -76,7 +71,7 @@ export function mcpRoutes(deps: { version: string }): RoutePlugin {
         await server.connect(transport)
         await transport.handleRequest(request.raw, reply.raw, request.body)
       },
-    })
+    )
   }
 }
 
