@@ -38,6 +38,7 @@ export default defineConfig({
         'copy-store': resolve(root, 'electron/headless/copy-store.ts'),
         backup: resolve(root, 'electron/headless/backup.ts'),
         restore: resolve(root, 'electron/headless/restore.ts'),
+        'mcp-stdio': resolve(root, 'electron/headless/mcp-stdio.ts'),
         // The bench runs the app as `npm run serve` does, plus its memory-report hook.
         'bench-app': resolve(root, 'bench/harness/app-launcher.ts'),
         // Raw Baileys (and the reference server) for the bench's side-by-side figures, compiled the same way.

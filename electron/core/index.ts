@@ -28,6 +28,7 @@ import { sandboxRoutesPlugin } from './api/routes/sandbox-plugin'
 import { sandboxScanOperation } from './api/routes/sandbox-scan'
 import { settingsOperations } from './api/routes/settings-routes'
 import { uploadRoutes } from './api/routes/upload-routes'
+import { mcpRoutes } from './api/routes/mcp-routes'
 import type { Config } from './config'
 import { EventService } from './events/event-service'
 import { MetricsRegistry } from './events/metrics'
@@ -308,6 +309,7 @@ async function buildCore(
       mediaDownloadRoutes({ messages }),
       profilePictureRoutes({ messages }),
       uploadRoutes({ uploads: stores.uploads, maxBytes: config.limits.mediaBytes, apiBase }),
+      mcpRoutes({ version: APP_VERSION }),
       ...(sandbox ? [sandboxRoutesPlugin(sandbox.control)] : []),
     ],
     uiDir: config.uiDir,

@@ -14,6 +14,11 @@ declare module 'fastify' {
     auth?: AuthRequirement
     /** The flat operation the route serves (its scope is looked up by this name). */
     operation?: string
+    /**
+     * Any valid token may reach the route, whatever its scopes: it calls operations on the caller's behalf
+     * (the MCP endpoint), each of which checks its own scope.
+     */
+    scopedPerCall?: true
   }
   interface FastifyRequest {
     /** Who is calling, set by the authentication hook before any handler runs. */
@@ -52,8 +57,9 @@ export function installAuthentication(
     if (required === 'operator' && principal.kind !== 'operator') {
       throw new AppError('unauthorized', 'This operation is only for the Linkdesk window.')
     }
-    const scope = scopeOf(request.routeOptions.config.operation, request.routeOptions.url ?? '', prefix)
-    if (!holdsScope(principal, scope)) {
+    const { config } = request.routeOptions
+    const scope = scopeOf(config.operation, request.routeOptions.url ?? '', prefix)
+    if (!config.scopedPerCall && !holdsScope(principal, scope)) {
       throw new AppError('insufficient_scope', `This access token lacks the ${scope} scope this needs.`, {
         details: { required_scope: scope },
       })

@@ -22,7 +22,16 @@ const DOCS_PREFIX = `${API_PREFIX}/docs`
  * Routes that are not flat operations (live stream, downloads, sandbox control), added under the API prefix.
  * Each declares who may call it in `config.auth` and finds its caller on `request.principal`.
  */
-export type RoutePlugin = (app: FastifyInstance, context: { access: InstanceAccess; prefix: string }) => void
+export type RoutePlugin = (
+  app: FastifyInstance,
+  context: {
+    access: InstanceAccess
+    prefix: string
+    operations: readonly Operation[]
+    /** Paths whose other verbs answer 405 rather than 404 (as a protocol served there requires). */
+    knownPaths: Set<string>
+  },
+) => void
 
 export interface ApiOptions {
   logger: Logger
@@ -98,8 +107,10 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     })
   }
   registerOperations(app, API_PREFIX, options.operations, access, knownPaths, calls.route)
-  const documentedRoutes = routeRecorder(app, knownPaths)
-  for (const plugin of options.plugins ?? []) plugin(app, { access, prefix: API_PREFIX })
+  // The operations' paths as they are now: a plugin's path added to knownPaths is still a route to document.
+  const documentedRoutes = routeRecorder(app, new Set(knownPaths))
+  for (const plugin of options.plugins ?? [])
+    plugin(app, { access, prefix: API_PREFIX, operations: options.operations, knownPaths })
 
   // The plugins' routes are registered once the app loads them: the document is completed when it is ready.
   const document: Record<string, unknown> = {}

@@ -32,7 +32,8 @@ function typeSchema(spec: FieldSpec): Record<string, unknown> {
   }
 }
 
-function fieldSchema(spec: FieldSpec): Record<string, unknown> {
+/** A parameter's JSON schema, as the document (and the MCP tools' input) states it. */
+export function fieldSchema(spec: FieldSpec): Record<string, unknown> {
   const schema: Record<string, unknown> = { ...typeSchema(spec), description: spec.description }
   if (spec.enum) schema.enum = spec.enum
   if (spec.example !== undefined) schema.example = spec.example
@@ -52,7 +53,7 @@ function objectSchema(
 }
 
 /** The success answer's JSON: `status` and the declared fields (required unless declared Optional). */
-function successSchema(
+export function successSchema(
   answer: Record<string, TSchema> | undefined,
   schemas: Record<string, Record<string, unknown>>,
 ): Record<string, unknown> {

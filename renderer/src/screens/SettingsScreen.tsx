@@ -2,6 +2,7 @@ import type { Session } from '../auth/session'
 import { ScreenHeader } from '../components/ScreenHeader'
 import { desktopBridge } from '../desktop-bridge'
 import { DesktopSettings } from './settings/DesktopSettings'
+import { McpSettings } from './settings/McpSettings'
 import { ServiceSettings } from './settings/ServiceSettings'
 
 /** Where the API is, and the desktop app's own settings when running in it. */
@@ -38,6 +39,7 @@ export function SettingsScreen({ session }: { session: Session }) {
           setting.
         </p>
       )}
+      <McpSettings apiBase={session.apiBase} />
       <ServiceSettings />
     </section>
   )
