@@ -16,6 +16,7 @@ export const DESTRUCTIVE_OPERATIONS: ReadonlySet<string> = new Set([
   'reinitialize',
   'delete_message',
   'remove_webhook',
+  'remove_sink',
   'leave_group',
   'group_participants',
   'block',
