@@ -173,9 +173,7 @@ export function AddedWebhookItem({ webhook, instanceId, onChanged, onRemove }: A
       {status ? <p role="status">{status}</p> : null}
       {error ? <ErrorNotice error={error} context="Webhook not changed" /> : null}
       <details>
-        <summary>
-          Attempts to {webhook.url} ({attempts.length})
-        </summary>
+        <summary>Attempts ({attempts.length})</summary>
         <AttemptList attempts={attempts} />
       </details>
     </li>
