@@ -87,7 +87,6 @@ describe(
         'true',
         'the table view is remembered',
       )
-      await screenshot(page, 'instances-table')
     })
 
     test('search finds an instance by name, by number and by id; the state filter and sorting narrow and order', async () => {
@@ -145,6 +144,7 @@ describe(
         await table.getByRole('rowheader').allInnerTexts(),
         Array.from({ length: 10 }, (_, index) => shopName(290 + index)),
       )
+      await screenshot(page, 'instances-table')
       await page.getByLabel('State', { exact: true }).selectOption({ label: 'All states' })
       await search.fill('')
     })
@@ -199,6 +199,48 @@ describe(
       const phone = accounts.find((account) => account.phone === LINKED_PHONE)
       assert.deepEqual(phone?.linkedDevices, [], 'the phone no longer lists the device')
       await page.getByLabel('Search by name, number or id').fill('')
+    })
+
+    test('“Reconnect every disconnected one” reconnects the replaced instances, which then receive again', async () => {
+      const kiosks = [
+        { name: 'Kiosk A', phone: '15550048881' },
+        { name: 'Kiosk B', phone: '15550048882' },
+      ]
+      const ids: string[] = []
+      for (const kiosk of kiosks) {
+        const created = await api('create_instance', { name: kiosk.name })
+        ids.push(created.body.instance_id)
+        const scanned = await api('sandbox_scan', {
+          instance_id: created.body.instance_id,
+          phone: kiosk.phone,
+        })
+        assert.equal(scanned.status, 200, JSON.stringify(scanned.body))
+      }
+      await counts().filter({ hasText: '2 connected' }).waitFor()
+      for (const kiosk of kiosks) {
+        const replaced = await api(`sandbox/accounts/${kiosk.phone}/replace`)
+        assert.equal(replaced.status, 200, JSON.stringify(replaced.body))
+      }
+      await counts().filter({ hasText: '2 replaced' }).waitFor()
+      await page.getByRole('button', { name: 'Reconnect every disconnected one (2)' }).click()
+      await page.getByRole('status').filter({ hasText: 'Reconnected 2 of 2.' }).waitFor()
+      await counts()
+        .filter({ hasText: `${MANY + 2} instances: 2 connected · ${MANY} need a scan` })
+        .waitFor()
+
+      const contact = await api('sandbox/accounts', { phone: '15550048889', name: 'Visitor' })
+      assert.equal(contact.status, 200, JSON.stringify(contact.body))
+      for (const [index, kiosk] of kiosks.entries()) {
+        const text = `Hello ${kiosk.name}`
+        const sent = await api('sandbox/accounts/15550048889/messages', { to: kiosk.phone, text })
+        assert.equal(sent.status, 200, JSON.stringify(sent.body))
+        for (;;) {
+          const { events } = (await api('events', { instance_id: ids[index], event: 'message.received' }))
+            .body
+          if (events.some((event: { data: { text?: string } }) => event.data.text === text)) break
+          await new Promise((resolve) => setTimeout(resolve, 100))
+        }
+      }
     })
   },
 )
