@@ -21,7 +21,11 @@ export const ERROR_CODES = {
   token_not_found: { status: 404, message: 'No access token with that id exists.' },
   account_not_found: { status: 404, message: 'No sandbox account with that phone number exists.' },
   method_not_allowed: { status: 405, message: 'This path does not accept that HTTP method.' },
-  not_linked: { status: 409, message: 'The instance is not linked to an account: scan a QR code first.' },
+  not_linked: {
+    status: 409,
+    message:
+      'The instance is not linked to an account: link it first (scan its QR code or enter a pairing code).',
+  },
   already_linked: { status: 409, message: 'The instance is already linked to an account.' },
   not_connected: {
     status: 409,

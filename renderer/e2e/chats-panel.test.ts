@@ -64,7 +64,12 @@ describe(
       await sandbox(`/accounts/${BEN}/messages`, { to: instancePhone, text: 'Ben writes' })
       await chats.getByRole('listitem').filter({ hasText: 'Ben writes' }).waitFor()
       await contacts.getByRole('link', { name: 'Ben' }).waitFor()
-      assert.deepEqual(await chats.getByRole('link').allInnerTexts(), [`+${BEN}`, `+${ANN}`])
+      assert.deepEqual(
+        await chats.getByRole('link').allInnerTexts(),
+        ['Ben', 'Ann'],
+        'chats are named by the contact’s name',
+      )
+      assert.match(await chats.getByRole('listitem').first().innerText(), new RegExp(`\\+${BEN}`))
 
       // From here on, every list read the window makes is recorded.
       const reads: Array<{ operation: string; params: Record<string, unknown> }> = []
@@ -78,17 +83,31 @@ describe(
       await ann.waitFor()
       page.off('request', record)
 
-      assert.deepEqual(
-        await chats.getByRole('link').allInnerTexts(),
-        [`+${ANN}`, `+${BEN}`],
-        'Ann’s chat moved up',
-      )
+      assert.deepEqual(await chats.getByRole('link').allInnerTexts(), ['Ann', 'Ben'], 'Ann’s chat moved up')
       assert.match(await ann.innerText(), /2 unread/)
       assert.deepEqual(await contacts.getByRole('link').allInnerTexts(), ['Ann', 'Ben'])
       const instanceId = reads[0]?.params.instance_id
       assert.deepEqual(reads, [
         { operation: 'chats', params: { instance_id: instanceId, number: `${ANN}@s.whatsapp.net` } },
       ])
+    })
+
+    test('a group chat is named by the group’s subject, not its id', async () => {
+      const made = await fetch(`${server.apiBase}/sandbox/groups`, {
+        method: 'POST',
+        headers: {
+          ...(await windowSessionHeaders(browser.context, server.apiBase)),
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ subject: 'Morning crew', participants: [ANN, instancePhone] }),
+      })
+      assert.equal(made.status, 200, await made.clone().text())
+      const { group_id: groupId } = (await made.json()) as { group_id: string }
+      await sandbox(`/accounts/${ANN}/messages`, { to: groupId, text: 'Crew, good morning' })
+      const chats = page.getByRole('list', { name: 'Chats' })
+      const chat = chats.getByRole('listitem').filter({ hasText: 'Crew, good morning' })
+      await chat.getByRole('link', { name: 'Morning crew' }).waitFor()
+      assert.equal(await chats.getByText(groupId).count(), 0, 'the raw group id is not shown')
     })
   },
 )

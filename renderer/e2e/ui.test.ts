@@ -287,7 +287,7 @@ describe(
       await card.getByRole('link').first().click()
       await page.getByRole('heading', { level: 1, name: `Front desk (+${INSTANCE_PHONE})` }).waitFor()
       const chats = page.getByRole('list', { name: 'Chats' })
-      const chat = chats.getByRole('link', { name: `+${CONTACT_PHONE}` })
+      const chat = chats.getByRole('link', { name: 'Bob', exact: true })
       await chat.waitFor()
       assert.match(await chats.innerText(), /unread/, 'Bob’s messages are not read yet')
       await page.getByRole('list', { name: 'Contacts' }).getByRole('link', { name: 'Bob' }).waitFor()

@@ -13,6 +13,7 @@ type JsonSchema = Record<string, unknown>
  */
 export const DESTRUCTIVE_OPERATIONS: ReadonlySet<string> = new Set([
   'destroy',
+  'delete_instance',
   'reinitialize',
   'delete_message',
   'remove_webhook',

@@ -49,6 +49,7 @@ export const OPERATION_SCOPES: Readonly<Record<string, Scope>> = {
   update_instance: 'manage',
   reinitialize: 'manage',
   destroy: 'manage',
+  delete_instance: 'manage',
   set_webhook: 'manage',
   rotate_webhook_secret: 'manage',
   send_test_event: 'manage',

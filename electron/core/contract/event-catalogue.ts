@@ -247,9 +247,10 @@ export const EVENT_CATALOGUE = {
     example: { reason: 'device_removed' },
   },
   'instance.destroyed': {
-    description: 'The instance was destroyed; sent to the old id’s webhook before the id is replaced.',
+    description:
+      'The instance was destroyed (`destroyed`: its id is replaced, see instance.created) or deleted (`deleted`: delete_instance, nothing replaces it); sent to its webhook before its record disappears.',
     changesInstance: true,
-    data: Type.Object({ reason: OneOf(['destroyed'] as const) }),
+    data: Type.Object({ reason: OneOf(['destroyed', 'deleted'] as const) }),
     example: { reason: 'destroyed' },
   },
   'webhook.test': {

@@ -9,7 +9,9 @@ const ME = '15550650001'
 const ALICE = '15550650002'
 
 const linked = linkedCoreFixture(ME, [{ phone: ALICE, name: 'Alice' }], {
-  events: { webhook: { backoffBaseMs: 200, backoffMaxMs: 400 } },
+  // Few attempts: the failing webhook's queue moves on past each event (its own add_webhook's instance.updated
+  // first) soon enough for the next to reach it.
+  events: { webhook: { backoffBaseMs: 200, backoffMaxMs: 400, maxAttempts: 3 } },
 })
 
 let messages: WebhookReceiver
@@ -64,8 +66,10 @@ test('two webhooks of one instance receive exactly the events of their filters, 
   const id = await fromAlice('for the CRM')
   await messages.until(() => messages.accepted().some((d) => (d.event.data as any).id === id))
   await linked.api('update_instance', { name: 'Sales' })
-  await failing.until(() => failing.received.some((d) => d.event.event === 'instance.updated'))
-  const renamed = failing.received.find((d) => d.event.event === 'instance.updated')!
+  const isRename = (d: (typeof failing.received)[number]) =>
+    d.event.event === 'instance.updated' && (d.event.data as any).changed.includes('name')
+  await failing.until(() => failing.received.some(isRename))
+  const renamed = failing.received.find(isRename)!
   assert.equal(renamed.event.instance_name, 'Sales', 'the envelope names the instance')
   assert.ok(
     names(messages).every((name) => name.startsWith('message.')),
@@ -95,7 +99,9 @@ test('a failing webhook retries on its own queue and never delays another', asyn
   assert.ok(
     deliveries.body.deliveries.every(
       (d: any) =>
-        d.webhook_id === failingHook.webhook_id && d.outcome === 'retrying' && d.status_code === 500,
+        d.webhook_id === failingHook.webhook_id &&
+        ['retrying', 'failed'].includes(d.outcome) &&
+        d.status_code === 500,
     ),
   )
   // Switched off, what it had waiting is dropped.
@@ -117,6 +123,46 @@ test('a webhook’s attempts are listed apart, and one event is delivered to it 
   await messages.until(
     () => messages.accepted().filter((d) => d.event.event_id === latest.event_id).length > before,
   )
+})
+
+test('redeliver_failed with a webhook_id delivers again to that webhook only the events its receiver refused', async () => {
+  const refusing = await WebhookReceiver.start(() => ({ status: 400 }))
+  try {
+    const { webhook } = (await linked.api('add_webhook', { url: refusing.url, events: ['message.received'] }))
+      .body
+    const sent = [await fromAlice('refused one'), await fromAlice('refused two')]
+    const idsOf = (receiver: WebhookReceiver) =>
+      receiver.received.map((d) => (d.event.data as any).id).filter((id) => sent.includes(id))
+    await refusing.until(() => idsOf(refusing).length === 2)
+    const attempts = async () =>
+      (await linked.api('deliveries', { webhook_id: webhook.webhook_id })).body.deliveries as any[]
+    for (;;) {
+      const failed = (await attempts()).filter((d) => d.outcome === 'failed' && d.url === refusing.url)
+      if (failed.length === 2) break
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    const unknown = await linked.api('redeliver_failed', { webhook_id: 'wh_unknown' })
+    assert.equal(unknown.status, 404)
+    assert.equal(unknown.body.code, 'webhook_not_found')
+    const otherBefore = messages.accepted().length
+
+    refusing.respond = () => ({ status: 200 })
+    const again = await linked.api('redeliver_failed', { webhook_id: webhook.webhook_id })
+    assert.equal(again.status, 200, JSON.stringify(again.body))
+    assert.equal(again.body.count, 2)
+    assert.equal(again.body.message, '2 failed events queued for delivery')
+    await refusing.until(() =>
+      sent.every((id) => refusing.accepted().some((d) => (d.event.data as any).id === id)),
+    )
+    const order = refusing.accepted().map((d) => (d.event.data as any).id)
+    assert.deepEqual(order, sent, 'oldest first')
+    const none = await linked.api('redeliver_failed', { webhook_id: webhook.webhook_id })
+    assert.equal(none.body.count, 0, 'what was delivered is not queued again')
+    assert.equal(messages.accepted().length, otherBefore, 'the other webhook got nothing again')
+    await linked.api('remove_webhook', { webhook_id: webhook.webhook_id })
+  } finally {
+    await refusing.close()
+  }
 })
 
 test('a global webhook receives the events of every instance its token reaches: for LINKDESK_ACCESS_TOKEN, all of them', async () => {

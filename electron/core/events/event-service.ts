@@ -22,7 +22,7 @@ import { contractViolations, type EventName } from '../contract/event-catalogue'
 import type { EventSink, LinkdeskEvent } from '../contract/events'
 import { LiveStream, type StreamSource } from './live-stream'
 import { LogFollower } from './log-follower'
-import { MessageAlreadyAnnounced, type SharedLog } from '../store/event-store'
+import { MessageAlreadyAnnounced, type AttemptOutcome, type SharedLog } from '../store/event-store'
 import { boundedCache, CACHE_LIMITS } from '../bounded-cache'
 import { PostsInFlight } from './posts-in-flight'
 import type { MetricsProvider } from '../contract/metrics'
@@ -471,9 +471,13 @@ export class EventService implements EventSink {
     await this.requeue(instanceId, [stored])
   }
 
-  /** Queues every failed event of an instance for delivery again, oldest first; resolves to how many. */
-  async redeliverFailed(instanceId: string): Promise<number> {
+  /**
+   * Queues every failed event of an instance for delivery again, oldest first: to its own webhook, or (given
+   * `webhookId`) to that added webhook; resolves to how many.
+   */
+  async redeliverFailed(instanceId: string, webhookId?: string): Promise<number> {
     await this.settled()
+    if (webhookId !== undefined) return this.redeliverFailedToWebhook(instanceId, webhookId)
     const ids = await this.store.idsWithStatus(instanceId, 'failed')
     const failed = (await Promise.all(ids.map((id) => this.store.event(id)))).filter(
       (stored) => stored !== undefined,
@@ -667,25 +671,77 @@ export class EventService implements EventSink {
 
   /** Queues an event again for one added webhook (enabled, and taking the event's instance). */
   private async requeueToWebhook(stored: StoredEvent, webhookId: string): Promise<void> {
+    await this.queueToWebhook(stored.envelope.instance_id, webhookId, [stored.envelope.event_id])
+  }
+
+  /**
+   * Queues again, oldest first, the instance's events whose latest attempt to the added webhook failed (not
+   * those still waiting in its queue); resolves to how many.
+   */
+  private async redeliverFailedToWebhook(instanceId: string, webhookId: string): Promise<number> {
+    const webhook = this.addedWebhookFor(instanceId, webhookId)
+    const latest = new Map<string, AttemptOutcome>()
+    let cursor: string | undefined
+    do {
+      const page = await this.store.deliveries(
+        { instanceId, webhookId, visible: () => true },
+        { cursor, limit: 500, order: 'desc' },
+      )
+      for (const attempt of page.items)
+        if (!latest.has(attempt.event_id)) latest.set(attempt.event_id, attempt.outcome)
+      cursor = page.nextCursor ?? undefined
+    } while (cursor)
+    const waiting = await this.queuedEvents(this.webhookQueueOf(webhook.id, instanceId))
+    const failed = [...latest]
+      .filter(([eventId, outcome]) => outcome === 'failed' && !waiting.has(eventId))
+      .map(([eventId]) => eventId)
+    const kept = await this.store.existing(failed)
+    const ids = failed.filter((eventId) => kept.has(eventId)).sort()
+    if (ids.length > 0) await this.queueToWebhook(instanceId, webhookId, ids)
+    return ids.length
+  }
+
+  /** The added webhook `webhookId` if it takes the instance's events and is on; 404 or 409 otherwise. */
+  private addedWebhookFor(instanceId: string, webhookId: string) {
     const webhook = this.deps.webhooks?.find(webhookId)
-    const instanceId = stored.envelope.instance_id
     if (!webhook || !this.deps.webhooks?.takes(webhook, instanceId))
       throw new AppError('webhook_not_found', 'No webhook with that webhook_id takes this instance’s events.')
     if (!webhook.enable)
       throw new AppError('conflict', 'That webhook is off: turn it on with update_webhook first.')
-    const queue = webhookQueue(webhook.id, this.deps.coordinator.partitionOf(instanceId))
-    const queueId = this.newId()
+    return webhook
+  }
+
+  private webhookQueueOf(webhookId: string, instanceId: string): string {
+    return webhookQueue(webhookId, this.deps.coordinator.partitionOf(instanceId))
+  }
+
+  /** The event ids waiting in a queue. */
+  private async queuedEvents(queue: string): Promise<Set<string>> {
+    const ids = new Set<string>()
+    let after = ''
+    for (;;) {
+      const entries = await this.store.queuedAfter(queue, after, 500)
+      for (const { entry } of entries) ids.add(entry.eventId)
+      const last = entries.at(-1)
+      if (!last) return ids
+      after = last.queueId
+    }
+  }
+
+  /** Queues the events, in this order, for one added webhook (enabled, and taking the instance's events). */
+  private async queueToWebhook(instanceId: string, webhookId: string, eventIds: string[]): Promise<void> {
+    const webhook = this.addedWebhookFor(instanceId, webhookId)
+    const queue = this.webhookQueueOf(webhook.id, instanceId)
+    const queued = eventIds.map((eventId) => ({ eventId, queueId: this.newId() }))
     await this.queueCommitted(
       queue,
-      [queueId],
-      [
-        {
-          kind: 'enqueue',
-          queue,
-          queueId,
-          entry: outboxEntry(stored.envelope.event_id, this.now(), webhook),
-        },
-      ],
+      queued.map(({ queueId }) => queueId),
+      queued.map(({ eventId, queueId }) => ({
+        kind: 'enqueue' as const,
+        queue,
+        queueId,
+        entry: outboxEntry(eventId, this.now(), webhook),
+      })),
     )
   }
 

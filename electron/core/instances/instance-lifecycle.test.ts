@@ -143,6 +143,7 @@ describe('linking', () => {
     const reconnect = await call(api, 'reconnect', { instance_id: fresh })
     assert.equal(reconnect.status, 409)
     assert.equal(reconnect.body.code, 'not_linked')
+    assert.match(reconnect.body.message, /link it first/)
     assert.equal(core.instances.status(fresh).state, 'idle')
   })
 
@@ -300,10 +301,42 @@ describe('logout and reset', () => {
     const aliasAnswer = await ok(api, 'reset_instance', { instance_id: answer.instance_id })
     assert.notEqual(aliasAnswer.instance_id, answer.instance_id)
   })
+
+  test('delete_instance logs out and deletes the instance with nothing in its place; its id is 404 everywhere', async () => {
+    const id = await createInstance()
+    await link(id, '15550100023')
+    await ok(api, 'add_webhook', { instance_id: id, url: 'http://127.0.0.1:9/added' })
+    const phoneLogout = core.sandbox!.control.events.waitFor('disconnect', (e) => e.phone === '15550100023')
+    const countBefore = core.registry.all().length
+    const answer = await ok(api, 'delete_instance', { instance_id: id })
+    assert.deepEqual(answer, { status: 'success', message: 'Instance deleted', instance_id: id })
+    await phoneLogout
+    const account = core.sandbox!.control.accounts().find((a) => a.phone === '15550100023')
+    assert.deepEqual(account?.linkedDevices, [], 'the phone no longer lists the device')
+    assert.equal(core.registry.find(id), undefined)
+    assert.equal(core.registry.all().length, countBefore - 1, 'no replacement was made')
+    assert.equal(await core.authStore.exists(id), false)
+    assert.equal(existsSync(join(dataDir, 'instances', id)), false)
+    for (const name of ['instance', 'generate_qrcode', 'reconnect', 'destroy', 'delete_instance']) {
+      assert.equal((await call(api, name, { instance_id: id })).status, 404, name)
+    }
+    const { instances } = await ok(api, 'instances')
+    assert.equal(instances.filter((i: any) => i.instance_id === id).length, 0)
+    assert.deepEqual(
+      (await eventsOf(id, 'instance.destroyed')).map((e) => e.data),
+      [{ reason: 'deleted' }],
+    )
+    const { events: created } = await ok(api, 'events', { event: 'instance.created', limit: 500 })
+    assert.equal(created.filter((e: any) => e.data.replaces === id).length, 0, 'no instance replaces it')
+    assert.deepEqual(
+      (await ok(api, 'webhooks', {})).webhooks.filter((w: any) => w.instance_id === id),
+      [],
+    )
+  })
 })
 
 describe('instance events', () => {
-  test('create_instance and destroy announce instance.created; webhook changes announce instance.updated', async () => {
+  test('create_instance and destroy announce instance.created; changes to its own and its added webhooks announce instance.updated', async () => {
     const id = await createInstance()
     const [created] = await eventsOf(id, 'instance.created')
     assert.equal(created.data.replaces, null)
@@ -318,6 +351,16 @@ describe('instance events', () => {
     assert.deepEqual(
       updates.map((e) => e.data),
       [{ changed: ['webhook'] }, { changed: ['webhook'] }],
+    )
+
+    const { webhook } = await ok(api, 'add_webhook', { instance_id: id, url: 'http://127.0.0.1:9/added' })
+    await ok(api, 'update_webhook', { webhook_id: webhook.webhook_id, events: ['message.*'] })
+    await ok(api, 'update_webhook', { webhook_id: webhook.webhook_id, rotate_secret: true })
+    await ok(api, 'remove_webhook', { webhook_id: webhook.webhook_id })
+    assert.equal(
+      (await eventsOf(id, 'instance.updated')).length,
+      6,
+      'add, two updates and remove announce it',
     )
 
     const { instance_id: newId } = await ok(api, 'destroy', { instance_id: id })

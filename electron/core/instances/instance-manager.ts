@@ -43,12 +43,12 @@ export interface InstanceManagerOptions {
 export interface InstanceObserver {
   status?(instanceId: string, status: InstanceStatus): void
   settingsChanged?(instanceId: string, record: InstanceRecord): void
-  /** After the instance was destroyed and replaced by a fresh one (`newId`). */
-  destroyed?(oldId: string, newId: string): void
+  /** After the instance was destroyed and replaced by a fresh one (`newId`), or deleted (`newId` null). */
+  destroyed?(oldId: string, newId: string | null): void
 }
 
 type StatusListener = (instanceId: string, status: InstanceStatus) => void
-type DestroyedListener = (oldId: string, newId: string) => void
+type DestroyedListener = (oldId: string, newId: string | null) => void
 
 /**
  * The live instances: one state machine (and Baileys adapter) per registry record, created on first use,
@@ -237,10 +237,34 @@ export class InstanceManager {
    * and answers that id. `instance.destroyed` goes out under the old id before its record disappears.
    */
   async destroy(instanceId: string): Promise<string> {
+    await this.tearDown(instanceId, 'destroyed')
+    const record = await this.options.registry.replace(instanceId)
+    await this.options.coordinator.adoptNew(record.id)
+    await this.options.coordinator.dropped(instanceId)
+    this.log.info({ instanceId, newInstanceId: record.id }, 'instance destroyed')
+    this.announceCreated(record, instanceId)
+    this.announceGone(instanceId, record.id)
+    return record.id
+  }
+
+  /**
+   * Logs the instance out, deletes its files and its record, with nothing in its place (delete_instance).
+   * `instance.destroyed` (reason `deleted`) goes out under its id before its record disappears.
+   */
+  async delete(instanceId: string): Promise<void> {
+    await this.tearDown(instanceId, 'deleted')
+    await this.options.registry.remove(instanceId)
+    await this.options.coordinator.dropped(instanceId)
+    this.log.info({ instanceId }, 'instance deleted')
+    this.announceGone(instanceId, null)
+  }
+
+  /** What destroy and delete share: logged out, announced, its credentials and messages dropped. */
+  private async tearDown(instanceId: string, reason: 'destroyed' | 'deleted'): Promise<void> {
     const runtime = await this.started(instanceId)
     await runtime.destroy()
     try {
-      this.events.emit(instanceId, 'instance.destroyed', { reason: 'destroyed' })
+      this.events.emit(instanceId, 'instance.destroyed', { reason })
     } catch (error) {
       this.log.error({ err: error, instanceId }, 'emitting instance.destroyed failed')
     }
@@ -249,14 +273,11 @@ export class InstanceManager {
     await this.options
       .forgetMessages(instanceId)
       .catch((error: unknown) => this.log.error({ err: error, instanceId }, 'dropping the messages failed'))
-    const record = await this.options.registry.replace(instanceId)
-    await this.options.coordinator.adoptNew(record.id)
-    await this.options.coordinator.dropped(instanceId)
-    this.log.info({ instanceId, newInstanceId: record.id }, 'instance destroyed')
-    this.announceCreated(record, instanceId)
-    for (const observer of this.observers) observer.destroyed?.(instanceId, record.id)
-    for (const listener of this.destroyedListeners) listener(instanceId, record.id)
-    return record.id
+  }
+
+  private announceGone(instanceId: string, newId: string | null): void {
+    for (const observer of this.observers) observer.destroyed?.(instanceId, newId)
+    for (const listener of this.destroyedListeners) listener(instanceId, newId)
   }
 
   private announceCreated(record: InstanceRecord, replaces: string | null): void {

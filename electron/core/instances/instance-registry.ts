@@ -148,6 +148,14 @@ export class InstanceRegistry {
     })
   }
 
+  /** Removes an instance's record for good (delete_instance: nothing replaces it). */
+  remove(id: string): Promise<void> {
+    return this.store.change('instances', (instances) => {
+      if (!instances[id]) throw new AppError('instance_not_found')
+      return { remove: [id], result: undefined }
+    })
+  }
+
   /** Replaces an instance by a fresh one with a new id and nothing of the old one but its owner. */
   replace(id: string): Promise<InstanceRecord> {
     return this.store.change('instances', (instances) => {

@@ -9,6 +9,7 @@ import type { SessionEvents, SessionPort, WaAccount, WaConnection } from '../con
 import { backoffDelay } from './backoff'
 import type { InstanceCause, InstanceState, InstanceStatus, QrCode } from '../contract/instance-state'
 import { qrDataUri } from './qr-image'
+import { NOT_LINKED_YET } from './live-connections'
 import { unhandledCase } from '../exhaustive'
 
 export interface InstanceRuntimeOptions {
@@ -150,7 +151,8 @@ export class InstanceRuntime {
       (status) => {
         const connection = open()
         if (connection) return connection
-        if (!this.onTheWay(status, deadline)) throw new AppError('not_connected')
+        if (!this.onTheWay(status, deadline))
+          throw new AppError('not_connected', status.linked ? undefined : NOT_LINKED_YET)
         return undefined
       },
       {

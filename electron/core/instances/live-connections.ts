@@ -57,6 +57,10 @@ export class LiveConnections {
     if (!this.deps.known(instanceId)) return new AppError('instance_not_found')
     if (!this.deps.coordinator.mayAct(instanceId)) return leaseLost(instanceId)
     // An instance not running is not linked (a linked one runs from the start): nothing is on its way.
-    return new AppError('not_connected')
+    return new AppError('not_connected', NOT_LINKED_YET)
   }
 }
+
+/** Why an unlinked instance cannot send: reconnecting does not help, linking does. */
+export const NOT_LINKED_YET =
+  'The instance is not linked to an account: link it first (scan its QR code or enter a pairing code), then send.'

@@ -383,6 +383,7 @@ describe('sending', () => {
     })
     assert.equal(idle.status, 409)
     assert.equal(idle.body.code, 'not_connected')
+    assert.match(idle.body.message, /not linked.*link it first/)
     const unknown = await call(linked.core.apiBase, 'send_message', {
       instance_id: 'NOPE',
       number: ALICE,

@@ -373,13 +373,22 @@ export function eventOperations(deps: EventRoutesDeps & { access: InstanceAccess
       name: 'redeliver_failed',
       tag: 'Events',
       summary: 'Deliver again every event of the instance whose delivery failed, oldest first.',
+      description:
+        'To the instance’s own webhook; with webhook_id, to that added webhook: the events whose latest attempt to it failed (not those still waiting in its queue).',
       auth: 'token',
       instance: true,
-      fields: {},
+      fields: {
+        webhook_id: {
+          type: 'string',
+          maxLength: 40,
+          description:
+            'An added webhook (add_webhook) that takes this instance’s events; absent: the instance’s own.',
+        },
+      },
       answer: { message: MESSAGE, count: Type.Integer({ minimum: 0, description: 'Events queued again.' }) },
       example: { status: 'success', message: '3 failed events queued for delivery', count: 3 },
-      handle: async ({ instance }) => {
-        const count = await events.redeliverFailed(instance.id)
+      handle: async ({ params, instance }) => {
+        const count = await events.redeliverFailed(instance.id, params.webhook_id)
         return {
           status: 'success',
           message: `${count} failed event${count === 1 ? '' : 's'} queued for delivery`,

@@ -33,7 +33,7 @@ export const phoneField = {
       : 'must be 7 to 15 digits with country code.',
 } as const
 
-/** The v1 instance operations (seed + design §4-§5): QR, pairing code, reconnect, reinitialize, destroy, state. */
+/** The v1 instance operations (seed + design §4-§5): QR, pairing code, reconnect, reinitialize, destroy, delete, state. */
 export function instanceOperations({ registry, instances, webhooks }: InstanceRoutesDeps): Operation[] {
   const view = (record: InstanceRecord) =>
     instanceView(record, instances.status(record.id), webhooks.summaries(record.id))
@@ -169,6 +169,22 @@ export function instanceOperations({ registry, instances, webhooks }: InstanceRo
       handle: async ({ instance }) => {
         const instanceId = await instances.destroy(instance.id)
         return { status: 'success', message: 'Instance destroyed', instance_id: instanceId }
+      },
+    }),
+    defineOperation({
+      name: 'delete_instance',
+      tag: 'Instances',
+      summary: 'Log out and delete the instance for good: unlike destroy, nothing replaces it.',
+      description:
+        'Its credentials, messages, added webhooks and record go; instance.destroyed (reason `deleted`) is sent to its webhook first. Its id then answers 404 instance_not_found everywhere; its logged events stay until the retention sweep.',
+      auth: 'token',
+      instance: true,
+      fields: {},
+      answer: { message: Type.String(), instance_id: Type.String({ description: 'The instance deleted.' }) },
+      example: { status: 'success', message: 'Instance deleted', instance_id: '609ACF283XXXX6F2E1B0A4C5' },
+      handle: async ({ instance }) => {
+        await instances.delete(instance.id)
+        return { status: 'success', message: 'Instance deleted', instance_id: instance.id }
       },
     }),
     defineOperation({

@@ -77,6 +77,10 @@ const SCOPE_INSTANCE = {
 export function webhookOperations({ webhooks, events, access }: WebhookRoutesDeps): Operation[] {
   const instanceOf = (id: string | undefined, principal: Principal): InstanceRecord | undefined =>
     id === undefined ? undefined : access(id, principal)
+  // A change to an instance's added webhook is a change to the instance, as one to its own webhook is.
+  const announce = (instanceId: string | null) => {
+    if (instanceId !== null) events.emit(instanceId, 'instance.updated', { changed: ['webhook'] })
+  }
   return [
     defineOperation({
       name: 'webhooks',
@@ -117,16 +121,15 @@ export function webhookOperations({ webhooks, events, access }: WebhookRoutesDep
       example: { status: 'success', webhook: SAMPLE },
       handle: async ({ params, principal }) => {
         const instance = instanceOf(params.instance_id, principal)
-        return {
-          status: 'success',
-          webhook: await webhooks.add(principal, instance?.id ?? null, {
-            url: params.url,
-            events: params.events,
-            enable: params.enable,
-            batchSize: params.batch_size,
-            ownUrl: instance?.webhook.url,
-          }),
-        }
+        const webhook = await webhooks.add(principal, instance?.id ?? null, {
+          url: params.url,
+          events: params.events,
+          enable: params.enable,
+          batchSize: params.batch_size,
+          ownUrl: instance?.webhook.url,
+        })
+        announce(webhook.instance_id)
+        return { status: 'success', webhook }
       },
     }),
     defineOperation({
@@ -158,6 +161,7 @@ export function webhookOperations({ webhooks, events, access }: WebhookRoutesDep
           ownUrl: instance?.webhook.url,
         })
         events.addedWebhookChanged(webhook.webhook_id)
+        announce(webhook.instance_id)
         return { status: 'success', webhook }
       },
     }),
@@ -170,8 +174,10 @@ export function webhookOperations({ webhooks, events, access }: WebhookRoutesDep
       answer: { webhook_id: Type.String({ description: 'The webhook removed.' }) },
       example: { status: 'success', webhook_id: SAMPLE.webhook_id },
       handle: async ({ params, principal }) => {
+        const { instanceId } = webhooks.accessible(params.webhook_id, principal)
         await webhooks.remove(params.webhook_id, principal)
         events.addedWebhookChanged(params.webhook_id)
+        announce(instanceId)
         return { status: 'success', webhook_id: params.webhook_id }
       },
     }),

@@ -9,6 +9,7 @@ import { CopyButton } from '../../components/CopyButton'
 import { ErrorNotice } from '../../components/ErrorNotice'
 import { AttemptList } from './AttemptList'
 import { MessageActions } from './MessageActions'
+import { deliveriesByWebhook, webhookDeliveryInWords } from './delivery-summary'
 import './EventDetail.css'
 
 const NO_ATTEMPTS: DeliveryAttemptView[] = []
@@ -47,11 +48,7 @@ export function EventDetail({ event }: { event: LoggedEventView }) {
       <h2 id="event-detail-title">
         {event.event} <code>{id}</code>
       </h2>
-      <p>
-        Delivery: <strong>{delivery.status}</strong>
-        {delivery.attempts ? `, ${delivery.attempts} attempt${delivery.attempts === 1 ? '' : 's'}` : ''}
-        {delivery.last_error ? ` — ${delivery.last_error}` : ''}
-      </p>
+      <DeliverySummary delivery={delivery} attempts={attempts} />
       <div className="actions">
         <button type="button" onClick={() => void redeliver()}>
           Redeliver
@@ -82,4 +79,29 @@ function replyHref(event: LoggedEventView): string | undefined {
   const { id, chat } = event.data as { id?: unknown; chat?: unknown }
   if (typeof id !== 'string' || typeof chat !== 'string') return undefined
   return hrefWithQuery('composer', { instance_id: event.instance_id, number: chat, reply_to: id })
+}
+
+/**
+ * Where the event stands with each webhook, from its attempts (the log's summary is only the instance's own
+ * webhook's, as it was when the event was read); before any attempt, the log's summary.
+ */
+function DeliverySummary({
+  delivery,
+  attempts,
+}: {
+  delivery: LoggedEventView['delivery']
+  attempts: readonly DeliveryAttemptView[]
+}) {
+  const byWebhook = deliveriesByWebhook(attempts)
+  if (byWebhook.length === 0)
+    return <p>Delivery: {delivery.status === 'skipped' ? 'not sent (webhook off)' : 'no attempt yet'}</p>
+  return (
+    <ul className="delivery-summary" aria-label="Delivery per webhook">
+      {byWebhook.map((item) => (
+        <li key={item.webhookId ?? 'own'}>
+          <span className="attempt-url">{item.url}</span>: <strong>{webhookDeliveryInWords(item)}</strong>
+        </li>
+      ))}
+    </ul>
+  )
 }

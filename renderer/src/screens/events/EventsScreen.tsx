@@ -1,4 +1,5 @@
 import { useMemo, useState } from 'react'
+import type { LoggedEventView } from '../../api/types'
 import { useFeed, useFeedSnapshot } from '../../app/feed-context'
 import { useAction } from '../../app/use-action'
 import { EmptyState } from '../../components/EmptyState'
@@ -35,6 +36,8 @@ export function EventsScreen() {
   const attempts = useMemo(() => filterAttempts(snapshot.deliveries, filter), [snapshot.deliveries, filter])
   const selectedIndex = selectedId === null ? -1 : events.findIndex((event) => event.event_id === selectedId)
   const selected = selectedIndex >= 0 ? events[selectedIndex] : undefined
+  const names = useMemo(() => instanceNames(snapshot.events), [snapshot.events])
+  const instanceNamed = (instanceId: string) => names.get(instanceId) ?? `Instance ${instanceId.slice(0, 6)}…`
 
   return (
     <section aria-labelledby="events-title">
@@ -84,7 +87,10 @@ export function EventsScreen() {
                     <>
                       <span className="cell-time">{clock(event.timestamp)}</span>
                       <span className="cell-name">{event.event}</span>
-                      <span className="cell-summary">{summary(event.data)}</span>
+                      <span className="cell-summary">
+                        <span className="cell-instance">{instanceNamed(event.instance_id)}</span>{' '}
+                        {summary(event.data)}
+                      </span>
                       <span className={`cell-delivery delivery-${event.delivery.status}`}>
                         {event.delivery.status}
                       </span>
@@ -138,7 +144,8 @@ export function EventsScreen() {
                   <span className="cell-time">{new Date(attempt.attempted_at).toLocaleTimeString()}</span>
                   <span className="cell-name">{attempt.event}</span>
                   <span className="cell-summary">
-                    #{attempt.attempt}{' '}
+                    <span className="cell-instance">{instanceNamed(attempt.instance_id)}</span> to{' '}
+                    {attempt.url} #{attempt.attempt}{' '}
                     {attempt.status_code === null
                       ? (attempt.error ?? 'no answer')
                       : `HTTP ${attempt.status_code}`}{' '}
@@ -153,6 +160,15 @@ export function EventsScreen() {
       )}
     </section>
   )
+}
+
+/** Each instance's name as its newest event gave it (the envelope's instance_name), for the rows. */
+function instanceNames(events: readonly LoggedEventView[]): Map<string, string> {
+  const names = new Map<string, string>()
+  for (const event of events)
+    if (event.instance_name && !names.has(event.instance_id))
+      names.set(event.instance_id, event.instance_name)
+  return names
 }
 
 /** One line about an event's data: a message's content and sender, else the state, status or reason. */

@@ -1,7 +1,8 @@
 import { useCallback } from 'react'
-import type { ChatList, ContactList } from '../../api/types'
+import type { ChatList, ContactList, GroupList } from '../../api/types'
 import { useApi } from '../../app/api-context'
 import { useLiveEvents } from '../../app/feed-context'
+import { useOperation } from '../../app/use-operation'
 import { hrefWithQuery } from '../../app/routes'
 import { ErrorNotice } from '../../components/ErrorNotice'
 import { messageSummary } from '../events/message-summary'
@@ -12,7 +13,7 @@ type ChatPage = ChatList & { next_cursor: string | null }
 type ContactPage = ContactList & { next_cursor: string | null }
 
 /** What a chat id shows: a phone number as +digits, a group or a LID as it is. */
-function chatName(chat: string): string {
+function chatNumber(chat: string): string {
   return chat.endsWith('@s.whatsapp.net') ? `+${chat.split('@')[0]}` : chat
 }
 
@@ -22,6 +23,9 @@ type Contact = ContactList['contacts'][number]
 /** Whether chat `a`'s last message is newer than `b`'s (a chat just refreshed goes before an equal one). */
 const newerChat = (a: Chat, b: Chat) => Number(a.last_message.timestamp) >= Number(b.last_message.timestamp)
 const contactBefore = (a: Contact, b: Contact) => a.chat < b.chat
+
+/** Events after which a group's subject may be new: the group list is read again. */
+const GROUP_NAME_EVENTS = new Set(['group.joined', 'group.updated'])
 
 /** Events that store a message in a chat (a status changes no chat's summary). */
 const CHAT_EVENTS = new Set(['message.received', 'message.sent', 'message.edited', 'message.deleted'])
@@ -58,6 +62,7 @@ export function ChatsPanel({ instanceId }: { instanceId: string }) {
     [api, instanceId, updateChats],
   )
   useLiveEvents((event) => {
+    if (event.instance_id === instanceId && GROUP_NAME_EVENTS.has(event.event)) void reloadGroups()
     if (event.instance_id !== instanceId || !CHAT_EVENTS.has(event.event)) return
     const data = event.data as Partial<Record<string, unknown>>
     if (typeof data.chat === 'string') void refreshChat(data.chat).catch(() => undefined)
@@ -75,6 +80,21 @@ export function ChatsPanel({ instanceId }: { instanceId: string }) {
       return placed(items, contact, (item) => item.chat, contactBefore, more)
     })
   })
+  const [groups, reloadGroups] = useOperation(
+    async (client) =>
+      (await client.call<GroupList>('groups', { instance_id: instanceId })).groups.map(
+        (group) => [group.id, group.subject] as const,
+      ),
+    `groups/${instanceId}`,
+  )
+  const subjects = new Map(groups.status === 'ready' ? groups.data : [])
+  const pushNames = new Map(
+    (contacts.list.status === 'ready' ? contacts.list.items : []).flatMap((contact) =>
+      contact.push_name ? [[contact.chat, contact.push_name] as const] : [],
+    ),
+  )
+  /** A chat by the group's subject or the contact's name; its number or id when neither is known. */
+  const chatName = (chat: string) => subjects.get(chat) ?? pushNames.get(chat) ?? chatNumber(chat)
   const write = (number: string) => hrefWithQuery('composer', { instance_id: instanceId, number })
   return (
     <div className="chats-panel">
@@ -90,6 +110,9 @@ export function ChatsPanel({ instanceId }: { instanceId: string }) {
           {(chats.list.status === 'ready' ? chats.list.items : []).map((chat) => (
             <li key={chat.chat}>
               <a href={write(chat.chat)}>{chatName(chat.chat)}</a>
+              {chatName(chat.chat) !== chatNumber(chat.chat) && !chat.is_group ? (
+                <span className="muted"> {chatNumber(chat.chat)}</span>
+              ) : null}
               {chat.unread ? <span className="unread">{chat.unread} unread</span> : null}
               <span className="muted">
                 {' '}
@@ -108,7 +131,7 @@ export function ChatsPanel({ instanceId }: { instanceId: string }) {
         <ul aria-label="Contacts">
           {(contacts.list.status === 'ready' ? contacts.list.items : []).map((contact) => (
             <li key={contact.chat}>
-              <a href={write(contact.chat)}>{contact.push_name ?? chatName(contact.chat)}</a>
+              <a href={write(contact.chat)}>{contact.push_name ?? chatNumber(contact.chat)}</a>
               <span className="muted"> {contact.phone ? `+${contact.phone}` : contact.chat}</span>
             </li>
           ))}

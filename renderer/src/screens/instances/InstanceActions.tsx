@@ -8,12 +8,12 @@ import { ErrorNotice } from '../../components/ErrorNotice'
 import { instanceLabel } from './instance-label'
 import './InstanceActions.css'
 
-type Pending = 'reinitialize' | 'destroy' | null
+type Pending = 'reinitialize' | 'destroy' | 'delete_instance' | null
 
 interface InstanceActionsProps {
   instance: InstanceSummary
-  /** After a change; `replacedBy` is the new id after destroy. */
-  onChanged(replacedBy?: string): void
+  /** After a change; `replacedBy` is the new id after destroy; `deleted` after delete_instance. */
+  onChanged(replacedBy?: string, deleted?: boolean): void
   /** Hides the "Open" link (in the detail view itself). */
   inDetail?: boolean
 }
@@ -32,7 +32,8 @@ export function InstanceActions({ instance, onChanged, inDetail }: InstanceActio
       () => api.call<{ instance_id?: string }>(operation, { instance_id: id }),
       operation,
     )
-    if (answer) onChanged(operation === 'destroy' ? answer.instance_id : undefined)
+    if (answer)
+      onChanged(operation === 'destroy' ? answer.instance_id : undefined, operation === 'delete_instance')
   }
 
   const unlinked = instance.state === 'idle' || instance.state === 'logged_out'
@@ -48,7 +49,7 @@ export function InstanceActions({ instance, onChanged, inDetail }: InstanceActio
           <a
             className="button-link primary"
             href={hrefFor('instances', id, 'link')}
-            aria-label={`Link ${label}`}
+            aria-label={`Link an account to ${label}`}
           >
             Link an account
           </a>
@@ -68,6 +69,14 @@ export function InstanceActions({ instance, onChanged, inDetail }: InstanceActio
           disabled={busy !== null}
         >
           {busy === 'destroy' ? 'Destroying…' : 'Destroy'}
+        </button>
+        <button
+          type="button"
+          className="danger"
+          onClick={() => setPending('delete_instance')}
+          disabled={busy !== null}
+        >
+          {busy === 'delete_instance' ? 'Deleting…' : 'Delete'}
         </button>
       </div>
       {error ? <ErrorNotice error={error} context={`Could not change ${label}`} /> : null}
@@ -94,6 +103,19 @@ export function InstanceActions({ instance, onChanged, inDetail }: InstanceActio
           <p>
             The account is logged out and everything of this instance is deleted. Its id <code>{id}</code>{' '}
             stops working: scripts that use it get 404 and must use the new id that replaces it.
+          </p>
+        </ConfirmDialog>
+      ) : null}
+      {pending === 'delete_instance' ? (
+        <ConfirmDialog
+          title={`Delete ${label}?`}
+          confirmLabel="Delete instance"
+          onConfirm={() => void run('delete_instance')}
+          onCancel={() => setPending(null)}
+        >
+          <p>
+            The account is logged out and everything of this instance is deleted, with nothing in its place
+            (unlike Destroy, which makes a new empty instance). Its id <code>{id}</code> stops working.
           </p>
         </ConfirmDialog>
       ) : null}

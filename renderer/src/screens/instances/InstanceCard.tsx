@@ -14,9 +14,15 @@ export function InstanceCard({ instance, onChanged }: { instance: InstanceSummar
         <AccountAvatar account={account} />
         <div>
           <h2 className="card-title" id={titleId}>
-            {account ? account.name || `+${account.number}` : 'No account linked'}
+            {instance.name ?? (account ? account.name || `+${account.number}` : 'No account linked')}
           </h2>
-          {account ? <p className="muted">+{account.number}</p> : null}
+          {instance.name ? (
+            <p className="muted">
+              {account ? `${account.name ? `${account.name} ` : ''}+${account.number}` : 'No account linked'}
+            </p>
+          ) : account ? (
+            <p className="muted">+{account.number}</p>
+          ) : null}
         </div>
         <StateBadge state={instance.state} cause={instance.cause} />
       </div>

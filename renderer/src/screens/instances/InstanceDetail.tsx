@@ -56,8 +56,9 @@ export function InstanceDetail({ instanceId, startLinking }: { instanceId: strin
       <InstanceActions
         instance={instance}
         inDetail
-        onChanged={(replacedBy) => {
-          if (replacedBy) window.location.hash = hrefFor('instances', replacedBy)
+        onChanged={(replacedBy, deleted) => {
+          if (deleted) window.location.hash = hrefFor('instances')
+          else if (replacedBy) window.location.hash = hrefFor('instances', replacedBy)
           else void reload()
         }}
       />

@@ -4,24 +4,17 @@ import { useApi } from '../../app/api-context'
 import { useAction } from '../../app/use-action'
 import { useOperation } from '../../app/use-operation'
 import { ConfirmDialog } from '../../components/ConfirmDialog'
-import { CopyButton } from '../../components/CopyButton'
 import { ErrorNotice } from '../../components/ErrorNotice'
+import { AddedWebhookItem, filterOf } from './AddedWebhookItem'
+import './AddedWebhooks.css'
 
 interface WebhookList {
   webhooks: AddedWebhookView[]
 }
 
-/** The event filter as typed: names or patterns separated by commas or spaces. */
-function filterOf(text: string): string[] {
-  return text
-    .split(/[\s,]+/)
-    .map((entry) => entry.trim())
-    .filter(Boolean)
-}
-
 /**
  * The webhooks beside the instance's own: the instance's added ones and the global ones (for every instance),
- * each with its event filter, switch and removal; a form adds one.
+ * each with its health, attempts, edit, switch, secret rotation, redelivery and removal; a form adds one.
  */
 export function AddedWebhooks({ instanceId }: { instanceId: string }) {
   const api = useApi()
@@ -54,40 +47,21 @@ export function AddedWebhooks({ instanceId }: { instanceId: string }) {
     setEvents('')
     void reload()
   }
-  const toggle = async (webhook: AddedWebhookView) => {
-    await run(() => api.call('update_webhook', { webhook_id: webhook.webhook_id, enable: !webhook.enable }))
-    void reload()
-  }
   const remove = async (webhook: AddedWebhookView) => {
     setRemoving(null)
     await run(() => api.call('remove_webhook', { webhook_id: webhook.webhook_id }))
     void reload()
   }
   const table = (label: string, webhooks: AddedWebhookView[]) => (
-    <ul aria-label={label} className="stack">
+    <ul aria-label={label} className="stack added-webhooks">
       {webhooks.map((webhook) => (
-        <li key={webhook.webhook_id}>
-          <code>{webhook.url}</code>{' '}
-          <span className="muted">{webhook.events.length ? webhook.events.join(', ') : 'every event'}</span>
-          <div className="actions">
-            <CopyButton text={webhook.secret} label={`the signing secret of ${webhook.url}`} />
-            <button
-              type="button"
-              onClick={() => void toggle(webhook)}
-              aria-label={`${webhook.enable ? 'Turn off' : 'Turn on'} ${webhook.url}`}
-            >
-              {webhook.enable ? 'Turn off' : 'Turn on'}
-            </button>
-            <button
-              type="button"
-              className="danger"
-              onClick={() => setRemoving(webhook)}
-              aria-label={`Remove ${webhook.url}`}
-            >
-              Remove
-            </button>
-          </div>
-        </li>
+        <AddedWebhookItem
+          key={webhook.webhook_id}
+          webhook={webhook}
+          instanceId={instanceId}
+          onChanged={() => void reload()}
+          onRemove={() => setRemoving(webhook)}
+        />
       ))}
     </ul>
   )
