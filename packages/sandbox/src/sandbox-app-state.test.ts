@@ -78,3 +78,45 @@ test('a patch the network cannot read, or made from an old version, is refused a
   )
   assert.equal(linked.sandbox.control.accounts().find((a) => a.phone === ME)?.name, before)
 })
+
+test('a chat one device archives and pins is kept by the network, with MACs checked, and reaches the other device', async () => {
+  const other = await linkedClient(linked.sandbox, ME)
+  try {
+    const sock = linked.device.sock
+    assert.ok(sock)
+    const chat = `${ALICE}@s.whatsapp.net`
+    await sock.chatModify({ archive: true, lastMessages: [] }, chat)
+    await sock.chatModify({ pin: true }, chat)
+    const state = linked.sandbox.control.appState(ME)
+    assert.equal(state.chats[chat]?.archived, true)
+    assert.equal(state.chats[chat]?.pinned, true)
+    await other.waitFor(
+      () =>
+        other.chatUpdates.some((update) => update.id === chat && update.archived === true) &&
+        other.chatUpdates.some((update) => update.id === chat && Boolean(update.pinned)),
+      'the archive and the pin on the other device',
+    )
+  } finally {
+    await other.stop()
+  }
+})
+
+test('the phone mutes, marks unread and saves a name: the linked device syncs each change and verifies it', async () => {
+  const chat = `${ALICE}@s.whatsapp.net`
+  const until = Date.now() + 8 * 60 * 60_000
+  await linked.sandbox.control.changeAppState(ME, { chat: ALICE, mutedUntil: until, unread: true })
+  await linked.sandbox.control.changeAppState(ME, { chat: ALICE, savedName: 'Alice Cooper' })
+  const device = linked.device
+  await device.waitFor(
+    () =>
+      device.chatUpdates.some((update) => update.id === chat && update.muteEndTime === until) &&
+      device.chatUpdates.some((update) => update.id === chat && update.unreadCount === -1),
+    'the mute and the unread mark',
+  )
+  await device.waitFor(
+    () => device.contactUpserts.some((contact) => contact.id === chat && contact.name === 'Alice Cooper'),
+    'the saved name',
+  )
+  assert.deepEqual(linked.sandbox.control.appState(ME).chats[chat]?.mutedUntil, until)
+  assert.equal(linked.sandbox.control.appState(ME).contacts[chat], 'Alice Cooper')
+})
