@@ -1,6 +1,8 @@
 import { AppError } from '../errors'
 import { type MessagePosition, type MessageStore, positionOf, type StoredChat } from '../store/message-store'
 import type { LinkdeskMessage } from '../contract/message'
+import type { ChatFlags } from '../contract/chat-flags'
+import { type ChatSettingsDesk, UNSET_FLAGS } from './chat-settings'
 
 /** A chat as the account's stored messages show it. */
 export interface ChatSummary {
@@ -12,6 +14,9 @@ export interface ChatSummary {
   unread: number
   messages: number
 }
+
+/** A chat as chats lists it: its summary and its app-state flags. */
+export type ListedChat = ChatSummary & ChatFlags
 
 /** Someone the account has messages from or to: a 1:1 chat, or a group member who wrote. */
 export interface ContactSummary {
@@ -79,24 +84,36 @@ function summaryOf({ chat, last, unread, messages }: StoredChat): ChatSummary {
  * from the store's chat index, newest first (contacts by chat id), with a cursor to the next page.
  */
 export class ChatBook {
-  constructor(private readonly store: MessageStore) {}
+  constructor(
+    private readonly store: MessageStore,
+    /** Without it (a bench reading the store alone), every chat shows its flags unset. */
+    private readonly settings?: Pick<ChatSettingsDesk, 'flags'>,
+  ) {}
+
+  private async flagged(instanceId: string, chats: ChatSummary[]): Promise<ListedChat[]> {
+    const flags = await this.settings?.flags(
+      instanceId,
+      chats.map(({ chat }) => chat),
+    )
+    return chats.map((chat) => ({ ...chat, ...(flags?.get(chat.chat) ?? UNSET_FLAGS) }))
+  }
 
   /** Chats, newest last message first, a page at a time. */
   async chats(
     instanceId: string,
     page: { limit?: number; cursor?: string },
-  ): Promise<Page<'chats', ChatSummary>> {
+  ): Promise<Page<'chats', ListedChat>> {
     const limit = page.limit ?? LIST_LIMIT.default
     const before = page.cursor === undefined ? undefined : decode(page.cursor, isPosition, 'chats')
     const found = await this.store.chats(instanceId, limit + 1, before)
     const { shown, next } = paged(found, limit, ({ last }) => encode(positionOf(last)))
-    return { chats: shown.map(summaryOf), next_cursor: next }
+    return { chats: await this.flagged(instanceId, shown.map(summaryOf)), next_cursor: next }
   }
 
   /** One chat's summary (by the chat id its messages carry), or none when it has no stored message. */
-  async chat(instanceId: string, chat: string): Promise<ChatSummary[]> {
+  async chat(instanceId: string, chat: string): Promise<ListedChat[]> {
     const found = await this.store.chat(instanceId, chat)
-    return found ? [summaryOf(found)] : []
+    return found ? this.flagged(instanceId, [summaryOf(found)]) : []
   }
 
   /** One chat's messages, newest first, a page at a time; `next_cursor` is null on the last page. */
