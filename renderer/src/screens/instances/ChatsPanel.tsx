@@ -5,6 +5,7 @@ import { useLiveEvents } from '../../app/feed-context'
 import { hrefWithQuery } from '../../app/routes'
 import { ErrorNotice } from '../../components/ErrorNotice'
 import { messageSummary } from '../events/message-summary'
+import { ChatFlagActions, ChatFlagBadges } from './ChatFlags'
 import { type PagedList, placed, usePagedList } from './use-paged-list'
 import './ChatsPanel.css'
 
@@ -24,7 +25,13 @@ const newerChat = (a: Chat, b: Chat) => Number(a.last_message.timestamp) >= Numb
 const contactBefore = (a: Contact, b: Contact) => a.chat < b.chat
 
 /** Events that store a message in a chat (a status changes no chat's summary). */
-const CHAT_EVENTS = new Set(['message.received', 'message.sent', 'message.edited', 'message.deleted'])
+const CHAT_EVENTS = new Set([
+  'message.received',
+  'message.sent',
+  'message.edited',
+  'message.deleted',
+  'chat.updated',
+])
 
 /**
  * An instance's chats (newest first, with unread counts) and contacts, each a link to write to them, a page at
@@ -91,10 +98,12 @@ export function ChatsPanel({ instanceId }: { instanceId: string }) {
             <li key={chat.chat}>
               <a href={write(chat.chat)}>{chatName(chat.chat)}</a>
               {chat.unread ? <span className="unread">{chat.unread} unread</span> : null}
+              <ChatFlagBadges chat={chat} />
               <span className="muted">
                 {' '}
                 {messageSummary(chat.last_message as unknown as Record<string, unknown>)}
               </span>
+              <ChatFlagActions instanceId={instanceId} chat={chat} name={chatName(chat.chat)} />
             </li>
           ))}
         </ul>
