@@ -176,6 +176,8 @@ export interface WaMessageHooks {
   onHistory(instanceId: string, history: WaHistory): void
   /** A group changed (members, subject, description, settings, picture), or the account was put in one. */
   onGroupChange(instanceId: string, change: WaGroupChange, account: WaAccount): void
+  /** Names the phone's owner saved for contacts (the account's app state), as they arrive or change. */
+  onSavedNames(instanceId: string, names: Array<{ chat: string; name: string }>): void
   /** Chats' settings changed in the account's app state (archive, pin, mute, unread). */
   onChatSettings(instanceId: string, changes: WaChatSettingsChange[]): void
   /** The stored content of a poll this account created or received, to decrypt its votes; undefined if unknown. */

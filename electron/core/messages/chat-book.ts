@@ -1,8 +1,15 @@
 import { AppError } from '../errors'
-import { type MessagePosition, type MessageStore, positionOf, type StoredChat } from '../store/message-store'
+import {
+  type MessagePosition,
+  type MessageStore,
+  positionOf,
+  type StoredChat,
+  type StoredContact,
+} from '../store/message-store'
 import type { LinkdeskMessage } from '../contract/message'
 import type { ChatFlags } from '../contract/chat-flags'
 import { type ChatSettingsDesk, UNSET_FLAGS } from './chat-settings'
+import type { SavedNames } from './saved-names'
 
 /** A chat as the account's stored messages show it. */
 export interface ChatSummary {
@@ -25,6 +32,8 @@ export interface ContactSummary {
   lid: string | null
   /** The name they gave themselves, from their newest message that carried it. */
   push_name: string | null
+  /** The name the phone's owner saved for them (the account's app state), kept current. */
+  saved_name: string | null
 }
 
 export const PAGE_LIMIT = { default: 50, max: 100 }
@@ -88,6 +97,7 @@ export class ChatBook {
     private readonly store: MessageStore,
     /** Without it (a bench reading the store alone), every chat shows its flags unset. */
     private readonly settings?: Pick<ChatSettingsDesk, 'flags'>,
+    private readonly names?: Pick<SavedNames, 'of'>,
   ) {}
 
   private async flagged(instanceId: string, chats: ChatSummary[]): Promise<ListedChat[]> {
@@ -138,6 +148,12 @@ export class ChatBook {
     const after = page.cursor === undefined ? undefined : decode(page.cursor, isChatId, 'contacts')
     const found = await this.store.contacts(instanceId, limit + 1, after)
     const { shown, next } = paged(found, limit, ({ chat }) => encode(chat))
-    return { contacts: shown, next_cursor: next }
+    const pn = (contact: StoredContact) => (contact.phone ? `${contact.phone}@s.whatsapp.net` : contact.chat)
+    const names = await this.names?.of(instanceId, [...shown.map(({ chat }) => chat), ...shown.map(pn)])
+    const named = shown.map((contact) => ({
+      ...contact,
+      saved_name: names?.get(contact.chat) ?? names?.get(pn(contact)) ?? null,
+    }))
+    return { contacts: named, next_cursor: next }
   }
 }

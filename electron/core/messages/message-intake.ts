@@ -3,6 +3,7 @@ import type { Logger } from '../logger'
 import type { InstanceBehaviours } from '../contract/instance'
 import type { CallDesk } from './call-desk'
 import type { ChatSettingsDesk } from './chat-settings'
+import type { SavedNames } from './saved-names'
 import type { PollVotes } from '../store/poll-votes'
 import type { GroupDesk } from '../groups/group-desk'
 import type {
@@ -38,6 +39,7 @@ const PRESENCE_NAMES: Record<WaPresence, Presence> = {
 
 export interface MessageIntakeDeps {
   chatSettings: ChatSettingsDesk
+  savedNames: SavedNames
   store: MessageStore
   events: EventSink
   acks: AckTracker
@@ -257,6 +259,10 @@ export class MessageIntake implements WaMessageHooks {
       }
       this.log.info({ instanceId, messages: kept.length }, 'history sync kept')
     })
+  }
+
+  onSavedNames(instanceId: string, names: Array<{ chat: string; name: string }>): void {
+    void this.deps.savedNames.keep(instanceId, names)
   }
 
   onChatSettings(instanceId: string, changes: WaChatSettingsChange[]): void {

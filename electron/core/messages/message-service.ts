@@ -13,6 +13,7 @@ import { CallDesk, type CallSettings } from './call-desk'
 import { GroupDesk } from '../groups/group-desk'
 import { ChatBook } from './chat-book'
 import { ChatSettingsDesk } from './chat-settings'
+import { SavedNames } from './saved-names'
 import type { InstanceAuthStore } from '../store/auth-store'
 import { loadPicture, OwnProfile } from './own-profile'
 import { ChatSignals } from './chat-signals'
@@ -123,7 +124,8 @@ export class MessageService {
       logger: deps.logger,
       connection,
     })
-    this.chats = new ChatBook(this.store, this.chatSettings)
+    const savedNames = new SavedNames(deps.auth, deps.logger)
+    this.chats = new ChatBook(this.store, this.chatSettings, savedNames)
     this.profile = new OwnProfile({ limits: deps.limits, logger: deps.logger, connection })
     this.ledger = new IdempotencyLedger(deps.ledger)
     // Fed by the sender (a send marks its message sent) and by the intake (what the network reports).
@@ -182,6 +184,7 @@ export class MessageService {
     this.actions = new MessageActions({ limits: deps.limits, store: this.store, sender: this.sender, events })
     this.hooks = new MessageIntake({
       chatSettings: this.chatSettings,
+      savedNames,
       store: this.store,
       events,
       acks: this.acks,

@@ -407,6 +407,13 @@ export class WaSession {
       }),
     )
     socket.ev.on(
+      'contacts.upsert',
+      guard('contacts.upsert', (contacts) => {
+        const names = contacts.flatMap(({ id, name }) => (id && name ? [{ chat: id, name }] : []))
+        if (names.length > 0) hooks.onSavedNames(instanceId, names)
+      }),
+    )
+    socket.ev.on(
       'chats.update',
       guard('chats.update', (updates) => {
         const changes = chatSettingsChanges(updates)

@@ -42,6 +42,7 @@ const ContactSummarySchema = Type.Object({
   phone: Nullable(Type.String()),
   lid: Nullable(Type.String()),
   push_name: Nullable(Type.String({ description: 'Their newest push name.' })),
+  saved_name: Nullable(Type.String({ description: 'The name saved on the phone, kept current.' })),
 })
 
 /** `limit` and `cursor` of a list read a page at a time. */
@@ -152,6 +153,7 @@ export function chatOperations({ messages }: ChatRoutesDeps): Operation[] {
             phone: '15551234567',
             lid: '123456789012345@lid',
             push_name: 'Alice',
+            saved_name: 'Alice Cooper',
           },
         ],
         next_cursor: null,

@@ -78,6 +78,7 @@ export function ChatsPanel({ instanceId }: { instanceId: string }) {
         phone: typeof data.sender_phone === 'string' ? data.sender_phone : null,
         lid: typeof data.sender_lid === 'string' ? data.sender_lid : null,
         push_name: typeof data.push_name === 'string' ? data.push_name : (known?.push_name ?? null),
+        saved_name: known?.saved_name ?? null,
       }
       return placed(items, contact, (item) => item.chat, contactBefore, more)
     })
@@ -117,7 +118,9 @@ export function ChatsPanel({ instanceId }: { instanceId: string }) {
         <ul aria-label="Contacts">
           {(contacts.list.status === 'ready' ? contacts.list.items : []).map((contact) => (
             <li key={contact.chat}>
-              <a href={write(contact.chat)}>{contact.push_name ?? chatName(contact.chat)}</a>
+              <a href={write(contact.chat)}>
+                {contact.saved_name ?? contact.push_name ?? chatName(contact.chat)}
+              </a>
               <span className="muted"> {contact.phone ? `+${contact.phone}` : contact.chat}</span>
             </li>
           ))}
