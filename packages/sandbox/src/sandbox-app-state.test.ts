@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { type BinaryNode } from '@whiskeysockets/baileys'
+import {
+  type BinaryNode,
+  chatModificationToAppPatch,
+  encodeSyncdPatch,
+  newLTHashState,
+  proto,
+} from '@whiskeysockets/baileys'
 import { linkedClient, linkedDeviceFixture } from './testing/sandbox-fixture'
 
 const ME = '15550630001'
@@ -119,4 +125,45 @@ test('the phone mutes, marks unread and saves a name: the linked device syncs ea
   )
   assert.deepEqual(linked.sandbox.control.appState(ME).chats[chat]?.mutedUntil, until)
   assert.equal(linked.sandbox.control.appState(ME).contacts[chat], 'Alice Cooper')
+})
+
+test('a patch whose snapshot MAC does not match the collection’s LTHash is refused, and nothing is kept', async () => {
+  const sock = linked.device.sock
+  assert.ok(sock)
+  const chat = `${ALICE}@s.whatsapp.net`
+  await sock.chatModify({ pin: false }, chat)
+  const before = linked.sandbox.control.appState(ME)
+  const keyId = sock.authState.creds.myAppStateKeyId
+  assert.ok(keyId)
+  // Encoded onto an empty collection although the network's is at a later version: a forked LTHash.
+  const { patch } = await encodeSyncdPatch(
+    chatModificationToAppPatch({ pin: true }, chat),
+    keyId,
+    newLTHashState(),
+    async (id) => (await sock.authState.keys.get('app-state-sync-key', [id]))[id],
+  )
+  const version = String(before.versions.regular_low ?? 0)
+  await assert.rejects(
+    sock.query({
+      tag: 'iq',
+      attrs: { to: 's.whatsapp.net', type: 'set', xmlns: 'w:sync:app:state' },
+      content: [
+        {
+          tag: 'sync',
+          attrs: {},
+          content: [
+            {
+              tag: 'collection',
+              attrs: { name: 'regular_low', version },
+              content: [{ tag: 'patch', attrs: {}, content: proto.SyncdPatch.encode(patch).finish() }],
+            },
+          ],
+        },
+      ],
+    }),
+    (error: any) => error.data === 400,
+  )
+  const after = linked.sandbox.control.appState(ME)
+  assert.deepEqual(after.versions, before.versions)
+  assert.deepEqual(after.chats[chat], before.chats[chat])
 })
