@@ -50,6 +50,14 @@ export const ERROR_CODES = {
     status: 404,
     message: 'No stored message with that message_id exists for this instance.',
   },
+  chat_not_found: {
+    status: 404,
+    message: 'That chat has no stored message: it is not among the chats this account has.',
+  },
+  pin_limit_reached: {
+    status: 409,
+    message: 'The network lets an account pin 3 chats: unpin one first (details.pinned lists them).',
+  },
   group_not_found: { status: 404, message: 'That is not a group this account is in.' },
   not_group_admin: { status: 403, message: "Only the group's admins may do that." },
   group_change_incomplete: {

@@ -19,6 +19,7 @@ import { WebhookRegistry } from './events/webhook-registry'
 import { foundationOperations } from './api/routes/foundation-routes'
 import { instanceOperations } from './api/routes/instance-routes'
 import { chatOperations } from './api/routes/chat-routes'
+import { chatSettingsOperations } from './api/routes/chat-settings-routes'
 import { groupOperations } from './api/routes/group-routes'
 import { profileOperations } from './api/routes/profile-routes'
 import { contactOperations, profilePictureRoutes } from './api/routes/contact-routes'
@@ -191,6 +192,7 @@ async function buildCore(
   })
   const messages = new MessageService({
     store: stores.messages,
+    auth: (instanceId) => authStore.forInstance(instanceId),
     ledger: stores.ledger,
     polls: stores.polls,
     tallyVotes,
@@ -296,6 +298,7 @@ async function buildCore(
       ...messageActionOperations({ messages }),
       ...contactOperations({ messages }),
       ...chatOperations({ messages }),
+      ...chatSettingsOperations({ messages }),
       ...profileOperations({ messages }),
       ...groupOperations({ messages }),
       ...eventOperations({ ...eventDeps, access }),

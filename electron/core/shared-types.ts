@@ -13,7 +13,7 @@ import type { TokenInfo } from './tokens/token-service'
 
 export type { InstanceAccountView, InstanceView } from './instances/instance-view'
 export type {
-  ChatSummary as ChatSummaryView,
+  ListedChat as ChatSummaryView,
   ContactSummary as ContactSummaryView,
 } from './messages/chat-book'
 export type { GroupSummary as GroupSummaryView, GroupView as GroupDetailView } from './contract/group'

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test'
 import type { Page, Request } from 'playwright-core'
 import { chromiumMissing, launchBrowser, type TestBrowser } from './browser'
 import { windowSessionHeaders } from './window-session'
+import { seriousViolations } from './axe'
 import { type HeadlessServer, startHeadlessServer } from './headless-server'
 import { ensureRendererBuilt } from './renderer-build'
 
@@ -108,6 +109,28 @@ describe(
       const chat = chats.getByRole('listitem').filter({ hasText: 'Crew, good morning' })
       await chat.getByRole('link', { name: 'Morning crew' }).waitFor()
       assert.equal(await chats.getByText(groupId).count(), 0, 'the raw group id is not shown')
+    })
+
+    test('a chat is archived and pinned from its row: the phone shows it, the row shows the flags, axe finds nothing', async () => {
+      const chats = page.getByRole('list', { name: 'Chats' })
+      await sandbox(`/accounts/${ANN}/messages`, { to: instancePhone, text: 'Ann to organise' })
+      const ann = chats.getByRole('listitem').filter({ hasText: 'Ann to organise' })
+      const actions = ann.getByRole('group', { name: /^Organise / })
+      await actions.getByRole('button', { name: 'Archive' }).click()
+      await actions.getByRole('button', { name: 'Unarchive' }).waitFor()
+      await actions.getByRole('button', { name: 'Pin' }).click()
+      await ann.getByText('Pinned · Archived').waitFor()
+      const phone = await fetch(`${server.apiBase}/sandbox/accounts/${instancePhone}/app-state`, {
+        headers: await windowSessionHeaders(browser.context, server.apiBase),
+      })
+      assert.equal(phone.status, 200)
+      const { chats: onPhone } = (await phone.json()) as { chats: Record<string, Record<string, unknown>> }
+      assert.deepEqual(onPhone[`${ANN}@s.whatsapp.net`], { archived: true, pinned: true })
+      // A mute made on the phone reaches the row by chat.updated.
+      await sandbox(`/accounts/${instancePhone}/app-state`, { chat: ANN, muted_until: -1 })
+      await ann.getByText('Pinned · Archived · Muted').waitFor()
+      await actions.getByRole('button', { name: 'Unmute' }).waitFor()
+      assert.deepEqual(await seriousViolations(page), [])
     })
   },
 )

@@ -159,6 +159,11 @@ describe('the document against the running server', () => {
       const { messages } = await checked('chat_messages', to)
       assert.ok(messages.some((message: any) => message.id === fromCarol))
       const { contacts } = await checked('contacts', on)
+      await checked('mute_chat', { ...to, duration: 3600 })
+      for (const name of ['archive_chat', 'unarchive_chat', 'pin_chat', 'unpin_chat', 'unmute_chat'])
+        await checked(name, to)
+      await checked('mark_chat_unread', to)
+      await checked('mark_chat_read', to)
       assert.ok(contacts.some((contact: any) => contact.phone === CAROL))
       const { numbers } = await checked('check_numbers', { ...on, numbers: [CAROL, '15550610099'] })
       assert.deepEqual(

@@ -24,7 +24,7 @@ test('a payload that departs from the catalogue is named with the field at fault
   assert.ok(contractViolations('instance.updated', { changed: [] }).length > 0, 'something changed')
 })
 
-test('a real instance’s events (link, receive, send, status, react, edit, delete, presence, poll, call, group, destroy) and its view have their contract shape', async (t) => {
+test('a real instance’s events (link, receive, archive, send, status, react, edit, delete, presence, poll, call, group, destroy) and its view have their contract shape', async (t) => {
   const dataDir = tempDataDir()
   const core = await startCore({ dataDir, sandbox: true, limits: { sendIntervalMs: 0, sendJitterMs: 0 } })
   t.after(async () => {
@@ -40,6 +40,7 @@ test('a real instance’s events (link, receive, send, status, react, edit, dele
     assert.deepEqual(schemaViolations(InstanceViewSchema, view), [])
   await core.sandbox!.control.send('15550400002', { to: '15550400001', text: 'Hi' })
   await events.waitFor((event) => event.event === 'message.received', 'message.received')
+  await ok(core.apiBase, 'archive_chat', { instance_id: id, number: '15550400002' })
   const sent = await ok(core.apiBase, 'send_message', {
     instance_id: id,
     number: '15550400002',

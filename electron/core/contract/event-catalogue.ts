@@ -6,6 +6,7 @@ import {
   GroupUpdatedEventSchema,
 } from './group'
 import { INSTANCE_STATES } from './instance-state'
+import { ChatUpdatedEventSchema } from './chat-flags'
 import {
   DeletionSchema,
   EditSchema,
@@ -199,6 +200,21 @@ export const EVENT_CATALOGUE = {
       group_id: null,
       offline: false,
       timestamp: '1795253914',
+    },
+  },
+  'chat.updated': {
+    description:
+      'A chat was archived or unarchived, pinned or unpinned, muted or unmuted, or marked unread or read: through the API, on the phone or on another linked device (the account’s app state). Carries the chat’s flags now and which changed.',
+    changesInstance: false,
+    data: ChatUpdatedEventSchema,
+    example: {
+      chat: '15550002222@s.whatsapp.net',
+      archived: true,
+      pinned: false,
+      muted: false,
+      muted_until: null,
+      marked_unread: false,
+      changed: ['archived'],
     },
   },
   'group.participants': {

@@ -183,6 +183,10 @@ export interface WaMessageHooks {
    * group notification, the app state, an answer to a query): their chats become one.
    */
   onLidPairs(instanceId: string, pairs: WaLidPair[]): void
+  /** Names the phone's owner saved for contacts (the account's app state), as they arrive or change. */
+  onSavedNames(instanceId: string, names: Array<{ chat: string; name: string }>): void
+  /** Chats' settings changed in the account's app state (archive, pin, mute, unread). */
+  onChatSettings(instanceId: string, changes: WaChatSettingsChange[]): void
   /** The stored content of a poll this account created or received, to decrypt its votes; undefined if unknown. */
   pollContent(instanceId: string, pollId: string): Promise<Uint8Array | undefined>
 }
@@ -265,8 +269,41 @@ export interface WaConnection {
   presence(state: WaPresence, chat?: string): Promise<void>
   /** Asks the network for a contact's presence: its changes arrive through onPresence. */
   subscribePresence(chat: string): Promise<void>
+  /**
+   * Changes one of the chat's settings in the account's app state (synced to the phone and the other linked
+   * devices): archive and unread name the chat's newest message, as the network asks.
+   */
+  modifyChat(chat: string, change: WaChatModification): Promise<void>
   /** Groups: read, create, administer, invite, join and leave. */
   readonly groups: WaGroups
+}
+
+/** One change to a chat's settings in the account's app state. */
+export type WaChatModification =
+  | { kind: 'archive'; archived: boolean; last: WaLastMessage }
+  | { kind: 'pin'; pinned: boolean }
+  /** `until`: Unix milliseconds (-1: always); null unmutes. */
+  | { kind: 'mute'; until: number | null }
+  | { kind: 'unread'; unread: boolean; last: WaLastMessage }
+
+/** A chat's newest message, by its network key and time (Unix seconds). */
+export interface WaLastMessage {
+  key: WaMessageKey
+  timestamp: number
+}
+
+/**
+ * A chat's settings as the account's app state changed them (by this app, the phone or another linked
+ * device): only what changed is set.
+ */
+export interface WaChatSettingsChange {
+  chat: string
+  archived?: boolean
+  pinned?: boolean
+  /** Unix milliseconds the mute ends (-1: always); null: not muted. */
+  mutedUntil?: number | null
+  /** Marked unread by hand (false: read). */
+  unread?: boolean
 }
 
 /** A member of a group: addressed by LID or phone number, with the other address where the network gave it. */

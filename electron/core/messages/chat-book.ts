@@ -1,6 +1,15 @@
 import { AppError } from '../errors'
-import { type MessagePosition, type MessageStore, positionOf, type StoredChat } from '../store/message-store'
+import {
+  type MessagePosition,
+  type MessageStore,
+  positionOf,
+  type StoredChat,
+  type StoredContact,
+} from '../store/message-store'
 import type { LinkdeskMessage } from '../contract/message'
+import type { ChatFlags } from '../contract/chat-flags'
+import { type ChatSettingsDesk, UNSET_FLAGS } from './chat-settings'
+import type { SavedNames } from './saved-names'
 
 /** A chat as the account's stored messages show it. */
 export interface ChatSummary {
@@ -13,6 +22,9 @@ export interface ChatSummary {
   messages: number
 }
 
+/** A chat as chats lists it: its summary and its app-state flags. */
+export type ListedChat = ChatSummary & ChatFlags
+
 /** Someone the account has messages from or to: a 1:1 chat, or a group member who wrote. */
 export interface ContactSummary {
   chat: string
@@ -20,6 +32,8 @@ export interface ContactSummary {
   lid: string | null
   /** The name they gave themselves, from their newest message that carried it. */
   push_name: string | null
+  /** The name the phone's owner saved for them (the account's app state), kept current. */
+  saved_name: string | null
 }
 
 export const PAGE_LIMIT = { default: 50, max: 100 }
@@ -79,32 +93,45 @@ function summaryOf({ chat, last, unread, messages }: StoredChat): ChatSummary {
  * from the store's chat index, newest first (contacts by chat id), with a cursor to the next page.
  */
 export class ChatBook {
-  constructor(private readonly store: MessageStore) {}
+  constructor(
+    private readonly store: MessageStore,
+    /** Without it (a bench reading the store alone), every chat shows its flags unset. */
+    private readonly settings?: Pick<ChatSettingsDesk, 'flags'>,
+    private readonly names?: Pick<SavedNames, 'of'>,
+  ) {}
+
+  private async flagged(instanceId: string, chats: ChatSummary[]): Promise<ListedChat[]> {
+    const flags = await this.settings?.flags(
+      instanceId,
+      chats.map(({ chat }) => chat),
+    )
+    return chats.map((chat) => ({ ...chat, ...(flags?.get(chat.chat) ?? UNSET_FLAGS) }))
+  }
 
   /** Chats, newest last message first, a page at a time. */
   async chats(
     instanceId: string,
     page: { limit?: number; cursor?: string },
-  ): Promise<Page<'chats', ChatSummary>> {
+  ): Promise<Page<'chats', ListedChat>> {
     const limit = page.limit ?? LIST_LIMIT.default
     const before = page.cursor === undefined ? undefined : decode(page.cursor, isPosition, 'chats')
     const found = await this.store.chats(instanceId, limit + 1, before)
     const { shown, next } = paged(found, limit, ({ last }) => encode(positionOf(last)))
-    return { chats: shown.map(summaryOf), next_cursor: next }
+    return { chats: await this.flagged(instanceId, shown.map(summaryOf)), next_cursor: next }
   }
 
   /**
    * One chat's summary, or none when it has no stored message: by the chat id its messages carry, or by the
    * other id the network gave for it (a LID whose chat joined its phone number's is found by either).
    */
-  async chat(instanceId: string, chat: string): Promise<ChatSummary[]> {
+  async chat(instanceId: string, chat: string): Promise<ListedChat[]> {
     let found = await this.store.chat(instanceId, chat)
     if (!found) {
       const [newest] = await this.store.chatPage(instanceId, chat, 1)
       const canonical = newest?.message.chat
       if (canonical && canonical !== chat) found = await this.store.chat(instanceId, canonical)
     }
-    return found ? [summaryOf(found)] : []
+    return found ? this.flagged(instanceId, [summaryOf(found)]) : []
   }
 
   /** One chat's messages, newest first, a page at a time; `next_cursor` is null on the last page. */
@@ -129,6 +156,12 @@ export class ChatBook {
     const after = page.cursor === undefined ? undefined : decode(page.cursor, isChatId, 'contacts')
     const found = await this.store.contacts(instanceId, limit + 1, after)
     const { shown, next } = paged(found, limit, ({ chat }) => encode(chat))
-    return { contacts: shown, next_cursor: next }
+    const pn = (contact: StoredContact) => (contact.phone ? `${contact.phone}@s.whatsapp.net` : contact.chat)
+    const names = await this.names?.of(instanceId, [...shown.map(({ chat }) => chat), ...shown.map(pn)])
+    const named = shown.map((contact) => ({
+      ...contact,
+      saved_name: names?.get(contact.chat) ?? names?.get(pn(contact)) ?? null,
+    }))
+    return { contacts: named, next_cursor: next }
   }
 }

@@ -3,9 +3,12 @@ import type { EventSink } from '../contract/events'
 import type { Logger } from '../logger'
 import type { InstanceBehaviours } from '../contract/instance'
 import type { CallDesk } from './call-desk'
+import type { ChatSettingsDesk } from './chat-settings'
+import type { SavedNames } from './saved-names'
 import type { PollVotes } from '../store/poll-votes'
 import type { GroupDesk } from '../groups/group-desk'
 import type {
+  WaChatSettingsChange,
   TallyVotes,
   WaAccount,
   WaCallOffer,
@@ -37,6 +40,8 @@ const PRESENCE_NAMES: Record<WaPresence, Presence> = {
 }
 
 export interface MessageIntakeDeps {
+  chatSettings: ChatSettingsDesk
+  savedNames: SavedNames
   store: MessageStore
   events: EventSink
   acks: AckTracker
@@ -276,6 +281,15 @@ export class MessageIntake implements WaMessageHooks {
       }
       this.log.info({ instanceId, messages: kept.length }, 'history sync kept')
     })
+  }
+
+  onSavedNames(instanceId: string, names: Array<{ chat: string; name: string }>): void {
+    void this.deps.savedNames.keep(instanceId, names)
+  }
+
+  onChatSettings(instanceId: string, changes: WaChatSettingsChange[]): void {
+    // The desk logs a failure; the app state keeps the setting, so the next change or link shows it again.
+    this.deps.chatSettings.apply(instanceId, changes).catch(() => undefined)
   }
 
   onGroupChange(instanceId: string, change: WaGroupChange, account: WaAccount): void {

@@ -12,6 +12,9 @@ import type { InstanceBehaviours } from '../contract/instance'
 import { CallDesk, type CallSettings } from './call-desk'
 import { GroupDesk } from '../groups/group-desk'
 import { ChatBook } from './chat-book'
+import { ChatSettingsDesk } from './chat-settings'
+import { SavedNames } from './saved-names'
+import type { InstanceAuthStore } from '../store/auth-store'
 import { loadPicture, OwnProfile } from './own-profile'
 import { ChatSignals } from './chat-signals'
 import { ContactLookup } from './contact-lookup'
@@ -29,6 +32,8 @@ import { UnacknowledgedSends } from './unacknowledged-sends'
 export interface MessageServiceDeps {
   /** Where messages, their statuses and media are kept. */
   store: MessageStore
+  /** Each instance's key store, where the chats' app-state settings are kept beside the app-state versions. */
+  auth(instanceId: string): InstanceAuthStore
   /** The idempotency ledger's records. */
   ledger: LedgerRecords
   /** Each voter's latest vote on each poll. */
@@ -93,6 +98,8 @@ export class MessageService {
   readonly calls: CallDesk
   /** The chats, their messages and the contacts, as stored. */
   readonly chats: ChatBook
+  /** The chats' archive, pin, mute and unread settings (the account's app state). */
+  readonly chatSettings: ChatSettingsDesk
   /** The account's own about text, picture and privacy settings. */
   readonly profile: OwnProfile
   /** The account's groups and their changes. */
@@ -110,7 +117,15 @@ export class MessageService {
     const events = countingSink(deps.events, this.counters)
     const connection = (instanceId: string) => deps.connections.connection(instanceId)
     this.store = deps.store
-    this.chats = new ChatBook(this.store)
+    this.chatSettings = new ChatSettingsDesk({
+      store: this.store,
+      auth: deps.auth,
+      events,
+      logger: deps.logger,
+      connection,
+    })
+    const savedNames = new SavedNames(deps.auth, deps.logger)
+    this.chats = new ChatBook(this.store, this.chatSettings, savedNames)
     this.profile = new OwnProfile({ limits: deps.limits, logger: deps.logger, connection })
     this.ledger = new IdempotencyLedger(deps.ledger)
     // Fed by the sender (a send marks its message sent) and by the intake (what the network reports).
@@ -168,6 +183,8 @@ export class MessageService {
     this.signals = new ChatSignals({ store: this.store, sender: this.sender, connection })
     this.actions = new MessageActions({ limits: deps.limits, store: this.store, sender: this.sender, events })
     this.hooks = new MessageIntake({
+      chatSettings: this.chatSettings,
+      savedNames,
       store: this.store,
       events,
       acks: this.acks,

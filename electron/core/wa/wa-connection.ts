@@ -16,6 +16,7 @@ import type { Logger } from '../logger'
 import { mapSentMessage, toProtocolContent, toProtocolKey, toQuotedMessage } from './message-mapping'
 import type { SocketNetworkConfig } from './network-endpoint'
 import { createWaGroups } from './wa-groups'
+import { toChatModification } from './chat-settings'
 import type { WaAccount, WaConnection, WaNumberLookup } from '../contract/network'
 
 const DEFAULT_SEND_TIMEOUT_MS = 60_000
@@ -229,6 +230,13 @@ export function createWaConnection(
         await socket.updateBlockStatus(chat, blocked ? 'block' : 'unblock')
       } catch (error) {
         throw upstreamError(error, blocked ? 'block' : 'unblock')
+      }
+    },
+    async modifyChat(chat, change) {
+      try {
+        await socket.chatModify(toChatModification(change), chat)
+      } catch (error) {
+        throw upstreamError(error, `chat ${change.kind} change`)
       }
     },
     async blocklist() {

@@ -23,6 +23,7 @@ import { classifyClose } from './disconnect-reason'
 import type { SocketNetworkConfig } from './network-endpoint'
 import { isLinked, loadWaAuthState, type WaAuthState } from './wa-auth-state'
 import { createWaConnection } from './wa-connection'
+import { chatSettingsChanges } from './chat-settings'
 import {
   lacksAddresses,
   lacksMemberAddresses,
@@ -425,6 +426,20 @@ export class WaSession {
         if (updates.some((update) => update.imgUrl !== undefined && own.has(update.id ?? ''))) {
           events.avatarChanged()
         }
+      }),
+    )
+    socket.ev.on(
+      'contacts.upsert',
+      guard('contacts.upsert', (contacts) => {
+        const names = contacts.flatMap(({ id, name }) => (id && name ? [{ chat: id, name }] : []))
+        if (names.length > 0) hooks.onSavedNames(instanceId, names)
+      }),
+    )
+    socket.ev.on(
+      'chats.update',
+      guard('chats.update', (updates) => {
+        const changes = chatSettingsChanges(updates)
+        if (changes.length > 0) hooks.onChatSettings(instanceId, changes)
       }),
     )
     socket.ev.on(

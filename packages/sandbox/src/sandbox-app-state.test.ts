@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { type BinaryNode } from '@whiskeysockets/baileys'
+import {
+  type BinaryNode,
+  chatModificationToAppPatch,
+  encodeSyncdPatch,
+  newLTHashState,
+  proto,
+} from '@whiskeysockets/baileys'
 import { linkedClient, linkedDeviceFixture } from './testing/sandbox-fixture'
 
 const ME = '15550630001'
@@ -77,4 +83,87 @@ test('a patch the network cannot read, or made from an old version, is refused a
     (error: any) => error.data === 400,
   )
   assert.equal(linked.sandbox.control.accounts().find((a) => a.phone === ME)?.name, before)
+})
+
+test('a chat one device archives and pins is kept by the network, with MACs checked, and reaches the other device', async () => {
+  const other = await linkedClient(linked.sandbox, ME)
+  try {
+    const sock = linked.device.sock
+    assert.ok(sock)
+    const chat = `${ALICE}@s.whatsapp.net`
+    await sock.chatModify({ archive: true, lastMessages: [] }, chat)
+    await sock.chatModify({ pin: true }, chat)
+    const state = linked.sandbox.control.appState(ME)
+    assert.equal(state.chats[chat]?.archived, true)
+    assert.equal(state.chats[chat]?.pinned, true)
+    await other.waitFor(
+      () =>
+        other.chatUpdates.some((update) => update.id === chat && update.archived === true) &&
+        other.chatUpdates.some((update) => update.id === chat && Boolean(update.pinned)),
+      'the archive and the pin on the other device',
+    )
+  } finally {
+    await other.stop()
+  }
+})
+
+test('the phone mutes, marks unread and saves a name: the linked device syncs each change and verifies it', async () => {
+  const chat = `${ALICE}@s.whatsapp.net`
+  const until = Date.now() + 8 * 60 * 60_000
+  await linked.sandbox.control.changeAppState(ME, { chat: ALICE, mutedUntil: until, unread: true })
+  await linked.sandbox.control.changeAppState(ME, { chat: ALICE, savedName: 'Alice Cooper' })
+  const device = linked.device
+  await device.waitFor(
+    () =>
+      device.chatUpdates.some((update) => update.id === chat && update.muteEndTime === until) &&
+      device.chatUpdates.some((update) => update.id === chat && update.unreadCount === -1),
+    'the mute and the unread mark',
+  )
+  await device.waitFor(
+    () => device.contactUpserts.some((contact) => contact.id === chat && contact.name === 'Alice Cooper'),
+    'the saved name',
+  )
+  assert.deepEqual(linked.sandbox.control.appState(ME).chats[chat]?.mutedUntil, until)
+  assert.equal(linked.sandbox.control.appState(ME).contacts[chat], 'Alice Cooper')
+})
+
+test('a patch whose snapshot MAC does not match the collection’s LTHash is refused, and nothing is kept', async () => {
+  const sock = linked.device.sock
+  assert.ok(sock)
+  const chat = `${ALICE}@s.whatsapp.net`
+  await sock.chatModify({ pin: false }, chat)
+  const before = linked.sandbox.control.appState(ME)
+  const keyId = sock.authState.creds.myAppStateKeyId
+  assert.ok(keyId)
+  // Encoded onto an empty collection although the network's is at a later version: a forked LTHash.
+  const { patch } = await encodeSyncdPatch(
+    chatModificationToAppPatch({ pin: true }, chat),
+    keyId,
+    newLTHashState(),
+    async (id) => (await sock.authState.keys.get('app-state-sync-key', [id]))[id],
+  )
+  const version = String(before.versions.regular_low ?? 0)
+  await assert.rejects(
+    sock.query({
+      tag: 'iq',
+      attrs: { to: 's.whatsapp.net', type: 'set', xmlns: 'w:sync:app:state' },
+      content: [
+        {
+          tag: 'sync',
+          attrs: {},
+          content: [
+            {
+              tag: 'collection',
+              attrs: { name: 'regular_low', version },
+              content: [{ tag: 'patch', attrs: {}, content: proto.SyncdPatch.encode(patch).finish() }],
+            },
+          ],
+        },
+      ],
+    }),
+    (error: any) => error.data === 400,
+  )
+  const after = linked.sandbox.control.appState(ME)
+  assert.deepEqual(after.versions, before.versions)
+  assert.deepEqual(after.chats[chat], before.chats[chat])
 })

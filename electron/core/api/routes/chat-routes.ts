@@ -7,6 +7,7 @@ import type { MessageService } from '../../messages/message-service'
 import { parseRecipient } from '../../contract/recipient'
 import { defineOperation, type Operation } from '../operation'
 import { CHAT_NUMBER } from './chat-field'
+import { ChatFlagsSchema } from '../../contract/chat-flags'
 
 export interface ChatRoutesDeps {
   messages: MessageService
@@ -32,6 +33,7 @@ const ChatSummarySchema = Type.Object({
   last_message: LinkdeskMessageSchema,
   unread: Type.Integer({ minimum: 0, description: 'Received messages not marked read.' }),
   messages: Type.Integer({ minimum: 0, description: 'Stored messages of the chat.' }),
+  ...ChatFlagsSchema.properties,
 })
 
 /** Someone the account has messages from (chat-book's ContactSummary). */
@@ -40,6 +42,7 @@ const ContactSummarySchema = Type.Object({
   phone: Nullable(Type.String()),
   lid: Nullable(Type.String()),
   push_name: Nullable(Type.String({ description: 'Their newest push name.' })),
+  saved_name: Nullable(Type.String({ description: 'The name saved on the phone, kept current.' })),
 })
 
 /** `limit` and `cursor` of a list read a page at a time. */
@@ -87,6 +90,7 @@ export function chatOperations({ messages }: ChatRoutesDeps): Operation[] {
             last_message: SAMPLE_MESSAGE,
             unread: 1,
             messages: 12,
+            ...{ archived: false, pinned: true, muted: false, muted_until: null, marked_unread: false },
           },
         ],
         next_cursor: null,
@@ -149,6 +153,7 @@ export function chatOperations({ messages }: ChatRoutesDeps): Operation[] {
             phone: '15551234567',
             lid: '123456789012345@lid',
             push_name: 'Alice',
+            saved_name: 'Alice Cooper',
           },
         ],
         next_cursor: null,

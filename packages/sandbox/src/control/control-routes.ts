@@ -357,6 +357,31 @@ export function registerSandboxRoutes(app: FastifyInstance, control: SandboxCont
     return { status: 'success' }
   })
 
+  app.get('/accounts/:phone/app-state', async (request) => ({
+    status: 'success',
+    ...control.appState(phoneParam(request)),
+  }))
+
+  app.post('/accounts/:phone/app-state', async (request) => {
+    const body = bodyOf(request)
+    const flag = (field: string): boolean | undefined => {
+      const value = body[field]
+      if (value === undefined) return undefined
+      if (typeof value !== 'boolean')
+        throw new SandboxError('invalid_parameter', `${field} must be true or false.`)
+      return value
+    }
+    await control.changeAppState(phoneParam(request), {
+      chat: requiredString(body, 'chat'),
+      archived: flag('archived'),
+      pinned: flag('pinned'),
+      mutedUntil: body.muted_until === null ? null : optionalNumber(body, 'muted_until'),
+      unread: flag('unread'),
+      savedName: optionalString(body, 'saved_name'),
+    })
+    return { status: 'success' }
+  })
+
   app.post('/accounts/:phone/messages', async (request) => {
     const body = bodyOf(request)
     const addressing = optionalString(body, 'addressing')

@@ -13,6 +13,8 @@ import type {
 } from '../messages/outgoing-content'
 
 /** Where clients reach the sandbox and what they must trust. */
+import type { SandboxAppState, SandboxAppStateChange } from './app-state-control'
+
 export interface SandboxEndpoint {
   /** The websocket URL to use as Baileys' `waWebSocketUrl`. */
   wsUrl: string
@@ -179,6 +181,13 @@ export interface SandboxControl {
    * send (see `LOGIN_FAILURE_REASONS`): SandboxError('invalid_parameter').
    */
   failNextLogin(phone: string, reason: number): void
+  /** The account's app state as the network read it: versions, chats' settings, saved names, devices' requests. */
+  appState(phone: string): SandboxAppState
+  /**
+   * The account's phone archives, pins, mutes or marks a chat unread, or saves a contact's name, in its app:
+   * patches its linked devices sync. Nothing to change: SandboxError('missing_parameter').
+   */
+  changeAppState(phone: string, change: SandboxAppStateChange): Promise<void>
   /** The account's phone loses its Signal sessions, as after a reinstall: retry receipts must heal it. */
   forgetSessions(phone: string): void
 }

@@ -1,4 +1,5 @@
 import { SandboxError } from '../errors'
+import { appStateOf, changeAppStateFromPhone } from './app-state-control'
 import type { Account } from '../accounts/account'
 import { parseClientVersion } from '../accounts/client-version'
 import {
@@ -387,6 +388,15 @@ export function createSandboxControl(
           `code must be a login failure the network sends: ${LOGIN_FAILURE_REASONS.join(', ')}.`,
         )
       failNextLogin(network, account, reason)
+    },
+
+    appState(phone) {
+      return appStateOf(accountOf(network, phone))
+    },
+
+    async changeAppState(phone, change) {
+      await changeAppStateFromPhone(accountOf(network, phone), change)
+      await network.state.flushed()
     },
 
     forgetSessions(phone) {

@@ -1,6 +1,27 @@
 import { randomBytes } from 'node:crypto'
 import { child, children, type BinaryNode, iqError, iqResult, node, SERVER_JID, unixNow } from './binary-node'
 import type { StanzaContext } from './stanza-router'
+import type { Account } from '../accounts/account'
+import type { LinkedDevice } from '../accounts/linked-device'
+
+/** Tells the account's connected devices (but `except`) that a collection moved, as the network does (server_sync). */
+export function announceAppStateVersion(
+  account: Account,
+  collection: string,
+  version: number,
+  except?: LinkedDevice,
+): void {
+  for (const other of account.activeDevices()) {
+    if (other === except) continue
+    other.deliver(
+      node(
+        'notification',
+        { from: SERVER_JID, type: 'server_sync', id: randomBytes(8).toString('hex'), t: String(unixNow()) },
+        [node('collection', { name: collection, version: String(version) })],
+      ),
+    )
+  }
+}
 
 /**
  * The app-state sync query: a device pushes a patch to a collection (kept as its next version, and what it
@@ -32,23 +53,10 @@ export async function answerAppStateSync(
         return connection.send(iqError(iq, 400, 'bad-request'))
       }
       answers.push(node('collection', { name, version: String(current + 1) }))
-      for (const other of account.activeDevices()) {
-        if (other === device) continue
-        other.deliver(
-          node(
-            'notification',
-            {
-              from: SERVER_JID,
-              type: 'server_sync',
-              id: randomBytes(8).toString('hex'),
-              t: String(unixNow()),
-            },
-            [node('collection', { name, version: String(current + 1) })],
-          ),
-        )
-      }
+      announceAppStateVersion(account, name, current + 1, device)
       continue
     }
+    account.appState.requested(name, version)
     const patches = account.appState.patchesAfter(name, version).map((bytes) => node('patch', {}, bytes))
     answers.push(
       node(

@@ -48,6 +48,9 @@ export class SandboxClient {
   readonly participantChanges: Array<BaileysEventMap['group-participants.update']> = []
   readonly groupUpdates: BaileysEventMap['groups.update'] = []
   readonly contactUpdates: BaileysEventMap['contacts.update'] = []
+  /** Chats' settings as the app state reported them (archived, pinned, muteEndTime, unreadCount). */
+  readonly chatUpdates: BaileysEventMap['chats.update'] = []
+  readonly contactUpserts: BaileysEventMap['contacts.upsert'] = []
   readonly presences: Array<BaileysEventMap['presence.update']> = []
   opens = 0
   historySets = 0
@@ -214,6 +217,14 @@ export class SandboxClient {
     })
     sock.ev.on('contacts.update', (updates) => {
       this.contactUpdates.push(...updates)
+      changed()
+    })
+    sock.ev.on('chats.update', (updates) => {
+      this.chatUpdates.push(...updates)
+      changed()
+    })
+    sock.ev.on('contacts.upsert', (contacts) => {
+      this.contactUpserts.push(...contacts)
       changed()
     })
     sock.ev.on('presence.update', (update) => {

@@ -6,6 +6,7 @@ import { useOperation } from '../../app/use-operation'
 import { hrefWithQuery } from '../../app/routes'
 import { ErrorNotice } from '../../components/ErrorNotice'
 import { messageSummary } from '../events/message-summary'
+import { ChatFlagActions, ChatFlagBadges } from './ChatFlags'
 import { type PagedList, placed, usePagedList } from './use-paged-list'
 import './ChatsPanel.css'
 
@@ -28,7 +29,13 @@ const contactBefore = (a: Contact, b: Contact) => a.chat < b.chat
 const GROUP_NAME_EVENTS = new Set(['group.joined', 'group.updated'])
 
 /** Events that store a message in a chat (a status changes no chat's summary). */
-const CHAT_EVENTS = new Set(['message.received', 'message.sent', 'message.edited', 'message.deleted'])
+const CHAT_EVENTS = new Set([
+  'message.received',
+  'message.sent',
+  'message.edited',
+  'message.deleted',
+  'chat.updated',
+])
 
 /**
  * An instance's chats (newest first, with unread counts) and contacts, each a link to write to them, a page at
@@ -76,6 +83,7 @@ export function ChatsPanel({ instanceId }: { instanceId: string }) {
         phone: typeof data.sender_phone === 'string' ? data.sender_phone : null,
         lid: typeof data.sender_lid === 'string' ? data.sender_lid : null,
         push_name: typeof data.push_name === 'string' ? data.push_name : (known?.push_name ?? null),
+        saved_name: known?.saved_name ?? null,
       }
       return placed(items, contact, (item) => item.chat, contactBefore, more)
     })
@@ -114,10 +122,12 @@ export function ChatsPanel({ instanceId }: { instanceId: string }) {
                 <span className="muted"> {chatNumber(chat.chat)}</span>
               ) : null}
               {chat.unread ? <span className="unread">{chat.unread} unread</span> : null}
+              <ChatFlagBadges chat={chat} />
               <span className="muted">
                 {' '}
                 {messageSummary(chat.last_message as unknown as Record<string, unknown>)}
               </span>
+              <ChatFlagActions instanceId={instanceId} chat={chat} name={chatName(chat.chat)} />
             </li>
           ))}
         </ul>
@@ -131,7 +141,9 @@ export function ChatsPanel({ instanceId }: { instanceId: string }) {
         <ul aria-label="Contacts">
           {(contacts.list.status === 'ready' ? contacts.list.items : []).map((contact) => (
             <li key={contact.chat}>
-              <a href={write(contact.chat)}>{contact.push_name ?? chatNumber(contact.chat)}</a>
+              <a href={write(contact.chat)}>
+                {contact.saved_name ?? contact.push_name ?? chatNumber(contact.chat)}
+              </a>
               <span className="muted"> {contact.phone ? `+${contact.phone}` : contact.chat}</span>
             </li>
           ))}

@@ -1,0 +1,41 @@
+import type { ChatModification, ChatUpdate } from '@whiskeysockets/baileys'
+import type { WaChatModification, WaChatSettingsChange, WaLastMessage } from '../contract/network'
+import { toProtocolKey } from './message-mapping'
+
+function lastMessages(last: WaLastMessage) {
+  return [{ key: toProtocolKey(last.key), messageTimestamp: last.timestamp }]
+}
+
+/** A chat setting change as Baileys' chatModify takes it. */
+export function toChatModification(change: WaChatModification): ChatModification {
+  switch (change.kind) {
+    case 'archive':
+      return { archive: change.archived, lastMessages: lastMessages(change.last) }
+    case 'pin':
+      return { pin: change.pinned }
+    case 'mute':
+      return { mute: change.until }
+    case 'unread':
+      return { markRead: !change.unread, lastMessages: lastMessages(change.last) }
+  }
+}
+
+/**
+ * The settings Baileys reports from the app state (its `chats.update`): archived, pinned (a time, or null),
+ * muteEndTime (null: unmuted) and unreadCount (-1: marked unread; 0: read). Other chat updates (such as
+ * unread counts from messages) carry none of these and are left out.
+ */
+export function chatSettingsChanges(updates: readonly ChatUpdate[]): WaChatSettingsChange[] {
+  return updates.flatMap((update) => {
+    if (!update.id) return []
+    const change: WaChatSettingsChange = { chat: update.id }
+    if (typeof update.archived === 'boolean') change.archived = update.archived
+    if (update.pinned !== undefined) change.pinned = update.pinned !== null
+    if (update.muteEndTime !== undefined) {
+      change.mutedUntil = update.muteEndTime === null ? null : Number(update.muteEndTime)
+    }
+    if (update.unreadCount === -1) change.unread = true
+    else if (update.unreadCount === 0) change.unread = false
+    return Object.keys(change).length > 1 ? [change] : []
+  })
+}

@@ -1,0 +1,68 @@
+import type { ChatModification } from '@whiskeysockets/baileys'
+import type { Account } from '../accounts/account'
+import type { ChatSettings } from '../accounts/app-state'
+import { SandboxError } from '../errors'
+import { announceAppStateVersion } from '../stanzas/app-state-queries'
+
+/** What the account's app state holds, as the network read it. */
+export interface SandboxAppState {
+  /** Each collection's version. */
+  versions: Record<string, number>
+  /** By chat id. */
+  chats: Record<string, ChatSettings>
+  /** Saved names, by contact chat id. */
+  contacts: Record<string, string>
+  /** The versions the account's linked devices asked the patches after, oldest first (the newest 200). */
+  requests: Array<{ collection: string; version: number }>
+}
+
+/** A change the account's phone makes in its app, as WhatsApp syncs it to the linked devices. */
+export interface SandboxAppStateChange {
+  /** A chat id or a phone number (digits). */
+  chat: string
+  archived?: boolean
+  pinned?: boolean
+  /** Unix milliseconds the mute ends (-1: always); null unmutes. */
+  mutedUntil?: number | null
+  unread?: boolean
+  /** The name the phone saves for the contact. */
+  savedName?: string
+}
+
+function chatIdOf(chat: string): string {
+  if (/^\d{5,20}$/.test(chat)) return `${chat}@s.whatsapp.net`
+  if (/^[\w.:-]+@(s\.whatsapp\.net|g\.us|lid)$/.test(chat)) return chat
+  throw new SandboxError('invalid_parameter', 'chat must be a phone number or a chat id.')
+}
+
+/** The account's app state as the network read it. */
+export function appStateOf(account: Account): SandboxAppState {
+  return account.appState.snapshot()
+}
+
+/**
+ * The phone changes its app state: each setting given is one patch of the collection WhatsApp keeps it in,
+ * encoded with the account's key, and the connected linked devices are told the collection moved.
+ */
+export async function changeAppStateFromPhone(
+  account: Account,
+  change: SandboxAppStateChange,
+): Promise<void> {
+  const chat = chatIdOf(change.chat)
+  const modifications: ChatModification[] = []
+  if (change.archived !== undefined) modifications.push({ archive: change.archived, lastMessages: [] })
+  if (change.pinned !== undefined) modifications.push({ pin: change.pinned })
+  if (change.mutedUntil !== undefined) modifications.push({ mute: change.mutedUntil })
+  if (change.unread !== undefined) modifications.push({ markRead: !change.unread, lastMessages: [] })
+  if (change.savedName !== undefined) {
+    modifications.push({
+      contact: { fullName: change.savedName, firstName: change.savedName.split(' ')[0] ?? change.savedName },
+    })
+  }
+  if (modifications.length === 0)
+    throw new SandboxError('missing_parameter', 'give at least one setting to change.')
+  for (const modification of modifications) {
+    const { collection, version } = await account.appState.change(modification, chat)
+    announceAppStateVersion(account, collection, version)
+  }
+}

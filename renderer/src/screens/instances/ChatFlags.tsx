@@ -1,0 +1,66 @@
+import { useState } from 'react'
+import type { ChatList } from '../../api/types'
+import { useApi } from '../../app/api-context'
+import { ErrorNotice } from '../../components/ErrorNotice'
+
+type Chat = ChatList['chats'][number]
+
+/** How long the window mutes a chat for: 8 hours, as the phone's first choice. */
+const MUTE_SECONDS = 8 * 60 * 60
+
+/** The chat's app-state flags in words (archived, pinned, muted, marked unread), or nothing when none is set. */
+export function ChatFlagBadges({ chat }: { chat: Chat }) {
+  const shown = [
+    chat.pinned && 'Pinned',
+    chat.archived && 'Archived',
+    chat.muted &&
+      (chat.muted_until === null
+        ? 'Muted'
+        : `Muted until ${new Date(chat.muted_until * 1000).toLocaleString()}`),
+    chat.marked_unread && 'Marked unread',
+  ].filter((flag): flag is string => Boolean(flag))
+  if (shown.length === 0) return null
+  return <span className="chat-flags"> {shown.join(' · ')}</span>
+}
+
+/**
+ * Archive, pin, mute (8 hours) and mark unread a chat, or undo each; the list refreshes from the chat.updated
+ * event that follows. A refusal (such as a fourth pin) is shown beside the chat.
+ */
+export function ChatFlagActions({
+  instanceId,
+  chat,
+  name,
+}: {
+  instanceId: string
+  chat: Chat
+  name: string
+}) {
+  const api = useApi()
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<unknown>(null)
+  const run = (operation: string, params: Record<string, unknown> = {}) => {
+    setBusy(true)
+    setError(null)
+    api
+      .call(operation, { instance_id: instanceId, number: chat.chat, ...params })
+      .catch((failure: unknown) => setError(failure))
+      .finally(() => setBusy(false))
+  }
+  const actions: Array<[label: string, operation: string, params?: Record<string, unknown>]> = [
+    chat.archived ? ['Unarchive', 'unarchive_chat'] : ['Archive', 'archive_chat'],
+    chat.pinned ? ['Unpin', 'unpin_chat'] : ['Pin', 'pin_chat'],
+    chat.muted ? ['Unmute', 'unmute_chat'] : ['Mute 8 h', 'mute_chat', { duration: MUTE_SECONDS }],
+    chat.marked_unread ? ['Mark read', 'mark_chat_read'] : ['Mark unread', 'mark_chat_unread'],
+  ]
+  return (
+    <span className="chat-actions" role="group" aria-label={`Organise ${name}`}>
+      {actions.map(([label, operation, params]) => (
+        <button key={operation} type="button" disabled={busy} onClick={() => run(operation, params)}>
+          {label}
+        </button>
+      ))}
+      {error ? <ErrorNotice error={error} context={`Could not change ${name}`} /> : null}
+    </span>
+  )
+}
