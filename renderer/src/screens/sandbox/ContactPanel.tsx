@@ -4,6 +4,7 @@ import { useOperation } from '../../app/use-operation'
 import { ErrorNotice } from '../../components/ErrorNotice'
 import { ContactSendForm } from './ContactSendForm'
 import { LinkedDeviceFaults } from './LinkedDeviceFaults'
+import { PhoneBehaviourForm } from './PhoneBehaviourForm'
 import './ContactPanel.css'
 
 /** One contact: send a message as it, read what it received, and (a linked phone) fault its devices. */
@@ -25,6 +26,7 @@ export function ContactPanel({ contact, suggestedTo }: { contact: SandboxAccount
       <h2 id="contact-title">{label}</h2>
       <ContactSendForm phone={contact.phone} label={label} suggestedTo={suggestedTo} />
       {contact.linkedDevices.length > 0 ? <LinkedDeviceFaults phone={contact.phone} /> : null}
+      <PhoneBehaviourForm phone={contact.phone} />
       {received.status === 'failed' ? <ErrorNotice error={received.error} context="Sandbox" /> : null}
       <div className="screen-header">
         <h3>Inbox ({inbox.length})</h3>
