@@ -44,6 +44,10 @@ export const ERROR_CODES = {
     message: 'A participant is not on the network: details.numbers names each one.',
   },
   media_unavailable: { status: 422, message: 'The media_url cannot be fetched or is not a supported file.' },
+  media_expired: {
+    status: 410,
+    message: 'The file has expired on the network and the phone could not upload it again.',
+  },
   invalid_location: { status: 422, message: 'The coordinates are not a place on Earth.' },
   quoted_not_found: { status: 422, message: 'The message to quote is not among the stored messages.' },
   message_not_found: {

@@ -344,6 +344,29 @@ test('a non-admin’s change of the subject and a setting is refused whole: the 
   )
 })
 
+test('where only admins send, the app’s send as a non-admin is refused: 403 not_group_admin, message.status failed, no member gets it', async () => {
+  const theirs = await bobsGroup('Bob’s announcements')
+  await linked.control.changeGroup(BOB, theirs, { action: 'announce', on: true })
+  await groupEventOf(theirs, 'group.updated', (data) => data.changes.only_admins_send === true)
+  const refused = await linked.api('send_message', { number: theirs, type: 'text', message: 'may I?' })
+  assert.equal(refused.status, 403, JSON.stringify(refused.body))
+  assert.equal(refused.body.code, 'not_group_admin')
+  assert.equal(refused.body.details.network_error, '403')
+  const failed = await linked.events.waitFor(
+    (event) =>
+      event.event === 'message.status' &&
+      (event.data as any).chat === theirs &&
+      (event.data as any).status === 'failed',
+    'message.status failed',
+  )
+  assert.equal((failed.data as any).error_code, '403')
+  // Bob, an admin, writes after: his message reaches Alice's phone; the refused one, sent before, never did.
+  const { id } = await linked.control.send(BOB, { to: theirs, text: 'only I speak here' })
+  await inboxEntry(linked.core.sandbox!, ALICE, id)
+  assert.ok(!linked.control.inbox(ALICE).some((entry) => entry.id === (failed.data as any).id))
+  assert.ok(!linked.control.inbox(ALICE).some((entry) => entry.text === 'may I?'))
+})
+
 test('an admin’s change of several fields is applied whole: the network and the members have each', async () => {
   const body = await ok('update_group', {
     group_id: groupId,

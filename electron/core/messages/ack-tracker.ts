@@ -7,7 +7,7 @@ interface Waiter {
   timer: NodeJS.Timeout
 }
 
-type Outcome = { ok: true } | { ok: false; errorCode: string | null }
+type Outcome = { ok: true } | { ok: false; errorCode: string | null; chat: string }
 
 /**
  * Lets a send wait for the network's acknowledgement of its message id: resolved by the server's ack (or any
@@ -29,7 +29,7 @@ export class AckTracker {
     this.waiters.delete(key)
     clearTimeout(waiter.timer)
     if (outcome.ok) waiter.resolve()
-    else waiter.reject(rejected(outcome.errorCode))
+    else waiter.reject(rejected(outcome))
   }
 
   /** Resolves once the message is acknowledged. */
@@ -38,7 +38,7 @@ export class AckTracker {
     const known = this.early.get(key)
     if (known) {
       this.early.delete(key)
-      return known.ok ? Promise.resolve() : Promise.reject(rejected(known.errorCode))
+      return known.ok ? Promise.resolve() : Promise.reject(rejected(known))
     }
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -68,7 +68,15 @@ export class AckTracker {
   }
 }
 
-function rejected(errorCode: string | null): AppError {
+/** The network refuses a group message from a member who is not admin where only admins send. */
+const NOT_ADMIN = '403'
+
+function rejected({ errorCode, chat }: { errorCode: string | null; chat: string }): AppError {
+  if (errorCode === NOT_ADMIN && chat.endsWith('@g.us')) {
+    return new AppError('not_group_admin', 'Only admins send to this group, and this account is not one.', {
+      details: { network_error: errorCode },
+    })
+  }
   return new AppError(
     'upstream_failed',
     `The network refused the message${errorCode ? ` (error ${errorCode})` : ''}.`,

@@ -160,7 +160,7 @@ export class MessageIntake implements WaMessageHooks {
     for (const update of updates) {
       const outcome =
         update.status === 'failed'
-          ? { ok: false as const, errorCode: update.errorCode }
+          ? { ok: false as const, errorCode: update.errorCode, chat: update.chat }
           : { ok: true as const }
       // Only the server's ack (or its refusal) may come before the send waits; receipts just wake a waiter.
       this.deps.acks.settle(

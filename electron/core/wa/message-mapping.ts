@@ -343,17 +343,20 @@ export function mapReceipts(receipts: readonly MessageUserReceiptUpdate[]): WaSt
   return mapped
 }
 
-/** The server's acknowledgement of a message this socket sent, as status `sent`; an error ack is no news. */
+/**
+ * The server's answer to a message this socket sent: status `sent`, or `failed` with the ack's error. Baileys
+ * reports an error ack as a messages.update, which its event buffer may fold into the message's own upsert.
+ */
 export function mapServerAck(node: BinaryNode): WaStatusUpdate | undefined {
   const { id, from, error, t, participant } = node.attrs
-  if (!id || error) return undefined
+  if (!id) return undefined
   return {
     id,
     chat: from ?? '',
-    status: 'sent',
+    status: error ? 'failed' : 'sent',
     participant: participant ?? null,
     timestamp: t ?? null,
-    errorCode: null,
+    errorCode: error ?? null,
   }
 }
 

@@ -331,22 +331,30 @@ export function createWaConnection(
     async downloadMedia(key, content) {
       const message = toQuotedMessage({ key, content })
       const download = (target: WAMessage) =>
-        downloadMediaMessage(
-          target,
-          'buffer',
-          { options: network.options },
-          { logger, reuploadRequest: socket.updateMediaMessage },
-        )
+        downloadMediaMessage(target, 'buffer', { options: network.options })
       try {
         return await download(message)
       } catch (error) {
         const status = (error as { output?: { statusCode?: number } })?.output?.statusCode
         if (status !== 404 && status !== 410) throw upstreamError(error, 'media download')
-        try {
-          return await download(await socket.updateMediaMessage(message))
-        } catch (retryError) {
-          throw upstreamError(retryError, 'media download')
-        }
+      }
+      // The network forgot the file: the account's phone is asked to upload it again (media retry). Its new
+      // path is on the host media_conn names, which is asked first, as for an upload.
+      let reuploaded: WAMessage
+      try {
+        await socket.refreshMediaConn(false)
+        reuploaded = await socket.updateMediaMessage(message)
+      } catch (error) {
+        throw new AppError(
+          'media_expired',
+          'The file has expired on the network and the phone could not upload it again.',
+          { cause: error },
+        )
+      }
+      try {
+        return await download(reuploaded)
+      } catch (error) {
+        throw upstreamError(error, 'media download')
       }
     },
   }

@@ -410,8 +410,8 @@ export class WaSession {
           .catch((error: unknown) => this.log.error({ err: error }, 'naming receipt members failed'))
       }),
     )
-    // Baileys acts only on error acks (status `failed` through messages.update); a success ack is the moment
-    // a send is known to have reached the network, which `sendMessage` (resolving once written) does not tell.
+    // A success ack is the moment a send is known to have reached the network, which `sendMessage` (resolving
+    // once written) does not tell; an error ack is its refusal.
     socket.ws.on(
       'CB:ack,class:message',
       guard('ack', (node: BinaryNode) => {

@@ -9,7 +9,8 @@ import type { LinkedDevice } from './accounts/linked-device'
 import { STATUS_BROADCAST, StatusBroadcast } from './messages/status-broadcast'
 import { SandboxEvents } from './events'
 import { GroupRegistry } from './groups/group-registry'
-import { MediaStore } from './media/media-store'
+import { DEFAULT_MEDIA_LIFETIME_MS, MediaStore } from './media/media-store'
+import { PhoneMedia } from './media/phone-media'
 import { PollSecrets } from './messages/poll-secrets'
 import { RecentSends } from './messages/recent-sends'
 import { PresenceRelay } from './presence/presence-relay'
@@ -22,9 +23,15 @@ export interface NetworkTimings {
   receiptDelayMs: number
   /** How long a scan waits for the client's pair-device-sign reply. */
   pairingReplyTimeoutMs: number
+  /** How long the media host keeps an uploaded file (until the control API sets another lifetime). */
+  mediaLifetimeMs: number
 }
 
-export const DEFAULT_TIMINGS: NetworkTimings = { receiptDelayMs: 150, pairingReplyTimeoutMs: 10_000 }
+export const DEFAULT_TIMINGS: NetworkTimings = {
+  receiptDelayMs: 150,
+  pairingReplyTimeoutMs: 10_000,
+  mediaLifetimeMs: DEFAULT_MEDIA_LIFETIME_MS,
+}
 
 /** A logged-in linked device and the account it belongs to. */
 export interface LinkedSession {
@@ -43,6 +50,8 @@ export class SandboxNetwork {
   readonly directory: AccountDirectory
   readonly groups: GroupRegistry
   readonly media: MediaStore
+  /** The media files the accounts' phones hold, to upload again on a linked device's media retry. */
+  readonly phoneMedia: PhoneMedia
   readonly pictures: ProfilePictures
   readonly events = new SandboxEvents()
   readonly recentSends: RecentSends
@@ -77,7 +86,8 @@ export class SandboxNetwork {
   ) {
     this.directory = new AccountDirectory(state)
     this.groups = new GroupRegistry(state, this.directory)
-    this.media = new MediaStore(state)
+    this.media = new MediaStore(state, timings.mediaLifetimeMs)
+    this.phoneMedia = new PhoneMedia(state)
     this.pictures = new ProfilePictures(state, this.media)
     this.clientVersions = new ClientVersionPolicy(state)
     this.statusBroadcast = new StatusBroadcast(this.directory)

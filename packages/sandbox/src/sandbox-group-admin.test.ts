@@ -137,6 +137,29 @@ test('subject, description and settings reach the other member device; only admi
   assert.ok(!sandbox.control.group(groupId).announce)
 })
 
+test('where only admins send, a non-admin member is refused from a linked device too: an error ack, and nobody gets it', async () => {
+  assert.ok(device.sock && otherDevice.sock)
+  const made = await device.sock.groupCreate('Announcements', [pn(OTHER), pn(ALICE)])
+  await device.sock.groupSettingUpdate(made.id, 'announcement')
+  assert.equal(sandbox.control.group(made.id).members.find((m) => m.phone === OTHER)?.role, null)
+  const refused = await otherDevice.sock.sendMessage(made.id, { text: 'may I, from my laptop?' })
+  const refusedId = refused?.key.id ?? ''
+  // Baileys may fold the error into the message's own upsert while it holds its events.
+  const failed = await otherDevice.waitFor(
+    () =>
+      otherDevice.updates.find((u) => u.key.id === refusedId && u.update.status === 0)?.update ??
+      otherDevice.upserts.find((u) => u.message.key.id === refusedId && u.message.status === 0)?.message,
+    'the error ack',
+  )
+  assert.deepEqual(failed.messageStubParameters, ['403'])
+  // The admin's message, sent after, arrives everywhere; the refused one, before it, nowhere.
+  const allowed = await device.sock.sendMessage(made.id, { text: 'admins may' })
+  await inboxEntry(sandbox, ALICE, allowed?.key.id ?? '')
+  await inboxEntry(sandbox, OTHER, allowed?.key.id ?? '')
+  assert.ok(!sandbox.control.inbox(ALICE).some((entry) => entry.id === refusedId))
+  assert.ok(!device.upserts.some((u) => u.message.key.id === refusedId))
+})
+
 test('the network refuses a non-admin, a subject over 100 characters and a group the device is not in', async () => {
   assert.ok(device.sock)
   const made = await device.sock.groupCreate('Mine only', [pn(OTHER)])

@@ -135,6 +135,8 @@ export function mediaDownloadRoutes({ messages }: MessageRoutesDeps): RoutePlugi
           openapi: {
             tag: 'Messages',
             summary: 'The file of a stored message with media (its media_url in message events).',
+            description:
+              'A file not kept here is downloaded from the network and kept. When the network has forgotten it (404/410, as it does after some weeks) the account’s phone is asked to upload it again (the media retry) and it is downloaded from there; when the phone no longer has it either, 410 media_expired.',
             params: { instanceId: 'The instance id.', messageId: 'The message id.' },
             answer: {
               contentType: 'application/octet-stream',

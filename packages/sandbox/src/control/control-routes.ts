@@ -440,6 +440,22 @@ export function registerSandboxRoutes(app: FastifyInstance, control: SandboxCont
     }
   })
 
+  app.get('/media', async () => ({
+    status: 'success',
+    lifetime_ms: (await control.mediaLifetime({})).lifetimeMs,
+  }))
+
+  app.post('/media', async (request) => {
+    const lifetimeMs = optionalNumber(bodyOf(request), 'lifetime_ms')
+    if (lifetimeMs === undefined) throw new SandboxError('missing_parameter', 'lifetime_ms is required.')
+    return { status: 'success', lifetime_ms: (await control.mediaLifetime({ lifetimeMs })).lifetimeMs }
+  })
+
+  app.post('/accounts/:phone/media/forget', async (request) => ({
+    status: 'success',
+    ...(await control.forgetMedia(phoneParam(request))),
+  }))
+
   app.post('/accounts/:phone/unlink', async (request) => {
     await control.unlink(phoneParam(request))
     return { status: 'success' }

@@ -114,6 +114,14 @@ export interface SandboxControl {
     current?: string
     minimum?: string | null
   }): Promise<{ current: string; minimum: string | null }>
+  /**
+   * How long the media host keeps a file uploaded from now on (1 ms to 90 days; default 30 days, as WhatsApp's
+   * servers): past it the file is forgotten and downloads answer 404 until a phone uploads it again (media
+   * retry). Without `lifetimeMs`, answers the lifetime now.
+   */
+  mediaLifetime(input: { lifetimeMs?: number }): Promise<{ lifetimeMs: number }>
+  /** The account's phone deletes the media files it holds: it can no longer upload them again. Answers how many. */
+  forgetMedia(phone: string): Promise<{ files: number }>
   /** What the account's phone received, decrypted, oldest first. */
   inbox(phone: string): SandboxInboxEntry[]
   /** The account's phone calls another account: its linked devices ring. */

@@ -63,6 +63,9 @@ function behaviourOf(behaviour: PhoneBehaviour): PhoneBehaviour {
   return { reads, readAfterMs, typesBeforeReply, online }
 }
 
+/** The longest media lifetime a test may set: 90 days. */
+const MAX_MEDIA_LIFETIME_MS = 90 * 86_400_000
+
 function accountOf(network: SandboxNetwork, phone: string): Account {
   const account = network.directory.get(assertPhone(phone))
   if (!account) throw new SandboxError('account_not_found', `No sandbox account has the number ${phone}.`)
@@ -240,6 +243,26 @@ export function createSandboxControl(
       policy.set(next, floor)
       await network.state.flushed()
       return { current: next.join('.'), minimum: floor?.join('.') ?? null }
+    },
+
+    async mediaLifetime({ lifetimeMs }) {
+      if (lifetimeMs !== undefined) {
+        if (!Number.isInteger(lifetimeMs) || lifetimeMs < 1 || lifetimeMs > MAX_MEDIA_LIFETIME_MS) {
+          throw new SandboxError(
+            'invalid_parameter',
+            'lifetime_ms must be a whole number from 1 to 7776000000 (90 days).',
+          )
+        }
+        network.media.lifetimeMs = lifetimeMs
+        await network.state.flushed()
+      }
+      return { lifetimeMs: network.media.lifetimeMs }
+    },
+
+    async forgetMedia(phone) {
+      const files = network.phoneMedia.forget(accountOf(network, phone).phone)
+      await network.state.flushed()
+      return { files }
     },
 
     inbox(phone) {

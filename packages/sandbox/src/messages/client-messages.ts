@@ -11,6 +11,9 @@ import { acknowledgeAsContact } from './contact-behaviour'
 import { recordInbox } from './inbox-recorder'
 import { sendRetryRequest } from './retry-receipts'
 
+/** The ack error of a message a non-admin sends to a group where only admins send. */
+const ONLY_ADMINS_SEND = '403'
+
 /** One stanza from a linked device, with what the network needs to route its copies. */
 interface Outgoing {
   network: SandboxNetwork
@@ -128,6 +131,12 @@ export async function handleClientMessage(ctx: StanzaContext, stanza: BinaryNode
   const { network, connection } = ctx
   const id = stanza.attrs.id ?? ''
   const to = stanza.attrs.to ?? ''
+  const refusal = refusalOf(ctx, to)
+  if (refusal) {
+    ctx.log.debug({ id, to, error: refusal }, 'message refused')
+    connection.send(node('ack', { class: 'message', id, from: to, t: String(unixNow()), error: refusal }))
+    return
+  }
   try {
     await route(ctx, stanza, id, to)
   } finally {
@@ -136,6 +145,16 @@ export async function handleClientMessage(ctx: StanzaContext, stanza: BinaryNode
     await network.state.flushed()
     connection.send(node('ack', { class: 'message', id, from: to, t: String(unixNow()) }))
   }
+}
+
+/**
+ * The error a send is refused with, before anything reaches anyone: in a group where only admins send, a
+ * member who is not one is refused whichever device sends (403, not authorized).
+ */
+function refusalOf({ network, session }: StanzaContext, to: string): string | undefined {
+  const group = to.endsWith('@g.us') ? network.groups.get(to) : undefined
+  if (session && group?.announce && !group.isAdmin(session.account)) return ONLY_ADMINS_SEND
+  return undefined
 }
 
 async function route(ctx: StanzaContext, stanza: BinaryNode, id: string, to: string): Promise<void> {

@@ -34,6 +34,19 @@ function mediaFacts(
   return { mimetype, size, sha256: fields.fileSha256 ? Buffer.from(fields.fileSha256).toString('hex') : null }
 }
 
+/** The phone keeps the file of a message it received, to upload it again when asked (media retry). */
+function keepPhoneCopy(
+  network: SandboxNetwork,
+  phone: string,
+  messageId: string,
+  message: proto.IMessage,
+): void {
+  const fields = describeMessage(message)?.media?.fields
+  const file = fields && network.media.get(fields.directPath ?? fields.url)
+  if (file && fields.mediaKey)
+    network.phoneMedia.keep(phone, messageId, { file, mediaKey: Buffer.from(fields.mediaKey) })
+}
+
 /**
  * An edit or a delete for everyone past the network's window for its message: WhatsApp drops it, so the
  * recipient never sees it.
@@ -78,6 +91,7 @@ export function recordInbox(
     timestamp: received.timestamp,
   }
   recipient.record(entry)
+  if (media) keepPhoneCopy(network, recipient.phone, received.id, received.message)
   const secret = received.message.messageContextInfo?.messageSecret
   if (entry.type === 'poll' && secret) network.pollSecrets.keep(entry.id, secret, received.from.pnJid)
   network.events.emit('message', { phone: recipient.phone, entry })

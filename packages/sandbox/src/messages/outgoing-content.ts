@@ -2,6 +2,7 @@ import type { proto } from '@whiskeysockets/baileys'
 import { contactCardVcard } from '../protocol/contact-card'
 import { encryptMedia } from '../media/media-crypto'
 import type { MediaStore } from '../media/media-store'
+import type { PhoneMediaCopy } from '../media/phone-media'
 import type { MediaKind } from './inbox'
 
 /** A message ready to be encrypted, with the stanza attributes its kind needs (as Baileys sets them). */
@@ -11,6 +12,8 @@ export interface OutgoingContent {
   stanzaType: 'text' | 'media' | 'reaction'
   /** The `mediatype` attribute of the `<enc>` node. */
   mediatype?: string
+  /** A file's encrypted bytes and media key, which the sending phone keeps (and its recipients' phones get). */
+  file?: PhoneMediaCopy
 }
 
 export const MEDIA_PRESENTATIONS = ['voice_note', 'video_note', 'sticker'] as const
@@ -165,7 +168,8 @@ export function mediaContent(
   const inner = withContext(message, context)
   // View-once media travels wrapped, as the apps send it.
   const wrapped = input.viewOnce ? { viewOnceMessageV2: { message: inner } } : inner
-  return { message: wrapped, stanzaType: 'media', mediatype }
+  const file = { file: encrypted.file, mediaKey: encrypted.mediaKey }
+  return { message: wrapped, stanzaType: 'media', mediatype, file }
 }
 
 export function locationContent(

@@ -143,6 +143,11 @@ export async function sendFromPhone(
     retries: 0,
   }
   network.recentSends.add(record)
+  // The sender's phone has the file, and so has each recipient's phone once the message arrives.
+  if (content.file) {
+    const holders = record.group ? record.group.members.map((m) => m.account) : [sender, record.recipient]
+    for (const holder of holders) if (holder) network.phoneMedia.keep(holder.phone, record.id, content.file)
+  }
   if (record.group) {
     await sendToGroup(network, record, record.group)
     return record

@@ -13,6 +13,7 @@ import {
   type BinaryNode,
 } from '../stanzas/binary-node'
 import { bundleNode, parseSignedPreKey } from '../stanzas/prekey-queries'
+import { answerMediaRetry } from './media-retry'
 import type { StanzaContext } from '../stanzas/stanza-router'
 import { deliverDirect, deliverGroupRetry } from './phone-sender'
 import { relayReadReceipt } from './read-receipts'
@@ -105,6 +106,7 @@ export async function handleClientReceipt(ctx: StanzaContext, receipt: BinaryNod
     }),
   )
   if (!ctx.session) return
+  if (type === 'server-error') return answerMediaRetry(ctx, receipt)
   const ids = [attrs.id ?? '', ...childrenOf(child(receipt, 'list')).map((item) => item.attrs.id ?? '')]
   ctx.network.sentReceipts.record(ctx.session.account.phone, {
     device: ctx.session.device.id,

@@ -2,8 +2,19 @@ import { setGroupPicture } from '../groups/group-changes'
 import { answerGroupChange } from '../groups/group-queries'
 import { PRIVACY_DEFAULTS, shows } from '../accounts/privacy'
 import { children, iqError, iqResult, node } from './binary-node'
+import { sendHistoryBootstrap } from '../messages/history-bootstrap'
 import { answerAppStateSync } from './app-state-queries'
-import type { StanzaRouter } from './stanza-router'
+import type { IqHandler, StanzaRouter } from './stanza-router'
+
+/** The network's props, in the protocol the client asked for, with the hash a client keeps to ask again. */
+const answerProps: IqHandler = ({ connection }, iq, props) =>
+  connection.send(
+    iqResult(iq, [
+      node('props', { protocol: props?.attrs.protocol ?? '1', hash: 'sandbox-props-1' }, [
+        node('prop', { config_code: '10518', config_value: 'false' }),
+      ]),
+    ]),
+  )
 
 /** Keepalive, passive mode, props, privacy, blocklist, app state: what a client asks right after login. */
 export function registerSessionQueries(router: StanzaRouter): void {
@@ -11,15 +22,14 @@ export function registerSessionQueries(router: StanzaRouter): void {
     .iq('w:p', 'get', 'ping', ({ connection }, iq) => connection.send(iqResult(iq)))
     .iq('passive', 'set', 'active', ({ connection }, iq) => connection.send(iqResult(iq)))
     .iq('passive', 'set', 'passive', ({ connection }, iq) => connection.send(iqResult(iq)))
-    .iq('abt', 'get', 'props', ({ connection }, iq) =>
-      connection.send(
-        iqResult(iq, [
-          node('props', { protocol: '1', hash: 'sandbox-props-1' }, [
-            node('prop', { config_code: '10518', config_value: 'false' }),
-          ]),
-        ]),
-      ),
-    )
+    // The A/B props: Baileys 7 asks `abt` (protocol 1), Baileys 6 and WhatsApp Web's older path `w` (protocol 2).
+    .iq('abt', 'get', 'props', answerProps)
+    .iq('w', 'get', 'props', async (ctx, iq, props) => {
+      answerProps(ctx, iq, props)
+      // A client of the Baileys 6 line asks no prekey digest: its props query, asked once logged in, is the
+      // moment the phone pushes the initial history sync.
+      if (ctx.session && !ctx.session.device.historySent) await sendHistoryBootstrap(ctx.network, ctx.session)
+    })
     .iq('blocklist', 'get', '', ({ connection, network, session }, iq) => {
       const items = (session?.account.blocked ?? []).flatMap((phone) => {
         const account = network.directory.get(phone)

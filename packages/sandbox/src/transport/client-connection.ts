@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto'
-import { decodeBinaryNode, encodeBinaryNode, type proto } from '@whiskeysockets/baileys'
+import type { proto } from '@whiskeysockets/baileys'
 import type { WebSocket } from 'ws'
 import type { Logger } from '../logger'
 import type { BinaryNode } from '../stanzas/binary-node'
-import { encodeFrame, FrameReader, INTRO_HEADER } from './frame-reader'
+import { decodeStanza, encodeStanza } from './binary-codec'
+import { encodeFrame, FrameReader } from './frame-reader'
 import { NoiseResponder, type TransportCipher } from './noise-responder'
 import type { ServerIdentity } from './cert-chain'
 
@@ -25,9 +26,9 @@ export class ClientConnection {
   /** The client's Noise static key, known once the handshake is done. */
   clientStatic: Buffer | undefined
   private readonly frames = new FrameReader()
-  private readonly noise: NoiseResponder
+  /** Made once the client's intro header (the handshake's prologue) is read. */
+  private noise: NoiseResponder | undefined
   private cipher: TransportCipher | undefined
-  private helloAnswered = false
   private silent = false
   private closed = false
   private decoding: Promise<void> = Promise.resolve()
@@ -35,11 +36,10 @@ export class ClientConnection {
 
   constructor(
     private readonly socket: WebSocket,
-    identity: ServerIdentity,
+    private readonly identity: ServerIdentity,
     private readonly handlers: ConnectionHandlers,
     private readonly log: Logger,
   ) {
-    this.noise = new NoiseResponder(identity.staticKey, identity.certChain, INTRO_HEADER)
     socket.on('message', (data: Buffer) => this.receive(data))
     socket.on('close', () => this.onSocketClosed())
     socket.on('error', (error) => log.debug({ err: error }, 'websocket error'))
@@ -53,7 +53,7 @@ export class ClientConnection {
   send(stanza: BinaryNode): void {
     if (!this.cipher || !this.isOpen) return
     this.log.trace({ tag: stanza.tag, type: stanza.attrs.type, id: stanza.attrs.id }, 'stanza out')
-    this.socket.send(encodeFrame(this.cipher.encrypt(encodeBinaryNode(stanza))))
+    this.socket.send(encodeFrame(this.cipher.encrypt(encodeStanza(stanza, this.frames.dictionary))))
   }
 
   /** Sends an iq and resolves with the client's reply (same id). */
@@ -105,8 +105,9 @@ export class ClientConnection {
         const plain = this.cipher.decrypt(frame)
         // Decoding is async (zlib); chain it so stanzas are handled in arrival order.
         this.decoding = this.decoding.then(() => this.decode(plain))
-      } else if (!this.helloAnswered) {
-        this.helloAnswered = true
+      } else if (!this.noise) {
+        const { staticKey, certChain } = this.identity
+        this.noise = new NoiseResponder(staticKey, certChain, this.frames.intro ?? Buffer.alloc(0))
         this.socket.send(encodeFrame(this.noise.respondToHello(frame)))
       } else {
         const result = this.noise.finish(frame)
@@ -123,7 +124,7 @@ export class ClientConnection {
   private async decode(plain: Buffer): Promise<void> {
     let stanza: BinaryNode
     try {
-      stanza = await decodeBinaryNode(plain)
+      stanza = await decodeStanza(plain, this.frames.dictionary)
     } catch (error) {
       this.log.debug({ err: error }, 'undecodable stanza dropped')
       return

@@ -25,3 +25,12 @@ test('an edge-routing prefix before the intro header is skipped', () => {
 test('a stream that does not start with the intro header is refused', () => {
   assert.throws(() => new FrameReader().push(Buffer.from('GET / HTTP/1.1')), /intro header/)
 })
+
+test('dictionary 2 (the Baileys 6 line) is accepted and named; another dictionary is refused', () => {
+  const reader = new FrameReader()
+  const intro = Buffer.from([0x57, 0x41, 0x06, 0x02])
+  assert.deepEqual(reader.push(Buffer.concat([intro, ...frames.map(encodeFrame)])), frames)
+  assert.equal(reader.dictionary, 2)
+  assert.deepEqual(reader.intro, intro)
+  assert.throws(() => new FrameReader().push(Buffer.from([0x57, 0x41, 0x06, 0x04])), /intro header/)
+})

@@ -6,6 +6,7 @@ import { ContactActions } from './ContactActions'
 import { ContactSendForm } from './ContactSendForm'
 import { LinkedDeviceFaults } from './LinkedDeviceFaults'
 import { PairingCodeEntry } from './PairingCodeEntry'
+import { PhoneBehaviourForm } from './PhoneBehaviourForm'
 import './ContactPanel.css'
 
 /** One contact: send a message as it, read what it received, and (a linked phone) fault its devices. */
@@ -29,6 +30,7 @@ export function ContactPanel({ contact, suggestedTo }: { contact: SandboxAccount
       <ContactActions phone={contact.phone} suggestedTo={suggestedTo} inbox={inbox} />
       <PairingCodeEntry phone={contact.phone} />
       {contact.linkedDevices.length > 0 ? <LinkedDeviceFaults phone={contact.phone} /> : null}
+      <PhoneBehaviourForm phone={contact.phone} />
       {received.status === 'failed' ? <ErrorNotice error={received.error} context="Sandbox" /> : null}
       <div className="screen-header">
         <h3>Inbox ({inbox.length})</h3>
