@@ -30,10 +30,10 @@ async function tokenWith(scopes: Scope[], reach: 'all' | 'chosen' = 'all'): Prom
   return (await linked.core.tokens.create(`mcp ${scopes.join(' ')}`, { reach, scopes })).token
 }
 
-async function connect(token: string | undefined): Promise<Client> {
+async function connect(token: string | undefined, url = mcpUrl()): Promise<Client> {
   const client = new Client({ name: 'linkdesk-test', version: '1.0.0' })
   const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {}
-  await client.connect(new StreamableHTTPClientTransport(mcpUrl(), { requestInit: { headers } }))
+  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }))
   clients.push(client)
   return client
 }
@@ -62,6 +62,22 @@ describe('the MCP endpoint', () => {
       'create_instance',
     ])
       assert.ok(!names.includes(name), `${name} is not listed for a read-only token`)
+  })
+
+  test('the endpoint answers at /mcp as well, with the same tools for the same token', async () => {
+    const token = await tokenWith(['read', 'send'])
+    const root = new URL('/mcp', linked.core.apiBase)
+    assert.notEqual(root.href, mcpUrl().href)
+    const names = async (client: Client) => (await client.listTools()).tools.map((tool) => tool.name).sort()
+    const atRoot = await names(await connect(token, root))
+    assert.ok(atRoot.includes('send_message'), atRoot.join(', '))
+    assert.deepEqual(atRoot, await names(await connect(token)))
+    const refused = await fetch(root, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    })
+    assert.equal(refused.status, 401)
   })
 
   test('a full token lists the send and destructive tools, their schemas as the OpenAPI document states them', async () => {

@@ -42,7 +42,7 @@ type Answer =
   { status: 'success'; [field: string]: unknown } | { status: 'error'; code: string; message: string }
 
 /**
- * `/api/v1/mcp`: an MCP server per request (stateless streamable HTTP, JSON answers) whose tools are the
+ * `/mcp` (and `/api/v1/mcp`): an MCP server per request (stateless streamable HTTP, JSON answers) whose tools are the
  * operations and whose calls go through the operations' own routes with the caller's credential, so that a
  * tool is authenticated, scoped, limited to the token's instances and forwarded in a cluster exactly as the
  * HTTP call is.
@@ -50,28 +50,30 @@ type Answer =
 export function mcpRoutes(deps: { version: string }): RoutePlugin {
   return (app, { prefix, operations, knownPaths }) => {
     const tools = mcpTools(operations)
-    const url = `${prefix}/mcp`
-    // Stateless: no stream to open (GET) and no session to end (DELETE); MCP asks for 405 on both.
-    knownPaths.add(url)
-    app.post(
-      url,
-      { config: { auth: 'token', scopedPerCall: true, openapi: MCP_DOC } },
-      async (request, reply) => {
-        const call = (operation: string, args: Record<string, unknown>) =>
-          callOperation(app, `${prefix}/${operation}`, request, args)
-        const server = mcpServer(deps.version, tools, toolsFor(tools, request.principal), call)
-        const transport = new StreamableHTTPServerTransport({
-          sessionIdGenerator: undefined,
-          enableJsonResponse: true,
-        })
-        reply.hijack()
-        reply.raw.once('close', () => {
-          void server.close()
-        })
-        await server.connect(transport)
-        await transport.handleRequest(request.raw, reply.raw, request.body)
-      },
-    )
+    // Served at `/mcp` (the address MCP clients are usually given) and beside the API's operations.
+    for (const url of ['/mcp', `${prefix}/mcp`]) {
+      // Stateless: no stream to open (GET) and no session to end (DELETE); MCP asks for 405 on both.
+      knownPaths.add(url)
+      app.post(
+        url,
+        { config: { auth: 'token', scopedPerCall: true, openapi: MCP_DOC } },
+        async (request, reply) => {
+          const call = (operation: string, args: Record<string, unknown>) =>
+            callOperation(app, `${prefix}/${operation}`, request, args)
+          const server = mcpServer(deps.version, tools, toolsFor(tools, request.principal), call)
+          const transport = new StreamableHTTPServerTransport({
+            sessionIdGenerator: undefined,
+            enableJsonResponse: true,
+          })
+          reply.hijack()
+          reply.raw.once('close', () => {
+            void server.close()
+          })
+          await server.connect(transport)
+          await transport.handleRequest(request.raw, reply.raw, request.body)
+        },
+      )
+    }
   }
 }
 
