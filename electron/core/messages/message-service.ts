@@ -137,6 +137,7 @@ export class MessageService {
     })
     this.unacknowledged = new UnacknowledgedSends({
       store: this.store,
+      auth: deps.auth,
       logger: deps.logger,
       connection,
       applyStatus: (instanceId, update) => queue.statuses(instanceId, [update]),

@@ -86,6 +86,24 @@ describe('a send into a silent link', () => {
       [messageId],
     )
   })
+  test('a send answered 504 without a key, then the app restarted before the link came back: sent again once it connects, and arrives once', async () => {
+    const text = 'unkeyed, then a restart'
+    await linked.control.drop(ME, 'silent', DOWN_MS)
+    const first = await send(text)
+    assert.equal(first.status, 504, JSON.stringify(first.body))
+    const messageId = first.body.details.message_id
+    await linked.restart()
+    assert.equal(copies(linked, ALICE, text).length, 0, 'nothing reached the contact before the restart')
+    await linked.events.waitFor(
+      (e) => e.event === 'message.status' && e.data.id === messageId && e.data.status === 'sent',
+      'message.status sent after the restart',
+      LONG,
+    )
+    assert.deepEqual(
+      copies(linked, ALICE, text).map((entry) => entry.id),
+      [messageId],
+    )
+  })
 })
 
 describe('a send the network never acknowledges within the re-send window', () => {
@@ -136,5 +154,29 @@ describe('a send the network never acknowledges within the re-send window', () =
       copies(linked, ALICE, text).map((entry) => entry.id),
       [messageId],
     )
+  })
+
+  test('one kept by a process that stopped before its window closed is marked failed at the next start, never sent', async () => {
+    const text = 'past the window while the app was down'
+    await linked.control.drop(ME, 'silent', DOWN_MS)
+    const first = await send(text)
+    assert.equal(first.status, 504, JSON.stringify(first.body))
+    const messageId = first.body.details.message_id
+    await linked.core.close()
+    await new Promise((resolve) => setTimeout(resolve, WINDOW_MS))
+    await linked.restart({ closed: true })
+    const failed = await linked.events.waitFor(
+      (e) => e.event === 'message.status' && e.data.id === messageId,
+      'message.status after the restart',
+      LONG,
+    )
+    assert.deepEqual(
+      { status: failed.data.status, error_code: failed.data.error_code },
+      { status: 'failed', error_code: 'unacknowledged' },
+    )
+    // The link is sound again: a plain send arrives, and the failed one was never sent.
+    const after = await send('after the restart')
+    assert.equal(after.status, 200, JSON.stringify(after.body))
+    assert.equal(copies(linked, ALICE, text).length, 0)
   })
 })

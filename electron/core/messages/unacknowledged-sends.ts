@@ -1,5 +1,6 @@
 import type { WaConnection, WaStatusUpdate } from '../contract/network'
 import type { Logger } from '../logger'
+import type { InstanceAuthStore } from '../store/auth-store'
 import type { MessageStore } from '../store/message-store'
 
 /** How long an unacknowledged send is sent again on each new connection before it is marked failed. */
@@ -8,8 +9,24 @@ const DEFAULT_RESEND_WINDOW_MS = 10 * 60_000
 /** The error_code of the failed status a send gets when the network never acknowledged it in the window. */
 const UNACKNOWLEDGED = 'unacknowledged'
 
+/**
+ * Where the watched sends of an instance are kept across restarts: one entry in its key store (beside the
+ * Signal sessions they were encrypted with, fenced and wiped with them), by message id.
+ */
+const KEY_TYPE = 'linkdesk-unacknowledged'
+const KEY_ID = 'sends'
+
+/** What is kept of a watched send: enough to send it again or mark it failed after a restart. */
+interface KeptSend {
+  chat: string
+  sentAt: number
+}
+type Kept = Record<string, KeptSend>
+
 export interface UnacknowledgedSendsDeps {
   store: Pick<MessageStore, 'content'>
+  /** The instance's key store, where the watched sends are kept across restarts. */
+  auth(instanceId: string): InstanceAuthStore
   logger: Logger
   /** The instance's messaging operations, once connected (rejects when it cannot send). */
   connection(instanceId: string): Promise<WaConnection>
@@ -33,19 +50,29 @@ export interface UnacknowledgedSend {
 
 interface Watched extends UnacknowledgedSend {
   timer: NodeJS.Timeout
+  sentAt: number
 }
+
+/** A send watched again after a restart: its answer was given (504) by the process before. */
+const nothingToRecord = async (): Promise<void> => {}
 
 /**
  * The sends whose acknowledgement did not come before their request was answered (504 upstream_timeout),
  * as the message may have been written into a link that had silently died. Each is sent again, under the
  * same id, on every new connection of its instance until the network acknowledges it; one still
  * unacknowledged when the window closes is marked failed (message.status `failed`, error_code
- * `unacknowledged`). Kept in memory: after a restart, a retry under the send's idempotency key sends it again.
+ * `unacknowledged`). Each is also kept in the instance's key store until it settles, so a restart (or a kill)
+ * in between watches it again from the instance's first connection: sent again within the window, marked
+ * failed past it.
  */
 export class UnacknowledgedSends {
   private readonly watched = new Map<string, Watched>()
   private readonly windowMs: number
   private readonly log: Logger
+  /** Instances whose kept sends were read back since this process started. */
+  private readonly restored = new Set<string>()
+  /** Per instance, the kept sends' writes in call order (each a read-modify-write of one entry). */
+  private readonly writes = new Map<string, Promise<void>>()
 
   constructor(private readonly deps: UnacknowledgedSendsDeps) {
     this.windowMs = deps.windowMs ?? DEFAULT_RESEND_WINDOW_MS
@@ -59,8 +86,11 @@ export class UnacknowledgedSends {
     const left = Math.max(0, sentAt + this.windowMs - (this.deps.now ?? Date.now)())
     const timer = setTimeout(() => this.expire(key), left)
     timer.unref()
-    const watched = { ...send, timer }
+    const watched = { ...send, timer, sentAt }
     this.watched.set(key, watched)
+    this.keep(send.instanceId, (kept) => {
+      kept[send.id] = { chat: send.chat, sentAt }
+    })
     void this.resend(watched)
   }
 
@@ -76,26 +106,78 @@ export class UnacknowledgedSends {
     })
   }
 
-  /** An instance (re)connected: its unacknowledged sends go out again on the new link. */
+  /**
+   * An instance (re)connected: its unacknowledged sends go out again on the new link. At its first connection
+   * since the start, the sends kept by the process before are watched again first.
+   */
   connected(instanceId: string): void {
+    if (!this.restored.has(instanceId)) {
+      this.restored.add(instanceId)
+      void this.restore(instanceId)
+      return
+    }
     for (const watched of this.watched.values()) {
       if (watched.instanceId === instanceId) void this.resend(watched)
     }
   }
 
-  /** Forgets an instance's sends (destroyed). */
+  /** Forgets an instance's sends (destroyed: its key store goes with it). */
   forgetInstance(instanceId: string): void {
-    for (const [key, watched] of this.watched)
-      if (watched.instanceId === instanceId) this.forget(key, watched)
+    for (const [key, watched] of this.watched) if (watched.instanceId === instanceId) this.stop(key, watched)
+    this.restored.delete(instanceId)
   }
 
-  /** Stops every timer (core shutdown). */
+  /** Stops every timer (core shutdown); the kept sends stay kept for the next start. */
   close(): void {
-    for (const [key, watched] of this.watched) this.forget(key, watched)
+    for (const [key, watched] of this.watched) this.stop(key, watched)
+  }
+
+  /** Watches again the sends an earlier process kept for the instance and had not settled. */
+  private async restore(instanceId: string): Promise<void> {
+    let kept: Kept
+    try {
+      kept = await this.read(instanceId)
+    } catch (error) {
+      this.log.error({ err: error, instanceId }, 'reading the unacknowledged sends failed')
+      return
+    }
+    for (const [id, { chat, sentAt }] of Object.entries(kept)) {
+      if (this.watched.has(keyOf(instanceId, id))) continue
+      this.log.info({ instanceId, messageId: id }, 'watching an unacknowledged send again after a restart')
+      // No socket it went out on in this process: the current one sends it again.
+      this.watch({ instanceId, id, chat, linkId: -1, acknowledged: nothingToRecord }, sentAt)
+    }
+    for (const watched of this.watched.values()) {
+      if (watched.instanceId === instanceId) void this.resend(watched)
+    }
+  }
+
+  private async read(instanceId: string): Promise<Kept> {
+    const found = await this.deps.auth(instanceId).getKeys(KEY_TYPE, [KEY_ID])
+    return { ...((found[KEY_ID] as Kept | undefined) ?? {}) }
+  }
+
+  /** Changes the instance's kept sends, after every change asked before it. */
+  private keep(instanceId: string, change: (kept: Kept) => void): void {
+    const previous = this.writes.get(instanceId) ?? Promise.resolve()
+    const next = previous.then(async () => {
+      const kept = await this.read(instanceId)
+      change(kept)
+      await this.deps.auth(instanceId).setKeys({ [KEY_TYPE]: { [KEY_ID]: kept } })
+    })
+    const settled = next.catch((error: unknown) => {
+      this.log.error({ err: error, instanceId }, 'keeping the unacknowledged sends failed')
+    })
+    this.writes.set(instanceId, settled)
+    void settled.then(() => {
+      if (this.writes.get(instanceId) === settled) this.writes.delete(instanceId)
+    })
   }
 
   private async resend(watched: Watched): Promise<void> {
     const { instanceId, id, chat } = watched
+    // Past its window (kept while the app was down): it is marked failed, never sent again.
+    if (watched.sentAt + this.windowMs <= (this.deps.now ?? Date.now)()) return
     const connection = await this.deps.connection(instanceId).catch(() => undefined)
     // Still the link it went out on (a silent one not yet declared lost): the next connection sends it.
     if (!connection || connection.linkId === watched.linkId) return
@@ -130,7 +212,16 @@ export class UnacknowledgedSends {
     })
   }
 
+  /** No longer watched, and no longer kept: it settled or was marked failed. */
   private forget(key: string, watched: Watched): void {
+    this.stop(key, watched)
+    this.keep(watched.instanceId, (kept) => {
+      delete kept[watched.id]
+    })
+  }
+
+  /** No longer watched by this process (its entry stays kept). */
+  private stop(key: string, watched: Watched): void {
     clearTimeout(watched.timer)
     this.watched.delete(key)
   }

@@ -15,8 +15,11 @@ export interface LinkedCore {
   readonly control: SandboxControl
   /** Calls an operation on the linked instance as a script would. */
   api(operation: string, params?: Record<string, unknown>): Promise<{ status: number; body: any }>
-  /** Closes the core and starts it again on the same data folder (the instance stays linked). */
-  restart(): Promise<void>
+  /**
+   * Closes the core and starts it again on the same data folder (the instance stays linked); `closed`: the
+   * test closed it already (to keep it down for a while).
+   */
+  restart(options?: { closed?: boolean }): Promise<void>
 }
 
 /**
@@ -69,9 +72,9 @@ export function linkedCoreFixture(
     },
     api: (operation, params = {}) =>
       call(current().core.apiBase, operation, { instance_id: current().instanceId, ...params }),
-    async restart() {
+    async restart({ closed = false } = {}) {
       const { instanceId } = current()
-      await current().core.close()
+      if (!closed) await current().core.close()
       const core = await start()
       state = { core, events: recordEvents(core), instanceId }
     },
