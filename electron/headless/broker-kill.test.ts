@@ -3,11 +3,15 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { decodeQr } from '../../bench/harness/app'
 import { postOk } from '../../bench/harness/http'
 import type { Started } from '../../bench/harness/processes'
 import { startSandbox, type OutsideSandbox } from '../../bench/harness/sandbox'
-import { killNow, startStormServe } from '../core/testing/storm-node'
+import {
+  killNow,
+  linkServedInstance,
+  loggedReceivedEvents,
+  startStormServe,
+} from '../core/testing/storm-node'
 import { brokerMissing, startNats, startRabbitMq } from '../core/testing/broker-servers'
 import {
   bindRabbitQueue,
@@ -73,16 +77,7 @@ test(
     const call = <T>(name: string, params: Record<string, unknown> = {}) =>
       postOk<T>(`${app.values.get('api')}/${name}`, { access_token: TOKEN, ...params })
     await sandbox.addContact(ALICE, 'Alice')
-    const { instance_id: instanceId } = await call<{ instance_id: string }>('create_instance')
-    const { base64 } = await call<{ base64: string }>('generate_qrcode', { instance_id: instanceId })
-    await sandbox.link(decodeQr(base64), ME)
-    await waitFor(
-      async () =>
-        (await call<{ instance: { state: string } }>('instance', { instance_id: instanceId })).instance
-          .state === 'connected',
-      60_000,
-      'the instance connected',
-    )
+    const instanceId = await linkServedInstance(call, sandbox, ME)
     const queue = await bindRabbitQueue(rabbit.url, EXCHANGE, `${instanceId}.message.received`)
     const filter = { instance_id: instanceId, events: ['message.received'] }
     const { sink: rabbitSink } = await call<{ sink: { sink_id: string } }>('add_sink', {
@@ -138,22 +133,7 @@ test(
         ['NATS', await readNats(sent)],
       ] as const
       // Read once every message is at the consumers (each published event was committed first).
-      const logged = new Map<string, string[]>()
-      let cursor: string | null = null
-      do {
-        const page: {
-          events: Array<{ event_id: string; data: { id: string } }>
-          next_cursor: string | null
-        } = await call('events', {
-          instance_id: instanceId,
-          event: 'message.received',
-          limit: 500,
-          ...(cursor ? { cursor } : {}),
-        })
-        for (const { event_id, data } of page.events)
-          logged.set(data.id, [...(logged.get(data.id) ?? []), event_id])
-        cursor = page.next_cursor
-      } while (cursor)
+      const logged = await loggedReceivedEvents(call, instanceId)
 
       for (const [name, consumed] of consumers) {
         const byMessage = eventIdsByMessage(consumed)

@@ -6,7 +6,12 @@ import { test } from 'node:test'
 import pg from 'pg'
 import { postOk } from '../../bench/harness/http'
 import type { Started } from '../../bench/harness/processes'
-import { killNow, linkWithWebhook, startStormServe } from '../core/testing/storm-node'
+import {
+  killNow,
+  linkServedInstance,
+  loggedReceivedEvents,
+  startStormServe,
+} from '../core/testing/storm-node'
 import { startSandbox, type OutsideSandbox } from '../../bench/harness/sandbox'
 import { eventIdsByMessage, waitFor, WebhookReceiver } from '../core/testing/webhook-receiver'
 import { testDatabaseFor, testStore, testStoreEnv } from '../core/testing/test-store'
@@ -42,7 +47,7 @@ async function linkedServe(t: { after(fn: () => Promise<void>): void }) {
   const call = <T>(name: string, params: Record<string, unknown> = {}) =>
     postOk<T>(`${app.values.get('api')}/${name}`, { access_token: TOKEN, ...params })
   await sandbox.addContact(ALICE, 'Alice')
-  const instanceId = await linkWithWebhook(call, sandbox, ME, receiver.url)
+  const instanceId = await linkServedInstance(call, sandbox, ME, receiver.url)
   return {
     sandbox,
     receiver,
@@ -52,25 +57,7 @@ async function linkedServe(t: { after(fn: () => Promise<void>): void }) {
       app = await startServe(dataDir, sandbox.controlUrl, env)
     },
     /** Per network message id, the ids of the message.received events in the instance's event log. */
-    loggedEvents: async () => {
-      const byMessage = new Map<string, string[]>()
-      let cursor: string | null = null
-      do {
-        const page: {
-          events: Array<{ event_id: string; data: { id: string } }>
-          next_cursor: string | null
-        } = await call('events', {
-          instance_id: instanceId,
-          event: 'message.received',
-          limit: 500,
-          ...(cursor ? { cursor } : {}),
-        })
-        for (const { event_id, data } of page.events)
-          byMessage.set(data.id, [...(byMessage.get(data.id) ?? []), event_id])
-        cursor = page.next_cursor
-      } while (cursor)
-      return byMessage
-    },
+    loggedEvents: () => loggedReceivedEvents(call, instanceId),
   }
 }
 

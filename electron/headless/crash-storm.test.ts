@@ -6,7 +6,7 @@ import { test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { postOk } from '../../bench/harness/http'
 import type { Started } from '../../bench/harness/processes'
-import { killNow, linkWithWebhook, startStormServe } from '../core/testing/storm-node'
+import { killNow, linkServedInstance, startStormServe } from '../core/testing/storm-node'
 import { startSandbox } from '../../bench/harness/sandbox'
 import { getOk } from '../../bench/harness/http'
 import { runBackup, runRestore } from '../core/testing/backup-commands'
@@ -53,7 +53,7 @@ test(
       postOk<T>(`${app.values.get('api')}/${name}`, { access_token: TOKEN, ...params })
 
     await sandbox.addContact(ALICE, 'Alice')
-    const instanceId = await linkWithWebhook(call, sandbox, ME, receiver.url)
+    const instanceId = await linkServedInstance(call, sandbox, ME, receiver.url)
 
     const sent: string[] = []
     const sending = (async () => {

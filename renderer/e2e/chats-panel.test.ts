@@ -6,6 +6,7 @@ import { windowSessionHeaders } from './window-session'
 import { seriousViolations } from './axe'
 import { type HeadlessServer, startHeadlessServer } from './headless-server'
 import { ensureRendererBuilt } from './renderer-build'
+import { createAndScan } from './window-link'
 
 const ANN = '15550032222'
 const BEN = '15550033333'
@@ -39,10 +40,7 @@ describe(
       page = await browser.context.newPage()
       await page.goto(server.loginUrl)
       await page.getByRole('heading', { name: 'Instances', level: 1 }).waitFor()
-      await page.getByRole('button', { name: 'Create instance' }).click()
-      await page.getByRole('img', { name: /^QR code number \d+ to link an account$/ }).waitFor()
-      const scan = page.getByRole('form', { name: 'Sandbox: scan with a simulated phone' })
-      await scan.getByRole('button', { name: 'Scan with a sandbox phone' }).click()
+      await createAndScan(page)
       // The simulated phone gets a number of its own: the instance's page shows it.
       const heading = page.getByRole('heading', { level: 1, name: /\(\+\d+\)/ })
       await heading.waitFor()

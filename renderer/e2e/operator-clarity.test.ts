@@ -8,6 +8,7 @@ import { type HeadlessServer, startHeadlessServer } from './headless-server'
 import { ensureRendererBuilt } from './renderer-build'
 import { screenshot } from './screenshots'
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver'
+import { createAndScan } from './window-link'
 
 const INSTANCE_PHONE = '15550046666'
 const ANN = '15550047777'
@@ -62,12 +63,7 @@ describe(
 
     test('the create button sends the name typed beside it; the card shows it', async () => {
       await page.getByLabel('Name', { exact: true }).fill('Front desk')
-      await page.getByRole('button', { name: 'Create instance' }).click()
-      await page.getByRole('img', { name: /^QR code number \d+ to link an account$/ }).waitFor()
-      const scan = page.getByRole('form', { name: 'Sandbox: scan with a simulated phone' })
-      await scan.getByLabel('Phone number').fill(INSTANCE_PHONE)
-      await scan.getByLabel('Account name').fill('Desk phone')
-      await scan.getByRole('button', { name: 'Scan with a sandbox phone' }).click()
+      await createAndScan(page, { phone: INSTANCE_PHONE, name: 'Desk phone' })
       await page.locator('.badge', { hasText: 'Connected' }).waitFor()
       const { instances } = (await api('instances')).body
       assert.equal(instances.length, 1)

@@ -6,6 +6,7 @@ import { chromiumMissing, launchBrowser, type TestBrowser } from './browser'
 import { windowSessionHeaders } from './window-session'
 import { type HeadlessServer, startHeadlessServer } from './headless-server'
 import { ensureRendererBuilt } from './renderer-build'
+import { createAndScan } from './window-link'
 
 const INSTANCE_PHONE = '15550006666'
 const CONTACT = '15550006667'
@@ -40,11 +41,7 @@ describe('the sandbox panel changes how a contact’s phone behaves', { skip: ch
     browser = await launchBrowser()
     page = await browser.context.newPage()
     await page.goto(server.loginUrl)
-    await page.getByRole('button', { name: 'Create instance' }).click()
-    await page.getByRole('img', { name: /^QR code number \d+ to link an account$/ }).waitFor()
-    const scan = page.getByRole('form', { name: 'Sandbox: scan with a simulated phone' })
-    await scan.getByLabel('Phone number').fill(INSTANCE_PHONE)
-    await scan.getByRole('button', { name: 'Scan with a sandbox phone' }).click()
+    await createAndScan(page, { phone: INSTANCE_PHONE })
     await page.locator('.state .badge', { hasText: /^State:\s*Connected$/ }).waitFor()
     instanceId = (await page.locator('.facts dd code').first().innerText()).trim()
     await call('POST', 'sandbox/accounts', { phone: CONTACT, name: 'Reader' })

@@ -8,6 +8,7 @@ import { windowSessionHeaders } from './window-session'
 import { type HeadlessServer, startHeadlessServer } from './headless-server'
 import { ensureRendererBuilt } from './renderer-build'
 import { screenshot } from './screenshots'
+import { createAndScan } from './window-link'
 
 const INSTANCE_PHONE = '15550004444'
 
@@ -82,11 +83,7 @@ describe(
       browser = await launchBrowser()
       page = await browser.context.newPage()
       await page.goto(server.loginUrl)
-      await page.getByRole('button', { name: 'Create instance' }).click()
-      await page.getByRole('img', { name: /^QR code number \d+ to link an account$/ }).waitFor()
-      const scan = page.getByRole('form', { name: 'Sandbox: scan with a simulated phone' })
-      await scan.getByLabel('Phone number').fill(INSTANCE_PHONE)
-      await scan.getByRole('button', { name: 'Scan with a sandbox phone' }).click()
+      await createAndScan(page, { phone: INSTANCE_PHONE })
       await badge('Connected').waitFor()
       instanceId = (await page.locator('.facts dd code').first().innerText()).trim()
     })

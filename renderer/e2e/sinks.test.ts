@@ -9,6 +9,7 @@ import { windowSessionHeaders } from './window-session'
 import { type HeadlessServer, startHeadlessServer } from './headless-server'
 import { ensureRendererBuilt } from './renderer-build'
 import { screenshot } from './screenshots'
+import { createAndScan } from './window-link'
 
 const ANN = '15550792222'
 const STREAM = 'LINKDESK_WINDOW'
@@ -59,10 +60,7 @@ describe(
       page = await browser.context.newPage()
       await page.goto(server.loginUrl)
       await page.getByRole('heading', { name: 'Instances', level: 1 }).waitFor()
-      await page.getByRole('button', { name: 'Create instance' }).click()
-      await page.getByRole('img', { name: /^QR code number \d+ to link an account$/ }).waitFor()
-      const scan = page.getByRole('form', { name: 'Sandbox: scan with a simulated phone' })
-      await scan.getByRole('button', { name: 'Scan with a sandbox phone' }).click()
+      await createAndScan(page)
       const heading = page.getByRole('heading', { level: 1, name: /\(\+\d+\)/ })
       await heading.waitFor()
       instancePhone = /\(\+(\d+)\)/.exec(await heading.innerText())?.[1] ?? ''

@@ -269,6 +269,15 @@ describe('the document against the running server', () => {
       await checked('webhooks', on)
       await checked('update_webhook', { webhook_id: webhook.webhook_id, events: ['message.*'] })
       await checked('remove_webhook', { webhook_id: webhook.webhook_id })
+      // A sink is kept whether or not its broker answers now (what it could not publish waits in the outbox).
+      const { sink } = await checked('add_sink', {
+        ...on,
+        kind: 'nats',
+        url: 'nats://127.0.0.1:9',
+        events: ['message.*'],
+      })
+      await checked('sinks', on)
+      await checked('remove_sink', { sink_id: sink.sink_id })
 
       await checked('admin/tokens')
       const created = await checked('admin/tokens/create', {
@@ -294,6 +303,9 @@ describe('the document against the running server', () => {
       })
       await checked('admin/logout')
 
+      const { instance_id: doomed } = await checked('create_instance', { name: 'Deleted' })
+      await checked('delete_instance', { instance_id: doomed })
+      assert.equal(linked.core.registry.find(doomed), undefined)
       const { instance_id: scanned } = await checked('create_instance', { name: 'Scanned' })
       await checked('sandbox_scan', { instance_id: scanned, phone: '15550610011', name: 'Scanner' })
       assert.equal(linked.core.registry.find(scanned)?.id, scanned)

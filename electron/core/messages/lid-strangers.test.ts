@@ -134,7 +134,7 @@ test('a stranger writes by LID with its number hidden; once it shares its number
   const { contacts } = await ok('contacts', { limit: 500 })
   assert.deepEqual(
     contacts.filter((c: { lid: string | null }) => c.lid === lid),
-    [{ chat: phoneChat, phone: STRANGER, lid, push_name: 'Stranger' }],
+    [{ chat: phoneChat, phone: STRANGER, lid, push_name: 'Stranger', saved_name: null }],
   )
 
   // A send to the LID once the number is known: it reaches the phone, in the number's chat.

@@ -1,5 +1,5 @@
 import * as amqp from 'amqplib'
-import { connect as natsConnect } from 'nats'
+import { connect as natsConnect, type NatsConnection } from 'nats'
 import type { LinkdeskEvent } from '../contract/events'
 
 /** A message as a consumer got it from a broker: where it was published, its ids and the event it carries. */
@@ -81,6 +81,21 @@ export async function consumeRabbit(
 }
 
 /**
+ * An ordered consumer of `stream`, once it exists: Linkdesk creates the stream with its first publish, which
+ * may come after the consumer starts waiting.
+ */
+async function streamConsumer(connection: NatsConnection, stream: string, subject: string, deadline: number) {
+  for (;;) {
+    try {
+      return await connection.jetstream().consumers.get(stream, { filterSubjects: subject })
+    } catch (error) {
+      if (!/stream not found/.test((error as Error).message) || Date.now() > deadline) throw error
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+  }
+}
+
+/**
  * Reads a JetStream stream from its first message through an ordered consumer (filtered by `subject`) until
  * `done` holds for what it read, or the timeout; answers the messages in stream order.
  */
@@ -94,8 +109,8 @@ export async function consumeNats(
   const connection = await natsConnect({ servers: url.replace(/^nats:\/\//, '') })
   const taken: ConsumedMessage[] = []
   try {
-    const consumer = await connection.jetstream().consumers.get(stream, { filterSubjects: subject })
     const deadline = Date.now() + timeoutMs
+    const consumer = await streamConsumer(connection, stream, subject, deadline)
     while (!done(taken)) {
       if (Date.now() > deadline)
         throw new Error(`the stream had ${taken.length} messages, not all expected, after ${timeoutMs} ms`)

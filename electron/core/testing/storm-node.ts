@@ -35,18 +35,19 @@ type Call = <T>(name: string, params?: Record<string, unknown>) => Promise<T>
 
 /**
  * Creates an instance through `call`, links it to the sandbox account `me` by its QR code, points its webhook at
- * `webhookUrl` and waits until it is connected; answers its id.
+ * `webhookUrl` (when given) and waits until it is connected; answers its id.
  */
-export async function linkWithWebhook(
+export async function linkServedInstance(
   call: Call,
   sandbox: OutsideSandbox,
   me: string,
-  webhookUrl: string,
+  webhookUrl?: string,
 ): Promise<string> {
   const { instance_id: instanceId } = await call<{ instance_id: string }>('create_instance')
   const { base64 } = await call<{ base64: string }>('generate_qrcode', { instance_id: instanceId })
   await sandbox.link(decodeQr(base64), me)
-  await call('set_webhook', { instance_id: instanceId, webhook_url: webhookUrl, enable: true })
+  if (webhookUrl)
+    await call('set_webhook', { instance_id: instanceId, webhook_url: webhookUrl, enable: true })
   await waitFor(
     async () => {
       const { instance } = await call<{ instance: { state: string } }>('instance', {
@@ -58,4 +59,25 @@ export async function linkWithWebhook(
     'the instance connected',
   )
   return instanceId
+}
+
+/** Per network message id, the ids of the `message.received` events in the instance's event log, every page. */
+export async function loggedReceivedEvents(call: Call, instanceId: string): Promise<Map<string, string[]>> {
+  const byMessage = new Map<string, string[]>()
+  let cursor: string | null = null
+  do {
+    const page: {
+      events: Array<{ event_id: string; data: { id: string } }>
+      next_cursor: string | null
+    } = await call('events', {
+      instance_id: instanceId,
+      event: 'message.received',
+      limit: 500,
+      ...(cursor ? { cursor } : {}),
+    })
+    for (const { event_id, data } of page.events)
+      byMessage.set(data.id, [...(byMessage.get(data.id) ?? []), event_id])
+    cursor = page.next_cursor
+  } while (cursor)
+  return byMessage
 }

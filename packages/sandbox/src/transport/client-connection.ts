@@ -14,6 +14,11 @@ export interface ConnectionHandlers {
   onClose(connection: ClientConnection): void
 }
 
+/** The round trip the network takes before answering a client of Baileys' 6.x line after its handshake. */
+const OLD_LINE_ROUND_TRIP_MS = 150
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
 interface PendingQuery {
   resolve(reply: BinaryNode): void
   reject(error: Error): void
@@ -113,7 +118,19 @@ export class ClientConnection {
         const result = this.noise.finish(frame)
         this.clientStatic = result.clientStatic
         this.cipher = result.cipher
-        this.handlers.onHandshake(this, result.payload)
+        const answer = () => this.handlers.onHandshake(this, result.payload)
+        // Baileys' 6.x line derives its transport keys only after its last handshake write has gone out, without
+        // waiting: an answer faster than a network's round trip reaches it before them and cannot be read. Its
+        // connections get that round trip before the network answers (and before its next stanzas are read).
+        if (this.frames.dictionary === 2) {
+          this.decoding = this.decoding
+            .then(() => sleep(OLD_LINE_ROUND_TRIP_MS))
+            .then(answer)
+            .catch((error: unknown) => {
+              this.log.debug({ err: error }, 'handshake failure, closing')
+              this.terminate()
+            })
+        } else answer()
       }
     } catch (error) {
       this.log.debug({ err: error }, 'handshake or transport failure, closing')

@@ -3,9 +3,9 @@ import type { AddedWebhookView } from '../../api/types'
 import { useApi } from '../../app/api-context'
 import { useAction } from '../../app/use-action'
 import { useOperation } from '../../app/use-operation'
-import { ConfirmDialog } from '../../components/ConfirmDialog'
 import { ErrorNotice } from '../../components/ErrorNotice'
 import { AddedWebhookItem, filterOf } from './AddedWebhookItem'
+import { ConfirmTargetRemoval, FilterScopeAndSubmit } from './TargetFormParts'
 import './AddedWebhooks.css'
 
 interface WebhookList {
@@ -98,42 +98,24 @@ export function AddedWebhooks({ instanceId }: { instanceId: string }) {
             onChange={(event) => setUrl(event.target.value.trim())}
           />
         </div>
-        <div className="field">
-          <label htmlFor="added-webhook-events">Events</label>
-          <input
-            id="added-webhook-events"
-            value={events}
-            placeholder="message.*, group.participants (empty: every event)"
-            onChange={(event) => setEvents(event.target.value)}
-          />
-        </div>
-        <div className="field-inline">
-          <input
-            id="added-webhook-global"
-            type="checkbox"
-            checked={global}
-            onChange={(event) => setGlobal(event.target.checked)}
-          />
-          <label htmlFor="added-webhook-global">Global: for every instance</label>
-        </div>
-        <div className="actions">
-          <button type="submit" disabled={!global && !instanceId}>
-            Add webhook
-          </button>
-        </div>
+        <FilterScopeAndSubmit
+          target="webhook"
+          eventsLabel="Events"
+          events={events}
+          onEvents={setEvents}
+          global={global}
+          onGlobal={setGlobal}
+          instanceId={instanceId}
+        />
       </form>
       {error ? <ErrorNotice error={error} context="Webhook not changed" /> : null}
       {removing ? (
-        <ConfirmDialog
-          title="Remove this webhook?"
-          confirmLabel="Remove webhook"
+        <ConfirmTargetRemoval
+          target="webhook"
+          url={removing.url}
           onConfirm={() => void remove(removing)}
           onCancel={() => setRemoving(null)}
-        >
-          <p>
-            <code>{removing.url}</code> gets no more events, and what it had not received yet is dropped.
-          </p>
-        </ConfirmDialog>
+        />
       ) : null}
     </section>
   )

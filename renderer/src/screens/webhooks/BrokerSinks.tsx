@@ -3,7 +3,7 @@ import type { DeliveryAttemptView } from '../../api/types'
 import { useApi } from '../../app/api-context'
 import { useAction } from '../../app/use-action'
 import { useOperation } from '../../app/use-operation'
-import { ConfirmDialog } from '../../components/ConfirmDialog'
+import { ConfirmTargetRemoval, FilterScopeAndSubmit } from './TargetFormParts'
 import { ErrorNotice } from '../../components/ErrorNotice'
 
 /** A broker sink as `sinks` answers it (its address without its password). */
@@ -195,42 +195,24 @@ export function BrokerSinks({ instanceId }: { instanceId: string }) {
             onChange={(event) => setTarget(event.target.value)}
           />
         </div>
-        <div className="field">
-          <label htmlFor="sink-events">Sink events</label>
-          <input
-            id="sink-events"
-            value={events}
-            placeholder="message.*, group.participants (empty: every event)"
-            onChange={(event) => setEvents(event.target.value)}
-          />
-        </div>
-        <div className="field-inline">
-          <input
-            id="sink-global"
-            type="checkbox"
-            checked={global}
-            onChange={(event) => setGlobal(event.target.checked)}
-          />
-          <label htmlFor="sink-global">Global: for every instance</label>
-        </div>
-        <div className="actions">
-          <button type="submit" disabled={!global && !instanceId}>
-            Add sink
-          </button>
-        </div>
+        <FilterScopeAndSubmit
+          target="sink"
+          eventsLabel="Sink events"
+          events={events}
+          onEvents={setEvents}
+          global={global}
+          onGlobal={setGlobal}
+          instanceId={instanceId}
+        />
       </form>
       {error ? <ErrorNotice error={error} context="Sink not changed" /> : null}
       {removing ? (
-        <ConfirmDialog
-          title="Remove this sink?"
-          confirmLabel="Remove sink"
+        <ConfirmTargetRemoval
+          target="sink"
+          url={removing.url}
           onConfirm={() => void remove(removing)}
           onCancel={() => setRemoving(null)}
-        >
-          <p>
-            <code>{removing.url}</code> gets no more events, and what it had not received yet is dropped.
-          </p>
-        </ConfirmDialog>
+        />
       ) : null}
     </section>
   )
