@@ -105,9 +105,14 @@ export const eventLogFigure: Figure = async ({ sandbox, rounds, target }) => {
   const app = await startApp(sandbox.controlUrl, dataDir)
   const browser = await launchBrowser()
   try {
-    await browser.context.addInitScript((token) => {
-      window.sessionStorage.setItem('linkdesk.uiToken', token)
-    }, app.token)
+    // The window's session is a cookie: opened as an operator logs in with an admin token.
+    const { token: admin } = await app.call<{ token: string }>('admin/tokens/create', {
+      label: 'bench window',
+      reach: 'all',
+      scopes: ['read', 'send', 'manage', 'admin'],
+    })
+    const login = await browser.context.request.post(`${app.apiBase}/admin/login`, { data: { token: admin } })
+    if (!login.ok()) throw new Error(`admin/login answered ${login.status()}: ${await login.text()}`)
     const page = await browser.context.newPage()
     page.on('crash', () => process.stderr.write('event-log: the page crashed\n'))
     page.on('pageerror', (error) => process.stderr.write(`event-log: page error: ${error.message}\n`))
