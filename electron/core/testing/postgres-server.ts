@@ -1,12 +1,12 @@
 import { execFileSync, spawnSync } from 'node:child_process'
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe } from 'node:test'
 import pg from 'pg'
 import { silentLogger } from '../logger'
 import { migrate } from '../store/postgres/schema'
+import { freePort, missingServer } from './system-server'
 
 /** A throwaway PostgreSQL cluster for tests: its own data folder, on loopback, fsync off. */
 export interface PostgresServer {
@@ -37,17 +37,7 @@ function binDir(): string | undefined {
  */
 export function postgresMissing(): string | undefined {
   if (binDir()) return undefined
-  const reason = 'PostgreSQL is not installed (apt-get install postgresql)'
-  if (process.env.CI) throw new Error(`${reason}: CI installs it, so its absence is a failure`)
-  return reason
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
+  return missingServer('PostgreSQL is not installed (apt-get install postgresql)')
 }
 
 /** Runs a PostgreSQL binary, as the `postgres` user when this process is root (initdb refuses root). */
