@@ -1,11 +1,33 @@
 import assert from 'node:assert/strict'
 import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs'
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { test } from 'node:test'
+import { join, relative, resolve } from 'node:path'
+import { after, test } from 'node:test'
 
-const REPO = resolve(import.meta.dirname, '../..')
+/**
+ * A checkout of its own (this one's files, its node_modules linked): other test files start `npm run serve`
+ * from the shared checkout at the same time, and would build (or find built) what these tests watch.
+ */
+const SOURCE_REPO = resolve(import.meta.dirname, '../..')
+const NOT_COPIED = new Set(['node_modules', 'out', '.git', 'test-results'])
+const REPO = mkdtempSync(join(tmpdir(), 'linkdesk-checkout-'))
+cpSync(SOURCE_REPO, REPO, {
+  recursive: true,
+  filter: (path) => !NOT_COPIED.has(relative(SOURCE_REPO, path).split('/')[0] ?? ''),
+})
+symlinkSync(join(SOURCE_REPO, 'node_modules'), join(REPO, 'node_modules'))
+after(() => rmSync(REPO, { recursive: true, force: true }))
+
 const OUT = join(REPO, 'out')
 const BUILT_SERVE = join(OUT, 'headless', 'serve.js')
 
