@@ -16,7 +16,7 @@ import type { WebhookRecord } from '../electron/core/store/settings-store'
 import { startNats, startRabbitMq } from '../electron/core/testing/broker-servers'
 import { bindRabbitQueue } from '../electron/core/testing/broker-consumers'
 import { eventFixture } from '../electron/core/testing/event-fixture'
-import { ReceiverProcess, wallClock, type Row } from './webhook-delivery'
+import { printTable, ReceiverProcess, wallClock, type Row } from './webhook-delivery'
 
 const MARKER = /bench:(\d+(?:\.\d+)?)/
 const INSTANCES = 10
@@ -106,22 +106,6 @@ async function burst(
   }
 }
 
-function printTable(rows: Row[]): void {
-  const header = ['scenario', 'events', 'events/s', 'p50 ms', 'p99 ms', 'note']
-  const cells = rows.map((row) => [
-    row.scenario,
-    String(row.events),
-    row.perSecond.toFixed(0),
-    row.p50.toFixed(1),
-    row.p99.toFixed(1),
-    row.note,
-  ])
-  const widths = header.map((title, i) => Math.max(title.length, ...cells.map((line) => line[i]!.length)))
-  const line = (values: string[]) => `| ${values.map((value, i) => value.padEnd(widths[i]!)).join(' | ')} |`
-  process.stdout.write(`${line(header)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n`)
-  for (const row of cells) process.stdout.write(`${line(row)}\n`)
-}
-
 async function main(): Promise<void> {
   const total = Number(process.argv[process.argv.indexOf('--events') + 1]) || 2_000
   const [rabbit, nats] = await Promise.all([startRabbitMq(), startNats()])
@@ -162,42 +146,36 @@ async function main(): Promise<void> {
           () => receiver.collect(total),
         ),
       )
-      rabbitArrivals.reset()
-      rows.push(
-        await burst(
-          `RabbitMQ sink (confirmed, persistent), batch ${batchSize}`,
-          {
-            ...base,
-            ...batch,
+      const sinks: {
+        name: string
+        record: Pick<WebhookRecord, 'id' | 'url' | 'sink'>
+        arrivals: Arrivals
+      }[] = [
+        {
+          name: 'RabbitMQ sink (confirmed, persistent)',
+          record: {
             id: 'sk_rabbit',
             url: rabbit.url,
             sink: { kind: 'rabbitmq', exchange: 'linkdesk-bench' },
           },
-          total,
-          async () => {
-            await rabbitArrivals.until(total)
-            return rabbitArrivals
-          },
-        ),
-      )
-      natsArrivals.reset()
-      rows.push(
-        await burst(
-          `NATS JetStream sink (acknowledged), batch ${batchSize}`,
-          {
-            ...base,
-            ...batch,
-            id: 'sk_nats',
-            url: nats.url,
-            sink: { kind: 'nats', stream: 'LINKDESK_BENCH' },
-          },
-          total,
-          async () => {
-            await natsArrivals.until(total)
-            return natsArrivals
-          },
-        ),
-      )
+          arrivals: rabbitArrivals,
+        },
+        {
+          name: 'NATS JetStream sink (acknowledged)',
+          record: { id: 'sk_nats', url: nats.url, sink: { kind: 'nats', stream: 'LINKDESK_BENCH' } },
+          arrivals: natsArrivals,
+        },
+      ]
+      for (const sink of sinks) {
+        sink.arrivals.reset()
+        const record = { ...base, ...batch, ...sink.record }
+        rows.push(
+          await burst(`${sink.name}, batch ${batchSize}`, record, total, async () => {
+            await sink.arrivals.until(total)
+            return sink.arrivals
+          }),
+        )
+      }
     }
     process.stdout.write(
       `\nBroker sinks beside a webhook (${new Date().toISOString()}, Node ${process.version})\n\n`,

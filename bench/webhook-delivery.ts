@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { DEFAULT_EVENT_SETTINGS } from '../electron/core/contract/event-settings'
 import { eventFixture, type EventFixture } from '../electron/core/testing/event-fixture'
+import { markdownTable } from './harness/table'
 
 /** Milliseconds since the epoch with sub-millisecond precision, comparable across processes. */
 export const wallClock = () => performance.timeOrigin + performance.now()
@@ -216,7 +217,8 @@ async function baselineScenario(receiver: ReceiverProcess, total: number): Promi
   }
 }
 
-function printTable(rows: Row[]): void {
+/** The rows as one markdown table on stdout. */
+export function printTable(rows: Row[]): void {
   const header = ['scenario', 'events', 'events/s', 'p50 ms', 'p99 ms', 'note']
   const cells = rows.map((row) => [
     row.scenario,
@@ -226,10 +228,7 @@ function printTable(rows: Row[]): void {
     row.p99.toFixed(1),
     row.note,
   ])
-  const widths = header.map((title, i) => Math.max(title.length, ...cells.map((line) => line[i]!.length)))
-  const line = (values: string[]) => `| ${values.map((value, i) => value.padEnd(widths[i]!)).join(' | ')} |`
-  process.stdout.write(`${line(header)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n`)
-  for (const row of cells) process.stdout.write(`${line(row)}\n`)
+  process.stdout.write(`${markdownTable(header, cells)}\n`)
 }
 
 async function main(): Promise<void> {
