@@ -164,6 +164,7 @@ export const EVENT_CATALOGUE = {
       chat: '15550002222@s.whatsapp.net',
       participant: '15550002222@s.whatsapp.net',
       participant_phone: '15550002222',
+      participant_lid: '48213557260001@lid',
       presence: 'typing',
       last_seen: null,
     },

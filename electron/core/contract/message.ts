@@ -209,6 +209,7 @@ export const PresenceUpdateSchema = Type.Object({
   chat: Type.String({ description: 'The chat it is about: the contact, or a group.' }),
   participant: Type.String({ description: 'Who: the contact, or the group member.' }),
   participant_phone: Nullable(Type.String({ description: 'Their phone number (digits) when known.' })),
+  participant_lid: Nullable(Type.String({ description: 'Their LID (`…@lid`) when known.' })),
   presence: OneOf(PRESENCES),
   last_seen: Nullable(Type.Integer({ description: 'Unix seconds, when the contact shares it.' })),
 })

@@ -421,6 +421,8 @@ export interface WaPresenceUpdate {
   chat: string
   /** Who: the contact, or the group member. */
   participant: string
+  /** Their other address where the LID mapping knows it (a phone number's LID, a LID's phone number). */
+  participantAlt?: string | null
   presence: WaPresence
   /** Unix seconds, when the contact shares it. */
   lastSeen: number | null

@@ -300,11 +300,13 @@ export class MessageIntake implements WaMessageHooks {
     const ignoreGroups = this.deps.behaviours(instanceId).ignore_groups
     for (const update of updates) {
       if (ignoreGroups && update.chat.endsWith('@g.us')) continue
-      const phone = update.participant.endsWith('@s.whatsapp.net') ? update.participant.split('@')[0] : null
+      const addresses = [update.participant, update.participantAlt ?? '']
+      const phone = addresses.find((jid) => jid.endsWith('@s.whatsapp.net'))?.split('@')[0] ?? null
       this.deps.events.emit(instanceId, 'presence.update', {
         chat: update.chat,
         participant: update.participant,
-        participant_phone: phone ?? null,
+        participant_phone: phone,
+        participant_lid: addresses.find((jid) => jid.endsWith('@lid')) ?? null,
         presence: PRESENCE_NAMES[update.presence],
         last_seen: update.lastSeen,
       })

@@ -1,5 +1,5 @@
 import { isJidGroup, isLidUser, isPnUser, type WAMessage, type WAMessageKey } from '@whiskeysockets/baileys'
-import type { WaCallOffer, WaStatusUpdate } from '../contract/network'
+import type { WaCallOffer, WaPresenceUpdate, WaStatusUpdate } from '../contract/network'
 
 /** The part of Baileys' LID mapping store the adapter asks (`socket.signalRepository.lidMapping`). */
 export interface LidMapping {
@@ -92,4 +92,17 @@ export async function withCallerAddresses(mapping: LidMapping, call: WaCallOffer
   const lid = isLidUser(call.from) ? call.from : await otherAddress(mapping, call.from)
   const phone = call.callerPhone ?? (isLidUser(call.from) ? await otherAddress(mapping, call.from) : null)
   return { ...call, callerPhone: phone, callerLid: lid }
+}
+
+/** Presence updates with each participant's other address beside the one the network named, where known. */
+export function withPresenceAddresses(
+  mapping: LidMapping,
+  updates: readonly WaPresenceUpdate[],
+): Promise<WaPresenceUpdate[]> {
+  return Promise.all(
+    updates.map(async (update) => ({
+      ...update,
+      participantAlt: await otherAddress(mapping, update.participant),
+    })),
+  )
 }

@@ -30,6 +30,7 @@ import {
   withCallerAddresses,
   withKnownAddresses,
   withMemberAddresses,
+  withPresenceAddresses,
 } from './known-addresses'
 import {
   mapDecryptedMessage,
@@ -454,11 +455,22 @@ export class WaSession {
         }
       }),
     )
+    // In the order the network sent them (typing, then paused), though naming a participant may wait on the
+    // LID mapping.
+    let presences = Promise.resolve()
     socket.ev.on(
       'presence.update',
       guard('presence.update', (update) => {
         const mapped = mapPresence(update)
-        if (mapped.length > 0) hooks.onPresence(instanceId, mapped)
+        if (mapped.length === 0) return
+        presences = presences
+          .then(async () =>
+            hooks.onPresence(
+              instanceId,
+              await withPresenceAddresses(socket.signalRepository.lidMapping, mapped),
+            ),
+          )
+          .catch((error: unknown) => this.log.error({ err: error }, 'naming a presence’s participant failed'))
       }),
     )
     this.listenToGroups(socket)
