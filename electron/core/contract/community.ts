@@ -37,7 +37,6 @@ export const CommunitySchema = Type.Composite([
   Type.Object({ participants: Type.Array(GroupMemberSchema) }),
 ])
 
-export type LinkedGroup = Static<typeof LinkedGroupSchema>
 export type CommunitySummary = Static<typeof CommunitySummarySchema>
 export type CommunityView = Static<typeof CommunitySchema>
 
