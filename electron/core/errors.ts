@@ -68,6 +68,12 @@ export const ERROR_CODES = {
     status: 409,
     message: 'Only part of the group change was made: details.results says what was applied.',
   },
+  community_not_found: { status: 404, message: 'That is not a community this account is in.' },
+  group_not_linked: { status: 409, message: 'That group is not linked to this community.' },
+  group_already_linked: {
+    status: 409,
+    message: 'That group is already linked to a community: unlink it there first.',
+  },
   webhook_not_found: { status: 404, message: 'No webhook with that webhook_id exists for this token.' },
   sink_not_found: { status: 404, message: 'No sink with that sink_id exists for this token.' },
   call_not_found: { status: 404, message: 'No call with that call_id is ringing on this instance.' },

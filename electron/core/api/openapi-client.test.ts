@@ -238,6 +238,23 @@ describe('the document against the running server', () => {
       assert.ok(linked.control.group(group.id).members.some((member) => member.phone === ME))
     })
 
+    test('the community operations answer as declared', async () => {
+      const on = { instance_id: linked.instanceId }
+      const { community } = await checked('create_community', {
+        ...on,
+        subject: 'Checked community',
+        participants: [CAROL],
+      })
+      const { group } = await checked('create_group', { ...on, subject: 'Linked', participants: [CAROL] })
+      const link = { ...on, community_id: community.id, group_id: group.id }
+      await checked('link_group', link)
+      assert.equal(linked.control.group(group.id).linkedParent, community.id)
+      await checked('communities', on)
+      await checked('community', { ...on, community_id: community.id })
+      await checked('unlink_group', link)
+      assert.equal(linked.control.group(group.id).linkedParent, null)
+    })
+
     test('the webhook, event, settings and admin operations answer as declared', async () => {
       const on = { instance_id: linked.instanceId }
       await checked('settings')

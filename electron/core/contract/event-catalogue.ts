@@ -5,6 +5,7 @@ import {
   GroupParticipantsEventSchema,
   GroupUpdatedEventSchema,
 } from './group'
+import { COMMUNITY_EVENT_EXAMPLES, CommunityLinkEventSchema } from './community'
 import { INSTANCE_STATES } from './instance-state'
 import { ChatUpdatedEventSchema } from './chat-flags'
 import {
@@ -238,6 +239,20 @@ export const EVENT_CATALOGUE = {
     changesInstance: false,
     data: GroupJoinedEventSchema,
     example: GROUP_EVENT_EXAMPLES['group.joined'],
+  },
+  'community.linked': {
+    description:
+      'A group was linked to a community the account is in (here, on the phone or by another admin): its members joined the community and its announcement group, each told by group.participants.',
+    changesInstance: false,
+    data: CommunityLinkEventSchema,
+    example: COMMUNITY_EVENT_EXAMPLES['community.linked'],
+  },
+  'community.unlinked': {
+    description:
+      'A group was unlinked from a community the account is in; its members stay in the community.',
+    changesInstance: false,
+    data: CommunityLinkEventSchema,
+    example: COMMUNITY_EVENT_EXAMPLES['community.unlinked'],
   },
   'instance.created': {
     description:

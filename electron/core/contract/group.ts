@@ -24,6 +24,11 @@ export const GroupSummarySchema = Type.Object({
     description: "Only admins change the group's subject, description and picture.",
   }),
   created_at: Nullable(Type.Integer({ description: 'Unix seconds.' })),
+  is_community: Type.Boolean({
+    description: 'A community (the parent of linked groups): read it with community; it takes no messages.',
+  }),
+  community_id: Nullable(Type.String({ description: 'The community this group is linked to.' })),
+  is_announcement: Type.Boolean({ description: "A community's announcement group: only admins send." }),
 })
 
 export const GroupSchema = Type.Composite([
@@ -51,10 +56,13 @@ export const GROUP_SAMPLE: GroupView = {
   only_admins_send: false,
   only_admins_edit: true,
   created_at: 1795253914,
+  is_community: false,
+  community_id: null,
+  is_announcement: false,
   participants: MEMBER_SAMPLE,
 }
 
-const ByPersonSchema = Nullable(
+export const ByPersonSchema = Nullable(
   Type.Object(
     {
       jid: Type.String({ description: 'Their chat id as the network named them (often a LID).' }),

@@ -332,6 +332,20 @@ export interface WaGroup {
   /** Only admins edit the group's info. */
   restrict: boolean
   participants: WaGroupParticipant[]
+  /** A community: the parent group of linked groups (it takes no messages itself). */
+  isCommunity: boolean
+  /** The community this group is linked to, or null. */
+  community: string | null
+  /** The community's announcement group (linked to it; only admins send). */
+  isAnnouncement: boolean
+}
+
+/** A group linked to a community, as the community lists it (members may not be in it). */
+export interface WaLinkedGroup {
+  id: string
+  subject: string
+  size: number | null
+  isAnnouncement: boolean
 }
 
 /** One participant's result of a member change: `status` as the network writes it (200, 403, 404, 409…). */
@@ -373,6 +387,16 @@ export interface WaGroups {
   /** Joins by an invite code; answers the group's id. */
   join(code: string): Promise<string>
   leave(group: string): Promise<void>
+  /** Makes a community (and with it, on the network, its announcement group); answers the community. */
+  createCommunity(
+    subject: string,
+    description: string | null,
+    participants: readonly string[],
+  ): Promise<{ community: WaGroup; refused: WaParticipantResult[] }>
+  /** The groups linked to a community, its announcement group among them. */
+  linkedGroups(community: string): Promise<WaLinkedGroup[]>
+  linkGroup(community: string, group: string): Promise<void>
+  unlinkGroup(community: string, group: string): Promise<void>
 }
 
 /** A chunk of the phone's history sync. */
@@ -408,6 +432,15 @@ export type WaGroupChange =
     }
   /** The account is in a group it did not create: made with it as a member. */
   | { kind: 'created'; group: WaGroup; author: string | null; authorPhone: string | null }
+  /** A group was linked to a community, or unlinked from it (the community's notification). */
+  | {
+      kind: 'linked' | 'unlinked'
+      community: string
+      group: string
+      subject: string | null
+      author: string | null
+      authorPhone: string | null
+    }
 
 /** The privacy categories Baileys can change, by the network's names. */
 export type WaPrivacyCategory = 'last' | 'online' | 'profile' | 'status' | 'readreceipts' | 'groupadd'

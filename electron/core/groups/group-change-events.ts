@@ -1,5 +1,6 @@
 import type { Static } from '@sinclair/typebox'
 import { type ByPerson, type GroupEvent, GroupUpdatedEventSchema, type Person } from '../contract/group'
+import type { CommunityEvent } from '../contract/community'
 import { isOwn } from '../contract/ids'
 import type { WaAccount, WaGroupChange } from '../contract/network'
 import { groupView } from './group-view'
@@ -22,10 +23,11 @@ const PARTICIPANT_ACTIONS = {
 } as const
 
 /**
- * The events a network group change makes: group.participants or group.updated, and group.joined when the
- * account itself became a member (the group was made with it, or it was added).
+ * The events a network group change makes: group.participants or group.updated, group.joined when the
+ * account itself became a member (the group was made with it, or it was added), community.linked or
+ * community.unlinked when a community's groups changed.
  */
-export function groupEvents(change: WaGroupChange, account: WaAccount): GroupEvent[] {
+export function groupEvents(change: WaGroupChange, account: WaAccount): Array<GroupEvent | CommunityEvent> {
   const by = byOf(change, account)
   switch (change.kind) {
     case 'created':
@@ -48,6 +50,16 @@ export function groupEvents(change: WaGroupChange, account: WaAccount): GroupEve
         (by?.jid === participants[0]?.lid || (by?.phone !== null && by?.phone === participants[0]?.phone))
       const action = self ? 'left' : PARTICIPANT_ACTIONS[change.action]
       return [{ event: 'group.participants', data: { group_id: change.group, action, participants, by } }]
+    }
+    case 'linked':
+    case 'unlinked': {
+      const data = {
+        community_id: change.community,
+        group_id: change.group,
+        group_subject: change.subject,
+        by,
+      }
+      return [{ event: change.kind === 'linked' ? 'community.linked' : 'community.unlinked', data }]
     }
   }
 }

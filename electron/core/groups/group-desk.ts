@@ -85,7 +85,7 @@ function numberOf(jid: string): string {
  * Checks that every phone number is on the network before a group is made with them, so that one the network
  * would refuse makes nothing: participant_not_found names each (LIDs are addresses the network gave, kept).
  */
-async function requireOnNetwork(connection: WaConnection, members: readonly string[]): Promise<void> {
+export async function requireOnNetwork(connection: WaConnection, members: readonly string[]): Promise<void> {
   const phones = members.filter((jid) => jid.endsWith('@s.whatsapp.net')).map(numberOf)
   if (phones.length === 0) return
   const missing = (await connection.lookup(phones)).filter((found) => !found.jid).map((found) => found.number)
@@ -95,6 +95,20 @@ async function requireOnNetwork(connection: WaConnection, members: readonly stri
     `${missing.length === 1 ? 'This number is' : 'These numbers are'} not on the network: ${missing.join(', ')}. No group was made.`,
     { details: { parameter: 'participants', numbers: missing } },
   )
+}
+
+/** The participants the network left out of a new group or community, each with the invitation it made. */
+export function notAdded(refused: readonly WaParticipantResult[]): ParticipantOutcome[] {
+  return refused.map((result) => ({
+    participant: numberOf(result.jid),
+    result: outcome('add', result),
+    invite: result.addRequest && {
+      code: result.addRequest.code,
+      link: `${INVITE_LINK_BASE}${result.addRequest.code}`,
+      expiration: result.addRequest.expiration,
+      message_id: null,
+    },
+  }))
 }
 
 /** The account's groups: read, made, administered, joined and left, and their changes as events. */
@@ -139,19 +153,7 @@ export class GroupDesk {
     )
     const view = groupView(group, account)
     if (refused.length === 0) return { group: view }
-    return {
-      group: view,
-      not_added: refused.map((result) => ({
-        participant: numberOf(result.jid),
-        result: outcome('add', result),
-        invite: result.addRequest && {
-          code: result.addRequest.code,
-          link: `${INVITE_LINK_BASE}${result.addRequest.code}`,
-          expiration: result.addRequest.expiration,
-          message_id: null,
-        },
-      })),
-    }
+    return { group: view, not_added: notAdded(refused) }
   }
 
   /**

@@ -24,6 +24,9 @@ export function groupSummary(group: WaGroup, account: WaAccount): GroupSummary {
     only_admins_send: group.announce,
     only_admins_edit: group.restrict,
     created_at: group.createdAt,
+    is_community: group.isCommunity,
+    community_id: group.community,
+    is_announcement: group.isAnnouncement,
   }
 }
 

@@ -10,6 +10,7 @@ import { type LedgerRecords } from '../store/ledger-records'
 import type { LinkPreviewer } from './link-preview'
 import type { InstanceBehaviours } from '../contract/instance'
 import { CallDesk, type CallSettings } from './call-desk'
+import { CommunityDesk } from '../groups/community-desk'
 import { GroupDesk } from '../groups/group-desk'
 import { ChatBook } from './chat-book'
 import { ChatSettingsDesk } from './chat-settings'
@@ -104,6 +105,8 @@ export class MessageService {
   readonly profile: OwnProfile
   /** The account's groups and their changes. */
   readonly groups: GroupDesk
+  /** The account's communities: parent groups with their linked groups. */
+  readonly communities: CommunityDesk
   private readonly directory = new RecipientDirectory()
   private readonly acks = new AckTracker()
   private readonly unacknowledged: UnacknowledgedSends
@@ -181,6 +184,7 @@ export class MessageService {
       behaviours: deps.behaviours,
       connection,
     })
+    this.communities = new CommunityDesk({ connection, groups: this.groups })
     this.signals = new ChatSignals({ store: this.store, sender: this.sender, connection })
     this.actions = new MessageActions({ limits: deps.limits, store: this.store, sender: this.sender, events })
     this.hooks = new MessageIntake({

@@ -1,5 +1,7 @@
 import {
   type BaileysEventMap,
+  type BinaryNode,
+  getBinaryNodeChild,
   type GroupMetadata,
   jidNormalizedUser,
   type WAMessage,
@@ -110,4 +112,28 @@ export async function groupCreated(
 ): Promise<WaGroupChange> {
   const group = mapGroup(metadata)
   return { kind: 'created', group, ...(await authorOf(metadata.author ?? metadata.owner, resolve)) }
+}
+
+/**
+ * A community's notification that one of its groups was linked or unlinked (`<link link_type="sub_group">`,
+ * `<unlink unlink_type="sub_group">`), which Baileys does not turn into an event. The linked group's own
+ * notification (`parent_group`) says the same to its members, who are the community's by then: it only
+ * makes cached metadata stale, so that one link is one event.
+ */
+export async function linkChange(
+  notification: BinaryNode,
+  resolve: PhoneResolver,
+): Promise<Extract<WaGroupChange, { kind: 'linked' | 'unlinked' }> | undefined> {
+  const change = getBinaryNodeChild(notification, 'link') ?? getBinaryNodeChild(notification, 'unlink')
+  const type = change?.attrs.link_type ?? change?.attrs.unlink_type
+  const group = getBinaryNodeChild(change, 'group')
+  const community = notification.attrs.from
+  if (!change || type !== 'sub_group' || !group?.attrs.jid || !community) return undefined
+  return {
+    kind: change.tag === 'link' ? 'linked' : 'unlinked',
+    community,
+    group: group.attrs.jid,
+    subject: group.attrs.subject ?? null,
+    ...(await authorOf(notification.attrs.participant, resolve)),
+  }
 }

@@ -10,7 +10,13 @@ import {
 } from '@whiskeysockets/baileys'
 import { userOf } from '../contract/ids'
 import { AppError } from '../errors'
-import type { WaGroup, WaGroupParticipant, WaGroups, WaParticipantResult } from '../contract/network'
+import type {
+  WaGroup,
+  WaGroupParticipant,
+  WaGroups,
+  WaLinkedGroup,
+  WaParticipantResult,
+} from '../contract/network'
 
 function phoneOf(jid: string | undefined): string | null {
   return jid?.endsWith('@s.whatsapp.net') ? userOf(jid) : null
@@ -36,7 +42,14 @@ export function mapGroup(metadata: GroupMetadata): WaGroup {
     announce: Boolean(metadata.announce),
     restrict: Boolean(metadata.restrict),
     participants: metadata.participants.map(participantOf),
+    isCommunity: Boolean(metadata.isCommunity),
+    community: metadata.linkedParent ? groupJid(metadata.linkedParent) : null,
+    isAnnouncement: Boolean(metadata.isCommunityAnnounce),
   }
+}
+
+function groupJid(id: string): string {
+  return id.includes('@') ? id : `${id}@g.us`
 }
 
 /**
@@ -84,10 +97,32 @@ function participantResult(jid: string | undefined, status: string, participant:
 }
 
 /**
- * Makes a group with the network's own query, since Baileys' groupCreate reads every participant of the
- * answer as a member: the ones the network left out carry an error (403 with an invitation for privacy).
+ * Makes a group, or with `<parent>` a community, with the network's own query, since Baileys' groupCreate reads
+ * every participant of the answer as a member (the ones the network left out carry an error: 403 with an
+ * invitation for privacy) and its communityCreate takes no members.
  */
-async function createGroup(socket: WASocket, subject: string, participants: readonly string[]) {
+async function createGroup(
+  socket: WASocket,
+  subject: string,
+  participants: readonly string[],
+  community?: { description: string | null },
+) {
+  const extra: BinaryNode[] = community
+    ? [
+        ...(community.description
+          ? [
+              {
+                tag: 'description',
+                attrs: { id: generateMessageIDV2().slice(0, 12) },
+                content: [{ tag: 'body', attrs: {}, content: Buffer.from(community.description, 'utf8') }],
+              },
+            ]
+          : []),
+        { tag: 'parent', attrs: { default_membership_approval_mode: 'request_required' } },
+        { tag: 'allow_non_admin_sub_group_creation', attrs: {} },
+        { tag: 'create_general_chat', attrs: {} },
+      ]
+    : []
   const answer = await socket.query({
     tag: 'iq',
     attrs: { type: 'set', xmlns: 'w:g2', to: '@g.us' },
@@ -95,7 +130,7 @@ async function createGroup(socket: WASocket, subject: string, participants: read
       {
         tag: 'create',
         attrs: { subject, key: generateMessageIDV2() },
-        content: participants.map((jid) => ({ tag: 'participant', attrs: { jid } })),
+        content: [...participants.map((jid) => ({ tag: 'participant', attrs: { jid } })), ...extra],
       },
     ],
   })
@@ -107,7 +142,7 @@ async function createGroup(socket: WASocket, subject: string, participants: read
     .map((participant) =>
       participantResult(participant.attrs.jid, participant.attrs.error ?? '', participant),
     )
-  const jid = id.includes('@') ? id : `${id}@g.us`
+  const jid = groupJid(id)
   try {
     return { group: mapGroup(await socket.groupMetadata(jid)), refused }
   } catch (error) {
@@ -117,6 +152,21 @@ async function createGroup(socket: WASocket, subject: string, participants: read
       { cause: error, details: { group_id: jid } },
     )
   }
+}
+
+/** The community's `sub_groups`: each linked group, the announcement group marked `default_sub_group`. */
+async function linkedGroups(socket: WASocket, community: string): Promise<WaLinkedGroup[]> {
+  const answer = await socket.query({
+    tag: 'iq',
+    attrs: { type: 'get', xmlns: 'w:g2', to: community },
+    content: [{ tag: 'sub_groups', attrs: {} }],
+  })
+  return getBinaryNodeChildren(getBinaryNodeChild(answer, 'sub_groups'), 'group').map((group) => ({
+    id: groupJid(group.attrs.id ?? ''),
+    subject: group.attrs.subject ?? '',
+    size: group.attrs.size ? Number(group.attrs.size) : null,
+    isAnnouncement: Boolean(getBinaryNodeChild(group, 'default_sub_group')),
+  }))
 }
 
 async function ask<T>(work: () => Promise<T>, what: string, group?: string): Promise<T> {
@@ -167,5 +217,17 @@ export function createWaGroups(socket: WASocket): WaGroups {
     inviteInfo: (code) => ask(async () => mapGroup(await socket.groupGetInviteInfo(code)), 'invite code'),
     join: (code) => ask(async () => (await socket.groupAcceptInvite(code)) ?? '', 'invite code'),
     leave: (group) => ask(() => socket.groupLeave(group), 'membership', group),
+    createCommunity: async (subject, description, participants) => {
+      const { group, refused } = await ask(
+        () => createGroup(socket, subject, participants, { description }),
+        'new community',
+      )
+      return { community: group, refused }
+    },
+    linkedGroups: (community) => ask(() => linkedGroups(socket, community), 'community', community),
+    linkGroup: (community, group) =>
+      ask(() => socket.communityLinkGroup(group, community), 'community links', community),
+    unlinkGroup: (community, group) =>
+      ask(() => socket.communityUnlinkGroup(group, community), 'community links', community),
   }
 }

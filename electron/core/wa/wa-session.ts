@@ -52,6 +52,7 @@ import type {
 } from '../contract/network'
 import {
   groupCreated,
+  linkChange,
   infoChange,
   isPictureChange,
   participantsChange,
@@ -525,6 +526,18 @@ export class WaSession {
         if (group && isPictureChange(message)) report(group, () => pictureChange(message, resolverFor(group)))
       }
     })
+    // Community links come as w:gp2 notifications Baileys acknowledges without an event: read from the frame.
+    for (const tag of ['link', 'unlink']) {
+      socket.ws.on(`CB:notification,type:w:gp2,${tag}`, (notification: BinaryNode) => {
+        const from = notification.attrs.from
+        if (!from) return
+        report(from, async () => {
+          const change = await linkChange(notification, resolverFor(from))
+          if (change) this.groups.delete(change.group)
+          return change
+        })
+      })
+    }
   }
 
   /** Hands a decrypted message to the app before Baileys receipts it (WaMessageHooks.onDecrypted). */

@@ -14,6 +14,7 @@ import type {
   ContactSummaryView,
   GroupDetailView,
   GroupSummaryView,
+  CommunitySummaryView,
 } from '../../../electron/core/shared-types'
 
 export type {
@@ -51,12 +52,18 @@ export interface ContactList {
   contacts: ContactSummaryView[]
 }
 
+export type { GroupSummaryView }
+
 export interface GroupList {
   groups: GroupSummaryView[]
 }
 
 export interface GroupAnswer {
   group: GroupDetailView
+}
+
+export interface CommunityList {
+  communities: CommunitySummaryView[]
 }
 
 export interface InstanceList {

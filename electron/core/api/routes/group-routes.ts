@@ -16,7 +16,7 @@ export interface GroupRoutesDeps {
   messages: MessageService
 }
 
-const GROUP_ID = {
+export const GROUP_ID = {
   type: 'string',
   required: true,
   maxLength: 60,
@@ -24,7 +24,7 @@ const GROUP_ID = {
   example: GROUP_SAMPLE.id,
 } as const
 
-const PARTICIPANTS = {
+export const PARTICIPANTS = {
   type: 'list',
   required: true,
   maxItems: PARTICIPANTS_PER_CHANGE,
@@ -46,7 +46,7 @@ const { participants: _members, ...SUMMARY_SAMPLE } = GROUP_SAMPLE
 const GROUP_ID_ANSWER = Type.String({ description: 'The group id, `<digits>@g.us`.' })
 
 /** A participant's outcome (group-desk's ParticipantOutcome), with the invitation the network made. */
-const ParticipantOutcomeSchema = Type.Object({
+export const ParticipantOutcomeSchema = Type.Object({
   participant: Type.String({ description: 'The phone number (or chat id) acted on.' }),
   result: OneOf([
     'added',

@@ -212,6 +212,14 @@ export interface SandboxGroupInfo {
   /** The picture's id, when the group has one. */
   pictureId: string | null
   members: Array<{ phone: string; lid: string; role: 'superadmin' | 'admin' | null }>
+  /** A community (the parent group of linked groups). */
+  community: boolean
+  /** The community this group is linked to (its announcement group's too), or null. */
+  linkedParent: string | null
+  /** The announcement group of a community. */
+  announcementGroup: boolean
+  /** For a community: its linked groups' ids, its announcement group first. */
+  linkedGroups: string[]
 }
 
 /** A change a member makes to a group from its phone. */

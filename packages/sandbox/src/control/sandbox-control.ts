@@ -117,6 +117,10 @@ function groupInfo(network: SandboxNetwork, group: Group): SandboxGroupInfo {
       lid: account.lidJid,
       role: role ?? null,
     })),
+    community: group.isCommunity,
+    linkedParent: group.linkedParent,
+    announcementGroup: group.isAnnouncementGroup,
+    linkedGroups: group.isCommunity ? network.groups.linkedTo(group).map((linked) => linked.jid) : [],
   }
 }
 

@@ -3,7 +3,7 @@ import type { Account } from '../accounts/account'
 import type { SandboxNetwork } from '../network'
 import { type BinaryNode, node, unixNow } from '../stanzas/binary-node'
 import { notifyGroup, participantNode } from './group-notifications'
-import type { Group } from './group-registry'
+import type { Group, GroupKind } from './group-registry'
 
 /** Longest subject and description the network takes. */
 export const SUBJECT_CHARS = 100
@@ -38,7 +38,7 @@ function requireMember(group: Group, actor: Account): void {
   if (!group.has(actor)) throw new GroupRefusal(404, 'item-not-found', 'not a member of the group')
 }
 
-function requireAdmin(group: Group, actor: Account): void {
+export function requireAdmin(group: Group, actor: Account): void {
   requireMember(group, actor)
   if (!group.isAdmin(actor)) throw new GroupRefusal(403, 'forbidden', 'only admins may do that')
 }
@@ -119,12 +119,14 @@ export function createGroup(
   creator: Account,
   subject: string,
   targets: Array<{ jid: string; account: Account }>,
+  kind: GroupKind = {},
 ): { group: Group; refused: ParticipantResult[] } {
   const allowed = (account: Account) => account === creator || addAllowed(account)
   const group = network.groups.create(
     subject,
     creator,
     targets.flatMap(({ account }) => (allowed(account) ? [account] : [])),
+    kind,
   )
   const refused = targets
     .filter(({ account }) => !allowed(account))

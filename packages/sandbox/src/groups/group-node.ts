@@ -33,6 +33,12 @@ export function groupNode(
       ),
     )
   }
+  // A community says so; its linked groups and its announcement group name it (Baileys' isCommunity,
+  // linkedParent and isCommunityAnnounce read these).
+  if (group.isCommunity)
+    content.push(node('parent', { default_membership_approval_mode: 'request_required' }))
+  if (group.linkedParent) content.push(node('linked_parent', { jid: group.linkedParent }))
+  if (group.isAnnouncementGroup) content.push(node('default_sub_group'))
   if (group.announce) content.push(node('announcement'))
   if (group.restrict) content.push(node('locked'))
   return node(

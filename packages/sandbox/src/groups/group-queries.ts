@@ -19,6 +19,16 @@ import {
   setSubject,
 } from './group-changes'
 import { announceGroupCreated } from './group-notifications'
+import {
+  announceCommunityCreated,
+  communityFor,
+  createCommunity,
+  joinCommunity,
+  linkGroup,
+  requireCommunityAdmin,
+  subGroupsNode,
+  unlinkGroup,
+} from './community-changes'
 import type { Group } from './group-registry'
 import { groupNode } from './group-node'
 
@@ -112,10 +122,49 @@ const answerCreate = accountQuery((account, { network, session }, create) => {
   const subject = create?.attrs.subject ?? ''
   if (!subject.trim() || subject.length > 100) throw new GroupRefusal(406, 'not-acceptable', 'subject')
   const known = targets.flatMap(({ jid, account: member }) => (member ? [{ jid, account: member }] : []))
-  const { group, refused } = createGroup(network, account, subject, known)
+  // `<parent>` makes a community; `<linked_parent>` a group made inside one (linked as it is made).
+  if (child(create, 'parent')) {
+    const description = textOf(child(child(create, 'description'), 'body')) || null
+    const { community, announcement, refused } = createCommunity(
+      network,
+      account,
+      subject,
+      description,
+      known,
+    )
+    announceCommunityCreated(community, announcement, session?.device)
+    return [groupNode(community, { refused: refused.map(participantResultNode) })]
+  }
+  const parentJid = child(create, 'linked_parent')?.attrs.jid
+  const parent = parentJid === undefined ? undefined : communityFor(network, parentJid, account)
+  if (parent) requireCommunityAdmin(parent, account)
+  const { group, refused } = createGroup(network, account, subject, known, { linkedParent: parent?.jid })
   announceGroupCreated(group, session?.device)
+  if (parent) joinCommunity(network, parent, group, account)
   return [groupNode(group, { refused: refused.map(participantResultNode) })]
 })
+
+/** A community query by one of its members, sent to the community (`to` its jid). */
+function communityQuery(
+  handle: (
+    community: Group,
+    account: Account,
+    ctx: StanzaContext,
+    first: BinaryNode | undefined,
+  ) => BinaryNode[],
+) {
+  return memberQuery((group, account, ctx, first) =>
+    handle(communityFor(ctx.network, group.jid, account), account, ctx, first),
+  )
+}
+
+/** The groups a links or unlink query names (`<group jid>`, inside its `<link>` for links). */
+function namedGroups(first: BinaryNode | undefined): string[] {
+  const holders = first?.tag === 'links' ? children(first, 'link') : [first]
+  const groups = holders.flatMap((holder) => children(holder, 'group').map(({ attrs }) => attrs.jid ?? ''))
+  if (groups.length === 0) throw new GroupRefusal(400, 'bad-request', 'no group named')
+  return groups
+}
 
 export function registerGroupQueries(router: StanzaRouter): void {
   router
@@ -138,6 +187,42 @@ export function registerGroupQueries(router: StanzaRouter): void {
       ]),
     )
     .iq('w:g2', 'set', 'create', answerCreate)
+    .iq(
+      'w:g2',
+      'get',
+      'sub_groups',
+      communityQuery((community, _account, { network }) => [subGroupsNode(network, community)]),
+    )
+    .iq(
+      'w:g2',
+      'set',
+      'links',
+      communityQuery((community, account, { network }, links) => [
+        node('links', {}, [
+          node(
+            'link',
+            { link_type: 'sub_group' },
+            namedGroups(links).map((jid) =>
+              node('group', { jid: linkGroup(network, community, jid, account).jid }),
+            ),
+          ),
+        ]),
+      ]),
+    )
+    .iq(
+      'w:g2',
+      'set',
+      'unlink',
+      communityQuery((community, account, { network }, unlink) => [
+        node(
+          'unlink',
+          { unlink_type: 'sub_group' },
+          namedGroups(unlink).map((jid) =>
+            node('group', { jid: unlinkGroup(network, community, jid, account).jid }),
+          ),
+        ),
+      ]),
+    )
     .iq(
       'w:g2',
       'set',

@@ -39,6 +39,20 @@ interface GroupRecord {
   inviteCode?: string | null
   /** Invitations made for adds the invitee's privacy refused: code, phone, expiry (Unix seconds). */
   addRequests?: Array<[string, string, number]>
+  /** A community: the parent group its linked groups and announcement group hang from. */
+  community?: boolean
+  /** The community this group is linked to (its announcement group's too). */
+  linkedParent?: string | null
+  /** The community's announcement group (the network's default subgroup). */
+  announcementGroup?: boolean
+}
+
+/** What a group is in a community, as it is made. */
+export interface GroupKind {
+  community?: boolean
+  linkedParent?: string | null
+  announcementGroup?: boolean
+  announce?: boolean
 }
 
 /** Groups, by JID. */
@@ -62,6 +76,11 @@ export class Group {
   private onlyAdminsEdit: boolean
   private invite: string | null
   private readonly addRequests: Map<string, { phone: string; expiration: number }>
+  private parent: string | null
+  /** A community (parent group); fixed when made. */
+  readonly isCommunity: boolean
+  /** The announcement group of a community; fixed when made. */
+  readonly isAnnouncementGroup: boolean
 
   constructor(
     private readonly table: StateTable<GroupRecord>,
@@ -80,6 +99,9 @@ export class Group {
     this.onlyAdminsSend = record.announce ?? false
     this.onlyAdminsEdit = record.restrict ?? false
     this.invite = record.inviteCode ?? null
+    this.parent = record.linkedParent ?? null
+    this.isCommunity = record.community ?? false
+    this.isAnnouncementGroup = record.announcementGroup ?? false
     this.addRequests = new Map(
       (record.addRequests ?? []).map(([code, phone, expiration]) => [code, { phone, expiration }]),
     )
@@ -115,6 +137,17 @@ export class Group {
 
   get restrict(): boolean {
     return this.onlyAdminsEdit
+  }
+
+  /** The community this group is linked to, or null. */
+  get linkedParent(): string | null {
+    return this.parent
+  }
+
+  /** Links the group to a community (null unlinks it). */
+  linkTo(parent: string | null): void {
+    this.parent = parent
+    this.save()
   }
 
   rename(subject: string, by: Account = this.creator): void {
@@ -252,6 +285,9 @@ export class Group {
       restrict: this.onlyAdminsEdit,
       inviteCode: this.invite,
       addRequests: [...this.addRequests].map(([code, { phone, expiration }]) => [code, phone, expiration]),
+      community: this.isCommunity,
+      linkedParent: this.parent,
+      announcementGroup: this.isAnnouncementGroup,
     })
   }
 }
@@ -297,8 +333,15 @@ export class GroupRegistry {
     return [...this.groups.values()].filter((group) => group.has(account))
   }
 
+  /** The groups linked to a community, its announcement group first. */
+  linkedTo(community: Group): Group[] {
+    return [...this.groups.values()]
+      .filter((group) => group.linkedParent === community.jid)
+      .sort((a, b) => Number(b.isAnnouncementGroup) - Number(a.isAnnouncementGroup))
+  }
+
   /** Makes a group; the creator becomes its super admin and is always a member. */
-  create(subject: string, creator: Account, others: Account[]): Group {
+  create(subject: string, creator: Account, others: Account[], kind: GroupKind = {}): Group {
     let jid: string
     do jid = `120363${String(randomInt(100_000_000, 999_999_999))}${String(randomInt(100_000, 999_999))}@g.us`
     while (this.groups.has(jid))
@@ -306,7 +349,14 @@ export class GroupRegistry {
     for (const account of others) {
       if (!members.some((member) => member.account === account)) members.push({ account, role: undefined })
     }
-    const group = new Group(this.table, jid, creator, members, unixNow(), { subject }, this.directory)
+    const record = {
+      subject,
+      community: kind.community,
+      linkedParent: kind.linkedParent,
+      announcementGroup: kind.announcementGroup,
+      announce: kind.announce,
+    }
+    const group = new Group(this.table, jid, creator, members, unixNow(), record, this.directory)
     this.groups.set(jid, group)
     group.save()
     return group

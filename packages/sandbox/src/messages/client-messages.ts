@@ -149,10 +149,12 @@ export async function handleClientMessage(ctx: StanzaContext, stanza: BinaryNode
 
 /**
  * The error a send is refused with, before anything reaches anyone: in a group where only admins send, a
- * member who is not one is refused whichever device sends (403, not authorized).
+ * member who is not one is refused whichever device sends (403, not authorized); a community itself takes
+ * no messages (they go to its announcement group or its linked groups).
  */
 function refusalOf({ network, session }: StanzaContext, to: string): string | undefined {
   const group = to.endsWith('@g.us') ? network.groups.get(to) : undefined
+  if (session && group?.isCommunity) return ONLY_ADMINS_SEND
   if (session && group?.announce && !group.isAdmin(session.account)) return ONLY_ADMINS_SEND
   return undefined
 }

@@ -4,6 +4,7 @@ import { useLiveEvents } from '../../app/feed-context'
 import { hrefWithQuery } from '../../app/routes'
 import { useOperation } from '../../app/use-operation'
 import { ErrorNotice } from '../../components/ErrorNotice'
+import { CommunitiesSection } from './CommunitiesSection'
 
 const ROLES = { superadmin: 'creator', admin: 'admin', member: '' } as const
 
@@ -38,7 +39,8 @@ export function GroupsPanel({ instanceId, connected }: { instanceId: string; con
   )
   const [open, setOpen] = useState<Set<string>>(new Set())
   useLiveEvents((event) => {
-    if (event.instance_id === instanceId && event.event.startsWith('group.')) void reload()
+    if (event.instance_id !== instanceId) return
+    if (event.event.startsWith('group.') || event.event.startsWith('community.')) void reload()
   })
   const write = (number: string) => hrefWithQuery('composer', { instance_id: instanceId, number })
   return (
@@ -56,10 +58,18 @@ export function GroupsPanel({ instanceId, connected }: { instanceId: string; con
       <ul aria-label="Groups">
         {(groups.status === 'ready' ? groups.data : []).map((group) => (
           <li key={group.id}>
-            <a href={write(group.id)}>{group.subject || group.id}</a>
+            {group.is_community ? (
+              // A community takes no messages: its announcement group and linked groups do.
+              <strong>{group.subject || group.id}</strong>
+            ) : (
+              <a href={write(group.id)}>{group.subject || group.id}</a>
+            )}
             <span className="muted">
               {' '}
               {group.size} members{group.is_admin ? ', admin' : ''}
+              {group.is_community ? ', community' : ''}
+              {group.is_announcement ? ', announcements' : ''}
+              {group.community_id && !group.is_announcement ? ', in a community' : ''}
             </span>
             <details
               onToggle={(event) => {
@@ -78,6 +88,9 @@ export function GroupsPanel({ instanceId, connected }: { instanceId: string; con
           </li>
         ))}
       </ul>
+      {connected && groups.status === 'ready' ? (
+        <CommunitiesSection instanceId={instanceId} groups={groups.data} />
+      ) : null}
     </section>
   )
 }
