@@ -21,6 +21,7 @@ import { instanceOperations } from './api/routes/instance-routes'
 import { chatOperations } from './api/routes/chat-routes'
 import { chatSettingsOperations } from './api/routes/chat-settings-routes'
 import { groupOperations } from './api/routes/group-routes'
+import { channelOperations } from './api/routes/channel-routes'
 import { profileOperations } from './api/routes/profile-routes'
 import { contactOperations, profilePictureRoutes } from './api/routes/contact-routes'
 import { messageActionOperations } from './api/routes/message-action-routes'
@@ -301,6 +302,7 @@ async function buildCore(
       ...chatSettingsOperations({ messages }),
       ...profileOperations({ messages }),
       ...groupOperations({ messages }),
+      ...channelOperations({ messages }),
       ...eventOperations({ ...eventDeps, access }),
       ...webhookOperations({ webhooks, events, access }),
       ...sinkOperations({ sinks, events, access }),

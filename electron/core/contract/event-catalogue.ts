@@ -7,6 +7,7 @@ import {
 } from './group'
 import { INSTANCE_STATES } from './instance-state'
 import { ChatUpdatedEventSchema } from './chat-flags'
+import { CHANNEL_POST_SAMPLE, ChannelPostSchema } from './channel'
 import {
   DeletionSchema,
   EditSchema,
@@ -201,6 +202,13 @@ export const EVENT_CATALOGUE = {
       offline: false,
       timestamp: '1795253914',
     },
+  },
+  'channel.post': {
+    description:
+      "A post arrived in a channel the account follows, or that it owns and posted to from another device (the phone). Posts carry no delivery or read statuses; a channel's media carry no download here.",
+    changesInstance: false,
+    data: ChannelPostSchema,
+    example: CHANNEL_POST_SAMPLE,
   },
   'chat.updated': {
     description:

@@ -12,6 +12,7 @@ import type { InstanceBehaviours } from '../contract/instance'
 import { CallDesk, type CallSettings } from './call-desk'
 import { GroupDesk } from '../groups/group-desk'
 import { ChatBook } from './chat-book'
+import { ChannelDesk } from './channel-desk'
 import { ChatSettingsDesk } from './chat-settings'
 import { SavedNames } from './saved-names'
 import type { InstanceAuthStore } from '../store/auth-store'
@@ -104,6 +105,8 @@ export class MessageService {
   readonly profile: OwnProfile
   /** The account's groups and their changes. */
   readonly groups: GroupDesk
+  /** The account's channels (newsletters): followed and owned, their posts. */
+  readonly channels: ChannelDesk
   private readonly directory = new RecipientDirectory()
   private readonly acks = new AckTracker()
   private readonly unacknowledged: UnacknowledgedSends
@@ -181,6 +184,7 @@ export class MessageService {
       behaviours: deps.behaviours,
       connection,
     })
+    this.channels = new ChannelDesk({ limits: deps.limits, logger: deps.logger, events, connection })
     this.signals = new ChatSignals({ store: this.store, sender: this.sender, connection })
     this.actions = new MessageActions({ limits: deps.limits, store: this.store, sender: this.sender, events })
     this.hooks = new MessageIntake({
@@ -195,6 +199,7 @@ export class MessageService {
       downloadUrl: (instanceId, messageId) => `${deps.apiBase}${mediaDownloadPath(instanceId, messageId)}`,
       calls: this.calls,
       groups: this.groups,
+      channels: this.channels,
       polls: deps.polls,
       tallyVotes: deps.tallyVotes,
       behaviours: deps.behaviours,

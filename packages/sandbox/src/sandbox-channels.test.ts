@@ -28,7 +28,7 @@ test('a device creates a channel, another follows it by invite and receives its 
   assert.ok(owner.sock && follower.sock)
   const created = await owner.sock.newsletterCreate('Daily news', 'What happened today')
   assert.match(created.id, /@newsletter$/)
-  const byInvite = (await follower.sock.newsletterMetadata('invite', created.invite ?? '')) as {
+  const byInvite = (await follower.sock.newsletterMetadata('invite', created.invite ?? '')) as unknown as {
     id: string
     viewer_metadata: { role: string }
   }
@@ -48,7 +48,7 @@ test('a device creates a channel, another follows it by invite and receives its 
   )
 
   // The follower reads the posts back and reacts to one by its server id.
-  const fetched = await follower.sock.newsletterFetchMessages(created.id, 10)
+  const fetched = await follower.sock.newsletterFetchMessages(created.id, 10, 0, 0)
   const messages = getBinaryNodeChildren(
     getBinaryNodeChild(getBinaryNodeChild(fetched, 'message_updates'), 'messages'),
     'message',
