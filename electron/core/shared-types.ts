@@ -17,6 +17,7 @@ export type {
   ContactSummary as ContactSummaryView,
 } from './messages/chat-book'
 export type { GroupSummary as GroupSummaryView, GroupView as GroupDetailView } from './contract/group'
+export type { ChannelView, ChannelPostView } from './contract/channel'
 export type { WebhookView as AddedWebhookView } from './events/webhook-registry'
 export type {
   FormField as KindFormFieldView,

@@ -14,6 +14,8 @@ import type {
   ContactSummaryView,
   GroupDetailView,
   GroupSummaryView,
+  ChannelView,
+  ChannelPostView,
 } from '../../../electron/core/shared-types'
 
 export type {
@@ -57,6 +59,14 @@ export interface GroupList {
 
 export interface GroupAnswer {
   group: GroupDetailView
+}
+
+export interface ChannelList {
+  channels: ChannelView[]
+}
+
+export interface ChannelPostList {
+  posts: ChannelPostView[]
 }
 
 export interface InstanceList {
