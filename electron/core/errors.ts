@@ -74,6 +74,8 @@ export const ERROR_CODES = {
     status: 409,
     message: 'That group is already linked to a community: unlink it there first.',
   },
+  channel_not_found: { status: 404, message: 'The network knows no channel with that id or invite code.' },
+  not_channel_owner: { status: 403, message: "Only the channel's owner may post to it." },
   webhook_not_found: { status: 404, message: 'No webhook with that webhook_id exists for this token.' },
   sink_not_found: { status: 404, message: 'No sink with that sink_id exists for this token.' },
   call_not_found: { status: 404, message: 'No call with that call_id is ringing on this instance.' },

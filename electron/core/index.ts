@@ -22,6 +22,7 @@ import { chatOperations } from './api/routes/chat-routes'
 import { chatSettingsOperations } from './api/routes/chat-settings-routes'
 import { groupOperations } from './api/routes/group-routes'
 import { communityOperations } from './api/routes/community-routes'
+import { channelOperations } from './api/routes/channel-routes'
 import { profileOperations } from './api/routes/profile-routes'
 import { contactOperations, profilePictureRoutes } from './api/routes/contact-routes'
 import { messageActionOperations } from './api/routes/message-action-routes'
@@ -303,6 +304,7 @@ async function buildCore(
       ...profileOperations({ messages }),
       ...groupOperations({ messages }),
       ...communityOperations({ messages }),
+      ...channelOperations({ messages }),
       ...eventOperations({ ...eventDeps, access }),
       ...webhookOperations({ webhooks, events, access }),
       ...sinkOperations({ sinks, events, access }),

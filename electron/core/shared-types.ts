@@ -18,6 +18,7 @@ export type {
 } from './messages/chat-book'
 export type { GroupSummary as GroupSummaryView, GroupView as GroupDetailView } from './contract/group'
 export type { CommunitySummary as CommunitySummaryView } from './contract/community'
+export type { ChannelView, ChannelPostView } from './contract/channel'
 export type { WebhookView as AddedWebhookView } from './events/webhook-registry'
 export type {
   FormField as KindFormFieldView,

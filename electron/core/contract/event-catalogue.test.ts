@@ -81,6 +81,10 @@ test('a real instance’s events (link, receive, archive, send, status, react, e
   })
   await events.waitFor((event) => event.event === 'group.updated', 'group.updated')
   await events.waitFor((event) => event.event === 'group.participants', 'group.participants')
+  const channel = await core.sandbox!.control.channels.create('15550400002', { name: 'Alice news' })
+  await ok(core.apiBase, 'follow_channel', { instance_id: id, channel: channel.invite })
+  await core.sandbox!.control.channels.post('15550400002', channel.id, 'Good morning')
+  await events.waitFor((event) => event.event === 'channel.post', 'channel.post')
   await ok(core.apiBase, 'set_webhook', {
     instance_id: id,
     webhook_url: 'http://127.0.0.1:9/',

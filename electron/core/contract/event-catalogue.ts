@@ -8,6 +8,7 @@ import {
 import { COMMUNITY_EVENT_EXAMPLES, CommunityLinkEventSchema } from './community'
 import { INSTANCE_STATES } from './instance-state'
 import { ChatUpdatedEventSchema } from './chat-flags'
+import { CHANNEL_POST_SAMPLE, ChannelPostSchema } from './channel'
 import {
   DeletionSchema,
   EditSchema,
@@ -203,6 +204,13 @@ export const EVENT_CATALOGUE = {
       offline: false,
       timestamp: '1795253914',
     },
+  },
+  'channel.post': {
+    description:
+      "A post arrived in a channel the account follows, or that it owns and posted to from another device (the phone). Posts carry no delivery or read statuses; a channel's media carry no download here.",
+    changesInstance: false,
+    data: ChannelPostSchema,
+    example: CHANNEL_POST_SAMPLE,
   },
   'chat.updated': {
     description:

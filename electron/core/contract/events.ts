@@ -21,6 +21,7 @@ export type MessageEventName =
   | 'message.deleted'
   | 'call.received'
   | 'poll.vote'
+  | 'channel.post'
 
 /** Where producers (instances, messages) hand events; the events part stores and delivers them. */
 export interface EventSink {

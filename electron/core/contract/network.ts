@@ -185,6 +185,8 @@ export interface WaMessageHooks {
   onLidPairs(instanceId: string, pairs: WaLidPair[]): void
   /** Names the phone's owner saved for contacts (the account's app state), as they arrive or change. */
   onSavedNames(instanceId: string, names: Array<{ chat: string; name: string }>): void
+  /** A post arrived in a channel this account follows (or owns, posted from another device). */
+  onChannelPost(instanceId: string, post: WaChannelPost): Promise<void> | void
   /** Chats' settings changed in the account's app state (archive, pin, mute, unread). */
   onChatSettings(instanceId: string, changes: WaChatSettingsChange[]): void
   /** The stored content of a poll this account created or received, to decrypt its votes; undefined if unknown. */
@@ -276,6 +278,59 @@ export interface WaConnection {
   modifyChat(chat: string, change: WaChatModification): Promise<void>
   /** Groups: read, create, administer, invite, join and leave. */
   readonly groups: WaGroups
+  /** Channels (newsletters): followed, followed and left, read, reacted to, created and posted to. */
+  readonly channels: WaChannels
+}
+
+/** A channel (newsletter) as the network describes it to this account. */
+export interface WaChannel {
+  /** `<digits>@newsletter` */
+  id: string
+  name: string
+  description: string
+  /** The invite code (the end of its `https://whatsapp.com/channel/<code>` link). */
+  invite: string | null
+  followers: number
+  /** This account's part in it. */
+  role: 'owner' | 'admin' | 'follower' | 'guest'
+  /** Unix seconds. */
+  createdAt: number | null
+}
+
+/** A post in a channel, as the network keeps it (posts are plaintext: anyone may read them). */
+export interface WaChannelPost {
+  channel: string
+  /** The channel's number of the post (`server_id`), which reactions name; null when the network gave none. */
+  serverId: string | null
+  /** The message id its author's device sent it under. */
+  id: string
+  /** Unix seconds. */
+  timestamp: number
+  content: Pick<WaMessageContent, 'type' | 'text' | 'caption' | 'media'>
+  /** Reactions counted by emoji (on fetched posts; none on a post as it arrives). */
+  reactions: Array<{ emoji: string; count: number }>
+}
+
+/** What a post to one's own channel holds: a text, or a medium with an optional caption. */
+export type WaChannelPostContent =
+  | { kind: 'text'; text: string }
+  | { kind: 'media'; media: 'image' | 'video'; data: Buffer; mimetype: string; caption: string | null }
+
+/** The channel operations of one connected instance; a channel the network does not know is `channel_not_found`. */
+export interface WaChannels {
+  /** The channels this account follows or owns. */
+  list(): Promise<WaChannel[]>
+  /** A channel by its id or by an invite code. */
+  get(key: { id: string } | { invite: string }): Promise<WaChannel>
+  create(name: string, description: string | null): Promise<WaChannel>
+  follow(channel: string): Promise<void>
+  unfollow(channel: string): Promise<void>
+  /** The newest posts, oldest first; `before`: older than that server id. */
+  posts(channel: string, count: number, before?: string): Promise<WaChannelPost[]>
+  /** Reacts to a post by its server id; an empty emoji takes the reaction back. */
+  react(channel: string, serverId: string, emoji: string): Promise<void>
+  /** Posts to a channel this account owns; resolves with the post's message id and the network's server id. */
+  post(channel: string, content: WaChannelPostContent): Promise<{ id: string; serverId: string | null }>
 }
 
 /** One change to a chat's settings in the account's app state. */

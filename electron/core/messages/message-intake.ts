@@ -1,3 +1,4 @@
+import type { ChannelDesk } from './channel-desk'
 import { boundedCache, CACHE_LIMITS } from '../bounded-cache'
 import type { EventSink } from '../contract/events'
 import type { Logger } from '../logger'
@@ -8,6 +9,7 @@ import type { SavedNames } from './saved-names'
 import type { PollVotes } from '../store/poll-votes'
 import type { GroupDesk } from '../groups/group-desk'
 import type {
+  WaChannelPost,
   WaChatSettingsChange,
   TallyVotes,
   WaAccount,
@@ -54,6 +56,8 @@ export interface MessageIntakeDeps {
   calls: Pick<CallDesk, 'offered'>
   /** Where group changes go. */
   groups: Pick<GroupDesk, 'changed'>
+  /** Where channel posts become events. */
+  channels: Pick<ChannelDesk, 'onPost'>
   /** Each voter's latest vote on each poll. */
   polls: PollVotes
   /** Reads a poll's options and tallies its votes (the wa adapter's protocol reading). */
@@ -281,6 +285,11 @@ export class MessageIntake implements WaMessageHooks {
       }
       this.log.info({ instanceId, messages: kept.length }, 'history sync kept')
     })
+  }
+
+  /** Journals the post's event before resolving: the network hears the post was taken after this. */
+  onChannelPost(instanceId: string, post: WaChannelPost): Promise<void> {
+    return this.deps.channels.onPost(instanceId, post)
   }
 
   onSavedNames(instanceId: string, names: Array<{ chat: string; name: string }>): void {

@@ -13,6 +13,7 @@ import { CallDesk, type CallSettings } from './call-desk'
 import { CommunityDesk } from '../groups/community-desk'
 import { GroupDesk } from '../groups/group-desk'
 import { ChatBook } from './chat-book'
+import { ChannelDesk } from './channel-desk'
 import { ChatSettingsDesk } from './chat-settings'
 import { SavedNames } from './saved-names'
 import type { InstanceAuthStore } from '../store/auth-store'
@@ -107,6 +108,8 @@ export class MessageService {
   readonly groups: GroupDesk
   /** The account's communities: parent groups with their linked groups. */
   readonly communities: CommunityDesk
+  /** The account's channels (newsletters): followed and owned, their posts. */
+  readonly channels: ChannelDesk
   private readonly directory = new RecipientDirectory()
   private readonly acks = new AckTracker()
   private readonly unacknowledged: UnacknowledgedSends
@@ -185,6 +188,7 @@ export class MessageService {
       connection,
     })
     this.communities = new CommunityDesk({ connection, groups: this.groups })
+    this.channels = new ChannelDesk({ limits: deps.limits, logger: deps.logger, events, connection })
     this.signals = new ChatSignals({ store: this.store, sender: this.sender, connection })
     this.actions = new MessageActions({ limits: deps.limits, store: this.store, sender: this.sender, events })
     this.hooks = new MessageIntake({
@@ -199,6 +203,7 @@ export class MessageService {
       downloadUrl: (instanceId, messageId) => `${deps.apiBase}${mediaDownloadPath(instanceId, messageId)}`,
       calls: this.calls,
       groups: this.groups,
+      channels: this.channels,
       polls: deps.polls,
       tallyVotes: deps.tallyVotes,
       behaviours: deps.behaviours,

@@ -26,6 +26,7 @@ import type { DeliveryStatus, LinkdeskMessage, QuotedMessage } from '../contract
 import type {
   SentAnswer,
   WaAccount,
+  WaChannelPost,
   WaInboundMessage,
   WaMessageContent,
   WaMessageKey,
@@ -289,6 +290,25 @@ export function mapDecryptedMessage(
   const cleaned: WAMessage = { ...message, key: { ...message.key }, message: null }
   cleanMessage(cleaned, me.id, me.lid ?? '')
   return mapInboundMessages([{ ...message, key: cleaned.key }], own, log, polls)[0]
+}
+
+/** What a channel post holds, read as any message's content is (a channel's media carry no key to download). */
+export function mapChannelPostContent(message: proto.IMessage | null | undefined): WaChannelPost['content'] {
+  const { type, text, caption, media } = readContent(normalizeMessageContent(message) ?? undefined)
+  return { type, text, caption, media }
+}
+
+/** A post that arrived in a followed channel, as the network delivered it (`key.server_id` beside its id). */
+export function mapChannelPost(message: WAMessage): WaChannelPost {
+  const key = message.key as WAMessage['key'] & { server_id?: string }
+  return {
+    channel: key.remoteJid ?? '',
+    serverId: key.server_id ?? null,
+    id: key.id ?? '',
+    timestamp: Number(message.messageTimestamp) || 0,
+    content: mapChannelPostContent(message.message),
+    reactions: [],
+  }
 }
 
 /** The network's numeric statuses; `pending` (1, not yet acknowledged) is no news for Linkdesk. */

@@ -45,7 +45,7 @@ test('without sandbox mode the socket targets WhatsApp itself and the trust root
   assert.equal(config.shouldIgnoreJid?.('status@broadcast'), true)
   assert.equal(configFor(network, false).shouldIgnoreJid?.('status@broadcast'), false, 'unless asked for')
   assert.equal(configFor(network, false).shouldIgnoreJid?.('123@broadcast'), true)
-  assert.equal(config.shouldIgnoreJid?.('123@newsletter'), true)
+  assert.equal(config.shouldIgnoreJid?.('123@newsletter'), false, 'posts of followed channels are read')
   assert.equal(config.shouldIgnoreJid?.('15551234567@s.whatsapp.net'), false)
   assert.equal(config.logger?.level, 'warn', 'Baileys logs at warn even when the app logs at info')
   assert.deepEqual(config.version, [2, 3000, 1], 'the version given, not one Baileys picks')

@@ -16,6 +16,7 @@ import type { Logger } from '../logger'
 import { mapSentMessage, toProtocolContent, toProtocolKey, toQuotedMessage } from './message-mapping'
 import type { SocketNetworkConfig } from './network-endpoint'
 import { createWaGroups } from './wa-groups'
+import { createWaChannels } from './wa-channels'
 import { toChatModification } from './chat-settings'
 import type { WaAccount, WaConnection, WaNumberLookup } from '../contract/network'
 
@@ -108,6 +109,7 @@ export function createWaConnection(
     account,
     linkId: linkIdOf(socket),
     groups: createWaGroups(socket),
+    channels: createWaChannels(socket, network),
     newMessageId: () => generateMessageIDV2(socket.user?.id),
     // Baileys' sendMessage in two steps, so the message can be stored between building and sending it.
     async send(to, content, options = {}) {

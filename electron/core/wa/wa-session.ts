@@ -33,6 +33,7 @@ import {
   withPresenceAddresses,
 } from './known-addresses'
 import {
+  mapChannelPost,
   mapDecryptedMessage,
   mapInboundMessages,
   mapCallOffer,
@@ -86,8 +87,8 @@ export interface SocketConfigInput {
 
 /**
  * The Baileys socket config (baileys-notes rule 12): no online presence on connect, no full history, our
- * logger at warn, one retry counter per instance, getMessage from the message store, no status or
- * newsletter traffic, HTTP timeouts and the network endpoint's URL and media trust.
+ * logger at warn, one retry counter per instance, getMessage from the message store, no status traffic
+ * unless asked for (followed channels' posts do arrive), HTTP timeouts and the network endpoint's URL and media trust.
  */
 export function socketConfig(input: SocketConfigInput): UserFacingSocketConfig {
   const { timings, network } = input
@@ -102,9 +103,10 @@ export function socketConfig(input: SocketConfigInput): UserFacingSocketConfig {
     connectTimeoutMs: timings.connectTimeoutMs,
     ...(timings.qrTimeoutMs > 0 ? { qrTimeout: timings.qrTimeoutMs } : {}),
     msgRetryCounterCache: input.retryCounter,
-    // Status updates arrive only when the instance asks for them; other broadcasts and newsletters never.
+    // Status updates arrive only when the instance asks for them; other broadcasts never. Channels' posts arrive
+    // only from channels the account follows (channel.post events).
     shouldIgnoreJid: (jid) =>
-      isJidStatusBroadcast(jid) ? input.ignoreStatus() : Boolean(isJidBroadcast(jid) || isJidNewsletter(jid)),
+      isJidStatusBroadcast(jid) ? input.ignoreStatus() : Boolean(isJidBroadcast(jid)),
     getMessage: (key) => input.getMessage(key.id),
     onDecrypted: input.onDecrypted,
     holdKeyWrites: input.holdKeyWrites,
@@ -360,8 +362,11 @@ export class WaSession {
     socket.ev.on(
       'messages.upsert',
       guard('messages.upsert', ({ messages, type }) => {
-        // Messages the app kept before their receipt were reported already.
-        const unreported = messages.filter((message) => !this.kept.delete(message.key.id ?? ''))
+        // Messages the app kept before their receipt were reported already; channel posts were, as posts.
+        const unreported = messages.filter(
+          (message) =>
+            !this.kept.delete(message.key.id ?? '') && !isJidNewsletter(message.key.remoteJid ?? undefined),
+        )
         const me = auth.state.creds.me
         this.withAddresses(socket, unreported, (known) =>
           this.withPolls(me, known, (polls) => {
@@ -547,6 +552,10 @@ export class WaSession {
     message: WAMessage,
     offline: boolean,
   ): Promise<void> {
+    if (isJidNewsletter(message.key.remoteJid ?? undefined)) {
+      if (this.socket !== socket) throw new Error('the socket was replaced before the post was kept')
+      return this.options.hooks.onChannelPost(this.options.instanceId, mapChannelPost(message))
+    }
     const me = auth.state.creds.me
     const [known = message] = await withKnownAddresses(socket.signalRepository.lidMapping, [message])
     const polls = await this.pollLookup(me, [known])

@@ -6,6 +6,8 @@ import { refuseOutdatedClient } from './accounts/client-version'
 import { logIn } from './accounts/login'
 import type { PairingRegistry } from './accounts/pairing'
 import { handleCall } from './calls/call-stanzas'
+import { handleClientAck } from './channels/channel-posts'
+import { registerChannelQueries } from './channels/channel-queries'
 import { registerGroupQueries } from './groups/group-queries'
 import { handleClientMessage } from './messages/client-messages'
 import { handleClientReceipt } from './messages/retry-receipts'
@@ -47,12 +49,14 @@ function createRouter(pairing: PairingRegistry): StanzaRouter {
   registerPreKeyQueries(router)
   registerUsyncQueries(router)
   registerGroupQueries(router)
+  registerChannelQueries(router)
   return router
     .stanza('message', handleClientMessage)
     .stanza('receipt', handleClientReceipt)
     .stanza('presence', handlePresence)
     .stanza('chatstate', handleChatState)
     .stanza('call', handleCall)
+    .stanza('ack', handleClientAck)
 }
 
 /** The websocket endpoint clients connect to, as they would to web.whatsapp.com/ws/chat. */

@@ -17,6 +17,18 @@ export interface SandboxEventMap {
    * emitted once the change is made and before the device hears its answer.
    */
   group: [{ group: string; phone: string; change: string }]
+  /**
+   * A channel changed: created, followed or unfollowed by a linked device (`change`), or posted to (`post`,
+   * with the post's server id), emitted once the network keeps the change.
+   */
+  channel: [
+    {
+      channel: string
+      phone: string
+      change: 'create' | 'follow' | 'unfollow' | 'post' | 'react'
+      serverId?: number
+    },
+  ]
   /** A linked device's connection ended. */
   disconnect: [{ phone: string; device: number }]
 }

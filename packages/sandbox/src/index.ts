@@ -20,6 +20,7 @@ import {
 import { createServerIdentity } from './transport/cert-chain'
 
 export type { SandboxAccountInfo, SandboxControl, SandboxEndpoint } from './control/control-types'
+export type { SandboxChannelInfo, SandboxChannelPost } from './control/channel-control'
 export type { SandboxInboxEntry } from './messages/inbox'
 export type { NetworkTimings } from './network'
 export type { Logger } from './logger'

@@ -4,6 +4,7 @@ import { AccountDirectory } from './accounts/account-directory'
 import type { Account } from './accounts/account'
 import { ClientVersionPolicy } from './accounts/client-version'
 import { CallLog } from './calls/call-log'
+import { ChannelRegistry } from './channels/channel-registry'
 import { ProfilePictures } from './accounts/profile-pictures'
 import type { LinkedDevice } from './accounts/linked-device'
 import { STATUS_BROADCAST, StatusBroadcast } from './messages/status-broadcast'
@@ -49,6 +50,8 @@ export interface LinkedSession {
 export class SandboxNetwork {
   readonly directory: AccountDirectory
   readonly groups: GroupRegistry
+  /** Channels (newsletters): owners, followers and posts. */
+  readonly channels: ChannelRegistry
   readonly media: MediaStore
   /** The media files the accounts' phones hold, to upload again on a linked device's media retry. */
   readonly phoneMedia: PhoneMedia
@@ -86,6 +89,7 @@ export class SandboxNetwork {
   ) {
     this.directory = new AccountDirectory(state)
     this.groups = new GroupRegistry(state, this.directory)
+    this.channels = new ChannelRegistry(state, this.directory)
     this.media = new MediaStore(state, timings.mediaLifetimeMs)
     this.phoneMedia = new PhoneMedia(state)
     this.pictures = new ProfilePictures(state, this.media)

@@ -15,6 +15,8 @@ import type {
   GroupDetailView,
   GroupSummaryView,
   CommunitySummaryView,
+  ChannelView,
+  ChannelPostView,
 } from '../../../electron/core/shared-types'
 
 export type {
@@ -64,6 +66,14 @@ export interface GroupAnswer {
 
 export interface CommunityList {
   communities: CommunitySummaryView[]
+}
+
+export interface ChannelList {
+  channels: ChannelView[]
+}
+
+export interface ChannelPostList {
+  posts: ChannelPostView[]
 }
 
 export interface InstanceList {

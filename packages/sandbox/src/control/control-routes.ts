@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { PhoneBehaviour, PhoneOnline, PhoneReads } from '../accounts/phone-behaviour'
 import { SandboxError } from '../errors'
+import { registerChannelRoutes } from './channel-control'
 import {
   isMediaPresentation,
   MEDIA_PRESENTATIONS,
@@ -215,6 +216,7 @@ function phoneList(value: unknown, field: string): string[] {
  * parameter comes from the JSON body; failures are SandboxErrors for the caller's envelope error handler.
  */
 export function registerSandboxRoutes(app: FastifyInstance, control: SandboxControl): void {
+  registerChannelRoutes(app, control.channels)
   app.get('/endpoint', async () => ({
     status: 'success',
     websocket: control.endpoint.wsUrl,

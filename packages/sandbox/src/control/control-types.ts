@@ -14,6 +14,7 @@ import type {
 
 /** Where clients reach the sandbox and what they must trust. */
 import type { SandboxAppState, SandboxAppStateChange } from './app-state-control'
+import type { SandboxChannelControl } from './channel-control'
 
 export interface SandboxEndpoint {
   /** The websocket URL to use as Baileys' `waWebSocketUrl`. */
@@ -83,6 +84,8 @@ export type SandboxPresenceState = (typeof SANDBOX_PRESENCE_STATES)[number]
 export interface SandboxControl {
   readonly endpoint: SandboxEndpoint
   readonly events: SandboxEvents
+  /** Channels (newsletters): the phones' own, who follows them, their posts. */
+  readonly channels: SandboxChannelControl
   /** The phone `phone` scans the QR text and links that device. Unknown or expired QR: SandboxError('qr_not_found'). */
   link(input: { qr: string; phone: string; name?: string }): Promise<{ jid: string; lid: string }>
   /**

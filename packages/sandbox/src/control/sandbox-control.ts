@@ -1,4 +1,5 @@
 import { SandboxError } from '../errors'
+import { createChannelControl } from './channel-control'
 import { appStateOf, changeAppStateFromPhone } from './app-state-control'
 import type { Account } from '../accounts/account'
 import { parseClientVersion } from '../accounts/client-version'
@@ -176,6 +177,7 @@ export function createSandboxControl(
   endpoint: SandboxEndpoint,
 ): SandboxControl {
   return {
+    channels: createChannelControl(network),
     endpoint,
     events: network.events,
 

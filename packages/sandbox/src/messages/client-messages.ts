@@ -7,6 +7,7 @@ import { deviceAddress } from '../signal/addresses'
 import type { EncType } from '../signal/sim-device'
 import { bytesOf, child, children, childrenOf, node, unixNow, type BinaryNode } from '../stanzas/binary-node'
 import type { StanzaContext } from '../stanzas/stanza-router'
+import { handleChannelMessage, isChannelJid } from '../channels/channel-posts'
 import { acknowledgeAsContact } from './contact-behaviour'
 import { recordInbox } from './inbox-recorder'
 import { sendRetryRequest } from './retry-receipts'
@@ -131,6 +132,7 @@ export async function handleClientMessage(ctx: StanzaContext, stanza: BinaryNode
   const { network, connection } = ctx
   const id = stanza.attrs.id ?? ''
   const to = stanza.attrs.to ?? ''
+  if (isChannelJid(to)) return handleChannelMessage(ctx, stanza)
   const refusal = refusalOf(ctx, to)
   if (refusal) {
     ctx.log.debug({ id, to, error: refusal }, 'message refused')

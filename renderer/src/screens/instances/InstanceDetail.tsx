@@ -3,6 +3,7 @@ import { ErrorNotice } from '../../components/ErrorNotice'
 import { ScreenHeader } from '../../components/ScreenHeader'
 import { AccountAvatar } from './AccountAvatar'
 import { ChatsPanel } from './ChatsPanel'
+import { ChannelsPanel } from './ChannelsPanel'
 import { ChatTools } from './ChatTools'
 import { GroupsPanel } from './GroupsPanel'
 import { ProfileForm } from './ProfileForm'
@@ -111,6 +112,9 @@ export function InstanceDetail({ instanceId, startLinking }: { instanceId: strin
             <ProfileForm instanceId={instance.instance_id} name={account?.name ?? null} />
           ) : null}
         </div>
+      ) : null}
+      {instance.linked ? (
+        <ChannelsPanel instanceId={instance.instance_id} connected={instance.state === 'connected'} />
       ) : null}
       {instance.linked ? <ChatsPanel instanceId={instance.instance_id} /> : null}
       {instance.state === 'connected' ? <ChatTools instanceId={instance.instance_id} /> : null}

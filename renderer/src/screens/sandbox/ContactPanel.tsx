@@ -3,6 +3,7 @@ import { useLiveEvents } from '../../app/feed-context'
 import { useOperation } from '../../app/use-operation'
 import { ErrorNotice } from '../../components/ErrorNotice'
 import { ContactActions } from './ContactActions'
+import { ContactChannels } from './ContactChannels'
 import { ContactSendForm } from './ContactSendForm'
 import { LinkedDeviceFaults } from './LinkedDeviceFaults'
 import { PairingCodeEntry } from './PairingCodeEntry'
@@ -31,6 +32,7 @@ export function ContactPanel({ contact, suggestedTo }: { contact: SandboxAccount
       <PairingCodeEntry phone={contact.phone} />
       {contact.linkedDevices.length > 0 ? <LinkedDeviceFaults phone={contact.phone} /> : null}
       <PhoneBehaviourForm phone={contact.phone} />
+      <ContactChannels phone={contact.phone} />
       {received.status === 'failed' ? <ErrorNotice error={received.error} context="Sandbox" /> : null}
       <div className="screen-header">
         <h3>Inbox ({inbox.length})</h3>
