@@ -16,14 +16,20 @@ const MESSAGES = 20
 /** The cluster's own traffic: notifications and the log read they wake (at most one per 20 ms), the lease. */
 const SIGNALLING = /pg_notify|pg_snapshot_xmin|FROM nodes|UPDATE nodes|instance_owner/
 
-/** Every query the app sends to `database` while `body` runs, as its text (the simple protocol inlines rows). */
-async function queriesDuring(database: string, body: () => Promise<void>): Promise<string[]> {
-  const seen: string[] = []
+interface Query {
+  text: string
+  values: unknown[]
+}
+
+/** Every query the app sends to `database` while `body` runs: its text (the simple protocol inlines rows), its values. */
+async function queriesDuring(database: string, body: () => Promise<void>): Promise<Query[]> {
+  const seen: Query[] = []
   const query = pg.Client.prototype.query
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const [first] = args
-    const text = typeof first === 'string' ? first : (first as { text?: string } | undefined)?.text
-    if (this.database === database && text !== undefined) seen.push(text)
+    const [first, second] = args
+    const config = typeof first === 'string' ? { text: first } : (first as Partial<Query> | undefined)
+    const values = Array.isArray(second) ? second : (config?.values ?? [])
+    if (this.database === database && config?.text !== undefined) seen.push({ text: config.text, values })
     return (query as (...args: unknown[]) => unknown).apply(this, args)
   } as typeof query
   try {
@@ -78,12 +84,13 @@ describe('round trips per incoming message on PostgreSQL', { skip: postgresMissi
       for (const id of ids) await received(id)
       await core.events.settled()
     })
+    const texts = queries.map(({ text }) => text)
     for (const id of ids) {
-      const writing = queries.filter((text) => text.includes('INSERT INTO messages') && text.includes(id))
+      const writing = texts.filter((text) => text.includes('INSERT INTO messages') && text.includes(id))
       assert.equal(writing.length, 1, `one round trip stores ${id}`)
       assert.match(writing[0]!, /INSERT INTO events/, `${id} is stored in its event's commit`)
     }
-    const own = queries.filter((text) => !SIGNALLING.test(text))
+    const own = texts.filter((text) => !SIGNALLING.test(text))
     // Per message: the event with its message row, and the Signal session the decryption moved.
     assert.ok(
       own.length <= 2 * MESSAGES,
@@ -97,5 +104,34 @@ describe('round trips per incoming message on PostgreSQL', { skip: postgresMissi
     assert.equal(stored.status, 200, JSON.stringify(stored.body))
     const kept = new Set((stored.body.messages as Array<{ id: string }>).map(({ id }) => id))
     for (const id of ids) assert.ok(kept.has(id), `${id} is stored`)
+  })
+
+  test('a read receipt of a sent message reads the message once and records its status', async () => {
+    const sent = await call(core.apiBase, 'send_message', {
+      instance_id: instanceId,
+      number: ALICE,
+      type: 'text',
+      message: 'read me',
+    })
+    assert.equal(sent.status, 200, JSON.stringify(sent.body))
+    const id = sent.body.message.key.id as string
+    const status = (name: string) =>
+      events.waitFor(
+        (event) => event.event === 'message.status' && event.data.id === id && event.data.status === name,
+        name,
+      )
+    await status('delivered')
+    await core.events.settled()
+    const queries = await queriesDuring(database, async () => {
+      core.sandbox!.control.read(ALICE, [id])
+      await status('read')
+      await core.events.settled()
+    })
+    const naming = queries.filter(({ values }) => values.includes(id)).map(({ text }) => text)
+    const reads = naming.filter((text) => /^SELECT record, content, read FROM messages/.test(text))
+    const statuses = naming.filter((text) => text.includes('INSERT INTO message_statuses'))
+    assert.equal(statuses.length, 1, naming.join('\n'))
+    assert.equal(reads.length, 1, `the message is read once for its receipt:\n${naming.join('\n')}`)
+    assert.equal(await core.messages.store.statusOf(instanceId, id), 'read')
   })
 })
