@@ -3,6 +3,8 @@ import { rmSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
 import type { Core } from '../../index'
+import type { LinkdeskEvent } from '../../contract/events'
+import { inboxEntry } from '@linkdesk/sandbox/testing'
 import { call, startCore, tempDataDir } from '../../testing/instance-harness'
 import { linkedInstance, recordEvents } from '../../testing/messaging-harness'
 import { postgresMissing, startPostgres, type PostgresServer } from '../../testing/postgres-server'
@@ -133,5 +135,42 @@ describe('round trips per incoming message on PostgreSQL', { skip: postgresMissi
     assert.equal(statuses.length, 1, naming.join('\n'))
     assert.equal(reads.length, 1, `the message is read once for its receipt:\n${naming.join('\n')}`)
     assert.equal(await core.messages.store.statusOf(instanceId, id), 'read')
+  })
+
+  test('a vote on a stored poll reads the poll once: the mapping hands the intake what it read', async () => {
+    const sent = await call(core.apiBase, 'send_poll', {
+      instance_id: instanceId,
+      number: ALICE,
+      question: 'Which day?',
+      options: ['Monday', 'Tuesday'],
+    })
+    assert.equal(sent.status, 200, JSON.stringify(sent.body))
+    const pollId = sent.body.message.key.id as string
+    await inboxEntry(core.sandbox!, ALICE, pollId)
+    await core.events.settled()
+    let vote: LinkdeskEvent | undefined
+    const queries = await queriesDuring(database, async () => {
+      const { id } = await core.sandbox!.control.send(ALICE, {
+        to: ME,
+        vote: { id: pollId, options: ['Tuesday'] },
+      })
+      vote = await events.waitFor((event) => event.event === 'poll.vote' && event.data.id === id, 'vote')
+      await core.events.settled()
+    })
+    assert.deepEqual(vote?.data.options, ['Tuesday'])
+    assert.deepEqual(
+      (vote?.data.tally as Array<{ option: string; votes: number }>).map(({ option, votes }) => [
+        option,
+        votes,
+      ]),
+      [
+        ['Monday', 0],
+        ['Tuesday', 1],
+      ],
+    )
+    const reads = queries.filter(
+      ({ text, values }) => text.startsWith('SELECT content FROM messages') && values.includes(pollId),
+    )
+    assert.equal(reads.length, 1, 'the poll is read once for the vote')
   })
 })
