@@ -131,7 +131,7 @@ test(
 )
 
 test(
-  'kill -9 after a message was decrypted and stored but before its event committed (PostgreSQL): after the restart it is logged and posted once',
+  'kill -9 after a message was decrypted, while its commit (its stored row and its event) waits (PostgreSQL): after the restart it is logged and posted once',
   { skip: testStore() !== 'postgres' && 'holds the commit with a PostgreSQL lock', timeout: 240_000 },
   async (t) => {
     const served = await linkedServe(t)
@@ -142,25 +142,28 @@ test(
     const db = new pg.Client({ connectionString: await testDatabaseFor(served.dataDir) })
     await db.connect()
     t.after(() => db.end())
-    const waitingForLock = async () =>
+    // The first message's delivery is done writing: a write waiting behind the lock is the next message's.
+    await waitFor(
+      async () => (await db.query('SELECT 1 FROM webhook_outbox')).rowCount === 0,
+      30_000,
+      'the first delivery finished',
+    )
+    const waitingForLock = async (text = '') =>
       (
         await db.query(
           `SELECT pid FROM pg_stat_activity
-           WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'`,
+           WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'
+             AND strpos(query, $1) > 0`,
+          [text],
         )
       ).rowCount ?? 0
-    // Writes to `events` wait behind this lock (reads go on): the app is held right at the event's commit,
-    // with the message decrypted and stored.
+    // Writes to `events` wait behind this lock (reads go on): the app is held right at the commit of the
+    // decrypted message's row and event (one transaction: neither is visible before the other).
     await db.query('BEGIN')
     await db.query('LOCK TABLE events IN SHARE ROW EXCLUSIVE MODE')
     const held = await sandbox.send(ALICE, ME, 'held at the commit')
-    await waitFor(
-      async () =>
-        (await db.query('SELECT 1 FROM messages WHERE id = $1', [held])).rowCount === 1 &&
-        (await waitingForLock()) > 0,
-      60_000,
-      'the message stored and an event write waiting',
-    )
+    await waitFor(async () => (await waitingForLock(held)) > 0, 60_000, 'the message’s commit waiting')
+    assert.equal((await db.query('SELECT 1 FROM messages WHERE id = $1', [held])).rowCount, 0)
     await served.kill()
     // What the killed process had sent never commits: its waiting connections end before the lock goes.
     await db.query(
@@ -169,6 +172,7 @@ test(
     )
     await waitFor(async () => (await waitingForLock()) === 0, 30_000, 'the killed commits ended')
     assert.equal((await db.query(`SELECT 1 FROM events WHERE envelope LIKE $1`, [`%${held}%`])).rowCount, 0)
+    assert.equal((await db.query('SELECT 1 FROM messages WHERE id = $1', [held])).rowCount, 0)
     await db.query('ROLLBACK')
 
     await served.start()

@@ -56,7 +56,15 @@ export type WaMessageAction =
    * A vote (or a changed vote) on a poll: the option names picked, and their hashes as the network carries them;
    * both null when the poll is not stored here (its vote is encrypted with the poll's secret, so it cannot be read).
    */
-  | { kind: 'vote'; target: string; voter: string; options: string[] | null; hashes: Uint8Array[] | null }
+  | {
+      kind: 'vote'
+      target: string
+      voter: string
+      options: string[] | null
+      hashes: Uint8Array[] | null
+      /** The poll's stored content the vote was read with (the tally reads its options from it); null with them. */
+      poll: Uint8Array | null
+    }
 
 /** A status change of a message this account sent. Match it by `id`: `chat` may be a LID. */
 export interface WaStatusUpdate {

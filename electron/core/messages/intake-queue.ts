@@ -73,7 +73,9 @@ export class IntakeQueue {
       if (!stored || (stored.message.is_group && this.deps.behaviours(instanceId).ignore_groups)) continue
       // Group receipts come per member: each is news. A 1:1 status is news only if it moves forward.
       const perMember = stored.message.is_group && update.participant !== null && status !== 'sent'
-      if (!perMember && !(await this.deps.store.advanceStatus(instanceId, update.id, status))) continue
+      const advanced =
+        perMember || (await this.deps.store.advanceStatus(instanceId, update.id, status, stored))
+      if (!advanced) continue
       const member = perMember ? memberIds(update) : { phone: null, lid: null }
       const data: StatusUpdate = {
         id: update.id,

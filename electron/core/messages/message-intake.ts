@@ -210,7 +210,8 @@ export class MessageIntake implements WaMessageHooks {
   ): Promise<void> {
     const { id, chat, is_group, from_me, sender, sender_phone, sender_lid, push_name, timestamp } = message
     const act = { id, chat, is_group, from_me, sender, sender_phone, sender_lid, push_name, timestamp }
-    const content = vote.hashes && (await this.deps.store.content(instanceId, vote.target))
+    // The poll as the mapping read it to decrypt the vote: not read from the store a second time.
+    const content = vote.hashes && vote.poll
     if (!vote.hashes || !content) {
       this.log.warn(
         { instanceId, messageId: id, pollId: vote.target, voter: vote.voter },

@@ -58,8 +58,16 @@ export interface MessageStore {
   markRead(instanceId: string, ids: readonly string[]): Promise<void>
   /** The encoded content of a message, for Baileys' getMessage; undefined when unknown. */
   content(instanceId: string, id: string): Promise<Uint8Array | undefined>
-  /** Records a status if it moves the message forward; resolves to whether it did. */
-  advanceStatus(instanceId: string, id: string, status: DeliveryStatus): Promise<boolean>
+  /**
+   * Records a status if it moves the message forward; resolves to whether it did. `stored`: the message as the
+   * caller has just read it, which a store may use instead of reading it again.
+   */
+  advanceStatus(
+    instanceId: string,
+    id: string,
+    status: DeliveryStatus,
+    stored?: StoredMessage,
+  ): Promise<boolean>
   /** The newest delivery status of a message; undefined when none came yet. */
   statusOf(instanceId: string, id: string): Promise<DeliveryStatus | undefined>
   /** The downloaded media of a message, if it was saved. */

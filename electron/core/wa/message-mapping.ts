@@ -237,12 +237,20 @@ function voteOf(
   const voters = key.fromMe ? mine : ids(key.participant, key.participantAlt, key.remoteJid, key.remoteJidAlt)
   const pollContent = polls.content(creation.id)
   if (!pollContent)
-    return { kind: 'vote', target: creation.id, voter: voters[0] ?? '', options: null, hashes: null }
+    return {
+      kind: 'vote',
+      target: creation.id,
+      voter: voters[0] ?? '',
+      options: null,
+      hashes: null,
+      poll: null,
+    }
   const creators = creation.fromMe ? mine : ids(creation.participant, creation.remoteJid)
   const hashes = decryptVote(update.vote, { id: creation.id, content: pollContent, creators, voters })
   if (!hashes) return undefined
   const voter = voters[0] ?? ''
-  return { kind: 'vote', target: creation.id, voter, options: optionNames(pollContent, hashes), hashes }
+  const options = optionNames(pollContent, hashes)
+  return { kind: 'vote', target: creation.id, voter, options, hashes, poll: pollContent }
 }
 
 /**

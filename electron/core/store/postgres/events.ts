@@ -18,10 +18,10 @@ import {
 import { ID_MAX, idFloorAt } from '../../contract/event-id'
 import type { LogPage } from '../event-store'
 import { unhandledCase } from '../../exhaustive'
-import { GroupCommit } from './group-commit'
 import { queueParts } from '../outbox-queue'
 import type { JsonStatement } from './statements'
-import { fencedStatement, runFenced, type WriteFence } from './write-fence'
+import { fencedStatement, type WriteFence } from './write-fence'
+import { TurnCommit } from './turn-commit'
 import { inTransaction } from './transaction'
 
 type Kind = EventWrite['kind']
@@ -32,29 +32,27 @@ const SCAN_CHUNK = 500
 
 /**
  * The event store in PostgreSQL: events, event_messages (one event per network message id: the primary key),
- * webhook_outbox (each queue in queue id order) and delivery_attempts. Commits are grouped: those made while a
- * transaction is under way share the next one; inside it, writes apply in order, a run of one kind in one
- * statement.
+ * webhook_outbox (each queue in queue id order) and delivery_attempts. Commits are grouped (TurnCommit): those
+ * made in one turn, or while a transaction is under way, share one; inside it, writes apply in order, a run of
+ * one kind in one statement.
  */
 export class PostgresEventStore implements EventStore {
-  private readonly group: GroupCommit<EventWrite>
-
   constructor(
     private readonly pool: pg.Pool,
     private readonly fence?: WriteFence,
-  ) {
-    this.group = new GroupCommit((writes) =>
-      runFenced(pool, fence, () => writes.map(instanceOf), statementsOf(writes)).catch((error: unknown) => {
-        throw alreadyAnnounced(error, writes) ?? error
-      }),
-    )
-  }
+    /** Shared with the message store of the same database: a message's row commits with its event. */
+    private readonly commits = new TurnCommit(pool, fence),
+  ) {}
 
   /** A message id's claim is the primary key of event_messages, inserted in the same commit as its event. */
   readonly claimsInCommit = true
 
-  commit(writes: readonly EventWrite[]): Promise<void> {
-    return writes.length === 0 ? Promise.resolve() : this.group.commit(writes)
+  async commit(writes: readonly EventWrite[]): Promise<void> {
+    if (writes.length === 0) return
+    const part = { instanceIds: writes.map(instanceOf), statements: statementsOf(writes) }
+    await this.commits.commit(part).catch((error: unknown) => {
+      throw alreadyAnnounced(error, writes) ?? error
+    })
   }
 
   readonly markPosting = async (queue: string, queueIds: readonly string[]): Promise<Set<string>> => {

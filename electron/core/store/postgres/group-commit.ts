@@ -8,7 +8,7 @@ export class GroupCommit<W> {
   private waiting: Array<{ writes: readonly W[]; resolve(): void; reject(error: unknown): void }> = []
   private running = false
 
-  constructor(private readonly apply: (writes: readonly W[]) => Promise<void>) {}
+  constructor(private readonly apply: (writes: readonly W[]) => Promise<unknown>) {}
 
   commit(writes: readonly W[]): Promise<void> {
     return new Promise((resolve, reject) => {

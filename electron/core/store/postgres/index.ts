@@ -7,6 +7,7 @@ import { PostgresMessageStore } from './messages'
 import { PostgresPollVotes } from './poll-votes'
 import { openPool, type SharedPool } from './pool'
 import { migrate } from './schema'
+import { TurnCommit } from './turn-commit'
 import { PostgresSettingsStore } from './settings'
 import { PostgresUploads } from './uploads'
 
@@ -23,7 +24,9 @@ export const openStores: OpenStores<'postgres', PostgresOptions> = async ({ url 
   try {
     await migrate(pool, logger)
     const auth = new PostgresAuthStore(pool, dataDir, cipher, fence)
-    const events = new PostgresEventStore(pool, fence)
+    // The message and event stores commit together: an incoming message's row goes with its event.
+    const commits = new TurnCommit(pool, fence)
+    const events = new PostgresEventStore(pool, fence, commits)
     return {
       kind: 'postgres',
       settings: await PostgresSettingsStore.open(pool, options.signals, fence),
@@ -31,7 +34,7 @@ export const openStores: OpenStores<'postgres', PostgresOptions> = async ({ url 
       events,
       sharedLog: events,
       eventDurability: 'commit',
-      messages: new PostgresMessageStore(pool, {}, fence),
+      messages: new PostgresMessageStore(pool, {}, fence, commits),
       ledger: new PostgresLedgerRecords(pool, fence),
       polls: new PollVoteTally(new PostgresPollVotes(pool, fence)),
       uploads: new PostgresUploads(pool, fence),

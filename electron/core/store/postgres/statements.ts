@@ -11,14 +11,15 @@ export interface JsonStatement {
  * transaction (all or none), in one round trip where BEGIN, each statement and COMMIT would take one each.
  * The rows go inline as a string literal (the simple protocol that allows several statements takes no
  * parameters): an E'' literal with quotes and backslashes doubled reads back exactly, whatever
- * standard_conforming_strings is, and JSON text holds no NUL.
+ * standard_conforming_strings is, and JSON text holds no NUL. Answers each statement's row count.
  */
-export async function runAtomically(pool: pg.Pool, statements: readonly JsonStatement[]): Promise<void> {
-  if (statements.length === 0) return
+export async function runAtomically(pool: pg.Pool, statements: readonly JsonStatement[]): Promise<number[]> {
+  if (statements.length === 0) return []
   const text = statements
     .map(({ sql, rows }) => sql.replace('$1::jsonb', `${literal(JSON.stringify(rows))}::jsonb`))
     .join(';\n')
-  await pool.query(text)
+  const results = (await pool.query(text)) as pg.QueryResult | pg.QueryResult[]
+  return (Array.isArray(results) ? results : [results]).map(({ rowCount }) => rowCount ?? 0)
 }
 
 function literal(text: string): string {

@@ -37,17 +37,20 @@ export async function fencedStatement<T>(
   }
 }
 
-/** Runs the statements atomically, behind the fence's claims for these instances when there is a fence. */
+/**
+ * Runs the statements atomically, behind the fence's claims for these instances when there is a fence; answers
+ * each statement's row count.
+ */
 export async function runFenced(
   pool: pg.Pool,
   fence: WriteFence | undefined,
   instanceIds: () => Iterable<string>,
   statements: readonly JsonStatement[],
-): Promise<void> {
+): Promise<number[]> {
   if (!fence) return runAtomically(pool, statements)
   const claims: JsonStatement = { sql: 'SELECT linkdesk_fence($1::jsonb)', rows: fence.claims(instanceIds()) }
   try {
-    await runAtomically(pool, [claims, ...statements])
+    return (await runAtomically(pool, [claims, ...statements])).slice(1)
   } catch (error) {
     throw refusal(fence, error)
   }
