@@ -70,6 +70,11 @@ export interface Timings {
   resendWindowMs: number
   /** How long the client version document may take to fetch before the last known version is used. */
   versionFetchMs: number
+  /**
+   * On LMDB: how long a write nobody waits for (a journaled event, a delivery's outcome) waits to ride in the
+   * transaction of another write before it commits alone.
+   */
+  deferredCommitMs: number
 }
 export interface Config {
   host: string
@@ -138,6 +143,7 @@ export const DEFAULT_TIMINGS: Timings = {
   connectionWaitMs: 15_000,
   resendWindowMs: 10 * 60_000,
   versionFetchMs: 5000,
+  deferredCommitMs: 50,
 }
 
 export const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']

@@ -133,6 +133,7 @@ async function buildCore(
     cipher,
     logger,
     fsync: config.fsync,
+    deferredCommitMs: config.timings.deferredCommitMs,
     pool: start.pool,
     fence: coordinator.fence,
     signals: coordinator.signals,

@@ -9,6 +9,7 @@ import { type FreshCommit, InstanceDeliveryWorker, type PostMarks } from './deli
 import { createIdFactory, idFloorAt, type IdFactory } from '../contract/event-id'
 import { EventJournal, type ExtraDelivery, type JournalRecord } from './event-journal'
 import type {
+  CommitOptions,
   StoredEvent,
   EventStore,
   EventWrite,
@@ -402,7 +403,8 @@ export class EventService implements EventSink {
     )
     const journaled: JournalRecord = { stored, outbox, messageId, ...(extra.length > 0 ? { extra } : {}) }
     this.journal?.append(journaled)
-    const written = this.write(writesOf(journaled), id)
+    // Journaled, the event is durable already: its commit may wait to share a later transaction.
+    const written = this.write(writesOf(journaled), id, { deferrable: this.journal !== undefined })
     const durable = this.journal
       ? Promise.resolve()
       : written.catch((error: unknown) => {
@@ -436,6 +438,7 @@ export class EventService implements EventSink {
 
   /** Resolves once every write made so far is committed to the store (reads then see it). */
   async settled(): Promise<void> {
+    this.store.flush?.()
     await this.lastWrite
   }
 
@@ -575,9 +578,9 @@ export class EventService implements EventSink {
   }
 
   /** Commits writes to the store, counting the outbox, and tracks the commit (`settled`, `uncommitted`). */
-  private write(writes: EventWrite[], id?: string): Promise<void> {
+  private write(writes: EventWrite[], id?: string, options?: CommitOptions): Promise<void> {
     this.countQueued(writes)
-    const written = this.store.commit(writes)
+    const written = this.store.commit(writes, options)
     written.catch((error: unknown) => {
       if (error instanceof MessageAlreadyAnnounced) this.countQueued(writes, -1)
     })
@@ -767,7 +770,8 @@ export class EventService implements EventSink {
         settings: this.deps.settings.webhook,
         write: (what, writes) => {
           this.countQueued(writes)
-          return this.store.commit(writes).catch((error: unknown) => {
+          // A delivery's outcome lost to a crash makes a re-post at worst: its commit may share a later one.
+          return this.store.commit(writes, { deferrable: true }).catch((error: unknown) => {
             // Nothing of it committed: the entries it removed are still queued.
             this.countQueued(writes, -1)
             this.log.error({ err: error, instanceId }, `${what} failed`)

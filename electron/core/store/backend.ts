@@ -39,6 +39,8 @@ export interface StoreOptions {
   logger: Logger
   /** Whether an acknowledged write must also survive a power loss. */
   fsync?: boolean
+  /** How long a deferrable write waits for another to share a transaction with (embedded store). */
+  deferredCommitMs?: number
   /** On a shared store: what every write of an instance carries (this node's claim on it). */
   fence?: WriteFence
   /** On a shared store: the signals between the nodes sharing it (settings changes). */

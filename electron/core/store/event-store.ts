@@ -126,6 +126,15 @@ export type EventWrite =
   | { kind: 'dequeue'; queue: string; queueId: string }
   | { kind: 'attempt'; attempt: DeliveryAttempt; owner: string | null }
 
+/** How a commit may be made. */
+export interface CommitOptions {
+  /**
+   * Nobody outside waits for this commit (the journal holds the event, or it records a delivery's outcome):
+   * the store may keep it back to share a later transaction.
+   */
+  deferrable?: boolean
+}
+
 /** What a retention sweep removed. */
 export interface SweepCount {
   events: number
@@ -139,7 +148,9 @@ export interface SweepCount {
  */
 export interface EventStore {
   /** Commits the writes together, in order, in one transaction: all of them or, on a rejection, none. */
-  commit(writes: readonly EventWrite[]): Promise<void>
+  commit(writes: readonly EventWrite[], options?: CommitOptions): Promise<void>
+  /** Commits now what deferrable commits kept back (a reader is about to read the store). */
+  flush?(): void
   event(id: string): Promise<StoredEvent | undefined>
   /** Which of these event ids are stored. */
   existing(ids: readonly string[]): Promise<Set<string>>

@@ -1,6 +1,7 @@
 import { unhandledCase } from '../../exhaustive'
-import type { EventStore, EventWrite } from '../event-store'
+import type { CommitOptions, EventStore, EventWrite } from '../event-store'
 import type { RootDatabase } from './database'
+import { DeferredWrites } from './deferred-writes'
 import { DeliveryLog } from './delivery-log'
 import { EventLog } from './event-log'
 import { MessageEventIndex } from './message-event-index'
@@ -8,7 +9,8 @@ import { WebhookOutbox } from './webhook-outbox'
 
 /**
  * The event store in the app's embedded LMDB database: each part a sub-database, each commit one LMDB batch
- * (written on LMDB's own thread; batches made in the same tick share one transaction).
+ * (written on LMDB's own thread; batches made in the same tick share one transaction). A deferrable commit
+ * (what the journal already holds, a delivery's outcome) rides in the next transaction made for another write.
  */
 export class LmdbEventStore implements EventStore {
   private readonly log: EventLog
@@ -19,17 +21,32 @@ export class LmdbEventStore implements EventStore {
   /** The one node marks its posts under way in a local file (PostsInFlight), not in the store. */
   readonly markPosting = undefined
 
-  constructor(private readonly db: RootDatabase) {
+  private readonly deferred: DeferredWrites
+
+  /** `deferMs`: how long a deferrable commit waits for another write to ride with before it goes alone. */
+  constructor(
+    private readonly db: RootDatabase,
+    deferMs = 0,
+  ) {
+    this.deferred = new DeferredWrites(db, deferMs)
     this.log = new EventLog(db)
     this.attempts = new DeliveryLog(db)
     this.outbox = new WebhookOutbox(db)
     this.messages = new MessageEventIndex(db)
   }
 
-  async commit(writes: readonly EventWrite[]): Promise<void> {
-    await this.db.batch(() => {
+  async commit(writes: readonly EventWrite[], options: CommitOptions = {}): Promise<void> {
+    const stage = () => {
       for (const write of writes) this.stage(write)
-    })
+    }
+    if (options.deferrable) return this.deferred.defer(stage)
+    // What was deferred before goes first: writes keep the order they were made in.
+    this.deferred.flush()
+    await this.db.batch(stage)
+  }
+
+  flush(): void {
+    this.deferred.flush()
   }
 
   async event(id: string) {

@@ -13,15 +13,16 @@ import { UploadStore } from './uploads'
  * The embedded store, all in the data folder: settings in `config.json`, credentials and keys in `auth/`,
  * events, messages, the idempotency ledger and poll votes in `db/`, media and uploads as files.
  */
-export const openStores: OpenStores<'lmdb'> = async (_choice, { dataDir, cipher }) => {
+export const openStores: OpenStores<'lmdb'> = async (_choice, { dataDir, cipher, deferredCommitMs }) => {
   const settings = new FileSettingsStore(dataDir)
   const auth = new LmdbAuthStore(dataDir, cipher)
   const db = openDatabase(dataDir)
+  const events = new LmdbEventStore(db, deferredCommitMs)
   return {
     kind: 'lmdb',
     settings,
     auth,
-    events: new LmdbEventStore(db),
+    events,
     eventDurability: 'journal',
     messages: new LmdbMessageStore(db, dataDir),
     ledger: new LmdbLedgerRecords(db),
@@ -29,6 +30,7 @@ export const openStores: OpenStores<'lmdb'> = async (_choice, { dataDir, cipher 
     uploads: new UploadStore(dataDir),
     close: async () => {
       await auth.close()
+      events.flush()
       await db.close()
     },
   }
