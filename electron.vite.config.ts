@@ -17,8 +17,15 @@ export default defineConfig({
       // The sandbox package ships TypeScript sources: it is bundled in like the core, its own dependencies not.
       externalizeDeps: { exclude: ['@linkdesk/sandbox'] },
       outDir: resolve(root, 'out/main'),
-      lib: { entry: resolve(root, 'electron/main/index.ts'), formats: ['es'] },
-      rolldownOptions: { output: { entryFileNames: 'index.js' } },
+      lib: {
+        entry: {
+          index: resolve(root, 'electron/main/index.ts'),
+          // The webhook delivery thread, started by the core from the file beside its chunk (delivery-threads.ts).
+          'delivery-thread': resolve(root, 'electron/core/events/delivery-thread.ts'),
+        },
+        formats: ['es'],
+      },
+      rolldownOptions: { output: { entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js' } },
     },
   },
   preload: {

@@ -39,6 +39,8 @@ export default defineConfig({
         backup: resolve(root, 'electron/headless/backup.ts'),
         restore: resolve(root, 'electron/headless/restore.ts'),
         'mcp-stdio': resolve(root, 'electron/headless/mcp-stdio.ts'),
+        // The webhook delivery thread, started by the core from the file beside its chunk (delivery-threads.ts).
+        'delivery-thread': resolve(root, 'electron/core/events/delivery-thread.ts'),
         // The bench runs the app as `npm run serve` does, plus its memory-report hook.
         'bench-app': resolve(root, 'bench/harness/app-launcher.ts'),
         // Raw Baileys (and the reference server) for the bench's side-by-side figures, compiled the same way.

@@ -13,6 +13,11 @@ import {
 import { tmpdir } from 'node:os'
 import { join, relative, resolve } from 'node:path'
 import { after, test } from 'node:test'
+import { postOk } from '../../bench/harness/http'
+import { startSandbox } from '../../bench/harness/sandbox'
+import { verifyWebhookSignature, WEBHOOK_HEADERS } from '../core/events/webhook-signature'
+import { linkServedInstance } from '../core/testing/storm-node'
+import { WebhookReceiver } from '../core/testing/webhook-receiver'
 
 /**
  * A checkout of its own (this one's files, its node_modules linked): other test files start `npm run serve`
@@ -38,11 +43,11 @@ interface Started {
 }
 
 /** `npm run serve` from this checkout on a data folder of its own, answering its API base once it listens. */
-function serve(): Promise<Started> {
+function serve(args: string[] = []): Promise<Started> {
   const dataDir = mkdtempSync(join(tmpdir(), 'linkdesk-serve-build-'))
   const child = spawn(
     'npm',
-    ['run', 'serve', '--', '--port', '0', '--data-dir', dataDir, '--wa-version-url', ''],
+    ['run', 'serve', '--', '--port', '0', '--data-dir', dataDir, '--wa-version-url', '', ...args],
     {
       cwd: REPO,
       env: { ...process.env, LINKDESK_ACCESS_TOKEN: 'serve-build-token-42' },
@@ -124,4 +129,38 @@ test('a start with a current build does not rebuild; one after a source changed 
   } finally {
     await stop(started)
   }
+})
+
+test('the built `npm run serve` delivers webhooks through its delivery thread: a message arrives signed', async (t) => {
+  const sandbox = await startSandbox()
+  const receiver = await WebhookReceiver.start()
+  const started = await serve(['--sandbox-url', sandbox.controlUrl, '--send-interval-ms', '0'])
+  t.after(async () => {
+    await stop(started)
+    await sandbox.stop()
+    await receiver.close()
+  })
+  // The build emits the thread's entry beside the chunk that starts it (the server does not start without it).
+  assert.ok(existsSync(join(OUT, 'headless', 'delivery-thread.js')), 'the delivery thread is built')
+  const call = <T>(name: string, params: Record<string, unknown> = {}) =>
+    postOk<T>(`${started.apiBase}/${name}`, { access_token: 'serve-build-token-42', ...params })
+  await sandbox.addContact('15550710002', 'Alice')
+  const instanceId = await linkServedInstance(call, sandbox, '15550710001', receiver.url)
+  const { webhook } = await call<{ webhook: { secret: string } }>('get_webhook', { instance_id: instanceId })
+  const { secret } = webhook
+  const messageId = await sandbox.send('15550710002', '15550710001', 'through the thread')
+  const isMessage = ({ event }: { event: { event: string; data: Record<string, unknown> } }) =>
+    event.event === 'message.received' && event.data.id === messageId
+  await receiver.until(() => receiver.accepted().some(isMessage), 60_000)
+  const { headers, body } = receiver.accepted().find(isMessage)!
+  const header = (name: string) => String(headers[name])
+  assert.ok(
+    verifyWebhookSignature(
+      secret,
+      header(WEBHOOK_HEADERS.timestamp),
+      body,
+      header(WEBHOOK_HEADERS.signature),
+    ),
+    'signed with the instance webhook secret',
+  )
 })

@@ -1,4 +1,3 @@
-import type { Dispatcher } from 'undici'
 import type { Logger } from '../logger'
 import type {
   AttemptOutcome,
@@ -11,7 +10,8 @@ import type {
   WebhookTarget,
 } from '../store/event-store'
 import type { WebhookSettings } from '../contract/event-settings'
-import { attemptDelivery, retryDelayMs, type AttemptResult } from './webhook-delivery'
+import { retryDelayMs, type AttemptResult } from './webhook-delivery'
+import type { PostOnce } from './delivery-threads'
 import type { LinkdeskEvent } from '../contract/events'
 import { redactUrl, type SinkKind } from './broker-sinks'
 
@@ -32,7 +32,8 @@ export interface WorkerDeps {
   uncommitted(queueId?: string): Promise<void> | undefined
   /** The instance's webhook now (its record), the fallback if the record is gone, undefined while off. */
   target(instanceId: string, fallback: WebhookTarget): WebhookTarget | undefined
-  dispatcher: Dispatcher
+  /** Makes one signed POST of the queue's events and judges its answer (in a delivery thread, by default). */
+  post: PostOnce
   now: () => number
   random: () => number
   newId: () => string
@@ -352,7 +353,8 @@ export class InstanceDeliveryWorker {
           sending.map(({ stored }) => stored.envelope),
           attemptNumber,
         )
-      : await attemptDelivery(
+      : await this.deps.post(
+          this.instanceId,
           {
             url: target.url,
             secret: target.secret,
@@ -361,7 +363,6 @@ export class InstanceDeliveryWorker {
             attempt: sending[0]!.head.entry.attempts + 1,
           },
           {
-            dispatcher: this.deps.dispatcher,
             timeoutMs: this.deps.settings.timeoutMs,
             now: this.deps.now,
             stop: this.deps.stop,

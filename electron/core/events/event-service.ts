@@ -1,11 +1,13 @@
 import { join } from 'node:path'
-import { Agent, type Dispatcher } from 'undici'
+import { Agent } from 'undici'
 import { type Coordinator, leaseLost } from '../contract/coordination'
 import { AppError, isAppError } from '../errors'
 import { newWebhookSecret } from '../instances/instance-registry'
 import type { Logger } from '../logger'
 import type { InstanceRecord } from '../store/settings-store'
 import { type FreshCommit, InstanceDeliveryWorker, type PostMarks } from './delivery-worker'
+import { DeliveryThreads, type PostOnce } from './delivery-threads'
+import { attemptDelivery } from './webhook-delivery'
 import { createIdFactory, idFloorAt, type IdFactory } from '../contract/event-id'
 import { EventJournal, type ExtraDelivery, type JournalRecord } from './event-journal'
 import type {
@@ -54,8 +56,11 @@ export interface EventServiceDeps {
   logger: Logger
   now?: () => number
   random?: () => number
-  /** undici dispatcher for the deliveries; by default a keep-alive pool owned (and closed) by the service. */
-  dispatcher?: Dispatcher
+  /**
+   * Worker threads that sign and POST the webhooks (default 1); 0 posts on the main thread, through a
+   * keep-alive pool of its own.
+   */
+  deliveryThreads?: number
   /** Retention in force at each sweep (the operator may change it); defaults to settings.retention. */
   retention?: () => RetentionSettings
   /** Queue ids kept in memory per instance; more wait in the outbox and are read in pages. */
@@ -111,7 +116,8 @@ export class EventService implements EventSink {
   private readonly newId: IdFactory
   private readonly now: () => number
   private readonly log: Logger
-  private readonly dispatcher: Dispatcher
+  /** Where the webhook POSTs are made: the delivery threads, or the main thread's pool. */
+  private readonly delivery: { post: PostOnce; close(): Promise<void> }
   /** The broker connections of the sinks (add_sink). */
   private readonly brokers: BrokerSinks
   private readonly store: EventStore
@@ -170,7 +176,10 @@ export class EventService implements EventSink {
           : Promise.resolve(new Set(queueIds.filter((queueId) => local!.starting(queueId)))),
       settled: (queueId, requeued) => local?.settled(queueId, requeued),
     }
-    this.dispatcher = deps.dispatcher ?? new Agent({ keepAliveTimeout: 30_000 })
+    this.delivery =
+      deps.deliveryThreads === 0
+        ? mainThreadPosts()
+        : new DeliveryThreads(deps.deliveryThreads ?? 1, this.log)
     this.brokers = new BrokerSinks(this.log)
     this.journal =
       deps.durability === 'journal'
@@ -571,7 +580,7 @@ export class EventService implements EventSink {
     await Promise.all([...this.workers.values()].map(({ worker }) => worker.stopped()))
     await this.sweeping
     await this.settled()
-    if (!this.deps.dispatcher) await this.dispatcher.close()
+    await this.delivery.close()
     await this.brokers.close()
     this.journal?.close()
     this.localPosts?.close()
@@ -785,7 +794,7 @@ export class EventService implements EventSink {
           return record ? activeWebhook(record) : fallback
         },
         uncommitted: (id) => this.uncommitted(id),
-        dispatcher: this.dispatcher,
+        post: this.delivery.post,
         now: this.now,
         random: this.deps.random ?? Math.random,
         newId: this.newId,
@@ -865,4 +874,13 @@ async function recover(store: EventStore, records: JournalRecord[], log: Logger)
 
 function outboxEntry(eventId: string, now: number, { url, secret }: WebhookTarget): OutboxEntry {
   return { eventId, enqueuedAt: now, attempts: 0, nextAttemptAt: 0, fallback: { url, secret } }
+}
+
+/** POSTs on the main thread, through a keep-alive pool of its own (`deliveryThreads: 0`). */
+function mainThreadPosts(): { post: PostOnce; close(): Promise<void> } {
+  const dispatcher = new Agent({ keepAliveTimeout: 30_000 })
+  return {
+    post: (_queue, request, deps) => attemptDelivery(request, { ...deps, dispatcher }),
+    close: () => dispatcher.close(),
+  }
 }

@@ -54,10 +54,36 @@ function payload({ events, batched }: AttemptRequest): { body: string; event: st
   }
 }
 
-/** POSTs the event (or the batch) to the receiver once, signed, within the timeout, following no redirect. */
-export async function attemptDelivery(request_: AttemptRequest, deps: AttemptDeps): Promise<AttemptResult> {
+/** What one POST came to, before it is judged: the receiver's answer, or no answer (and why). */
+export type PostAnswer =
+  | {
+      kind: 'answer'
+      statusCode: number
+      location: string | null
+      retryAfter: string | null
+      /** The first characters of the answer's body. */
+      text: string
+      latencyMs: number
+    }
+  | { kind: 'error'; error: string; timedOut: boolean; latencyMs: number }
+
+/** One POST as it is sent: the request with its signature's timestamp (and, in a cluster, the node posting). */
+export interface PostRequest extends AttemptRequest {
+  /** Unix seconds, signed with the body. */
+  timestamp: string
+  node?: string
+}
+
+/**
+ * Builds the body of the event (or the batch), signs it and POSTs it once, within the timeout, following no
+ * redirect. Runs where the POSTs go: in a delivery thread (delivery-thread.ts), or here (`attemptDelivery`).
+ */
+export async function postWebhook(
+  request_: PostRequest,
+  deps: { dispatcher: Dispatcher; timeoutMs: number; signal: AbortSignal },
+): Promise<PostAnswer> {
   const { body, event, eventId } = payload(request_)
-  const timestamp = String(Math.floor(deps.now() / 1000))
+  const { timestamp } = request_
   // One controller and timer per attempt: AbortSignal.timeout with AbortSignal.any costs several times more
   // per request, and each attempt is on the path of every event.
   const abort = new AbortController()
@@ -67,8 +93,8 @@ export async function attemptDelivery(request_: AttemptRequest, deps: AttemptDep
     abort.abort()
   }, deps.timeoutMs)
   const onStop = () => abort.abort()
-  if (deps.stop.aborted) abort.abort()
-  else deps.stop.addEventListener('abort', onStop, { once: true })
+  if (deps.signal.aborted) abort.abort()
+  else deps.signal.addEventListener('abort', onStop, { once: true })
   const started = performance.now()
   const elapsed = () => Math.round((performance.now() - started) * 10) / 10
   try {
@@ -85,22 +111,52 @@ export async function attemptDelivery(request_: AttemptRequest, deps: AttemptDep
         [WEBHOOK_HEADERS.attempt]: String(request_.attempt),
         [WEBHOOK_HEADERS.timestamp]: timestamp,
         [WEBHOOK_HEADERS.signature]: signWebhook(request_.secret, timestamp, body),
-        ...(deps.node !== undefined && { 'x-linkdesk-node': deps.node }),
+        ...(request_.node !== undefined && { 'x-linkdesk-node': request_.node }),
       },
     })
     const text = await readSnippet(response.body)
-    return classify(response.statusCode, response.headers, text, elapsed(), deps.now())
-  } catch (error) {
-    if (deps.stop.aborted) return { kind: 'aborted' }
-    const latencyMs = elapsed()
-    if (timedOut) {
-      return { kind: 'retry', statusCode: null, latencyMs, error: `no answer within ${deps.timeoutMs} ms` }
+    const { headers } = response
+    return {
+      kind: 'answer',
+      statusCode: response.statusCode,
+      location: header(headers, 'location'),
+      retryAfter: header(headers, 'retry-after'),
+      text,
+      latencyMs: elapsed(),
     }
-    return { kind: 'retry', statusCode: null, latencyMs, error: networkError(error) }
+  } catch (error) {
+    return { kind: 'error', error: networkError(error), timedOut, latencyMs: elapsed() }
   } finally {
     clearTimeout(timer)
-    deps.stop.removeEventListener('abort', onStop)
+    deps.signal.removeEventListener('abort', onStop)
   }
+}
+
+/**
+ * Judges a POST's outcome: delivered, worth retrying, or refused for good; aborted when it got no answer
+ * because the core stopped (an answer that came first still counts).
+ */
+export function judgeAnswer(
+  answer: PostAnswer,
+  deps: { timeoutMs: number; now: () => number; stop: AbortSignal },
+): AttemptResult {
+  if (answer.kind === 'answer') return classify(answer, deps.now())
+  if (deps.stop.aborted) return { kind: 'aborted' }
+  const { latencyMs } = answer
+  if (answer.timedOut) {
+    return { kind: 'retry', statusCode: null, latencyMs, error: `no answer within ${deps.timeoutMs} ms` }
+  }
+  return { kind: 'retry', statusCode: null, latencyMs, error: answer.error }
+}
+
+/** POSTs the event (or the batch) to the receiver once, signed, within the timeout, following no redirect. */
+export async function attemptDelivery(request_: AttemptRequest, deps: AttemptDeps): Promise<AttemptResult> {
+  const timestamp = String(Math.floor(deps.now() / 1000))
+  const answer = await postWebhook(
+    { ...request_, timestamp, ...(deps.node !== undefined && { node: deps.node }) },
+    { dispatcher: deps.dispatcher, timeoutMs: deps.timeoutMs, signal: deps.stop },
+  )
+  return judgeAnswer(answer, deps)
 }
 
 type Headers = Record<string, string | string[] | undefined>
@@ -110,16 +166,11 @@ function header(headers: Headers, name: string): string | null {
   return Array.isArray(value) ? (value[0] ?? null) : (value ?? null)
 }
 
-function classify(
-  statusCode: number,
-  headers: Headers,
-  text: string,
-  latencyMs: number,
-  now: number,
-): AttemptResult {
+function classify(answer: Extract<PostAnswer, { kind: 'answer' }>, now: number): AttemptResult {
+  const { statusCode, latencyMs } = answer
   if (statusCode >= 200 && statusCode < 300) return { kind: 'delivered', statusCode, latencyMs }
   if (statusCode >= 300 && statusCode < 400) {
-    const location = header(headers, 'location') ?? 'another address'
+    const location = answer.location ?? 'another address'
     return {
       kind: 'reject',
       statusCode,
@@ -127,10 +178,10 @@ function classify(
       error: `HTTP ${statusCode}: redirects are not followed (to ${location}); set webhook_url to the final address`,
     }
   }
-  const snippet = text.trim().slice(0, ERROR_BODY_CHARS)
+  const snippet = answer.text.trim().slice(0, ERROR_BODY_CHARS)
   const error = `HTTP ${statusCode}${snippet ? `: ${snippet}` : ''}`
   if (statusCode === 408 || statusCode === 429 || statusCode >= 500) {
-    const retryAfterMs = parseRetryAfter(header(headers, 'retry-after'), now)
+    const retryAfterMs = parseRetryAfter(answer.retryAfter, now)
     return {
       kind: 'retry',
       statusCode,
