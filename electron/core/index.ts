@@ -23,6 +23,7 @@ import { chatSettingsOperations } from './api/routes/chat-settings-routes'
 import { groupOperations } from './api/routes/group-routes'
 import { profileOperations } from './api/routes/profile-routes'
 import { contactOperations, profilePictureRoutes } from './api/routes/contact-routes'
+import { statusOperations } from './api/routes/status-routes'
 import { messageActionOperations } from './api/routes/message-action-routes'
 import { mediaDownloadRoutes, messageOperations } from './api/routes/message-routes'
 import { sandboxRoutesPlugin } from './api/routes/sandbox-plugin'
@@ -297,6 +298,7 @@ async function buildCore(
       ...messageOperations({ messages }),
       ...messageActionOperations({ messages }),
       ...contactOperations({ messages }),
+      ...statusOperations({ messages }),
       ...chatOperations({ messages }),
       ...chatSettingsOperations({ messages }),
       ...profileOperations({ messages }),

@@ -20,6 +20,7 @@ export const OPERATION_SCOPES: Readonly<Record<string, Scope>> = {
   group: 'read',
   group_invite_info: 'read',
   privacy: 'read',
+  statuses: 'read',
   get_webhook: 'read',
   webhooks: 'read',
   sinks: 'read',
@@ -40,6 +41,8 @@ export const OPERATION_SCOPES: Readonly<Record<string, Scope>> = {
   send_presence: 'send',
   subscribe_presence: 'send',
   reject_call: 'send',
+  post_status: 'send',
+  view_status: 'send',
   uploads: 'send',
   // manage: instances, their link, settings, groups and webhooks
   create_instance: 'manage',

@@ -21,6 +21,8 @@ export type MessageEventName =
   | 'message.deleted'
   | 'call.received'
   | 'poll.vote'
+  | 'status.received'
+  | 'status.sent'
 
 /** Where producers (instances, messages) hand events; the events part stores and delivers them. */
 export interface EventSink {

@@ -27,6 +27,7 @@ import { countingSink, type MessageCounters, messageMetricsProvider } from './me
 import { MessageSender, type SendRequest } from './message-sender'
 import type { MessageStore } from '../store/message-store'
 import { RecipientDirectory } from './recipient-directory'
+import { StatusUpdates } from './status-updates'
 import { UnacknowledgedSends } from './unacknowledged-sends'
 
 export interface MessageServiceDeps {
@@ -104,6 +105,8 @@ export class MessageService {
   readonly profile: OwnProfile
   /** The account's groups and their changes. */
   readonly groups: GroupDesk
+  /** Status updates: posting the account's, viewing its contacts'. */
+  readonly statuses: StatusUpdates
   private readonly directory = new RecipientDirectory()
   private readonly acks = new AckTracker()
   private readonly unacknowledged: UnacknowledgedSends
@@ -179,6 +182,13 @@ export class MessageService {
       sender: this.sender,
       loadPicture: (input) => loadPicture(input, deps),
       behaviours: deps.behaviours,
+      connection,
+    })
+    this.statuses = new StatusUpdates({
+      store: this.store,
+      chats: this.chats,
+      sender: this.sender,
+      events,
       connection,
     })
     this.signals = new ChatSignals({ store: this.store, sender: this.sender, connection })
