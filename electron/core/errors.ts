@@ -77,7 +77,8 @@ export const ERROR_CODES = {
   },
   status_not_found: {
     status: 404,
-    message: "No stored status update of a contact has that status_id: it arrived while ignore_status was on, or never.",
+    message:
+      'No stored status update of a contact has that status_id: it arrived while ignore_status was on, or never.',
   },
   action_not_allowed: { status: 422, message: 'The network does not allow that on this message.' },
   proxy_unreachable: {

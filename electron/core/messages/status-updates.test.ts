@@ -153,7 +153,10 @@ test('a contact’s status arrives as status.received only while ignore_status i
     'the 1:1 message after it',
   )
   assert.ok(!linked.events.seen.some((event) => event.data.id === unheard.id), 'ignored: not surfaced')
-  assert.ok(statusesOf(ALICE).some((e) => e.id === unheard.id), 'the network did send it to Bob’s contacts')
+  assert.ok(
+    statusesOf(ALICE).some((e) => e.id === unheard.id),
+    'the network did send it to Bob’s contacts',
+  )
   const ignored = await linked.api('view_status', { status_id: unheard.id })
   assert.equal(ignored.status, 404)
   assert.equal(ignored.body.code, 'status_not_found')

@@ -84,7 +84,11 @@ export class StatusUpdates {
     checkLook(request)
     // An image or a video is send_message's media, checked to be that kind once its file is read.
     const file = request.type === 'image' || request.type === 'video' ? request.type : undefined
-    const send: SendRequest = { number: STATUS_BROADCAST, type: file ? 'media' : request.type, params: request.params }
+    const send: SendRequest = {
+      number: STATUS_BROADCAST,
+      type: file ? 'media' : request.type,
+      params: request.params,
+    }
     this.deps.sender.check(send)
     const own = `${(await this.deps.connection(instanceId)).account.number}@s.whatsapp.net`
     const recipients = await this.recipients(instanceId, request.numbers, own)
@@ -93,12 +97,16 @@ export class StatusUpdates {
       ...(request.backgroundColor !== undefined && { backgroundColor: request.backgroundColor }),
       ...(request.font !== undefined && { font: request.font }),
     }
-    const message = await this.deps.sender.postStatus(instanceId, send, audience, (posted) =>
-      this.deps.events.emitForMessage(instanceId, posted.id, 'status.sent', {
-        ...posted,
-        source: 'api',
-        recipients,
-      }),
+    const message = await this.deps.sender.postStatus(
+      instanceId,
+      send,
+      audience,
+      (posted) =>
+        this.deps.events.emitForMessage(instanceId, posted.id, 'status.sent', {
+          ...posted,
+          source: 'api',
+          recipients,
+        }),
       file,
     )
     return { message, recipients }

@@ -85,7 +85,9 @@ export function statusOperations({ messages }: StatusRoutesDeps): Operation[] {
         status: 'success',
         message: {
           key: { remoteJid: 'status@broadcast', fromMe: true, id: '3EB0C6D7E8F9A0B1C2D3' },
-          message: { extendedTextMessage: { text: 'Open until 6 pm today', backgroundArgb: 4280184668, font: 1 } },
+          message: {
+            extendedTextMessage: { text: 'Open until 6 pm today', backgroundArgb: 4280184668, font: 1 },
+          },
           messageTimestamp: '1795248324',
         },
         recipients: ['15551234567@s.whatsapp.net'],
@@ -105,7 +107,8 @@ export function statusOperations({ messages }: StatusRoutesDeps): Operation[] {
     defineOperation({
       name: 'statuses',
       tag: 'Statuses',
-      summary: 'The stored status updates: the account’s own and its contacts’, newest first, a page at a time.',
+      summary:
+        'The stored status updates: the account’s own and its contacts’, newest first, a page at a time.',
       description: `The messages of chat status@broadcast: what this instance posted, and contacts' updates that arrived while \`ignore_status\` was off, within the retention. \`limit\` a page (default ${PAGE_LIMIT.default}, at most ${PAGE_LIMIT.max}); give \`next_cursor\` as \`cursor\` for the next page (null on the last one).`,
       auth: 'token',
       instance: true,

@@ -80,11 +80,7 @@ function contactReceived(outgoing: Outgoing, recipient: Account, message: proto.
 }
 
 /** The group's sender-key ciphertext: members' phones decrypt it, members' linked devices get it relayed. */
-async function groupReceives(
-  outgoing: Outgoing,
-  group: SenderKeyAudience,
-  skmsg: BinaryNode,
-): Promise<void> {
+async function groupReceives(outgoing: Outgoing, group: SenderKeyAudience, skmsg: BinaryNode): Promise<void> {
   const { network, session } = outgoing
   for (const { account } of group.members) {
     if (account !== session.account) {
