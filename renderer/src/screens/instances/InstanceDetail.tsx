@@ -6,6 +6,7 @@ import { ChatsPanel } from './ChatsPanel'
 import { ChatTools } from './ChatTools'
 import { GroupsPanel } from './GroupsPanel'
 import { ProfileForm } from './ProfileForm'
+import { StatusPanel } from './StatusPanel'
 import { InstanceActions } from './InstanceActions'
 import { InstanceSettingsForm } from './InstanceSettingsForm'
 import { InstanceAccessForm } from './InstanceAccessForm'
@@ -113,6 +114,9 @@ export function InstanceDetail({ instanceId, startLinking }: { instanceId: strin
         </div>
       ) : null}
       {instance.linked ? <ChatsPanel instanceId={instance.instance_id} /> : null}
+      {instance.linked ? (
+        <StatusPanel instanceId={instance.instance_id} connected={instance.state === 'connected'} />
+      ) : null}
       {instance.state === 'connected' ? <ChatTools instanceId={instance.instance_id} /> : null}
     </section>
   )
