@@ -79,6 +79,15 @@ export const ERROR_CODES = {
   webhook_not_found: { status: 404, message: 'No webhook with that webhook_id exists for this token.' },
   sink_not_found: { status: 404, message: 'No sink with that sink_id exists for this token.' },
   call_not_found: { status: 404, message: 'No call with that call_id is ringing on this instance.' },
+  no_recipients: {
+    status: 422,
+    message: 'The status update has nobody to go to: name numbers, or have contacts first.',
+  },
+  status_not_found: {
+    status: 404,
+    message:
+      'No stored status update of a contact has that status_id: it arrived while ignore_status was on, or never.',
+  },
   action_not_allowed: { status: 422, message: 'The network does not allow that on this message.' },
   proxy_unreachable: {
     status: 422,

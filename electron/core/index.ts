@@ -25,6 +25,7 @@ import { communityOperations } from './api/routes/community-routes'
 import { channelOperations } from './api/routes/channel-routes'
 import { profileOperations } from './api/routes/profile-routes'
 import { contactOperations, profilePictureRoutes } from './api/routes/contact-routes'
+import { statusOperations } from './api/routes/status-routes'
 import { messageActionOperations } from './api/routes/message-action-routes'
 import { mediaDownloadRoutes, messageOperations } from './api/routes/message-routes'
 import { sandboxRoutesPlugin } from './api/routes/sandbox-plugin'
@@ -300,6 +301,7 @@ async function buildCore(
       ...messageOperations({ messages }),
       ...messageActionOperations({ messages }),
       ...contactOperations({ messages }),
+      ...statusOperations({ messages }),
       ...chatOperations({ messages }),
       ...chatSettingsOperations({ messages }),
       ...profileOperations({ messages }),

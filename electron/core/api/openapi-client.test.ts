@@ -205,6 +205,24 @@ describe('the document against the running server', () => {
       const { privacy } = await checked('set_privacy', { ...on, last_seen: 'contacts' })
       assert.equal(privacy.last_seen, 'contacts')
       await checked('set_profile', { ...on, about: 'Checked' })
+
+      const posted = await checked('post_status', {
+        ...on,
+        type: 'text',
+        message: 'Checked',
+        numbers: [CAROL],
+      })
+      assert.deepEqual(posted.recipients, [`${CAROL}@s.whatsapp.net`])
+      await checked('update_instance', { ...on, ignore_status: false })
+      const { id: statusId } = await linked.control.send(CAROL, { to: 'status@broadcast', text: 'Away' })
+      await linked.events.waitFor(
+        (event) => event.event === 'status.received' && event.data.id === statusId,
+        'Carol’s status',
+      )
+      const { statuses } = await checked('statuses', on)
+      assert.ok(statuses.some((status: any) => status.id === statusId))
+      await checked('view_status', { ...on, status_id: statusId })
+      await checked('update_instance', { ...on, ignore_status: true })
     })
 
     test('the group operations answer as declared', async () => {

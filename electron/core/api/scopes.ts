@@ -25,6 +25,7 @@ export const OPERATION_SCOPES: Readonly<Record<string, Scope>> = {
   channel: 'read',
   channel_posts: 'read',
   privacy: 'read',
+  statuses: 'read',
   get_webhook: 'read',
   webhooks: 'read',
   sinks: 'read',
@@ -47,6 +48,8 @@ export const OPERATION_SCOPES: Readonly<Record<string, Scope>> = {
   send_presence: 'send',
   subscribe_presence: 'send',
   reject_call: 'send',
+  post_status: 'send',
+  view_status: 'send',
   uploads: 'send',
   // manage: instances, their link, settings, groups and webhooks
   create_instance: 'manage',

@@ -69,6 +69,15 @@ test('a real instance’s events (link, receive, archive, send, status, react, e
   await events.waitFor((event) => event.event === 'poll.vote', 'poll.vote')
   core.sandbox!.control.call('15550400002', { to: '15550400001' })
   await events.waitFor((event) => event.event === 'call.received', 'call.received')
+  await ok(core.apiBase, 'post_status', {
+    instance_id: id,
+    type: 'text',
+    message: 'Open today',
+    numbers: ['15550400002'],
+  })
+  await ok(core.apiBase, 'update_instance', { instance_id: id, ignore_status: false })
+  await core.sandbox!.control.send('15550400002', { to: 'status@broadcast', text: 'Away' })
+  await events.waitFor((event) => event.event === 'status.received', 'status.received')
   const { group } = await ok(core.apiBase, 'create_group', {
     instance_id: id,
     subject: 'Team',

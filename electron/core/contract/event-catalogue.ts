@@ -212,6 +212,47 @@ export const EVENT_CATALOGUE = {
     data: ChannelPostSchema,
     example: CHANNEL_POST_SAMPLE,
   },
+  'status.received': {
+    description:
+      'A contact posted a status update (text, image, video or voice) that this account may see: only while the instance’s `ignore_status` is off. Stored in chat `status@broadcast` (statuses); view_status sends its poster the read receipt.',
+    changesInstance: false,
+    data: Type.Composite([
+      LinkdeskMessageSchema,
+      Type.Object({ live: Type.Boolean({ description: 'false for updates queued while offline.' }) }),
+    ]),
+    example: {
+      ...SAMPLE_MESSAGE,
+      id: '3EB0B5C6D7E8F9A0B1C2',
+      chat: 'status@broadcast',
+      text: 'Out of office today',
+      live: true,
+    },
+  },
+  'status.sent': {
+    description:
+      'This account posted a status update: through the API (post_status, with the chat ids it went to) or from the phone (`recipients` null).',
+    changesInstance: false,
+    data: Type.Composite([
+      LinkdeskMessageSchema,
+      Type.Object({
+        source: OneOf(['api', 'phone'] as const),
+        recipients: Nullable(Type.Array(Type.String(), { description: 'The chat ids it went to.' })),
+      }),
+    ]),
+    example: {
+      ...SAMPLE_MESSAGE,
+      id: '3EB0C6D7E8F9A0B1C2D3',
+      chat: 'status@broadcast',
+      from_me: true,
+      sender: '15550001111@s.whatsapp.net',
+      sender_phone: '15550001111',
+      sender_lid: null,
+      push_name: null,
+      text: 'Open until 6 pm today',
+      source: 'api',
+      recipients: ['15550002222@s.whatsapp.net'],
+    },
+  },
   'chat.updated': {
     description:
       'A chat was archived or unarchived, pinned or unpinned, muted or unmuted, or marked unread or read: through the API, on the phone or on another linked device (the account’s app state). Carries the chat’s flags now and which changed.',

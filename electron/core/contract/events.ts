@@ -22,6 +22,8 @@ export type MessageEventName =
   | 'call.received'
   | 'poll.vote'
   | 'channel.post'
+  | 'status.received'
+  | 'status.sent'
 
 /** Where producers (instances, messages) hand events; the events part stores and delivers them. */
 export interface EventSink {

@@ -114,6 +114,17 @@ export interface WaSendOptions {
   mentions?: string[]
   /** Called with the message as it will go out, before anything is sent; if it rejects, nothing is. */
   beforeSending?(message: WaSentMessage): Promise<void>
+  /** A status update (sent to `status@broadcast`): who it goes to, and how a text one looks. */
+  status?: WaStatusAudience
+}
+
+/** Who a status update goes to (chat ids, the account's own included) and a text status's look. */
+export interface WaStatusAudience {
+  recipients: string[]
+  /** `#RRGGBB` or `#AARRGGBB`. */
+  backgroundColor?: string
+  /** The network's font number (ExtendedTextMessage.FontType). */
+  font?: number
 }
 
 /**

@@ -115,7 +115,7 @@ test('always_online shows the account online now and after every reconnect', asy
   )
 })
 
-test('status updates are ignored by default, and arrive as messages of status@broadcast once asked for', async () => {
+test('status updates are ignored by default, and arrive as status.received in status@broadcast once asked for', async () => {
   assert.equal((await view()).behaviours.ignore_status, true, 'on by default')
   const unheard = await control().send(BOB, { to: 'status@broadcast', text: 'Out of office today' })
   const direct = await control().send(BOB, { to: ME, text: 'after my status' })
@@ -133,7 +133,7 @@ test('status updates are ignored by default, and arrive as messages of status@br
   await ok(linked.core.apiBase, 'update_instance', { instance_id: linked.instanceId, ignore_status: false })
   const heard = await control().send(BOB, { to: 'status@broadcast', text: 'Back tomorrow' })
   const event = await linked.events.waitFor(
-    (candidate) => candidate.event === 'message.received' && candidate.data.id === heard.id,
+    (candidate) => candidate.event === 'status.received' && candidate.data.id === heard.id,
     'the status update',
   )
   assert.equal(event.data.chat, 'status@broadcast')

@@ -29,6 +29,7 @@ import { unhandledCase } from '../exhaustive'
 import type { AckTracker } from './ack-tracker'
 import type { IntakeQueue } from './intake-queue'
 import type { UnacknowledgedSends } from './unacknowledged-sends'
+import { STATUS_BROADCAST } from './status-updates'
 import type { MessageStore } from '../store/message-store'
 import type { LinkdeskMessage, Presence } from '../contract/message'
 
@@ -127,12 +128,7 @@ export class MessageIntake implements WaMessageHooks {
       return
     }
     const message = this.withDownloadUrl(instanceId, inbound.message)
-    const announced = message.from_me
-      ? this.deps.events.emitForMessage(instanceId, message.id, 'message.sent', {
-          ...message,
-          source: 'phone',
-        })
-      : this.deps.events.emitForMessage(instanceId, message.id, 'message.received', { ...message, live })
+    const announced = this.announce(instanceId, message, live)
     // A copy delivered again stores what a kill may have lost; the store ignores one it has.
     const stored = this.deps.store.addIfNew(instanceId, {
       direction: message.from_me ? 'out' : 'in',
@@ -158,6 +154,23 @@ export class MessageIntake implements WaMessageHooks {
       }
     })
     await announced
+  }
+
+  /** A message's event: a status update is its own (status.received, status.sent), others message.* ones. */
+  private announce(instanceId: string, message: LinkdeskMessage, live: boolean): Promise<unknown> {
+    const { events } = this.deps
+    if (message.chat === STATUS_BROADCAST) {
+      return message.from_me
+        ? events.emitForMessage(instanceId, message.id, 'status.sent', {
+            ...message,
+            source: 'phone',
+            recipients: null,
+          })
+        : events.emitForMessage(instanceId, message.id, 'status.received', { ...message, live })
+    }
+    return message.from_me
+      ? events.emitForMessage(instanceId, message.id, 'message.sent', { ...message, source: 'phone' })
+      : events.emitForMessage(instanceId, message.id, 'message.received', { ...message, live })
   }
 
   onStatuses(instanceId: string, updates: WaStatusUpdate[]): void {

@@ -19,6 +19,7 @@ import type {
   WaQuotedMessage,
   WaSendOptions,
   WaSentMessage,
+  WaStatusAudience,
 } from '../contract/network'
 import type { AckTracker } from './ack-tracker'
 import type { IdempotencyLedger, LedgerSlot } from './idempotency-ledger'
@@ -247,6 +248,35 @@ export class MessageSender {
   ): Promise<SentAnswer> {
     const jid = await this.resolve(instanceId, recipient)
     return this.deliver(instanceId, jid, request, slot)
+  }
+
+  /** Checks a request as send does before anything reaches the network. */
+  check(request: SendRequest): void {
+    validate(request, this.deps.limits)
+  }
+
+  /**
+   * Posts a status update (to `status@broadcast`, for the audience's devices), built as send builds its type,
+   * in the instance's paced turn; `announce` tells the event stream it left.
+   */
+  postStatus(
+    instanceId: string,
+    request: SendRequest,
+    status: WaStatusAudience,
+    announce: (message: LinkdeskMessage) => Promise<unknown>,
+    /** The kind of file a media status must be. */
+    file?: 'image' | 'video',
+  ): Promise<SentAnswer> {
+    validate(request, this.deps.limits)
+    const build = async () => {
+      const content = await this.content(request)
+      if (file && content.kind !== file) {
+        const { mimetype } = content as { mimetype?: string }
+        throw notA(file === 'image' ? 'an image' : 'a video', request, mimetype ?? 'not a known file')
+      }
+      return content
+    }
+    return this.sendPrepared(instanceId, request.number, build, { options: { status }, announce })
   }
 
   /** Sends content built in the instance's turn to a number or chat id, checked on the network first. */

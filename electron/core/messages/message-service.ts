@@ -29,6 +29,7 @@ import { countingSink, type MessageCounters, messageMetricsProvider } from './me
 import { MessageSender, type SendRequest } from './message-sender'
 import type { MessageStore } from '../store/message-store'
 import { RecipientDirectory } from './recipient-directory'
+import { StatusUpdates } from './status-updates'
 import { UnacknowledgedSends } from './unacknowledged-sends'
 
 export interface MessageServiceDeps {
@@ -110,6 +111,8 @@ export class MessageService {
   readonly communities: CommunityDesk
   /** The account's channels (newsletters): followed and owned, their posts. */
   readonly channels: ChannelDesk
+  /** Status updates: posting the account's, viewing its contacts'. */
+  readonly statuses: StatusUpdates
   private readonly directory = new RecipientDirectory()
   private readonly acks = new AckTracker()
   private readonly unacknowledged: UnacknowledgedSends
@@ -189,6 +192,13 @@ export class MessageService {
     })
     this.communities = new CommunityDesk({ connection, groups: this.groups })
     this.channels = new ChannelDesk({ limits: deps.limits, logger: deps.logger, events, connection })
+    this.statuses = new StatusUpdates({
+      store: this.store,
+      chats: this.chats,
+      sender: this.sender,
+      events,
+      connection,
+    })
     this.signals = new ChatSignals({ store: this.store, sender: this.sender, connection })
     this.actions = new MessageActions({ limits: deps.limits, store: this.store, sender: this.sender, events })
     this.hooks = new MessageIntake({

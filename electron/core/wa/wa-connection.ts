@@ -129,6 +129,9 @@ export function createWaConnection(
             options: network.options,
             messageId: options.messageId ?? generateMessageIDV2(socket.user?.id),
             ...(options.quoted ? { quoted: toQuotedMessage(options.quoted) } : {}),
+            // A status's look: a text's background and font (and a voice status's background).
+            ...(options.status?.backgroundColor && { backgroundColor: options.status.backgroundColor }),
+            ...(options.status?.font !== undefined && { font: options.status.font }),
           }),
           timeoutMs,
           'message',
@@ -144,7 +147,12 @@ export function createWaConnection(
       await options.beforeSending?.(sent)
       try {
         await withTimeout(
-          socket.relayMessage(to, message, { messageId: id, ...relayExtras(message) }),
+          socket.relayMessage(to, message, {
+            messageId: id,
+            ...relayExtras(message),
+            // A status goes to the devices of these accounts, each given the sender key (as sendMessage does).
+            ...(options.status && { statusJidList: options.status.recipients }),
+          }),
           timeoutMs,
           'message',
         )

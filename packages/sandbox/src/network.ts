@@ -95,8 +95,8 @@ export class SandboxNetwork {
     this.pictures = new ProfilePictures(state, this.media)
     this.clientVersions = new ClientVersionPolicy(state)
     this.statusBroadcast = new StatusBroadcast(this.directory)
-    this.recentSends = new RecentSends(state, this.directory, (jid) =>
-      jid === STATUS_BROADCAST ? this.statusBroadcast : this.groups.get(jid),
+    this.recentSends = new RecentSends(state, this.directory, (jid, sender) =>
+      jid === STATUS_BROADCAST ? this.statusBroadcast.audienceOf(sender) : this.groups.get(jid),
     )
     this.calls = new CallLog(state)
     this.pollSecrets = new PollSecrets(state)

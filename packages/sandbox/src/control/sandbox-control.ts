@@ -74,8 +74,13 @@ function accountOf(network: SandboxNetwork, phone: string): Account {
 }
 
 function targetOf(network: SandboxNetwork, sender: Account, to: string): PhoneSendTarget {
-  // A status update: to every account, as a sender-key message to status@broadcast.
-  if (to === STATUS_BROADCAST) return { group: network.statusBroadcast }
+  // A status update: to the phone's contacts, as a sender-key message to status@broadcast.
+  if (to === STATUS_BROADCAST) {
+    const audience = network.statusBroadcast.audienceOf(sender)
+    if (audience.members.length < 2)
+      throw new SandboxError('no_recipients', `${sender.phone} has no contacts to post a status to.`)
+    return { group: audience }
+  }
   if (to.endsWith('@g.us')) {
     const group = network.groups.get(to)
     if (!group) throw new SandboxError('recipient_not_found', `No sandbox group ${to} exists.`)

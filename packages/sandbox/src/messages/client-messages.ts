@@ -11,6 +11,7 @@ import { handleChannelMessage, isChannelJid } from '../channels/channel-posts'
 import { acknowledgeAsContact } from './contact-behaviour'
 import { recordInbox } from './inbox-recorder'
 import { sendRetryRequest } from './retry-receipts'
+import { STATUS_BROADCAST, type SenderKeyAudience } from './status-broadcast'
 
 /** The ack error of a message a non-admin sends to a group where only admins send. */
 const ONLY_ADMINS_SEND = '403'
@@ -22,6 +23,8 @@ interface Outgoing {
   stanza: BinaryNode
   id: string
   group: Group | undefined
+  /** A status update's audience: the poster and the accounts its sender key was distributed to. */
+  status: SenderKeyAudience | undefined
   senderAddress: string
   /** Encrypted copies to relay to other linked devices, per device. */
   relays: Map<LinkedDevice, { owner: Account; encs: BinaryNode[] }>
@@ -35,7 +38,7 @@ function relay(outgoing: Outgoing, owner: Account, device: LinkedDevice, enc: Bi
 
 /** A copy addressed to an account's phone: decrypt it and let the contact react. */
 async function phoneReceives(outgoing: Outgoing, recipient: Account, enc: BinaryNode): Promise<void> {
-  const { network, session, stanza, id, group } = outgoing
+  const { network, session, stanza, id } = outgoing
   const type = enc.attrs.type as EncType
   let message: proto.Message
   try {
@@ -49,9 +52,10 @@ async function phoneReceives(outgoing: Outgoing, recipient: Account, enc: Binary
     return
   }
   const distribution = message.senderKeyDistributionMessage
-  if (group && distribution?.axolotlSenderKeyDistributionMessage) {
+  const audience = outgoing.group ?? outgoing.status
+  if (audience && distribution?.axolotlSenderKeyDistributionMessage) {
     await recipient.phoneDevice.acceptSenderKey(
-      group.jid,
+      audience.jid,
       outgoing.senderAddress,
       distribution.axolotlSenderKeyDistributionMessage,
     )
@@ -62,21 +66,22 @@ async function phoneReceives(outgoing: Outgoing, recipient: Account, enc: Binary
 }
 
 function contactReceived(outgoing: Outgoing, recipient: Account, message: proto.IMessage): void {
-  const { network, session, stanza, id, group } = outgoing
+  const { network, session, stanza, id, group, status } = outgoing
   const entry = recordInbox(network, recipient, {
     id,
     from: session.account,
-    chat: group ? group.jid : session.account.phone,
+    chat: (group ?? status)?.jid ?? session.account.phone,
     timestamp: unixNow(),
     message,
   })
-  if (!entry) return
+  // A status is seen when its viewer opens it (a read receipt), and is never answered.
+  if (!entry || status) return
   const chatJid = stanza.attrs.to ?? recipient.pnJid
   acknowledgeAsContact(network, { recipient, sender: session.account, id, chatJid, group, entry })
 }
 
 /** The group's sender-key ciphertext: members' phones decrypt it, members' linked devices get it relayed. */
-async function groupReceives(outgoing: Outgoing, group: Group, skmsg: BinaryNode): Promise<void> {
+async function groupReceives(outgoing: Outgoing, group: SenderKeyAudience, skmsg: BinaryNode): Promise<void> {
   const { network, session } = outgoing
   for (const { account } of group.members) {
     if (account !== session.account) {
@@ -98,7 +103,8 @@ async function groupReceives(outgoing: Outgoing, group: Group, skmsg: BinaryNode
 }
 
 function relayedAttrs(outgoing: Outgoing, owner: Account): Record<string, string> {
-  const { session, stanza, id, group } = outgoing
+  const { session, stanza, id } = outgoing
+  const group = outgoing.group ?? outgoing.status
   const sender = session.account
   const lidAddressed = (stanza.attrs.to ?? '').endsWith('@lid')
   const base = { id, t: String(unixNow()), type: stanza.attrs.type ?? 'text' }
@@ -161,24 +167,37 @@ function refusalOf({ network, session }: StanzaContext, to: string): string | un
   return undefined
 }
 
+/**
+ * Who a linked device's status update goes to: the accounts whose devices it gave its sender key under
+ * `<participants>` (Baileys encrypts it for every device of its `statusJidList` with each update), and the
+ * poster's own devices.
+ */
+function statusAudience(network: SandboxNetwork, poster: Account, targets: BinaryNode[]): SenderKeyAudience {
+  const recipients = targets
+    .map((target) => network.directory.resolve(target.attrs.jid ?? '')?.account)
+    .filter((account): account is Account => account !== undefined && !account.blocks(poster.phone))
+  return network.statusBroadcast.audienceOf(poster, recipients)
+}
+
 async function route(ctx: StanzaContext, stanza: BinaryNode, id: string, to: string): Promise<void> {
   const { network, session } = ctx
   if (!session) return
   const group = to.endsWith('@g.us') ? network.groups.get(to) : undefined
+  const targets = children(child(stanza, 'participants'), 'to')
   const outgoing: Outgoing = {
     network,
     session,
     stanza,
     id,
     group,
+    status: to === STATUS_BROADCAST ? statusAudience(network, session.account, targets) : undefined,
     senderAddress: deviceAddress(session.account, session.device.id),
     relays: new Map(),
   }
   // Pairwise copies: one per device under <participants>, or a single <enc> (peer messages, retries).
-  const copies: Array<{ jid: string; enc: BinaryNode }> = children(
-    child(stanza, 'participants'),
-    'to',
-  ).flatMap((target) => children(target, 'enc').map((enc) => ({ jid: target.attrs.jid ?? '', enc })))
+  const copies: Array<{ jid: string; enc: BinaryNode }> = targets.flatMap((target) =>
+    children(target, 'enc').map((enc) => ({ jid: target.attrs.jid ?? '', enc })),
+  )
   const direct = childrenOf(stanza).filter((c) => c.tag === 'enc' && c.attrs.type !== 'skmsg')
   for (const enc of direct) copies.push({ jid: stanza.attrs.participant ?? to, enc })
   for (const { jid, enc } of copies) {
@@ -191,7 +210,8 @@ async function route(ctx: StanzaContext, stanza: BinaryNode, id: string, to: str
     }
   }
   const skmsg = childrenOf(stanza).find((c) => c.tag === 'enc' && c.attrs.type === 'skmsg')
-  if (group && skmsg) await groupReceives(outgoing, group, skmsg)
+  const audience = group ?? outgoing.status
+  if (audience && skmsg) await groupReceives(outgoing, audience, skmsg)
   for (const [device, { owner, encs }] of outgoing.relays) {
     device.deliver(node('message', relayedAttrs(outgoing, owner), encs))
   }

@@ -1,6 +1,7 @@
 import type { LinkedSession, SandboxNetwork } from '../network'
 import { child, node, unixNow, type BinaryNode } from '../stanzas/binary-node'
 import { readsShown } from './contact-behaviour'
+import { STATUS_BROADCAST } from './status-broadcast'
 
 /**
  * A linked device read (or played) messages another account sent: the author's devices are told, as the
@@ -16,12 +17,15 @@ export function relayReadReceipt(
   const type = attrs.type
   if (type !== 'read' && type !== 'played') return false
   const group = attrs.to?.endsWith('@g.us') ? network.groups.get(attrs.to) : undefined
-  const author = network.directory.resolve(group ? attrs.participant : attrs.to)
+  // A viewed status names its poster as the participant; who viewed it shows as in a 1:1 chat (privacy).
+  const status = attrs.to === STATUS_BROADCAST
+  const author = network.directory.resolve(group || status ? attrs.participant : attrs.to)
   const reader = session.account
   if (!author || author.account === reader) return false
   if (type === 'read' && !readsShown(reader, author.account, group)) return false
-  const relayed: Record<string, string> = group
-    ? { from: group.jid, participant: reader.lidJid, id: attrs.id ?? '', type, t: String(unixNow()) }
+  const shared = group?.jid ?? (status ? STATUS_BROADCAST : undefined)
+  const relayed: Record<string, string> = shared
+    ? { from: shared, participant: reader.lidJid, id: attrs.id ?? '', type, t: String(unixNow()) }
     : { from: reader.jid(author.addressing), id: attrs.id ?? '', type, t: String(unixNow()) }
   const list = child(receipt, 'list')
   for (const device of author.account.activeDevices())

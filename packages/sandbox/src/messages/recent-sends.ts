@@ -44,8 +44,8 @@ export class RecentSends {
   constructor(
     state: SandboxState,
     private readonly directory: AccountDirectory,
-    /** The group, or the status audience, a kept send went to, by JID. */
-    private readonly audience: (jid: string | undefined) => SenderKeyAudience | undefined,
+    /** The group, or the sender's status audience, a kept send went to, by JID. */
+    private readonly audience: (jid: string | undefined, sender: Account) => SenderKeyAudience | undefined,
   ) {
     this.kept = new StoredList(state, 'recent-sends')
   }
@@ -74,7 +74,7 @@ export class RecentSends {
       id,
       sender,
       recipient: kept.recipient === null ? undefined : this.directory.get(kept.recipient),
-      group: this.audience(kept.group ?? undefined),
+      group: this.audience(kept.group ?? undefined, sender),
       addressing: kept.addressing,
       timestamp: kept.timestamp,
       content: {

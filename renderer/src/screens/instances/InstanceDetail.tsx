@@ -7,6 +7,7 @@ import { ChannelsPanel } from './ChannelsPanel'
 import { ChatTools } from './ChatTools'
 import { GroupsPanel } from './GroupsPanel'
 import { ProfileForm } from './ProfileForm'
+import { StatusPanel } from './StatusPanel'
 import { InstanceActions } from './InstanceActions'
 import { InstanceSettingsForm } from './InstanceSettingsForm'
 import { InstanceAccessForm } from './InstanceAccessForm'
@@ -117,6 +118,9 @@ export function InstanceDetail({ instanceId, startLinking }: { instanceId: strin
         <ChannelsPanel instanceId={instance.instance_id} connected={instance.state === 'connected'} />
       ) : null}
       {instance.linked ? <ChatsPanel instanceId={instance.instance_id} /> : null}
+      {instance.linked ? (
+        <StatusPanel instanceId={instance.instance_id} connected={instance.state === 'connected'} />
+      ) : null}
       {instance.state === 'connected' ? <ChatTools instanceId={instance.instance_id} /> : null}
     </section>
   )

@@ -62,8 +62,16 @@ export function ContactSendForm({
             id="contact-to"
             value={draft.to}
             required
+            list="contact-to-choices"
+            aria-describedby="contact-to-hint"
             onChange={(event) => change({ to: event.target.value.trim() })}
           />
+          <datalist id="contact-to-choices">
+            <option value="status@broadcast">A status update, to this phone’s contacts</option>
+          </datalist>
+          <p id="contact-to-hint" className="hint">
+            status@broadcast posts a status update to this phone’s contacts.
+          </p>
         </div>
         <KindChoice
           forms={CONTACT_KINDS}

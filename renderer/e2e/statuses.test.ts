@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import type { Page } from 'playwright-core'
+import { chromiumMissing, launchBrowser, type TestBrowser } from './browser'
+import { windowSessionHeaders } from './window-session'
+import { type HeadlessServer, startHeadlessServer } from './headless-server'
+import { ensureRendererBuilt } from './renderer-build'
+import { createAndScan } from './window-link'
+
+const ANN = '15550034444'
+const BEN = '15550035555'
+
+describe(
+  'status updates in a browser, against the headless server in sandbox mode',
+  { skip: chromiumMissing },
+  () => {
+    let server: HeadlessServer
+    let browser: TestBrowser
+    let page: Page
+    let instancePhone = ''
+
+    /** Calls the sandbox's control API through the app, with the window's own credential. */
+    async function sandbox(method: 'GET' | 'POST', path: string, body?: unknown): Promise<any> {
+      const answer = await fetch(`${server.apiBase}/sandbox${path}`, {
+        method,
+        headers: {
+          ...(await windowSessionHeaders(browser.context, server.apiBase)),
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      })
+      const text = await answer.text()
+      assert.equal(answer.status, 200, text)
+      return JSON.parse(text)
+    }
+
+    before(async () => {
+      await ensureRendererBuilt()
+      server = await startHeadlessServer(['--sandbox'])
+      browser = await launchBrowser()
+      page = await browser.context.newPage()
+      await page.goto(server.loginUrl)
+      await page.getByRole('heading', { name: 'Instances', level: 1 }).waitFor()
+      await createAndScan(page)
+      const heading = page.getByRole('heading', { level: 1, name: /\(\+\d+\)/ })
+      await heading.waitFor()
+      instancePhone = /\(\+(\d+)\)/.exec(await heading.innerText())?.[1] ?? ''
+      await page.locator('.badge', { hasText: 'Connected' }).waitFor()
+      await sandbox('POST', '/accounts', { phone: ANN, name: 'Ann' })
+      await sandbox('POST', '/accounts', { phone: BEN, name: 'Ben' })
+    })
+
+    after(async () => {
+      await browser?.close()
+      await server?.stop()
+    })
+
+    test('a text status posted from the window reaches the contact who wrote, with its font', async () => {
+      await sandbox('POST', `/accounts/${ANN}/messages`, { to: instancePhone, text: 'Ann writes first' })
+      await page.getByRole('list', { name: 'Contacts' }).getByRole('link', { name: 'Ann' }).waitFor()
+      const form = page.getByRole('form', { name: 'Post a status' })
+      await form.getByLabel('Text or caption').fill('Open until 6 pm')
+      await form.getByLabel('Font').selectOption({ label: 'Script' })
+      await form.getByRole('button', { name: 'Post status' }).click()
+      await form.getByRole('status').filter({ hasText: 'Posted to 1 contact.' }).waitFor()
+      const { messages } = await sandbox('GET', `/accounts/${ANN}/messages`)
+      const status = (messages as Array<{ chat: string; text: string | null }>).find(
+        (entry) => entry.chat === 'status@broadcast',
+      )
+      assert.equal(status?.text, 'Open until 6 pm', 'Ann’s phone got the status')
+      const ben = (await sandbox('GET', `/accounts/${BEN}/messages`)).messages as Array<{ chat: string }>
+      assert.ok(!ben.some((entry) => entry.chat === 'status@broadcast'), 'Ben never wrote: not a contact')
+      await page
+        .getByRole('list', { name: 'Status updates' })
+        .getByRole('listitem')
+        .filter({ hasText: 'Open until 6 pm' })
+        .waitFor()
+    })
+
+    test('a contact’s status shows once status updates are received, and View sends its poster the read receipt', async () => {
+      const settings = page.getByRole('form', { name: 'Settings' })
+      await settings.getByRole('switch', { name: 'Ignore status updates' }).uncheck()
+      await settings.getByRole('button', { name: 'Save settings' }).click()
+      await settings.getByRole('status').filter({ hasText: 'Settings saved.' }).waitFor()
+      const { id } = await sandbox('POST', `/accounts/${BEN}/messages`, {
+        to: 'status@broadcast',
+        text: 'Ben is away',
+      })
+      const item = page
+        .getByRole('list', { name: 'Status updates' })
+        .getByRole('listitem')
+        .filter({ hasText: 'Ben is away' })
+      await item.waitFor()
+      await item.getByRole('button', { name: 'View' }).click()
+      await item.getByRole('button', { name: 'Viewed' }).waitFor()
+      const { ids } = await sandbox('GET', `/accounts/${BEN}/reads`)
+      assert.ok((ids as string[]).includes(id), 'Ben sees his status viewed')
+    })
+  },
+)
