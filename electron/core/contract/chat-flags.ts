@@ -27,3 +27,10 @@ export const ChatUpdatedEventSchema = Type.Composite([
   ChatFlagsSchema,
   Type.Object({ changed: Type.Array(OneOf(CHAT_FLAG_NAMES), { minItems: 1 }) }),
 ])
+
+/** message.starred's data: a message starred or unstarred in the account's app state. */
+export const MessageStarredEventSchema = Type.Object({
+  id: Type.String({ description: 'The message id.' }),
+  chat: Type.String({ description: 'The chat id.' }),
+  starred: Type.Boolean(),
+})

@@ -6,7 +6,7 @@ import {
   GroupUpdatedEventSchema,
 } from './group'
 import { INSTANCE_STATES } from './instance-state'
-import { ChatUpdatedEventSchema } from './chat-flags'
+import { ChatUpdatedEventSchema, MessageStarredEventSchema } from './chat-flags'
 import {
   DeletionSchema,
   EditSchema,
@@ -216,6 +216,13 @@ export const EVENT_CATALOGUE = {
       marked_unread: false,
       changed: ['archived'],
     },
+  },
+  'message.starred': {
+    description:
+      'A message was starred or unstarred: through the API (star_message, unstar_message), on the phone or on another linked device (the account’s app state).',
+    changesInstance: false,
+    data: MessageStarredEventSchema,
+    example: { id: '3EB0C4F1A2B3C4D5E6F7', chat: '15550002222@s.whatsapp.net', starred: true },
   },
   'group.participants': {
     description:

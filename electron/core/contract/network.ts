@@ -187,6 +187,8 @@ export interface WaMessageHooks {
   onSavedNames(instanceId: string, names: Array<{ chat: string; name: string }>): void
   /** Chats' settings changed in the account's app state (archive, pin, mute, unread). */
   onChatSettings(instanceId: string, changes: WaChatSettingsChange[]): void
+  /** The account's app state changed otherwise (by this app, the phone or another linked device): stars, … */
+  onAppState(instanceId: string, changes: WaAppStateChange[]): void
   /** The stored content of a poll this account created or received, to decrypt its votes; undefined if unknown. */
   pollContent(instanceId: string, pollId: string): Promise<Uint8Array | undefined>
 }
@@ -285,6 +287,7 @@ export type WaChatModification =
   /** `until`: Unix milliseconds (-1: always); null unmutes. */
   | { kind: 'mute'; until: number | null }
   | { kind: 'unread'; unread: boolean; last: WaLastMessage }
+  | { kind: 'star'; message: WaMessageKey; starred: boolean }
 
 /** A chat's newest message, by its network key and time (Unix seconds). */
 export interface WaLastMessage {
@@ -304,6 +307,16 @@ export interface WaChatSettingsChange {
   mutedUntil?: number | null
   /** Marked unread by hand (false: read). */
   unread?: boolean
+}
+
+/** A change of the account's app state beside the chats' settings, as the adapter read it. */
+export type WaAppStateChange = {
+  kind: 'star'
+  /** The chat id as the app state names it. */
+  chat: string
+  messageId: string
+  fromMe: boolean
+  starred: boolean
 }
 
 /** A member of a group: addressed by LID or phone number, with the other address where the network gave it. */

@@ -14,6 +14,7 @@ import { GroupDesk } from '../groups/group-desk'
 import { ChatBook } from './chat-book'
 import { ChatSettingsDesk } from './chat-settings'
 import { SavedNames } from './saved-names'
+import { StarredMessages } from './starred-messages'
 import type { InstanceAuthStore } from '../store/auth-store'
 import { loadPicture, OwnProfile } from './own-profile'
 import { ChatSignals } from './chat-signals'
@@ -100,6 +101,8 @@ export class MessageService {
   readonly chats: ChatBook
   /** The chats' archive, pin, mute and unread settings (the account's app state). */
   readonly chatSettings: ChatSettingsDesk
+  /** Starred messages (the account's app state). */
+  readonly stars: StarredMessages
   /** The account's own about text, picture and privacy settings. */
   readonly profile: OwnProfile
   /** The account's groups and their changes. */
@@ -124,8 +127,15 @@ export class MessageService {
       logger: deps.logger,
       connection,
     })
+    this.stars = new StarredMessages({
+      store: this.store,
+      auth: deps.auth,
+      events,
+      logger: deps.logger,
+      connection,
+    })
     const savedNames = new SavedNames(deps.auth, deps.logger)
-    this.chats = new ChatBook(this.store, this.chatSettings, savedNames)
+    this.chats = new ChatBook(this.store, this.chatSettings, savedNames, this.stars)
     this.profile = new OwnProfile({ limits: deps.limits, logger: deps.logger, connection })
     this.ledger = new IdempotencyLedger(deps.ledger)
     // Fed by the sender (a send marks its message sent) and by the intake (what the network reports).
@@ -185,6 +195,7 @@ export class MessageService {
     this.actions = new MessageActions({ limits: deps.limits, store: this.store, sender: this.sender, events })
     this.hooks = new MessageIntake({
       chatSettings: this.chatSettings,
+      stars: this.stars,
       savedNames,
       store: this.store,
       events,

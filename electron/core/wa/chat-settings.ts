@@ -1,5 +1,10 @@
-import type { ChatModification, ChatUpdate } from '@whiskeysockets/baileys'
-import type { WaChatModification, WaChatSettingsChange, WaLastMessage } from '../contract/network'
+import type { ChatModification, ChatUpdate, WAMessageUpdate } from '@whiskeysockets/baileys'
+import type {
+  WaAppStateChange,
+  WaChatModification,
+  WaChatSettingsChange,
+  WaLastMessage,
+} from '../contract/network'
 import { toProtocolKey } from './message-mapping'
 
 function lastMessages(last: WaLastMessage) {
@@ -17,7 +22,28 @@ export function toChatModification(change: WaChatModification): ChatModification
       return { mute: change.until }
     case 'unread':
       return { markRead: !change.unread, lastMessages: lastMessages(change.last) }
+    case 'star':
+      return {
+        star: { messages: [{ id: change.message.id, fromMe: change.message.fromMe }], star: change.starred },
+      }
   }
+}
+
+/** Stars and unstars Baileys reports from the app state (a `messages.update` carrying `starred`). */
+export function starChanges(updates: readonly WAMessageUpdate[]): WaAppStateChange[] {
+  return updates.flatMap(({ key, update }) =>
+    typeof update.starred === 'boolean' && key.remoteJid && key.id
+      ? [
+          {
+            kind: 'star' as const,
+            chat: key.remoteJid,
+            messageId: key.id,
+            fromMe: Boolean(key.fromMe),
+            starred: update.starred,
+          },
+        ]
+      : [],
+  )
 }
 
 /**

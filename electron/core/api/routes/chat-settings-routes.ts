@@ -49,9 +49,44 @@ function settingOperation(
 const COMMON =
   'The change goes to the network as the account’s app state, which syncs it to the phone and the other linked devices, and is announced as chat.updated when it changes the chat’s flags. The chat must be among `chats` (a stored message): otherwise 404 chat_not_found, and nothing is sent.'
 
-/** archive, pin, mute and mark unread: the chat settings of the account's app state. */
+const MESSAGE_ID = {
+  type: 'string',
+  required: true,
+  maxLength: 128,
+  description: 'The id of a stored message (sent or received).',
+  example: '3EB0C431C26A1916E07A',
+} as const
+
+const STARRED = {
+  id: Type.String({ description: 'The message id.' }),
+  chat: Type.String({ description: 'The chat id.' }),
+  starred: Type.Boolean(),
+}
+
+/** star_message and unstar_message: one message's star in the account's app state. */
+function starOperation(messages: MessageService, starred: boolean): Operation {
+  return defineOperation({
+    name: starred ? 'star_message' : 'unstar_message',
+    tag: 'Messages',
+    summary: starred ? 'Star a message, as the phone does.' : 'Unstar a message.',
+    description: `${starred ? 'Stars' : 'Unstars'} a stored message (sent or received). The change goes to the network as the account’s app state, which syncs it to the phone and the other linked devices, and is announced as message.starred when it changes the star; chat_messages lists the starred ids of its page in \`starred\`. 404 message_not_found for a message Linkdesk has not stored, and nothing is sent.`,
+    auth: 'token',
+    instance: true,
+    fields: { message_id: MESSAGE_ID },
+    answer: STARRED,
+    example: { status: 'success', id: '3EB0C431C26A1916E07A', chat: '15551234567@s.whatsapp.net', starred },
+    handle: async ({ params, instance }) => ({
+      status: 'success',
+      ...(await messages.stars.star(instance.id, params.message_id, starred)),
+    }),
+  })
+}
+
+/** archive, pin, mute and mark unread: the chat settings of the account's app state; and message stars. */
 export function chatSettingsOperations({ messages }: ChatSettingsRoutesDeps): Operation[] {
   return [
+    starOperation(messages, true),
+    starOperation(messages, false),
     settingOperation(messages, {
       name: 'archive_chat',
       summary: 'Archive a chat, as the phone does.',
