@@ -204,7 +204,7 @@ export const EVENT_CATALOGUE = {
   },
   'chat.updated': {
     description:
-      'A chat was archived or unarchived, pinned or unpinned, muted or unmuted, or marked unread or read: through the API, on the phone or on another linked device (the account’s app state). Carries the chat’s flags now and which changed.',
+      'A chat was archived or unarchived, pinned or unpinned, muted or unmuted, marked unread or read, or its disappearing-messages timer changed: through the API, on the phone or on another linked device (the account’s app state; the timer by a message in the chat). Carries the chat’s flags now and which changed.',
     changesInstance: false,
     data: ChatUpdatedEventSchema,
     example: {
@@ -214,6 +214,7 @@ export const EVENT_CATALOGUE = {
       muted: false,
       muted_until: null,
       marked_unread: false,
+      disappearing_timer: 0,
       changed: ['archived'],
     },
   },

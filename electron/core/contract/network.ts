@@ -104,6 +104,8 @@ export interface WaSendOptions {
   messageId?: string
   quoted?: WaQuotedMessage
   mentions?: string[]
+  /** Seconds the message lasts (the chat's disappearing-messages timer), carried as the network carries it. */
+  expiration?: number
   /** Called with the message as it will go out, before anything is sent; if it rejects, nothing is. */
   beforeSending?(message: WaSentMessage): Promise<void>
 }
@@ -276,6 +278,11 @@ export interface WaConnection {
    * devices): archive and unread name the chat's newest message, as the network asks.
    */
   modifyChat(chat: string, change: WaChatModification): Promise<void>
+  /**
+   * Sets the chat's disappearing-messages timer (seconds; 0 turns it off): a protocol message to a contact, the
+   * group's setting for a group. Every member's apps then keep the chat's messages that long.
+   */
+  setDisappearing(chat: string, seconds: number): Promise<void>
   /** Groups: read, create, administer, invite, join and leave. */
   readonly groups: WaGroups
 }
@@ -307,6 +314,8 @@ export interface WaChatSettingsChange {
   mutedUntil?: number | null
   /** Marked unread by hand (false: read). */
   unread?: boolean
+  /** The disappearing-messages timer in seconds (0: off). */
+  disappearing?: number
 }
 
 /** A change of the account's app state beside the chats' settings, as the adapter read it. */

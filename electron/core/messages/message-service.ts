@@ -167,6 +167,7 @@ export class MessageService {
       voiceNotes: deps.voiceNotes,
       linkPreviews: deps.linkPreviews,
       ackTimeoutMs: deps.ackTimeoutMs,
+      disappearing: (instanceId, chat) => this.chatSettings.disappearing(instanceId, chat),
     })
     this.calls = new CallDesk({
       events,

@@ -48,7 +48,8 @@ export function starChanges(updates: readonly WAMessageUpdate[]): WaAppStateChan
 
 /**
  * The settings Baileys reports from the app state (its `chats.update`): archived, pinned (a time, or null),
- * muteEndTime (null: unmuted) and unreadCount (-1: marked unread; 0: read). Other chat updates (such as
+ * muteEndTime (null: unmuted), unreadCount (-1: marked unread; 0: read) and ephemeralExpiration (the
+ * disappearing-messages timer, set by a protocol message in the chat; null: off). Other chat updates (such as
  * unread counts from messages) carry none of these and are left out.
  */
 export function chatSettingsChanges(updates: readonly ChatUpdate[]): WaChatSettingsChange[] {
@@ -62,6 +63,9 @@ export function chatSettingsChanges(updates: readonly ChatUpdate[]): WaChatSetti
     }
     if (update.unreadCount === -1) change.unread = true
     else if (update.unreadCount === 0) change.unread = false
+    // A disappearing-messages setting (a protocol message in the chat) Baileys reports on the chat.
+    if (update.ephemeralExpiration !== undefined)
+      change.disappearing = Number(update.ephemeralExpiration ?? 0)
     return Object.keys(change).length > 1 ? [change] : []
   })
 }

@@ -91,6 +91,7 @@ export function chatOperations({ messages }: ChatRoutesDeps): Operation[] {
             unread: 1,
             messages: 12,
             ...{ archived: false, pinned: true, muted: false, muted_until: null, marked_unread: false },
+            disappearing_timer: 0,
           },
         ],
         next_cursor: null,
