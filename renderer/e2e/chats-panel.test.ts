@@ -130,5 +130,28 @@ describe(
       await actions.getByRole('button', { name: 'Unmute' }).waitFor()
       assert.deepEqual(await seriousViolations(page), [])
     })
+
+    test('disappearing messages are turned on from a chat’s row: the contact’s phone gets the timer, the row shows it', async () => {
+      const chats = page.getByRole('list', { name: 'Chats' })
+      await sandbox(`/accounts/${BEN}/messages`, { to: instancePhone, text: 'Ben, briefly' })
+      const ben = chats.getByRole('listitem').filter({ hasText: 'Ben, briefly' })
+      const actions = ben.getByRole('group', { name: /^Organise / })
+      await actions.getByRole('button', { name: 'Disappearing 7 days' }).click()
+      await ben.getByText('Disappearing after 7 days').waitFor()
+      await actions.getByRole('button', { name: 'Disappearing off' }).waitFor()
+      // The timer went out before the app announced it; the phone has it once the network delivered it.
+      for (let tries = 0; ; tries++) {
+        assert.ok(tries < 300, 'the timer never reached Ben’s phone')
+        const inbox = await fetch(`${server.apiBase}/sandbox/accounts/${BEN}/messages`, {
+          headers: await windowSessionHeaders(browser.context, server.apiBase),
+        })
+        const { messages } = (await inbox.json()) as {
+          messages: Array<{ type: string; expiration: number | null }>
+        }
+        if (messages.some((m) => m.type === 'disappearing' && m.expiration === 604800)) break
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+      assert.deepEqual(await seriousViolations(page), [])
+    })
   },
 )

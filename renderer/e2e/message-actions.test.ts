@@ -135,6 +135,14 @@ describe(
           : undefined,
       )
 
+      await actions.getByRole('button', { name: 'Star', exact: true }).click()
+      await until('Ann’s message starred on the phone', async () => {
+        const { starred } = await api<{ starred: Record<string, string[]> }>(
+          `sandbox/accounts/${instancePhone}/app-state`,
+        )
+        return Object.values(starred).flat().includes(annId) ? true : undefined
+      })
+
       await actions.getByLabel('Emoji (empty takes the reaction back)').fill('🎉')
       await actions.getByRole('button', { name: 'React' }).click()
       const reaction = await arrivedAt(ANN, 'the reaction', (e) => e.type === 'reaction')

@@ -164,6 +164,10 @@ describe('the document against the running server', () => {
         await checked(name, to)
       await checked('mark_chat_unread', to)
       await checked('mark_chat_read', to)
+      await checked('star_message', { ...on, message_id: fromCarol })
+      await checked('unstar_message', { ...on, message_id: fromCarol })
+      await checked('set_disappearing_timer', { ...to, timer: 86400 })
+      await checked('set_disappearing_timer', { ...to, timer: 0 })
       assert.ok(contacts.some((contact: any) => contact.phone === CAROL))
       const { numbers } = await checked('check_numbers', { ...on, numbers: [CAROL, '15550610099'] })
       assert.deepEqual(

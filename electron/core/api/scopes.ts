@@ -94,6 +94,9 @@ export const OPERATION_SCOPES: Readonly<Record<string, Scope>> = {
   unmute_chat: 'manage',
   mark_chat_unread: 'manage',
   mark_chat_read: 'manage',
+  star_message: 'manage',
+  unstar_message: 'manage',
+  set_disappearing_timer: 'manage',
   set_privacy: 'manage',
   // admin: tokens, who may use an instance, the simulated network
   'admin/tokens': 'admin',

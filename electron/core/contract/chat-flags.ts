@@ -12,11 +12,18 @@ export const ChatFlagsSchema = Type.Object({
   marked_unread: Type.Boolean({
     description: 'Marked unread by hand (on the phone, another device, or mark_chat_unread).',
   }),
+  disappearing_timer: Type.Integer({
+    description:
+      'Seconds the chat’s new messages last (86400: 24 hours, 604800: 7 days, 7776000: 90 days); 0 when off.',
+  }),
 })
 
 export type ChatFlags = Static<typeof ChatFlagsSchema>
 
-export const CHAT_FLAG_NAMES = ['archived', 'pinned', 'muted', 'marked_unread'] as const
+export const CHAT_FLAG_NAMES = ['archived', 'pinned', 'muted', 'marked_unread', 'disappearing_timer'] as const
+
+/** The disappearing-messages timers the apps offer, in seconds (0: off). */
+export const DISAPPEARING_TIMERS = [0, 86400, 604800, 7776000] as const
 
 /** The flag names a chat.updated's `changed` lists. */
 export type ChatFlagName = (typeof CHAT_FLAG_NAMES)[number]
@@ -27,3 +34,10 @@ export const ChatUpdatedEventSchema = Type.Composite([
   ChatFlagsSchema,
   Type.Object({ changed: Type.Array(OneOf(CHAT_FLAG_NAMES), { minItems: 1 }) }),
 ])
+
+/** message.starred's data: a message starred or unstarred in the account's app state. */
+export const MessageStarredEventSchema = Type.Object({
+  id: Type.String({ description: 'The message id.' }),
+  chat: Type.String({ description: 'The chat id.' }),
+  starred: Type.Boolean(),
+})

@@ -49,6 +49,7 @@ test('a real instance’s events (link, receive, archive, send, status, react, e
   })
   await events.waitFor((event) => event.event === 'message.status', 'message.status')
   const target = { instance_id: id, message_id: sent.message.key.id }
+  await ok(core.apiBase, 'star_message', target)
   await ok(core.apiBase, 'react', { ...target, emoji: '👍' })
   await ok(core.apiBase, 'edit_message', { ...target, message: 'Hello!' })
   await ok(core.apiBase, 'delete_message', target)

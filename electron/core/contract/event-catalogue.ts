@@ -7,7 +7,7 @@ import {
 } from './group'
 import { COMMUNITY_EVENT_EXAMPLES, CommunityLinkEventSchema } from './community'
 import { INSTANCE_STATES } from './instance-state'
-import { ChatUpdatedEventSchema } from './chat-flags'
+import { ChatUpdatedEventSchema, MessageStarredEventSchema } from './chat-flags'
 import { CHANNEL_POST_SAMPLE, ChannelPostSchema } from './channel'
 import {
   DeletionSchema,
@@ -255,7 +255,7 @@ export const EVENT_CATALOGUE = {
   },
   'chat.updated': {
     description:
-      'A chat was archived or unarchived, pinned or unpinned, muted or unmuted, or marked unread or read: through the API, on the phone or on another linked device (the account’s app state). Carries the chat’s flags now and which changed.',
+      'A chat was archived or unarchived, pinned or unpinned, muted or unmuted, marked unread or read, or its disappearing-messages timer changed: through the API, on the phone or on another linked device (the account’s app state; the timer by a message in the chat). Carries the chat’s flags now and which changed.',
     changesInstance: false,
     data: ChatUpdatedEventSchema,
     example: {
@@ -265,8 +265,16 @@ export const EVENT_CATALOGUE = {
       muted: false,
       muted_until: null,
       marked_unread: false,
+      disappearing_timer: 0,
       changed: ['archived'],
     },
+  },
+  'message.starred': {
+    description:
+      'A message was starred or unstarred: through the API (star_message, unstar_message), on the phone or on another linked device (the account’s app state).',
+    changesInstance: false,
+    data: MessageStarredEventSchema,
+    example: { id: '3EB0C4F1A2B3C4D5E6F7', chat: '15550002222@s.whatsapp.net', starred: true },
   },
   'group.participants': {
     description:

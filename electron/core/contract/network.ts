@@ -112,6 +112,8 @@ export interface WaSendOptions {
   messageId?: string
   quoted?: WaQuotedMessage
   mentions?: string[]
+  /** Seconds the message lasts (the chat's disappearing-messages timer), carried as the network carries it. */
+  expiration?: number
   /** Called with the message as it will go out, before anything is sent; if it rejects, nothing is. */
   beforeSending?(message: WaSentMessage): Promise<void>
   /** A status update (sent to `status@broadcast`): who it goes to, and how a text one looks. */
@@ -208,6 +210,8 @@ export interface WaMessageHooks {
   onChannelPost(instanceId: string, post: WaChannelPost): Promise<void> | void
   /** Chats' settings changed in the account's app state (archive, pin, mute, unread). */
   onChatSettings(instanceId: string, changes: WaChatSettingsChange[]): void
+  /** The account's app state changed otherwise (by this app, the phone or another linked device): stars, … */
+  onAppState(instanceId: string, changes: WaAppStateChange[]): void
   /** The stored content of a poll this account created or received, to decrypt its votes; undefined if unknown. */
   pollContent(instanceId: string, pollId: string): Promise<Uint8Array | undefined>
 }
@@ -295,6 +299,11 @@ export interface WaConnection {
    * devices): archive and unread name the chat's newest message, as the network asks.
    */
   modifyChat(chat: string, change: WaChatModification): Promise<void>
+  /**
+   * Sets the chat's disappearing-messages timer (seconds; 0 turns it off): a protocol message to a contact, the
+   * group's setting for a group. Every member's apps then keep the chat's messages that long.
+   */
+  setDisappearing(chat: string, seconds: number): Promise<void>
   /** Groups: read, create, administer, invite, join and leave. */
   readonly groups: WaGroups
   /** Channels (newsletters): followed, followed and left, read, reacted to, created and posted to. */
@@ -359,6 +368,7 @@ export type WaChatModification =
   /** `until`: Unix milliseconds (-1: always); null unmutes. */
   | { kind: 'mute'; until: number | null }
   | { kind: 'unread'; unread: boolean; last: WaLastMessage }
+  | { kind: 'star'; message: WaMessageKey; starred: boolean }
 
 /** A chat's newest message, by its network key and time (Unix seconds). */
 export interface WaLastMessage {
@@ -378,6 +388,18 @@ export interface WaChatSettingsChange {
   mutedUntil?: number | null
   /** Marked unread by hand (false: read). */
   unread?: boolean
+  /** The disappearing-messages timer in seconds (0: off). */
+  disappearing?: number
+}
+
+/** A change of the account's app state beside the chats' settings, as the adapter read it. */
+export type WaAppStateChange = {
+  kind: 'star'
+  /** The chat id as the app state names it. */
+  chat: string
+  messageId: string
+  fromMe: boolean
+  starred: boolean
 }
 
 /** A member of a group: addressed by LID or phone number, with the other address where the network gave it. */

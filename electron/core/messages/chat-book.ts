@@ -10,6 +10,7 @@ import type { LinkdeskMessage } from '../contract/message'
 import type { ChatFlags } from '../contract/chat-flags'
 import { type ChatSettingsDesk, UNSET_FLAGS } from './chat-settings'
 import type { SavedNames } from './saved-names'
+import type { StarredMessages } from './starred-messages'
 
 /** A chat as the account's stored messages show it. */
 export interface ChatSummary {
@@ -98,6 +99,7 @@ export class ChatBook {
     /** Without it (a bench reading the store alone), every chat shows its flags unset. */
     private readonly settings?: Pick<ChatSettingsDesk, 'flags'>,
     private readonly names?: Pick<SavedNames, 'of'>,
+    private readonly stars?: Pick<StarredMessages, 'starred'>,
   ) {}
 
   private async flagged(instanceId: string, chats: ChatSummary[]): Promise<ListedChat[]> {
@@ -139,12 +141,17 @@ export class ChatBook {
     instanceId: string,
     chat: string,
     page: { limit?: number; cursor?: string },
-  ): Promise<Page<'messages', LinkdeskMessage>> {
+  ): Promise<Page<'messages', LinkdeskMessage> & { starred: string[] }> {
     const limit = page.limit ?? PAGE_LIMIT.default
     const before = page.cursor === undefined ? undefined : decode(page.cursor, isPosition, 'chat_messages')
     const found = await this.store.chatPage(instanceId, chat, limit + 1, before)
     const { shown, next } = paged(found, limit, (stored) => encode(positionOf(stored)))
-    return { messages: shown.map((stored) => stored.message), next_cursor: next }
+    const messages = shown.map((stored) => stored.message)
+    const starred = await this.stars?.starred(
+      instanceId,
+      messages.map(({ id }) => id),
+    )
+    return { messages, next_cursor: next, starred: [...(starred ?? [])] }
   }
 
   /** The people who wrote, by chat id, a page at a time. */

@@ -21,6 +21,8 @@ interface StoredSettings {
   /** Unix milliseconds (-1: always); null or absent: not muted. */
   mutedUntil?: number | null
   unread?: boolean
+  /** The disappearing-messages timer, seconds (0 or absent: off). */
+  disappearing?: number
 }
 
 /**
@@ -47,6 +49,8 @@ export type ChatSettingsRequest =
   /** Unix milliseconds (-1: always); null unmutes. */
   | { mutedUntil: number | null }
   | { unread: boolean }
+  /** Seconds (0: off). */
+  | { disappearing: number }
 
 /** A chat's flags when its settings were never changed. */
 export const UNSET_FLAGS: ChatFlags = {
@@ -55,6 +59,7 @@ export const UNSET_FLAGS: ChatFlags = {
   muted: false,
   muted_until: null,
   marked_unread: false,
+  disappearing_timer: 0,
 }
 
 function flagsOf(settings: StoredSettings | undefined, now: number): ChatFlags {
@@ -66,6 +71,7 @@ function flagsOf(settings: StoredSettings | undefined, now: number): ChatFlags {
     muted,
     muted_until: muted && until !== -1 ? Math.floor(until / 1000) : null,
     marked_unread: settings?.unread ?? false,
+    disappearing_timer: settings?.disappearing ?? 0,
   }
 }
 
@@ -75,6 +81,7 @@ function changedFlags(before: ChatFlags, after: ChatFlags): ChatFlagName[] {
   if (before.pinned !== after.pinned) names.push('pinned')
   if (before.muted !== after.muted || before.muted_until !== after.muted_until) names.push('muted')
   if (before.marked_unread !== after.marked_unread) names.push('marked_unread')
+  if (before.disappearing_timer !== after.disappearing_timer) names.push('disappearing_timer')
   return names
 }
 
@@ -93,7 +100,8 @@ function lastMessageOf(stored: StoredMessage): WaLastMessage {
 }
 
 /**
- * The chats' settings the account's app state carries (archive, pin, mute, marked unread): changed through
+ * The chats' settings the account's app state carries (archive, pin, mute, marked unread), and each chat's
+ * disappearing-messages timer (a protocol message in the chat, not app state, kept here beside them): changed through
  * the API (sent to the network, which syncs them to the phone and the other devices) or by the phone and
  * other devices (reported by the adapter); each change that alters a chat's flags is one chat.updated.
  */
@@ -147,7 +155,8 @@ export class ChatSettingsDesk {
       }
     }
     const connection = await this.deps.connection(instanceId)
-    await connection.modifyChat(id, this.modification(request, lastMessageOf(stored.last)))
+    if ('disappearing' in request) await connection.setDisappearing(id, request.disappearing)
+    else await connection.modifyChat(id, this.modification(request, lastMessageOf(stored.last)))
     await this.apply(instanceId, [{ chat: id, ...request }])
     return { chat: id, ...(await this.flags(instanceId, [id])).get(id)! }
   }
@@ -193,7 +202,15 @@ export class ChatSettingsDesk {
     return { ...(found[KEY_ID] as Record<string, StoredSettings> | undefined) }
   }
 
-  private modification(request: ChatSettingsRequest, last: WaLastMessage): WaChatModification {
+  /** The chat's disappearing-messages timer in seconds (0: off), which the messages sent to it carry. */
+  async disappearing(instanceId: string, chat: string): Promise<number> {
+    return (await this.read(instanceId))[chat]?.disappearing ?? 0
+  }
+
+  private modification(
+    request: Exclude<ChatSettingsRequest, { disappearing: number }>,
+    last: WaLastMessage,
+  ): WaChatModification {
     if ('archived' in request) return { kind: 'archive', archived: request.archived, last }
     if ('pinned' in request) return { kind: 'pin', pinned: request.pinned }
     if ('mutedUntil' in request) return { kind: 'mute', until: request.mutedUntil }

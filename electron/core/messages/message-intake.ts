@@ -6,10 +6,12 @@ import type { InstanceBehaviours } from '../contract/instance'
 import type { CallDesk } from './call-desk'
 import type { ChatSettingsDesk } from './chat-settings'
 import type { SavedNames } from './saved-names'
+import type { StarredMessages } from './starred-messages'
 import type { PollVotes } from '../store/poll-votes'
 import type { GroupDesk } from '../groups/group-desk'
 import type {
   WaChannelPost,
+  WaAppStateChange,
   WaChatSettingsChange,
   TallyVotes,
   WaAccount,
@@ -44,6 +46,7 @@ const PRESENCE_NAMES: Record<WaPresence, Presence> = {
 
 export interface MessageIntakeDeps {
   chatSettings: ChatSettingsDesk
+  stars: Pick<StarredMessages, 'apply'>
   savedNames: SavedNames
   store: MessageStore
   events: EventSink
@@ -313,6 +316,12 @@ export class MessageIntake implements WaMessageHooks {
   onChatSettings(instanceId: string, changes: WaChatSettingsChange[]): void {
     // The desk logs a failure; the app state keeps the setting, so the next change or link shows it again.
     this.deps.chatSettings.apply(instanceId, changes).catch(() => undefined)
+  }
+
+  onAppState(instanceId: string, changes: WaAppStateChange[]): void {
+    // Each desk logs a failure; the app state keeps the change, so a new link shows it again.
+    const stars = changes.filter((change) => change.kind === 'star')
+    if (stars.length > 0) this.deps.stars.apply(instanceId, stars).catch(() => undefined)
   }
 
   onGroupChange(instanceId: string, change: WaGroupChange, account: WaAccount): void {

@@ -67,6 +67,8 @@ export interface MessageSenderDeps {
   voiceNotes: VoiceNoteConverter
   /** Makes the preview of a text's first link, when a send asks for one. */
   linkPreviews: LinkPreviewer
+  /** The chat's disappearing-messages timer in seconds (0: off), which a message sent to it carries. */
+  disappearing?(instanceId: string, chat: string): Promise<number>
   /** Called once a sent message is stored and acknowledged, to mark it sent. */
   onAcknowledged?(instanceId: string, id: string, chat: string): void
   /** How long a send waits for the network's acknowledgement. */
@@ -314,6 +316,7 @@ export class MessageSender {
     const options = {
       quoted: await this.quoted(instanceId, request),
       mentions: mentionedChatIds(request.mentions ?? [], textOf(request)),
+      expiration: await this.deps.disappearing?.(instanceId, jid),
     }
     // Media is fetched in the instance's turn: one file in memory per instance, and messages go out in
     // the order they were asked for.

@@ -16,6 +16,7 @@ import { ChatBook } from './chat-book'
 import { ChannelDesk } from './channel-desk'
 import { ChatSettingsDesk } from './chat-settings'
 import { SavedNames } from './saved-names'
+import { StarredMessages } from './starred-messages'
 import type { InstanceAuthStore } from '../store/auth-store'
 import { loadPicture, OwnProfile } from './own-profile'
 import { ChatSignals } from './chat-signals'
@@ -103,6 +104,8 @@ export class MessageService {
   readonly chats: ChatBook
   /** The chats' archive, pin, mute and unread settings (the account's app state). */
   readonly chatSettings: ChatSettingsDesk
+  /** Starred messages (the account's app state). */
+  readonly stars: StarredMessages
   /** The account's own about text, picture and privacy settings. */
   readonly profile: OwnProfile
   /** The account's groups and their changes. */
@@ -133,8 +136,15 @@ export class MessageService {
       logger: deps.logger,
       connection,
     })
+    this.stars = new StarredMessages({
+      store: this.store,
+      auth: deps.auth,
+      events,
+      logger: deps.logger,
+      connection,
+    })
     const savedNames = new SavedNames(deps.auth, deps.logger)
-    this.chats = new ChatBook(this.store, this.chatSettings, savedNames)
+    this.chats = new ChatBook(this.store, this.chatSettings, savedNames, this.stars)
     this.profile = new OwnProfile({ limits: deps.limits, logger: deps.logger, connection })
     this.ledger = new IdempotencyLedger(deps.ledger)
     // Fed by the sender (a send marks its message sent) and by the intake (what the network reports).
@@ -166,6 +176,7 @@ export class MessageService {
       voiceNotes: deps.voiceNotes,
       linkPreviews: deps.linkPreviews,
       ackTimeoutMs: deps.ackTimeoutMs,
+      disappearing: (instanceId, chat) => this.chatSettings.disappearing(instanceId, chat),
     })
     this.calls = new CallDesk({
       events,
@@ -203,6 +214,7 @@ export class MessageService {
     this.actions = new MessageActions({ limits: deps.limits, store: this.store, sender: this.sender, events })
     this.hooks = new MessageIntake({
       chatSettings: this.chatSettings,
+      stars: this.stars,
       savedNames,
       store: this.store,
       events,

@@ -1,5 +1,10 @@
-import type { ChatModification, ChatUpdate } from '@whiskeysockets/baileys'
-import type { WaChatModification, WaChatSettingsChange, WaLastMessage } from '../contract/network'
+import type { ChatModification, ChatUpdate, WAMessageUpdate } from '@whiskeysockets/baileys'
+import type {
+  WaAppStateChange,
+  WaChatModification,
+  WaChatSettingsChange,
+  WaLastMessage,
+} from '../contract/network'
 import { toProtocolKey } from './message-mapping'
 
 function lastMessages(last: WaLastMessage) {
@@ -17,12 +22,34 @@ export function toChatModification(change: WaChatModification): ChatModification
       return { mute: change.until }
     case 'unread':
       return { markRead: !change.unread, lastMessages: lastMessages(change.last) }
+    case 'star':
+      return {
+        star: { messages: [{ id: change.message.id, fromMe: change.message.fromMe }], star: change.starred },
+      }
   }
+}
+
+/** Stars and unstars Baileys reports from the app state (a `messages.update` carrying `starred`). */
+export function starChanges(updates: readonly WAMessageUpdate[]): WaAppStateChange[] {
+  return updates.flatMap(({ key, update }) =>
+    typeof update.starred === 'boolean' && key.remoteJid && key.id
+      ? [
+          {
+            kind: 'star' as const,
+            chat: key.remoteJid,
+            messageId: key.id,
+            fromMe: Boolean(key.fromMe),
+            starred: update.starred,
+          },
+        ]
+      : [],
+  )
 }
 
 /**
  * The settings Baileys reports from the app state (its `chats.update`): archived, pinned (a time, or null),
- * muteEndTime (null: unmuted) and unreadCount (-1: marked unread; 0: read). Other chat updates (such as
+ * muteEndTime (null: unmuted), unreadCount (-1: marked unread; 0: read) and ephemeralExpiration (the
+ * disappearing-messages timer, set by a protocol message in the chat; null: off). Other chat updates (such as
  * unread counts from messages) carry none of these and are left out.
  */
 export function chatSettingsChanges(updates: readonly ChatUpdate[]): WaChatSettingsChange[] {
@@ -36,6 +63,9 @@ export function chatSettingsChanges(updates: readonly ChatUpdate[]): WaChatSetti
     }
     if (update.unreadCount === -1) change.unread = true
     else if (update.unreadCount === 0) change.unread = false
+    // A disappearing-messages setting (a protocol message in the chat) Baileys reports on the chat.
+    if (update.ephemeralExpiration !== undefined)
+      change.disappearing = Number(update.ephemeralExpiration ?? 0)
     return Object.keys(change).length > 1 ? [change] : []
   })
 }

@@ -128,6 +128,7 @@ export function createWaConnection(
             upload: socket.waUploadToServer,
             options: network.options,
             messageId: options.messageId ?? generateMessageIDV2(socket.user?.id),
+            ...(options.expiration ? { ephemeralExpiration: options.expiration } : {}),
             ...(options.quoted ? { quoted: toQuotedMessage(options.quoted) } : {}),
             // A status's look: a text's background and font (and a voice status's background).
             ...(options.status?.backgroundColor && { backgroundColor: options.status.backgroundColor }),
@@ -247,6 +248,14 @@ export function createWaConnection(
         await socket.chatModify(toChatModification(change), chat)
       } catch (error) {
         throw upstreamError(error, `chat ${change.kind} change`)
+      }
+    },
+    async setDisappearing(chat, seconds) {
+      try {
+        if (isJidGroup(chat)) await socket.groupToggleEphemeral(chat, seconds)
+        else await socket.sendMessage(chat, { disappearingMessagesInChat: seconds })
+      } catch (error) {
+        throw upstreamError(error, 'disappearing messages setting')
       }
     },
     async blocklist() {

@@ -23,7 +23,7 @@ import { classifyClose } from './disconnect-reason'
 import type { SocketNetworkConfig } from './network-endpoint'
 import { isLinked, loadWaAuthState, type WaAuthState } from './wa-auth-state'
 import { createWaConnection } from './wa-connection'
-import { chatSettingsChanges } from './chat-settings'
+import { chatSettingsChanges, starChanges } from './chat-settings'
 import {
   lacksAddresses,
   lacksMemberAddresses,
@@ -398,6 +398,8 @@ export class WaSession {
       guard('messages.update', (updates) => {
         const mapped = mapStatusUpdates(updates)
         if (mapped.length > 0) hooks.onStatuses(instanceId, mapped)
+        const stars = starChanges(updates)
+        if (stars.length > 0) hooks.onAppState(instanceId, stars)
       }),
     )
     socket.ev.on(

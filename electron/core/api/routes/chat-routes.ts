@@ -91,6 +91,7 @@ export function chatOperations({ messages }: ChatRoutesDeps): Operation[] {
             unread: 1,
             messages: 12,
             ...{ archived: false, pinned: true, muted: false, muted_until: null, marked_unread: false },
+            disappearing_timer: 0,
           },
         ],
         next_cursor: null,
@@ -125,8 +126,12 @@ export function chatOperations({ messages }: ChatRoutesDeps): Operation[] {
         number: { ...CHAT_NUMBER, required: true },
         ...pageFields('Messages', PAGE_LIMIT.max),
       },
-      answer: { messages: Type.Array(LinkdeskMessageSchema), next_cursor: NEXT_CURSOR },
-      example: { status: 'success', messages: [SAMPLE_MESSAGE], next_cursor: null },
+      answer: {
+        messages: Type.Array(LinkdeskMessageSchema),
+        next_cursor: NEXT_CURSOR,
+        starred: Type.Array(Type.String(), { description: 'The ids of this page’s starred messages.' }),
+      },
+      example: { status: 'success', messages: [SAMPLE_MESSAGE], next_cursor: null, starred: [] },
       handle: async ({ params, instance }) => ({
         status: 'success',
         ...(await chats.messages(instance.id, parseRecipient(params.number).jid, {

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { ChatFlagsSchema } from '../../contract/chat-flags'
+import { ChatFlagsSchema, DISAPPEARING_TIMERS } from '../../contract/chat-flags'
 import { parseRecipient } from '../../contract/recipient'
 import { AppError } from '../../errors'
 import type { ChatSettingsRequest } from '../../messages/chat-settings'
@@ -13,7 +13,14 @@ export interface ChatSettingsRoutesDeps {
 
 const ANSWER = { chat: Type.String({ description: 'The chat id.' }), ...ChatFlagsSchema.properties }
 
-const FLAGS = { archived: false, pinned: false, muted: false, muted_until: null, marked_unread: false }
+const FLAGS = {
+  archived: false,
+  pinned: false,
+  muted: false,
+  muted_until: null,
+  marked_unread: false,
+  disappearing_timer: 0,
+}
 
 /** The longest mute the apps offer beside "always": a year. */
 const MAX_MUTE_SECONDS = 366 * 24 * 60 * 60
@@ -49,9 +56,44 @@ function settingOperation(
 const COMMON =
   'The change goes to the network as the account’s app state, which syncs it to the phone and the other linked devices, and is announced as chat.updated when it changes the chat’s flags. The chat must be among `chats` (a stored message): otherwise 404 chat_not_found, and nothing is sent.'
 
-/** archive, pin, mute and mark unread: the chat settings of the account's app state. */
+const MESSAGE_ID = {
+  type: 'string',
+  required: true,
+  maxLength: 128,
+  description: 'The id of a stored message (sent or received).',
+  example: '3EB0C431C26A1916E07A',
+} as const
+
+const STARRED = {
+  id: Type.String({ description: 'The message id.' }),
+  chat: Type.String({ description: 'The chat id.' }),
+  starred: Type.Boolean(),
+}
+
+/** star_message and unstar_message: one message's star in the account's app state. */
+function starOperation(messages: MessageService, starred: boolean): Operation {
+  return defineOperation({
+    name: starred ? 'star_message' : 'unstar_message',
+    tag: 'Messages',
+    summary: starred ? 'Star a message, as the phone does.' : 'Unstar a message.',
+    description: `${starred ? 'Stars' : 'Unstars'} a stored message (sent or received). The change goes to the network as the account’s app state, which syncs it to the phone and the other linked devices, and is announced as message.starred when it changes the star; chat_messages lists the starred ids of its page in \`starred\`. 404 message_not_found for a message Linkdesk has not stored, and nothing is sent.`,
+    auth: 'token',
+    instance: true,
+    fields: { message_id: MESSAGE_ID },
+    answer: STARRED,
+    example: { status: 'success', id: '3EB0C431C26A1916E07A', chat: '15551234567@s.whatsapp.net', starred },
+    handle: async ({ params, instance }) => ({
+      status: 'success',
+      ...(await messages.stars.star(instance.id, params.message_id, starred)),
+    }),
+  })
+}
+
+/** archive, pin, mute and mark unread: the chat settings of the account's app state; and message stars. */
 export function chatSettingsOperations({ messages }: ChatSettingsRoutesDeps): Operation[] {
   return [
+    starOperation(messages, true),
+    starOperation(messages, false),
     settingOperation(messages, {
       name: 'archive_chat',
       summary: 'Archive a chat, as the phone does.',
@@ -133,6 +175,47 @@ export function chatSettingsOperations({ messages }: ChatSettingsRoutesDeps): Op
           status: 'success',
           ...(await messages.chatSettings.change(instance.id, parseRecipient(params.number).jid, {
             mutedUntil,
+          })),
+        }
+      },
+    }),
+    defineOperation({
+      name: 'set_disappearing_timer',
+      tag: 'Chats',
+      summary: 'Turn disappearing messages on in a chat (24 hours, 7 days or 90 days), or off.',
+      description: `\`timer\` is one of the apps’ choices in seconds: 86400 (24 hours), 604800 (7 days), 7776000 (90 days), or 0 to turn it off; any other value is 400 invalid_parameter and nothing is sent. The setting goes into the chat as WhatsApp sends it (a protocol message to a contact, the group’s setting for a group), so the other side’s apps use it too; the messages sent to the chat afterwards carry the timer as their expiration, and \`chats\` shows it as \`disappearing_timer\`. A change is announced as chat.updated; a timer set on another linked device arrives the same way. The chat must be among \`chats\` (a stored message): otherwise 404 chat_not_found, and nothing is sent.`,
+      auth: 'token',
+      instance: true,
+      fields: {
+        number: { ...CHAT_NUMBER, required: true },
+        timer: {
+          type: 'integer',
+          required: true,
+          minimum: 0,
+          maximum: 7776000,
+          description: 'Seconds the new messages last: 86400, 604800 or 7776000; 0 turns it off.',
+          example: 604800,
+        },
+      },
+      answer: ANSWER,
+      example: {
+        status: 'success',
+        chat: '15551234567@s.whatsapp.net',
+        ...FLAGS,
+        disappearing_timer: 604800,
+      },
+      handle: async ({ params, instance }) => {
+        if (!DISAPPEARING_TIMERS.some((timer) => timer === params.timer)) {
+          throw new AppError(
+            'invalid_parameter',
+            `timer must be one of ${DISAPPEARING_TIMERS.join(', ')} (seconds; 0 turns it off).`,
+            { details: { parameter: 'timer' } },
+          )
+        }
+        return {
+          status: 'success',
+          ...(await messages.chatSettings.change(instance.id, parseRecipient(params.number).jid, {
+            disappearing: params.timer,
           })),
         }
       },

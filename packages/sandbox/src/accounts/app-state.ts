@@ -32,6 +32,8 @@ export interface AppStateRecord {
   chats?: Record<string, ChatSettings>
   /** Per contact chat id, the name saved in the phone's address book. */
   contacts?: Record<string, string>
+  /** Per chat id, the ids of its starred messages. */
+  starred?: Record<string, string[]>
 }
 
 /** A setting a patch changed that the network itself acts on. */
@@ -97,6 +99,7 @@ export class AppState {
     versions: Record<string, number>
     chats: Record<string, ChatSettings>
     contacts: Record<string, string>
+    starred: Record<string, string[]>
     requests: Array<{ collection: string; version: number }>
   } {
     const versions = Object.fromEntries(
@@ -106,6 +109,7 @@ export class AppState {
       versions,
       chats: structuredClone(this.record.chats ?? {}),
       contacts: { ...this.record.contacts },
+      starred: structuredClone(this.record.starred ?? {}),
       requests: [...this.asked],
     }
   }
@@ -202,13 +206,21 @@ export class AppState {
 
   /** Applies what one mutation sets to the record; answers what the network itself acts on. */
   private take(action: proto.ISyncActionValue | null | undefined, index: string[]): AppStateChange[] {
-    const [, chat] = index
+    const [, chat, messageId] = index
     if (!action) return []
     if (action.pushNameSetting?.name) return [{ kind: 'push_name', name: action.pushNameSetting.name }]
     if (!chat) return []
     if (action.contactAction) {
       const name = action.contactAction.fullName ?? action.contactAction.firstName
       if (name) (this.record.contacts ??= {})[chat] = name
+      return []
+    }
+    if (action.starAction && messageId) {
+      // index: star, chat, message id, from me (1/0), participant
+      const starred = new Set((this.record.starred ??= {})[chat])
+      if (action.starAction.starred) starred.add(messageId)
+      else starred.delete(messageId)
+      this.record.starred[chat] = [...starred]
       return []
     }
     const settings = ((this.record.chats ??= {})[chat] ??= {})

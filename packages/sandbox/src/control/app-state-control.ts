@@ -12,6 +12,8 @@ export interface SandboxAppState {
   chats: Record<string, ChatSettings>
   /** Saved names, by contact chat id. */
   contacts: Record<string, string>
+  /** By chat id, the ids of the chat's starred messages. */
+  starred: Record<string, string[]>
   /** The versions the account's linked devices asked the patches after, oldest first (the newest 200). */
   requests: Array<{ collection: string; version: number }>
 }

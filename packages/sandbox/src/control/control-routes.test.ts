@@ -110,6 +110,7 @@ test('a contact sends through POST /accounts/{phone}/messages and reads its inbo
     'caption',
     'chat',
     'contacts',
+    'expiration',
     'filename',
     'from',
     'groupInvite',

@@ -15,6 +15,7 @@ export type InboxEntryType =
   | 'location'
   | 'contact'
   | 'group_invite'
+  | 'disappearing'
   | 'unknown'
 
 export interface SandboxLocation {
@@ -79,6 +80,11 @@ export interface SandboxInboxEntry {
   linkPreview: SandboxLinkPreview | null
   /** An invitation to join a group: the group, its subject and the code that joins it. */
   groupInvite: { groupId: string; subject: string; code: string; expiration: number } | null
+  /**
+   * Seconds the message lasts in a chat with disappearing messages on (its contextInfo.expiration); for a
+   * `disappearing` entry (the sender changed the chat's timer), the new timer, 0 when turned off.
+   */
+  expiration: number | null
   /** Unix seconds. */
   timestamp: number
 }
@@ -122,13 +128,18 @@ const BLANK: Omit<DescribedMessage, 'type'> = {
   mentions: [],
   linkPreview: null,
   groupInvite: null,
+  expiration: null,
   media: undefined,
 }
 
 function contextOf(
   info: proto.IContextInfo | null | undefined,
-): Pick<DescribedMessage, 'quotedId' | 'mentions'> {
-  return { quotedId: info?.stanzaId ?? null, mentions: info?.mentionedJid ?? [] }
+): Pick<DescribedMessage, 'quotedId' | 'mentions' | 'expiration'> {
+  return {
+    quotedId: info?.stanzaId ?? null,
+    mentions: info?.mentionedJid ?? [],
+    expiration: info?.expiration || null,
+  }
 }
 
 function cardOf(contact: proto.Message.IContactMessage): SandboxContactCard {
@@ -224,6 +235,10 @@ function actionMessage(content: proto.IMessage): DescribedMessage | undefined {
     return { ...BLANK, type: 'reaction', text: reaction.text ?? '', targetId: reaction.key?.id ?? null }
   }
   const protocol = content.protocolMessage
+  // The chat's disappearing-messages timer, as the apps send it when someone changes it.
+  if (protocol?.type === proto.Message.ProtocolMessage.Type.EPHEMERAL_SETTING) {
+    return { ...BLANK, type: 'disappearing', expiration: protocol.ephemeralExpiration ?? 0 }
+  }
   const targetId = protocol?.key?.id
   if (!protocol || !targetId) return undefined
   if (protocol.type === proto.Message.ProtocolMessage.Type.REVOKE)

@@ -27,8 +27,8 @@ function messageOf(event: LoggedEventView): MessageRef | undefined {
 }
 
 /**
- * What an operator does to a message from its event: react, edit or delete it (one this account sent),
- * forward it, mark it read (one it received); on a ringing call's event, reject the call.
+ * What an operator does to a message from its event: react, star or unstar it, edit or delete it (one this
+ * account sent), forward it, mark it read (one it received); on a ringing call's event, reject the call.
  */
 export function MessageActions({ event }: { event: LoggedEventView }) {
   if (event.event === 'call.received') return <RejectCall event={event} />
@@ -89,6 +89,20 @@ function ActionsOnMessage({ message }: { message: MessageRef }) {
         ) : null}
       </div>
       <div className="actions">
+        <button
+          type="button"
+          disabled={busy !== null}
+          onClick={() => void act('star_message', {}, 'Starred.')}
+        >
+          Star
+        </button>
+        <button
+          type="button"
+          disabled={busy !== null}
+          onClick={() => void act('unstar_message', {}, 'Unstarred.')}
+        >
+          Unstar
+        </button>
         {message.fromMe ? (
           <button type="button" className="danger" onClick={() => setConfirming(true)}>
             Delete for everyone

@@ -8,7 +8,16 @@ type Chat = ChatList['chats'][number]
 /** How long the window mutes a chat for: 8 hours, as the phone's first choice. */
 const MUTE_SECONDS = 8 * 60 * 60
 
-/** The chat's app-state flags in words (archived, pinned, muted, marked unread), or nothing when none is set. */
+/** The disappearing-messages timer the window sets: 7 days, as the phone suggests. */
+const DISAPPEARING_SECONDS = 7 * 24 * 60 * 60
+
+/** A disappearing-messages timer in the apps' words. */
+function timerName(seconds: number): string {
+  const days = seconds / 86400
+  return days === 1 ? '24 hours' : `${days} days`
+}
+
+/** The chat's flags in words (archived, pinned, muted, marked unread, disappearing), or nothing when none is set. */
 export function ChatFlagBadges({ chat }: { chat: Chat }) {
   const shown = [
     chat.pinned && 'Pinned',
@@ -18,13 +27,14 @@ export function ChatFlagBadges({ chat }: { chat: Chat }) {
         ? 'Muted'
         : `Muted until ${new Date(chat.muted_until * 1000).toLocaleString()}`),
     chat.marked_unread && 'Marked unread',
+    chat.disappearing_timer > 0 && `Disappearing after ${timerName(chat.disappearing_timer)}`,
   ].filter((flag): flag is string => Boolean(flag))
   if (shown.length === 0) return null
   return <span className="chat-flags"> {shown.join(' · ')}</span>
 }
 
 /**
- * Archive, pin, mute (8 hours) and mark unread a chat, or undo each; the list refreshes from the chat.updated
+ * Archive, pin, mute (8 hours), mark unread a chat and turn disappearing messages on (7 days), or undo each; the list refreshes from the chat.updated
  * event that follows. A refusal (such as a fourth pin) is shown beside the chat.
  */
 export function ChatFlagActions({
@@ -52,6 +62,9 @@ export function ChatFlagActions({
     chat.pinned ? ['Unpin', 'unpin_chat'] : ['Pin', 'pin_chat'],
     chat.muted ? ['Unmute', 'unmute_chat'] : ['Mute 8 h', 'mute_chat', { duration: MUTE_SECONDS }],
     chat.marked_unread ? ['Mark read', 'mark_chat_read'] : ['Mark unread', 'mark_chat_unread'],
+    chat.disappearing_timer > 0
+      ? ['Disappearing off', 'set_disappearing_timer', { timer: 0 }]
+      : ['Disappearing 7 days', 'set_disappearing_timer', { timer: DISAPPEARING_SECONDS }],
   ]
   return (
     <span className="chat-actions" role="group" aria-label={`Organise ${name}`}>
