@@ -162,7 +162,13 @@ test(
     await db.query('BEGIN')
     await db.query('LOCK TABLE events IN SHARE ROW EXCLUSIVE MODE')
     const held = await sandbox.send(ALICE, ME, 'held at the commit')
-    await waitFor(async () => (await waitingForLock(held)) > 0, 60_000, 'the message’s commit waiting')
+    // The one message arriving now: its row's insert waits (pg_stat_activity shows a query's first 1 kB only,
+    // which the row's id may lie beyond).
+    await waitFor(
+      async () => (await waitingForLock('INSERT INTO messages')) > 0,
+      60_000,
+      'the message’s commit waiting',
+    )
     assert.equal((await db.query('SELECT 1 FROM messages WHERE id = $1', [held])).rowCount, 0)
     await served.kill()
     // What the killed process had sent never commits: its waiting connections end before the lock goes.
