@@ -94,6 +94,11 @@ export interface Config {
    */
   fsync: boolean
   /**
+   * Worker threads that build, sign and send webhook POSTs (each instance's queue always on the same one);
+   * 0 sends them from the main thread.
+   */
+  deliveryThreads: number
+  /**
    * Where the data is kept: the embedded LMDB store in the data folder (the default, and the desktop's only
    * store), or a PostgreSQL database (`--store postgres://…`), which several headless nodes can share.
    */
@@ -170,6 +175,7 @@ export interface ConfigInput {
   timings?: Partial<Record<keyof Timings, number | string>>
   events?: EventSettingsInput
   fsync?: boolean
+  deliveryThreads?: number | string
   /** `lmdb`, or a `postgres://` (or `postgresql://`) URL. */
   store?: string
   nodeId?: string
@@ -237,6 +243,20 @@ function parsePort(value: number | string | undefined): number {
     throw new ConfigError(`port must be a whole number from 0 to 65535 (got ${JSON.stringify(value)}).`)
   }
   return port
+}
+
+export const DEFAULT_DELIVERY_THREADS = 1
+const MAX_DELIVERY_THREADS = 8
+
+function parseDeliveryThreads(value: number | string | undefined): number {
+  if (value === undefined) return DEFAULT_DELIVERY_THREADS
+  const threads = typeof value === 'number' ? value : /^\d+$/.test(value) ? Number(value) : NaN
+  if (!Number.isInteger(threads) || threads < 0 || threads > MAX_DELIVERY_THREADS) {
+    throw new ConfigError(
+      `delivery-threads must be a whole number from 0 to ${MAX_DELIVERY_THREADS} (got ${JSON.stringify(value)}).`,
+    )
+  }
+  return threads
 }
 
 function parseHost(value: string | undefined): string {
@@ -365,6 +385,7 @@ export function parseConfig(input: ConfigInput, env: NodeJS.ProcessEnv = process
     timings: parseTimings(input.timings),
     events: parseEvents(input.events),
     fsync: input.fsync ?? false,
+    deliveryThreads: parseDeliveryThreads(input.deliveryThreads),
     store,
     cluster: parseCluster(input, store),
     uiDir: input.uiDir,

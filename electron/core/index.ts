@@ -179,6 +179,7 @@ async function buildCore(
     webhooks,
     settings: config.events,
     fsync: config.fsync,
+    deliveryThreads: config.deliveryThreads,
     logger,
     coordinator,
     sharedLog: stores.sharedLog,

@@ -1,6 +1,7 @@
 import {
   ConfigError,
   type ConfigInput,
+  DEFAULT_DELIVERY_THREADS,
   DEFAULT_FFMPEG,
   DEFAULT_HOST,
   DEFAULT_LIMITS,
@@ -141,6 +142,18 @@ export const SERVE_COMMAND: CommandSpec<ConfigInput> = {
         "fsync each event before it counts as recorded: events survive power loss too, not only a killed process (about 1.5 ms per event, against 0.15 ms without, on the project's machine)",
       apply: (input, value) => {
         input.fsync = value
+      },
+    },
+    {
+      kind: 'value',
+      name: 'delivery-threads',
+      placeholder: 'N',
+      env: 'LINKDESK_DELIVERY_THREADS',
+      default: String(DEFAULT_DELIVERY_THREADS),
+      description:
+        'worker threads that sign and send webhook POSTs, off the main thread that runs the accounts and the API (0: on the main thread)',
+      apply: (input, value) => {
+        input.deliveryThreads = value
       },
     },
     {
