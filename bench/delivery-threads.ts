@@ -3,7 +3,7 @@
 // a receiver in its own process. The main thread's own CPU time is read from /proc (its task has the process
 // id); the process's total (every thread) from process.cpuUsage.
 //
-//   npx tsx bench/delivery-threads.ts [-- --events N]   (Linux)
+//   npm run bench:delivery-threads [-- --events N]   (Linux)
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { DEFAULT_EVENT_SETTINGS } from '../electron/core/contract/event-settings'
