@@ -1,5 +1,5 @@
-// Main-thread CPU per delivered webhook, with the POSTs in the delivery thread (the default) and on the main
-// thread (`deliveryThreads: 0`, as before), side by side in one run: the same EventService, store and events,
+// Main-thread CPU per delivered webhook, with the POSTs in a delivery thread (`--delivery-threads 1`) and on
+// the main thread (the default), side by side in one run: the same EventService, store and events,
 // a receiver in its own process. The main thread's own CPU time is read from /proc (its task has the process
 // id); the process's total (every thread) from process.cpuUsage.
 //
@@ -60,7 +60,7 @@ for (const round of [0, 1, 2]) {
     const result = await run(receiver, threads)
     if (round === 0) continue
     rows.push([
-      threads === 1 ? 'delivery thread' : 'main thread (before)',
+      threads === 1 ? 'delivery thread' : 'main thread (the default)',
       String(round),
       result.mainMs.toFixed(3),
       result.totalMs.toFixed(3),

@@ -95,7 +95,7 @@ export interface Config {
   fsync: boolean
   /**
    * Worker threads that build, sign and send webhook POSTs (each instance's queue always on the same one);
-   * 0 sends them from the main thread.
+   * 0, the default, sends them from the main thread.
    */
   deliveryThreads: number
   /**
@@ -245,7 +245,7 @@ function parsePort(value: number | string | undefined): number {
   return port
 }
 
-export const DEFAULT_DELIVERY_THREADS = 1
+export const DEFAULT_DELIVERY_THREADS = 0
 const MAX_DELIVERY_THREADS = 8
 
 function parseDeliveryThreads(value: number | string | undefined): number {

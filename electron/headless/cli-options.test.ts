@@ -181,9 +181,9 @@ test('npm run backup and npm run restore: their help lists their options; a fold
   }
 })
 
-test('--delivery-threads (or LINKDESK_DELIVERY_THREADS) sets the webhook POST threads, 0 to 8; one by default', () => {
-  assert.equal(parseConfig(serveOptions([], {})).deliveryThreads, 1)
-  assert.equal(parseConfig(serveOptions(['--delivery-threads', '0'], {})).deliveryThreads, 0)
+test('--delivery-threads (or LINKDESK_DELIVERY_THREADS) sets the webhook POST threads, 0 to 8; none by default', () => {
+  assert.equal(parseConfig(serveOptions([], {})).deliveryThreads, 0)
+  assert.equal(parseConfig(serveOptions(['--delivery-threads', '2'], {})).deliveryThreads, 2)
   assert.equal(parseConfig(serveOptions([], { LINKDESK_DELIVERY_THREADS: '3' })).deliveryThreads, 3)
   for (const bad of ['9', '-1', 'two', '1.5']) {
     assert.throws(

@@ -134,7 +134,14 @@ test('a start with a current build does not rebuild; one after a source changed 
 test('the built `npm run serve` delivers webhooks through its delivery thread: a message arrives signed', async (t) => {
   const sandbox = await startSandbox()
   const receiver = await WebhookReceiver.start()
-  const started = await serve(['--sandbox-url', sandbox.controlUrl, '--send-interval-ms', '0'])
+  const started = await serve([
+    '--sandbox-url',
+    sandbox.controlUrl,
+    '--send-interval-ms',
+    '0',
+    '--delivery-threads',
+    '1',
+  ])
   t.after(async () => {
     await stop(started)
     await sandbox.stop()

@@ -57,8 +57,9 @@ export interface EventServiceDeps {
   now?: () => number
   random?: () => number
   /**
-   * Worker threads that sign and POST the webhooks (default 1); 0 posts on the main thread, through a
-   * keep-alive pool of its own.
+   * Worker threads that sign and POST the webhooks; 0 (the default) posts on the main thread, through a
+   * keep-alive pool of its own: on two cores the threads' hand-overs cost more CPU than they take off the main
+   * thread (docs/benchmarks.md).
    */
   deliveryThreads?: number
   /** Retention in force at each sweep (the operator may change it); defaults to settings.retention. */
@@ -177,9 +178,9 @@ export class EventService implements EventSink {
       settled: (queueId, requeued) => local?.settled(queueId, requeued),
     }
     this.delivery =
-      deps.deliveryThreads === 0
+      (deps.deliveryThreads ?? 0) === 0
         ? mainThreadPosts()
-        : new DeliveryThreads(deps.deliveryThreads ?? 1, this.log)
+        : new DeliveryThreads(deps.deliveryThreads ?? 0, this.log)
     this.brokers = new BrokerSinks(this.log)
     this.journal =
       deps.durability === 'journal'
