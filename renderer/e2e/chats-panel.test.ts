@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { before, describe, test } from 'node:test'
 import type { Page, Request } from 'playwright-core'
-import { chromiumMissing, launchBrowser, type TestBrowser } from './browser'
-import { windowSessionHeaders } from './window-session'
+import { chromiumMissing } from './browser'
 import { seriousViolations } from './axe'
-import { type HeadlessServer, startHeadlessServer } from './headless-server'
-import { ensureRendererBuilt } from './renderer-build'
 import { createAndScan } from './window-link'
+import { windowPerSuite } from './window-fixture'
 
 const ANN = '15550032222'
 const BEN = '15550033333'
@@ -15,31 +13,15 @@ describe(
   'the chats panel in a browser, against the headless server in sandbox mode',
   { skip: chromiumMissing },
   () => {
-    let server: HeadlessServer
-    let browser: TestBrowser
+    const ui = windowPerSuite()
     let page: Page
     let instancePhone = ''
 
     /** Calls the sandbox's control API through the app, with the window's own credential. */
-    async function sandbox(path: string, body: unknown): Promise<void> {
-      const answer = await fetch(`${server.apiBase}/sandbox${path}`, {
-        method: 'POST',
-        headers: {
-          ...(await windowSessionHeaders(browser.context, server.apiBase)),
-          'content-type': 'application/json',
-        },
-        body: JSON.stringify(body),
-      })
-      assert.equal(answer.status, 200, await answer.text())
-    }
+    const sandbox = (path: string, body: unknown) => ui.ok(`sandbox${path}`, body)
 
     before(async () => {
-      await ensureRendererBuilt()
-      server = await startHeadlessServer(['--sandbox'])
-      browser = await launchBrowser()
-      page = await browser.context.newPage()
-      await page.goto(server.loginUrl)
-      await page.getByRole('heading', { name: 'Instances', level: 1 }).waitFor()
+      page = ui.page
       await createAndScan(page)
       // The simulated phone gets a number of its own: the instance's page shows it.
       const heading = page.getByRole('heading', { level: 1, name: /\(\+\d+\)/ })
@@ -48,11 +30,6 @@ describe(
       await page.locator('.badge', { hasText: 'Connected' }).waitFor()
       await sandbox('/accounts', { phone: ANN, name: 'Ann' })
       await sandbox('/accounts', { phone: BEN, name: 'Ben' })
-    })
-
-    after(async () => {
-      await browser?.close()
-      await server?.stop()
     })
 
     test('a new message refreshes only its own chat: one read of that chat, no read of the whole chats or contacts', async () => {
@@ -92,16 +69,10 @@ describe(
     })
 
     test('a group chat is named by the group’s subject, not its id', async () => {
-      const made = await fetch(`${server.apiBase}/sandbox/groups`, {
-        method: 'POST',
-        headers: {
-          ...(await windowSessionHeaders(browser.context, server.apiBase)),
-          'content-type': 'application/json',
-        },
-        body: JSON.stringify({ subject: 'Morning crew', participants: [ANN, instancePhone] }),
+      const { group_id: groupId } = await ui.ok<{ group_id: string }>('sandbox/groups', {
+        subject: 'Morning crew',
+        participants: [ANN, instancePhone],
       })
-      assert.equal(made.status, 200, await made.clone().text())
-      const { group_id: groupId } = (await made.json()) as { group_id: string }
       await sandbox(`/accounts/${ANN}/messages`, { to: groupId, text: 'Crew, good morning' })
       const chats = page.getByRole('list', { name: 'Chats' })
       const chat = chats.getByRole('listitem').filter({ hasText: 'Crew, good morning' })
@@ -118,11 +89,9 @@ describe(
       await actions.getByRole('button', { name: 'Unarchive' }).waitFor()
       await actions.getByRole('button', { name: 'Pin' }).click()
       await ann.getByText('Pinned · Archived').waitFor()
-      const phone = await fetch(`${server.apiBase}/sandbox/accounts/${instancePhone}/app-state`, {
-        headers: await windowSessionHeaders(browser.context, server.apiBase),
-      })
-      assert.equal(phone.status, 200)
-      const { chats: onPhone } = (await phone.json()) as { chats: Record<string, Record<string, unknown>> }
+      const { chats: onPhone } = await ui.ok<{ chats: Record<string, Record<string, unknown>> }>(
+        `sandbox/accounts/${instancePhone}/app-state`,
+      )
       assert.deepEqual(onPhone[`${ANN}@s.whatsapp.net`], { archived: true, pinned: true })
       // A mute made on the phone reaches the row by chat.updated.
       await sandbox(`/accounts/${instancePhone}/app-state`, { chat: ANN, muted_until: -1 })

@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { before, describe, test } from 'node:test'
 import type { Page } from 'playwright-core'
 import type { SandboxAccountView } from '../../electron/core/shared-types'
 import { seriousViolations } from './axe'
-import { chromiumMissing, launchBrowser, type TestBrowser } from './browser'
-import { windowSessionHeaders } from './window-session'
-import { type HeadlessServer, startHeadlessServer } from './headless-server'
-import { ensureRendererBuilt } from './renderer-build'
+import { chromiumMissing } from './browser'
 import { screenshot } from './screenshots'
+import { windowPerSuite } from './window-fixture'
 
 const MANY = 300
 const LINKED_PHONE = '15550045555'
@@ -16,35 +14,18 @@ describe(
   'the Instances screen with hundreds of instances, against the headless server in sandbox mode',
   { skip: chromiumMissing },
   () => {
-    let server: HeadlessServer
-    let browser: TestBrowser
+    const ui = windowPerSuite()
     let page: Page
     let linkedId = ''
-
     /** Calls an API operation beside the window, with the window's own session. */
-    async function api(operation: string, params: Record<string, unknown> = {}) {
-      const answer = await fetch(`${server.apiBase}/${operation}`, {
-        method: 'POST',
-        headers: {
-          ...(await windowSessionHeaders(browser.context, server.apiBase)),
-          'content-type': 'application/json',
-        },
-        body: JSON.stringify(params),
-      })
-      return { status: answer.status, body: (await answer.json()) as Record<string, any> }
-    }
+    const api = (operation: string, params: Record<string, unknown> = {}) => ui.request(operation, params)
 
     const shopName = (index: number) => `Shop ${String(index).padStart(3, '0')}`
     const status = () => page.getByRole('status').filter({ hasText: /^Showing / })
     const counts = () => page.getByLabel('Instances by state')
 
     before(async () => {
-      await ensureRendererBuilt()
-      server = await startHeadlessServer(['--sandbox'])
-      browser = await launchBrowser()
-      page = await browser.context.newPage()
-      await page.goto(server.loginUrl)
-      await page.getByRole('heading', { name: 'Instances', level: 1 }).waitFor()
+      page = ui.page
       for (let start = 0; start < MANY; start += 25) {
         await Promise.all(
           Array.from({ length: Math.min(25, MANY - start) }, async (_, offset) => {
@@ -57,11 +38,6 @@ describe(
       linkedId = linked.body.instance_id
       const scanned = await api('sandbox_scan', { instance_id: linkedId, phone: LINKED_PHONE, name: 'Desk' })
       assert.equal(scanned.status, 200, JSON.stringify(scanned.body))
-    })
-
-    after(async () => {
-      await browser?.close()
-      await server?.stop()
     })
 
     test('300 instances are counted by state and listed in the table, which the window remembers', async () => {
@@ -192,10 +168,7 @@ describe(
       const { instances } = (await api('instances')).body
       assert.equal(instances.length, MANY, 'nothing replaced it')
       assert.ok(instances.every((instance: { name: string | null }) => instance.name?.startsWith('Shop ')))
-      const listed = await fetch(`${server.apiBase}/sandbox/accounts`, {
-        headers: await windowSessionHeaders(browser.context, server.apiBase),
-      })
-      const { accounts } = (await listed.json()) as { accounts: SandboxAccountView[] }
+      const { accounts } = await ui.ok<{ accounts: SandboxAccountView[] }>('sandbox/accounts')
       const phone = accounts.find((account) => account.phone === LINKED_PHONE)
       assert.deepEqual(phone?.linkedDevices, [], 'the phone no longer lists the device')
       await page.getByLabel('Search by name, number or id').fill('')

@@ -5,11 +5,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { Page } from 'playwright-core'
 import { seriousViolations } from './axe'
-import { chromiumMissing, launchBrowser, type TestBrowser } from './browser'
-import { type HeadlessServer, REPO_ROOT, startHeadlessServer } from './headless-server'
-import { ensureRendererBuilt } from './renderer-build'
+import { chromiumMissing } from './browser'
+import { REPO_ROOT } from './headless-server'
 import { screenshot } from './screenshots'
-import { windowSessionHeaders } from './window-session'
+import { windowPerSuite } from './window-fixture'
 
 /** The placeholders the shown configurations carry, as a user replaces them. */
 const TOKEN_PLACEHOLDER = /<access token[^>]*>/g
@@ -19,17 +18,12 @@ describe(
   'the Settings screen shows the MCP endpoint and client configurations that work as copied',
   { skip: chromiumMissing },
   () => {
-    let server: HeadlessServer
-    let browser: TestBrowser
+    const ui = windowPerSuite()
     let page: Page
     const clients: Client[] = []
 
     before(async () => {
-      await ensureRendererBuilt()
-      server = await startHeadlessServer(['--sandbox'])
-      browser = await launchBrowser()
-      page = await browser.context.newPage()
-      await page.goto(server.loginUrl)
+      page = ui.page
       await page
         .getByRole('navigation', { name: 'Main' })
         .getByRole('link', { name: 'Settings', exact: true })
@@ -39,23 +33,15 @@ describe(
 
     after(async () => {
       for (const client of clients) await client.close()
-      await browser?.close()
-      await server?.stop()
     })
 
     /** A token made as the window makes one, with these scopes. */
     async function token(scopes: string[]): Promise<string> {
-      const created = await fetch(`${server.apiBase}/admin/tokens/create`, {
-        method: 'POST',
-        headers: {
-          ...(await windowSessionHeaders(browser.context, server.apiBase)),
-          'content-type': 'application/json',
-        },
-        body: JSON.stringify({ label: `mcp ${scopes.join(' ')}`, scopes }),
+      const created = await ui.ok<{ token: string }>('admin/tokens/create', {
+        label: `mcp ${scopes.join(' ')}`,
+        scopes,
       })
-      const body = await created.json()
-      assert.equal(created.status, 200, JSON.stringify(body))
-      return body.token as string
+      return created.token
     }
 
     const shownConfig = async (label: string) =>
@@ -64,7 +50,7 @@ describe(
 
     test('the endpoint is shown beside the API address, and the screen has no serious accessibility violations', async () => {
       const section = page.getByRole('region', { name: 'AI agents (MCP)' })
-      assert.match(await section.innerText(), new RegExp(`${server.apiBase}/mcp`.replaceAll('.', '\\.')))
+      assert.match(await section.innerText(), new RegExp(`${ui.server.apiBase}/mcp`.replaceAll('.', '\\.')))
       await section
         .getByRole('button', { name: 'Copy Desktop client configuration (stdio launcher)' })
         .waitFor()
@@ -82,7 +68,7 @@ describe(
 
     test('the HTTP configuration, its token filled in, connects the SDK’s client, which lists the token’s tools', async () => {
       const config = await shownConfig('HTTP client configuration (URL and bearer token)')
-      assert.equal(config.url, `${server.apiBase}/mcp`)
+      assert.equal(config.url, `${ui.server.apiBase}/mcp`)
       const readToken = await token(['read'])
       const headers = Object.fromEntries(
         Object.entries(config.headers as Record<string, string>).map(([name, value]) => [
@@ -124,7 +110,7 @@ describe(
       assert.notEqual(created.isError, true, JSON.stringify(created.content))
       const instanceId = (created.structuredContent as { instance_id: string }).instance_id
       // The instance is the app's: a script with the same token finds it.
-      const listed = await fetch(`${server.apiBase}/instances`, {
+      const listed = await fetch(`${ui.server.apiBase}/instances`, {
         headers: { authorization: `Bearer ${fullToken}` },
       })
       const ids = ((await listed.json()).instances as Array<{ instance_id: string }>).map(

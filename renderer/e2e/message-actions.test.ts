@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { before, describe, test } from 'node:test'
 import type { Page } from 'playwright-core'
 import type { SandboxInboxEntryView } from '../../electron/core/shared-types'
 import { seriousViolations } from './axe'
-import { chromiumMissing, launchBrowser, type TestBrowser } from './browser'
-import { windowSessionHeaders } from './window-session'
-import { type HeadlessServer, startHeadlessServer } from './headless-server'
-import { ensureRendererBuilt } from './renderer-build'
+import { chromiumMissing } from './browser'
 import { solidPng } from '../../packages/sandbox/src/testing/solid-png'
+import { windowPerSuite } from './window-fixture'
 
 const ANN = '15550041111'
 const BEN = '15550042222'
@@ -47,25 +45,12 @@ describe(
   'acting on messages, chats and calls from the window, and as a sandbox contact, seen on the other side',
   { skip: chromiumMissing },
   () => {
-    let server: HeadlessServer
-    let browser: TestBrowser
+    const ui = windowPerSuite()
     let page: Page
     let instanceId = ''
     let instancePhone = ''
 
-    async function api<T>(path: string, body?: unknown): Promise<T> {
-      const answer = await fetch(`${server.apiBase}/${path}`, {
-        method: body === undefined ? 'GET' : 'POST',
-        headers: {
-          ...(await windowSessionHeaders(browser.context, server.apiBase)),
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      })
-      const text = await answer.text()
-      assert.equal(answer.status, 200, `${path}: ${text}`)
-      return JSON.parse(text) as T
-    }
+    const api = ui.ok
     const inboxOf = async (phone: string) =>
       (await api<{ messages: SandboxInboxEntryView[] }>(`sandbox/accounts/${phone}/messages`)).messages
     const arrivedAt = (phone: string, what: string, match: (entry: SandboxInboxEntryView) => boolean) =>
@@ -89,14 +74,9 @@ describe(
         .first()
 
     before(async () => {
-      await ensureRendererBuilt()
-      server = await startHeadlessServer(['--sandbox'])
-      browser = await launchBrowser()
-      page = await browser.context.newPage()
-      await page.goto(server.loginUrl)
-      await page.getByRole('heading', { name: 'Instances', level: 1 }).waitFor()
+      page = ui.page
       instanceId = (await api<{ instance_id: string }>('create_instance', {})).instance_id
-      await page.goto(`${new URL(server.loginUrl).origin}/#/instances/${instanceId}/link`)
+      await page.goto(`${new URL(ui.server.loginUrl).origin}/#/instances/${instanceId}/link`)
       const scan = page.getByRole('form', { name: 'Sandbox: scan with a simulated phone' })
       await scan.getByRole('button', { name: 'Scan with a sandbox phone' }).click()
       const heading = page.getByRole('heading', { level: 1, name: /\(\+\d+\)/ })
@@ -111,11 +91,6 @@ describe(
       // Reads come only when a test asks for them.
       await api(`sandbox/accounts/${ANN}/behaviour`, { reads: 'never' })
       await api(`sandbox/accounts/${BEN}/behaviour`, { reads: 'never' })
-    })
-
-    after(async () => {
-      await browser?.close()
-      await server?.stop()
     })
 
     test('from a message in the event log: mark read, react, forward, reply, then edit and delete the reply — each reaches the contact', async () => {
@@ -178,7 +153,7 @@ describe(
     })
 
     test('in a chat: a poll, typing and paused, the chat marked read, a number check and a contact’s profile', async () => {
-      await page.goto(`${new URL(server.loginUrl).origin}/#/instances/${instanceId}`)
+      await page.goto(`${new URL(ui.server.loginUrl).origin}/#/instances/${instanceId}`)
       const tools = page.getByRole('region', { name: 'In a chat' })
       await tools.waitFor()
 
@@ -302,7 +277,7 @@ describe(
 
     test('a pairing code typed on the simulated phone links a new instance from the window', async () => {
       const { instance_id: fresh } = await api<{ instance_id: string }>('create_instance', {})
-      await page.goto(`${new URL(server.loginUrl).origin}/#/instances/${fresh}`)
+      await page.goto(`${new URL(ui.server.loginUrl).origin}/#/instances/${fresh}`)
       const form = page.getByRole('form', { name: 'Or link with a pairing code' })
       await form.getByLabel('Phone number of the account').fill('15550043333')
       await form.getByRole('button', { name: 'Get a pairing code' }).click()

@@ -2,13 +2,11 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Page } from 'playwright-core'
 import { seriousViolations } from './axe'
-import { chromiumMissing, launchBrowser, type TestBrowser } from './browser'
-import { windowSessionHeaders } from './window-session'
-import { type HeadlessServer, startHeadlessServer } from './headless-server'
-import { ensureRendererBuilt } from './renderer-build'
+import { chromiumMissing } from './browser'
 import { screenshot } from './screenshots'
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver'
 import { createAndScan } from './window-link'
+import { windowPerSuite } from './window-fixture'
 
 const INSTANCE_PHONE = '15550046666'
 const ANN = '15550047777'
@@ -22,23 +20,13 @@ describe(
   'operator clarity in a browser: names, each webhook’s health and redelivery, against the headless server',
   { skip: chromiumMissing },
   () => {
-    let server: HeadlessServer
-    let browser: TestBrowser
+    const ui = windowPerSuite()
     let page: Page
     let receiver: WebhookReceiver
     let instanceId = ''
 
-    async function api(operation: string, params: Record<string, unknown> = {}) {
-      const answer = await fetch(`${server.apiBase}/${operation}`, {
-        method: 'POST',
-        headers: {
-          ...(await windowSessionHeaders(browser.context, server.apiBase)),
-          'content-type': 'application/json',
-        },
-        body: JSON.stringify(params),
-      })
-      return { status: answer.status, body: (await answer.json()) as Record<string, any> }
-    }
+    /** Calls an API operation beside the window, with the window's own session. */
+    const api = (operation: string, params: Record<string, unknown> = {}) => ui.request(operation, params)
 
     async function openScreen(name: string): Promise<void> {
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click()
@@ -46,19 +34,12 @@ describe(
     }
 
     before(async () => {
-      await ensureRendererBuilt()
-      server = await startHeadlessServer(['--sandbox'])
       receiver = await startWebhookReceiver(400)
-      browser = await launchBrowser()
-      page = await browser.context.newPage()
-      await page.goto(server.loginUrl)
-      await page.getByRole('heading', { name: 'Instances', level: 1 }).waitFor()
+      page = ui.page
     })
 
     after(async () => {
-      await browser?.close()
       await receiver?.close()
-      await server?.stop()
     })
 
     test('the create button sends the name typed beside it; the card shows it', async () => {

@@ -1,14 +1,12 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { before, describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Page } from 'playwright-core'
 import { seriousViolations } from './axe'
-import { chromiumMissing, launchBrowser, type TestBrowser } from './browser'
-import { windowSessionHeaders } from './window-session'
-import { type HeadlessServer, startHeadlessServer } from './headless-server'
-import { ensureRendererBuilt } from './renderer-build'
+import { chromiumMissing } from './browser'
 import { screenshot } from './screenshots'
 import { createAndScan } from './window-link'
+import { windowPerSuite } from './window-fixture'
 
 const INSTANCE_PHONE = '15550004444'
 
@@ -28,20 +26,13 @@ describe(
   'the sandbox panel throws network faults at a linked phone, and the instance shows each',
   { skip: chromiumMissing },
   () => {
-    let server: HeadlessServer
-    let browser: TestBrowser
+    const ui = windowPerSuite()
     let page: Page
     let instanceId = ''
 
-    /** Calls an API operation with the window's own credential, as a script beside the window would. */
-    const call = async <T>(operation: string, params: Record<string, string>): Promise<T> => {
-      const query = new URLSearchParams(params)
-      const response = await fetch(`${server.apiBase}/${operation}?${query}`, {
-        headers: await windowSessionHeaders(browser.context, server.apiBase),
-      })
-      assert.equal(response.status, 200, `${operation} answered ${response.status}`)
-      return (await response.json()) as T
-    }
+    /** Reads an API operation with the window's own credential, as a script beside the window would. */
+    const call = <T>(operation: string, params: Record<string, string>) =>
+      ui.ok<T>(`${operation}?${new URLSearchParams(params)}`)
     const instance = async () =>
       (await call<{ instance: InstanceView }>('instance', { instance_id: instanceId })).instance
     const stateEvents = async () =>
@@ -78,19 +69,10 @@ describe(
     }
 
     before(async () => {
-      await ensureRendererBuilt()
-      server = await startHeadlessServer(['--sandbox'])
-      browser = await launchBrowser()
-      page = await browser.context.newPage()
-      await page.goto(server.loginUrl)
+      page = ui.page
       await createAndScan(page, { phone: INSTANCE_PHONE })
       await badge('Connected').waitFor()
       instanceId = (await page.locator('.facts dd code').first().innerText()).trim()
-    })
-
-    after(async () => {
-      await browser?.close()
-      await server?.stop()
     })
 
     test('“Take over the session” closes the instance with 440: it shows the cause “connection replaced” and the code', async () => {

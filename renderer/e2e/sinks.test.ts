@@ -4,12 +4,10 @@ import type { Page } from 'playwright-core'
 import { brokerMissing, startNats, type BrokerServer } from '../../electron/core/testing/broker-servers'
 import { consumeNats } from '../../electron/core/testing/broker-consumers'
 import { seriousViolations } from './axe'
-import { chromiumMissing, launchBrowser, type TestBrowser } from './browser'
-import { windowSessionHeaders } from './window-session'
-import { type HeadlessServer, startHeadlessServer } from './headless-server'
-import { ensureRendererBuilt } from './renderer-build'
+import { chromiumMissing } from './browser'
 import { screenshot } from './screenshots'
 import { createAndScan } from './window-link'
+import { windowPerSuite } from './window-fixture'
 
 const ANN = '15550792222'
 const STREAM = 'LINKDESK_WINDOW'
@@ -19,24 +17,13 @@ describe(
   'broker sinks on the Webhooks screen, against the headless server in sandbox mode and a real NATS server',
   { skip: chromiumMissing || brokerMissing('nats') },
   () => {
-    let server: HeadlessServer
-    let browser: TestBrowser
+    const ui = windowPerSuite()
     let page: Page
     let nats: BrokerServer
     let instancePhone = ''
     let instanceId = ''
 
-    async function fromAnn(text: string): Promise<void> {
-      const answer = await fetch(`${server.apiBase}/sandbox/accounts/${ANN}/messages`, {
-        method: 'POST',
-        headers: {
-          ...(await windowSessionHeaders(browser.context, server.apiBase)),
-          'content-type': 'application/json',
-        },
-        body: JSON.stringify({ to: instancePhone, text }),
-      })
-      assert.equal(answer.status, 200, await answer.text())
-    }
+    const fromAnn = (text: string) => ui.ok(`sandbox/accounts/${ANN}/messages`, { to: instancePhone, text })
 
     /** The texts of the message.received events the stream holds for the instance, in stream order. */
     async function atConsumer(expected: string[]): Promise<string[]> {
@@ -54,12 +41,7 @@ describe(
 
     before(async () => {
       nats = await startNats()
-      await ensureRendererBuilt()
-      server = await startHeadlessServer(['--sandbox'])
-      browser = await launchBrowser()
-      page = await browser.context.newPage()
-      await page.goto(server.loginUrl)
-      await page.getByRole('heading', { name: 'Instances', level: 1 }).waitFor()
+      page = ui.page
       await createAndScan(page)
       const heading = page.getByRole('heading', { level: 1, name: /\(\+\d+\)/ })
       await heading.waitFor()
@@ -67,20 +49,10 @@ describe(
       instanceId = /#\/instances\/([^/?]+)/.exec(page.url())?.[1] ?? ''
       assert.ok(instanceId, `the instance page's address names the instance: ${page.url()}`)
       await page.locator('.badge', { hasText: 'Connected' }).waitFor()
-      const added = await fetch(`${server.apiBase}/sandbox/accounts`, {
-        method: 'POST',
-        headers: {
-          ...(await windowSessionHeaders(browser.context, server.apiBase)),
-          'content-type': 'application/json',
-        },
-        body: JSON.stringify({ phone: ANN, name: 'Ann' }),
-      })
-      assert.equal(added.status, 200)
+      await ui.ok('sandbox/accounts', { phone: ANN, name: 'Ann' })
     })
 
     after(async () => {
-      await browser?.close()
-      await server?.stop()
       await nats?.dispose()
     })
 
