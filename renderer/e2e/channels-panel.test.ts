@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { before, describe, test } from 'node:test'
 import type { Page } from 'playwright-core'
 import { seriousViolations } from './axe'
-import { chromiumMissing, launchBrowser, type TestBrowser } from './browser'
-import { type HeadlessServer, startHeadlessServer } from './headless-server'
-import { ensureRendererBuilt } from './renderer-build'
+import { chromiumMissing } from './browser'
 import { createAndScan } from './window-link'
-import { windowSessionHeaders } from './window-session'
+import { windowPerSuite } from './window-fixture'
 
 const INSTANCE_PHONE = '15550008801'
 const CONTACT = '15550008802'
@@ -23,44 +21,20 @@ describe(
   'channels in the window, against the headless server in sandbox mode',
   { skip: chromiumMissing },
   () => {
-    let server: HeadlessServer
-    let browser: TestBrowser
+    const ui = windowPerSuite()
     let page: Page
 
     /** Calls the API with the window's own credential, as a script beside the window would. */
-    const call = async <T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> => {
-      const response = await fetch(`${server.apiBase}/${path}`, {
-        method,
-        headers: {
-          ...(await windowSessionHeaders(browser.context, server.apiBase)),
-          'content-type': 'application/json',
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      })
-      assert.equal(
-        response.status,
-        200,
-        `${path} answered ${response.status}: ${await response.clone().text()}`,
-      )
-      return (await response.json()) as T
-    }
+    const call = <T>(method: 'GET' | 'POST', path: string, body?: unknown) =>
+      ui.ok<T>(path, method === 'GET' ? undefined : (body ?? {}))
     const channels = async () =>
       (await call<{ channels: SandboxChannel[] }>('GET', 'sandbox/channels')).channels
 
     before(async () => {
-      await ensureRendererBuilt()
-      server = await startHeadlessServer(['--sandbox'])
-      browser = await launchBrowser()
-      page = await browser.context.newPage()
-      await page.goto(server.loginUrl)
+      page = ui.page
       await createAndScan(page, { phone: INSTANCE_PHONE })
       await page.locator('.state .badge', { hasText: /^State:\s*Connected$/ }).waitFor()
       await call('POST', 'sandbox/accounts', { phone: CONTACT, name: 'Newsroom' })
-    })
-
-    after(async () => {
-      await browser?.close()
-      await server?.stop()
     })
 
     test('the instance makes a channel and posts to it from its page; the network keeps both', async () => {

@@ -111,12 +111,9 @@ describe(
       // The timer went out before the app announced it; the phone has it once the network delivered it.
       for (let tries = 0; ; tries++) {
         assert.ok(tries < 300, 'the timer never reached Ben’s phone')
-        const inbox = await fetch(`${server.apiBase}/sandbox/accounts/${BEN}/messages`, {
-          headers: await windowSessionHeaders(browser.context, server.apiBase),
-        })
-        const { messages } = (await inbox.json()) as {
-          messages: Array<{ type: string; expiration: number | null }>
-        }
+        const { messages } = await ui.ok<{ messages: Array<{ type: string; expiration: number | null }> }>(
+          `sandbox/accounts/${BEN}/messages`,
+        )
         if (messages.some((m) => m.type === 'disappearing' && m.expiration === 604800)) break
         await new Promise((resolve) => setTimeout(resolve, 100))
       }

@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { before, describe, test } from 'node:test'
 import type { Page } from 'playwright-core'
-import { chromiumMissing, launchBrowser, type TestBrowser } from './browser'
-import { windowSessionHeaders } from './window-session'
-import { type HeadlessServer, startHeadlessServer } from './headless-server'
-import { ensureRendererBuilt } from './renderer-build'
+import { chromiumMissing } from './browser'
 import { createAndScan } from './window-link'
+import { windowPerSuite } from './window-fixture'
 
 const ANN = '15550042222'
 
@@ -13,43 +11,22 @@ describe(
   'communities in the groups view, in a browser, against the headless server in sandbox mode',
   { skip: chromiumMissing },
   () => {
-    let server: HeadlessServer
-    let browser: TestBrowser
+    const ui = windowPerSuite()
     let page: Page
     let instancePhone = ''
 
     /** Calls the sandbox's control API through the app, with the window's own credential. */
-    async function sandbox(method: 'GET' | 'POST', path: string, body?: unknown): Promise<any> {
-      const answer = await fetch(`${server.apiBase}/sandbox${path}`, {
-        method,
-        headers: {
-          ...(await windowSessionHeaders(browser.context, server.apiBase)),
-          ...(body ? { 'content-type': 'application/json' } : {}),
-        },
-        body: body ? JSON.stringify(body) : undefined,
-      })
-      assert.equal(answer.status, 200, await answer.clone().text())
-      return answer.json()
-    }
+    const sandbox = (method: 'GET' | 'POST', path: string, body?: unknown) =>
+      ui.ok(`sandbox${path}`, method === 'GET' ? undefined : (body ?? {}))
 
     before(async () => {
-      await ensureRendererBuilt()
-      server = await startHeadlessServer(['--sandbox'])
-      browser = await launchBrowser()
-      page = await browser.context.newPage()
-      await page.goto(server.loginUrl)
-      await page.getByRole('heading', { name: 'Instances', level: 1 }).waitFor()
+      page = ui.page
       await createAndScan(page)
       const heading = page.getByRole('heading', { level: 1, name: /\(\+\d+\)/ })
       await heading.waitFor()
       instancePhone = /\(\+(\d+)\)/.exec(await heading.innerText())?.[1] ?? ''
       await page.locator('.badge', { hasText: 'Connected' }).waitFor()
       await sandbox('POST', '/accounts', { phone: ANN, name: 'Ann' })
-    })
-
-    after(async () => {
-      await browser?.close()
-      await server?.stop()
     })
 
     test('a community made in the window exists on the network; a group is linked to it and unlinked from it', async () => {

@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { before, describe, test } from 'node:test'
 import type { Page } from 'playwright-core'
-import { chromiumMissing, launchBrowser, type TestBrowser } from './browser'
-import { windowSessionHeaders } from './window-session'
-import { type HeadlessServer, startHeadlessServer } from './headless-server'
-import { ensureRendererBuilt } from './renderer-build'
+import { chromiumMissing } from './browser'
 import { createAndScan } from './window-link'
+import { windowPerSuite } from './window-fixture'
 
 const ANN = '15550034444'
 const BEN = '15550035555'
@@ -14,33 +12,16 @@ describe(
   'status updates in a browser, against the headless server in sandbox mode',
   { skip: chromiumMissing },
   () => {
-    let server: HeadlessServer
-    let browser: TestBrowser
+    const ui = windowPerSuite()
     let page: Page
     let instancePhone = ''
 
     /** Calls the sandbox's control API through the app, with the window's own credential. */
-    async function sandbox(method: 'GET' | 'POST', path: string, body?: unknown): Promise<any> {
-      const answer = await fetch(`${server.apiBase}/sandbox${path}`, {
-        method,
-        headers: {
-          ...(await windowSessionHeaders(browser.context, server.apiBase)),
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      })
-      const text = await answer.text()
-      assert.equal(answer.status, 200, text)
-      return JSON.parse(text)
-    }
+    const sandbox = (method: 'GET' | 'POST', path: string, body?: unknown) =>
+      ui.ok(`sandbox${path}`, method === 'GET' ? undefined : (body ?? {}))
 
     before(async () => {
-      await ensureRendererBuilt()
-      server = await startHeadlessServer(['--sandbox'])
-      browser = await launchBrowser()
-      page = await browser.context.newPage()
-      await page.goto(server.loginUrl)
-      await page.getByRole('heading', { name: 'Instances', level: 1 }).waitFor()
+      page = ui.page
       await createAndScan(page)
       const heading = page.getByRole('heading', { level: 1, name: /\(\+\d+\)/ })
       await heading.waitFor()
@@ -48,11 +29,6 @@ describe(
       await page.locator('.badge', { hasText: 'Connected' }).waitFor()
       await sandbox('POST', '/accounts', { phone: ANN, name: 'Ann' })
       await sandbox('POST', '/accounts', { phone: BEN, name: 'Ben' })
-    })
-
-    after(async () => {
-      await browser?.close()
-      await server?.stop()
     })
 
     test('a text status posted from the window reaches the contact who wrote, with its font', async () => {
