@@ -10,6 +10,7 @@ import type { Logger } from '../logger'
 import type { ChatFlagName, ChatFlags } from '../contract/chat-flags'
 import type { InstanceAuthStore } from '../store/auth-store'
 import type { MessageStore, StoredMessage } from '../store/message-store'
+import { TurnsPerKey } from '../turns-per-key'
 
 /** How many chats the network lets an account pin. */
 export const PIN_LIMIT = 3
@@ -107,7 +108,7 @@ function lastMessageOf(stored: StoredMessage): WaLastMessage {
  */
 export class ChatSettingsDesk {
   /** Per instance, the read-change-write in progress: changes apply one at a time. */
-  private readonly turns = new Map<string, Promise<unknown>>()
+  private readonly turns = new TurnsPerKey()
   private readonly now: () => number
   private readonly log: Logger
 
@@ -163,18 +164,12 @@ export class ChatSettingsDesk {
 
   /** Settings the app state changed (by anyone): kept, and chat.updated for each chat whose flags changed. */
   apply(instanceId: string, changes: readonly WaChatSettingsChange[]): Promise<void> {
-    const turn = (this.turns.get(instanceId) ?? Promise.resolve())
-      .then(() => this.applyNow(instanceId, changes))
-      .catch((error: unknown) => {
+    return this.turns.run(instanceId, () =>
+      this.applyNow(instanceId, changes).catch((error: unknown) => {
         this.log.error({ err: error, instanceId }, 'keeping chat settings failed')
         throw error
-      })
-    const settled = turn.catch(() => undefined)
-    this.turns.set(instanceId, settled)
-    void settled.then(() => {
-      if (this.turns.get(instanceId) === settled) this.turns.delete(instanceId)
-    })
-    return turn
+      }),
+    )
   }
 
   private async applyNow(instanceId: string, changes: readonly WaChatSettingsChange[]): Promise<void> {

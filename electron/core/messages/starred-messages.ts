@@ -4,6 +4,7 @@ import type { WaAppStateChange, WaConnection } from '../contract/network'
 import type { Logger } from '../logger'
 import type { InstanceAuthStore } from '../store/auth-store'
 import { type MessageStore, networkKeyOf } from '../store/message-store'
+import { TurnsPerKey } from '../turns-per-key'
 
 /**
  * Kept beside the app-state versions they come from, as the chats' settings are (chat-settings.ts): by message
@@ -28,7 +29,7 @@ type StarChange = Extract<WaAppStateChange, { kind: 'star' }>
  * one message.starred.
  */
 export class StarredMessages {
-  private readonly turns = new Map<string, Promise<unknown>>()
+  private readonly turns = new TurnsPerKey()
   private readonly log: Logger
 
   constructor(private readonly deps: StarredMessagesDeps) {
@@ -62,18 +63,12 @@ export class StarredMessages {
 
   /** Stars the app state changed (by anyone): kept, and message.starred for each that changed. */
   apply(instanceId: string, changes: readonly StarChange[]): Promise<void> {
-    const turn = (this.turns.get(instanceId) ?? Promise.resolve())
-      .then(() => this.applyNow(instanceId, changes))
-      .catch((error: unknown) => {
+    return this.turns.run(instanceId, () =>
+      this.applyNow(instanceId, changes).catch((error: unknown) => {
         this.log.error({ err: error, instanceId }, 'keeping stars failed')
         throw error
-      })
-    const settled = turn.catch(() => undefined)
-    this.turns.set(instanceId, settled)
-    void settled.then(() => {
-      if (this.turns.get(instanceId) === settled) this.turns.delete(instanceId)
-    })
-    return turn
+      }),
+    )
   }
 
   private async applyNow(instanceId: string, changes: readonly StarChange[]): Promise<void> {
