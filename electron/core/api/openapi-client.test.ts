@@ -277,6 +277,21 @@ describe('the document against the running server', () => {
       assert.equal(linked.control.group(group.id).linkedParent, null)
     })
 
+    test('the channel operations answer as declared', async () => {
+      const on = { instance_id: linked.instanceId }
+      const { channel: own } = await checked('create_channel', { ...on, name: 'Checked news' })
+      await checked('post_channel', { ...on, channel_id: own.id, text: 'Checked post' })
+      const carols = await linked.control.channels.create(CAROL, { name: 'Carol news' })
+      await linked.control.channels.post(CAROL, carols.id, 'From Carol')
+      await checked('follow_channel', { ...on, channel: carols.invite })
+      await checked('channels', on)
+      await checked('channel', { ...on, channel: carols.id })
+      const { posts } = await checked('channel_posts', { ...on, channel_id: carols.id })
+      await checked('react_channel', { ...on, channel_id: carols.id, post_id: posts[0].post_id, emoji: '👍' })
+      assert.deepEqual(linked.control.channels.get(carols.id).posts[0]?.reactions, { [ME]: '👍' })
+      await checked('unfollow_channel', { ...on, channel: carols.id })
+    })
+
     test('the webhook, event, settings and admin operations answer as declared', async () => {
       const on = { instance_id: linked.instanceId }
       await checked('settings')

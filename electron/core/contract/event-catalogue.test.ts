@@ -95,6 +95,12 @@ test('a real instance’s events (link, receive, archive, send, status, react, e
   await ok(core.apiBase, 'follow_channel', { instance_id: id, channel: channel.invite })
   await core.sandbox!.control.channels.post('15550400002', channel.id, 'Good morning')
   await events.waitFor((event) => event.event === 'channel.post', 'channel.post')
+  const { community } = await ok(core.apiBase, 'create_community', { instance_id: id, subject: 'Neighbours' })
+  const link = { instance_id: id, community_id: community.id, group_id: group.id }
+  await ok(core.apiBase, 'link_group', link)
+  await events.waitFor((event) => event.event === 'community.linked', 'community.linked')
+  await ok(core.apiBase, 'unlink_group', link)
+  await events.waitFor((event) => event.event === 'community.unlinked', 'community.unlinked')
   await ok(core.apiBase, 'set_webhook', {
     instance_id: id,
     webhook_url: 'http://127.0.0.1:9/',

@@ -17,18 +17,30 @@ import { SingleNode } from '../cluster/single-node'
  * The app's real database, whose commits fail while `failing` is set: LMDB reports a failed commit (a full
  * disk, an I/O error) by rejecting the batch's promise, with none of its writes applied, as this does.
  */
+const WRITES = new Set(['put', 'remove', 'putSync', 'removeSync'])
+
+/**
+ * The database as a full disk would leave it while `failing.on`: a batch fails, and so does every write staged
+ * into a transaction (the writes held back to ride in another commit), so nothing of a failed commit lands.
+ */
 function faultyDatabase(db: RootDatabase): { db: RootDatabase; failing: { on: boolean } } {
   const failing = { on: false }
-  const wrapped = new Proxy(db, {
-    get(target, property) {
-      if (property === 'batch' && failing.on) {
-        return () => Promise.reject(new Error('MDB_MAP_FULL: Environment mapsize limit reached'))
-      }
-      const value: unknown = Reflect.get(target, property, target)
-      return typeof value === 'function' ? value.bind(target) : value
-    },
-  })
-  return { db: wrapped, failing }
+  const full = () => new Error('MDB_MAP_FULL: Environment mapsize limit reached')
+  const faulty = <T extends object>(target: T, root: boolean): T =>
+    new Proxy(target, {
+      get(inner, property) {
+        if (failing.on && root && property === 'batch') return () => Promise.reject(full())
+        if (failing.on && typeof property === 'string' && WRITES.has(property))
+          return () => {
+            throw full()
+          }
+        const value: unknown = Reflect.get(inner, property, inner)
+        if (property === 'openDB' && typeof value === 'function')
+          return (...args: unknown[]) => faulty(value.apply(inner, args) as object, false)
+        return typeof value === 'function' ? value.bind(inner) : value
+      },
+    })
+  return { db: faulty(db, true), failing }
 }
 
 function capturedLogs() {

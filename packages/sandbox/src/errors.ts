@@ -23,7 +23,10 @@ export const SANDBOX_ERROR_CODES = {
   unsupported_media_type: { status: 415, message: 'Send JSON or form data.' },
   recipient_not_found: { status: 422, message: 'That number is not on the network.' },
   quoted_not_found: { status: 422, message: 'The message to quote is not among the stored messages.' },
-  no_recipients: { status: 422, message: 'The status update has nobody to go to.' },
+  no_recipients: {
+    status: 422,
+    message: 'The status update has nobody to go to: name numbers, or have contacts first.',
+  },
   action_not_allowed: { status: 422, message: 'The network does not allow that on this message.' },
   internal_error: { status: 500, message: 'An unexpected error occurred; it has been logged.' },
   upstream_failed: { status: 502, message: 'The network refused the operation.' },

@@ -150,11 +150,16 @@ export function channelOperations({ messages }: ChannelRoutesDeps): Operation[] 
           example: '👍',
         },
       },
-      answer: {},
-      example: { status: 'success' },
+      answer: {
+        channel_id: Type.String(),
+        post_id: Type.String(),
+        emoji: Type.String({ description: 'The reaction now on the post; empty when taken back.' }),
+      },
+      example: { status: 'success', channel_id: CHANNEL_SAMPLE.id, post_id: '100', emoji: '👍' },
       handle: async ({ params, instance }) => {
-        await channels.react(instance.id, params.channel_id, params.post_id, params.emoji ?? '')
-        return { status: 'success' }
+        const emoji = params.emoji ?? ''
+        await channels.react(instance.id, params.channel_id, params.post_id, emoji)
+        return { status: 'success', channel_id: params.channel_id, post_id: params.post_id, emoji }
       },
     }),
     defineOperation({
