@@ -135,6 +135,8 @@ describe(
       await page.getByRole('button', { name: 'Send', exact: true }).click()
       const reply = await arrivedAt(ANN, 'the reply', (e) => e.text === 'Reply from the window')
       assert.equal(reply.quotedId, annId, 'Ann sees it quoting her message')
+      // Its last event (Ann's phone reads nothing) is in the log: the list does not move under the click.
+      await eventInApp('message.status', (data) => data.id === reply.id && data.status === 'delivered')
 
       await openScreen(page, 'Events')
       await eventRow('Reply from the window', 'message.sent').click()
