@@ -22,14 +22,19 @@ export function WebhooksScreen() {
         lead="Linkdesk POSTs every event of an instance to its webhook URL, signed with the instance's secret, and retries until the receiver answers 2xx."
       />
       <InstanceSelect value={instanceId} onChange={setInstanceId} />
-      <WebhookSettings key={instanceId} instanceId={instanceId} />
-      <AddedWebhooks key={`added-${instanceId}`} instanceId={instanceId} />
-      <BrokerSinks key={`sinks-${instanceId}`} instanceId={instanceId} />
+      {/* The forms wait for an instance: one typed into before the first is picked would be replaced. */}
+      {instanceId ? (
+        <>
+          <WebhookSettings key={instanceId} instanceId={instanceId} />
+          <AddedWebhooks key={`added-${instanceId}`} instanceId={instanceId} />
+          <BrokerSinks key={`sinks-${instanceId}`} instanceId={instanceId} />
+        </>
+      ) : null}
     </section>
   )
 }
 
-/** The chosen instance's webhook (none chosen yet: an empty form that cannot be saved). */
+/** The chosen instance's webhook. */
 function WebhookSettings({ instanceId }: { instanceId: string }) {
   const api = useApi()
   const [loaded, reload] = useOperation(
