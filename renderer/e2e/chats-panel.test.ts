@@ -3,7 +3,7 @@ import { before, describe, test } from 'node:test'
 import type { Page, Request } from 'playwright-core'
 import { chromiumMissing } from './browser'
 import { seriousViolations } from './axe'
-import { createAndScan } from './window-link'
+import { linkInWindow } from './window-link'
 import { windowPerSuite } from './window-fixture'
 
 const ANN = '15550032222'
@@ -22,12 +22,7 @@ describe(
 
     before(async () => {
       page = ui.page
-      await createAndScan(page)
-      // The simulated phone gets a number of its own: the instance's page shows it.
-      const heading = page.getByRole('heading', { level: 1, name: /\(\+\d+\)/ })
-      await heading.waitFor()
-      instancePhone = /\(\+(\d+)\)/.exec(await heading.innerText())?.[1] ?? ''
-      await page.locator('.badge', { hasText: 'Connected' }).waitFor()
+      instancePhone = await linkInWindow(page)
       await sandbox('/accounts', { phone: ANN, name: 'Ann' })
       await sandbox('/accounts', { phone: BEN, name: 'Ben' })
     })

@@ -16,7 +16,8 @@ export interface HeadlessServer {
   stop(): Promise<void>
 }
 
-const STARTUP_TIMEOUT_MS = 30_000
+/** tsx compiles the core as it loads: on two loaded cores that alone has taken over 30 s. */
+const STARTUP_TIMEOUT_MS = 90_000
 
 /** What a start may fix: the access token it registers, and (to restart one) its data folder and port. */
 export interface HeadlessOptions {

@@ -6,6 +6,7 @@ import { seriousViolations } from './axe'
 import { chromiumMissing } from './browser'
 import { solidPng } from '../../packages/sandbox/src/testing/solid-png'
 import { windowPerSuite } from './window-fixture'
+import { connectedNumber, scanWithSandboxPhone } from './window-link'
 
 const ANN = '15550041111'
 const BEN = '15550042222'
@@ -77,12 +78,8 @@ describe(
       page = ui.page
       instanceId = (await api<{ instance_id: string }>('create_instance', {})).instance_id
       await page.goto(`${new URL(ui.server.loginUrl).origin}/#/instances/${instanceId}/link`)
-      const scan = page.getByRole('form', { name: 'Sandbox: scan with a simulated phone' })
-      await scan.getByRole('button', { name: 'Scan with a sandbox phone' }).click()
-      const heading = page.getByRole('heading', { level: 1, name: /\(\+\d+\)/ })
-      await heading.waitFor()
-      instancePhone = /\(\+(\d+)\)/.exec(await heading.innerText())?.[1] ?? ''
-      await page.locator('.badge', { hasText: 'Connected' }).waitFor()
+      await scanWithSandboxPhone(page)
+      instancePhone = await connectedNumber(page)
       await api('sandbox/accounts', { phone: ANN, name: 'Ann', about: 'Ann’s about text' })
       await api(`sandbox/accounts/${ANN}/picture`, {
         media_base64: solidPng(64, 64, [200, 40, 40]).toString('base64'),

@@ -6,7 +6,7 @@ import { consumeNats } from '../../electron/core/testing/broker-consumers'
 import { seriousViolations } from './axe'
 import { chromiumMissing } from './browser'
 import { screenshot } from './screenshots'
-import { createAndScan } from './window-link'
+import { linkInWindow } from './window-link'
 import { windowPerSuite } from './window-fixture'
 
 const ANN = '15550792222'
@@ -42,13 +42,9 @@ describe(
     before(async () => {
       nats = await startNats()
       page = ui.page
-      await createAndScan(page)
-      const heading = page.getByRole('heading', { level: 1, name: /\(\+\d+\)/ })
-      await heading.waitFor()
-      instancePhone = /\(\+(\d+)\)/.exec(await heading.innerText())?.[1] ?? ''
+      instancePhone = await linkInWindow(page)
       instanceId = /#\/instances\/([^/?]+)/.exec(page.url())?.[1] ?? ''
       assert.ok(instanceId, `the instance page's address names the instance: ${page.url()}`)
-      await page.locator('.badge', { hasText: 'Connected' }).waitFor()
       await ui.ok('sandbox/accounts', { phone: ANN, name: 'Ann' })
     })
 

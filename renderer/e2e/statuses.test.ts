@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { before, describe, test } from 'node:test'
 import type { Page } from 'playwright-core'
 import { chromiumMissing } from './browser'
-import { createAndScan } from './window-link'
+import { linkInWindow } from './window-link'
 import { windowPerSuite } from './window-fixture'
 
 const ANN = '15550034444'
@@ -22,11 +22,7 @@ describe(
 
     before(async () => {
       page = ui.page
-      await createAndScan(page)
-      const heading = page.getByRole('heading', { level: 1, name: /\(\+\d+\)/ })
-      await heading.waitFor()
-      instancePhone = /\(\+(\d+)\)/.exec(await heading.innerText())?.[1] ?? ''
-      await page.locator('.badge', { hasText: 'Connected' }).waitFor()
+      instancePhone = await linkInWindow(page)
       await sandbox('POST', '/accounts', { phone: ANN, name: 'Ann' })
       await sandbox('POST', '/accounts', { phone: BEN, name: 'Ben' })
     })

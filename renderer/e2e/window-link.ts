@@ -20,3 +20,19 @@ export async function createAndScan(page: Page, phone: SandboxPhone = {}): Promi
   await page.getByRole('img', { name: /^QR code number \d+ to link an account$/ }).waitFor()
   await scanWithSandboxPhone(page, phone)
 }
+
+/** On a linking instance's page: waits until it is connected; answers the number its heading names. */
+export async function connectedNumber(page: Page): Promise<string> {
+  const heading = page.getByRole('heading', { level: 1, name: /\(\+\d+\)/ })
+  await heading.waitFor()
+  const phone = /\(\+(\d+)\)/.exec(await heading.innerText())?.[1]
+  if (!phone) throw new Error(`the instance's heading names no number: ${await heading.innerText()}`)
+  await page.locator('.badge', { hasText: 'Connected' }).waitFor()
+  return phone
+}
+
+/** Creates an instance and links it with the sandbox's next phone; answers the number the sandbox gave it. */
+export async function linkInWindow(page: Page): Promise<string> {
+  await createAndScan(page)
+  return connectedNumber(page)
+}

@@ -1,15 +1,12 @@
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { promisify } from 'node:util'
+import { rmSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
 import type { Core } from '../index'
 import { call, startCore, tempDataDir } from '../testing/instance-harness'
 import sharp from 'sharp'
 import { toSticker } from './media-convert/sticker-image'
 import { sineAudio } from '../testing/sine-audio'
+import { testVideo } from '../testing/test-video'
 import { createVoiceNoteConverter, VOICE_NOTE_MIMETYPE } from './media-convert/voice-note-audio'
 import {
   eventually,
@@ -200,22 +197,6 @@ describe('receiving', () => {
     assert.equal(quoted.type, 'text')
   })
 })
-
-/** A real one-second MP4 (H.264 test pattern), made by ffmpeg. */
-async function testVideo(): Promise<Buffer> {
-  const dir = mkdtempSync(join(tmpdir(), 'linkdesk-video-'))
-  try {
-    const file = join(dir, 'clip.mp4')
-    await promisify(execFile)('ffmpeg', [
-      ...['-nostdin', '-hide_banner', '-loglevel', 'error'],
-      ...['-f', 'lavfi', '-i', 'testsrc=size=240x240:rate=10:duration=1'],
-      ...['-pix_fmt', 'yuv420p', '-movflags', '+faststart', file],
-    ])
-    return readFileSync(file)
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
-  }
-}
 
 function send(params: Record<string, unknown>) {
   return call(core.apiBase, 'send_message', { instance_id: instanceId, ...params })

@@ -1,36 +1,16 @@
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { test } from 'node:test'
 import { linkedClient } from '@linkdesk/sandbox/testing'
 import { linkedCoreFixture } from '../testing/linked-core'
 import { eventually, pngBytes, sha256 } from '../testing/messaging-harness'
 import { sineAudio } from '../testing/sine-audio'
+import { testVideo } from '../testing/test-video'
 
 const ME = '15550480001'
 const ALICE = '15550480002'
 const BOB = '15550480003'
 const CAROL = '15550480004'
 const STATUS = 'status@broadcast'
-
-/** A real one-second MP4 (H.264 test pattern), made by ffmpeg. */
-async function testVideo(): Promise<Buffer> {
-  const dir = mkdtempSync(join(tmpdir(), 'linkdesk-status-'))
-  try {
-    const file = join(dir, 'clip.mp4')
-    await promisify(execFile)('ffmpeg', [
-      ...['-nostdin', '-hide_banner', '-loglevel', 'error'],
-      ...['-f', 'lavfi', '-i', 'testsrc=size=240x240:rate=10:duration=1'],
-      ...['-pix_fmt', 'yuv420p', '-movflags', '+faststart', file],
-    ])
-    return readFileSync(file)
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
-  }
-}
 
 const linked = linkedCoreFixture(ME, [
   { phone: ALICE, name: 'Alice' },

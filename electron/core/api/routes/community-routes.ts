@@ -104,45 +104,52 @@ export function communityOperations({ messages }: CommunityRoutesDeps): Operatio
         )),
       }),
     }),
-    defineOperation({
+    linkOperation({
       name: 'link_group',
-      tag: 'Communities',
       summary: 'Link a group to a community: its members join the community and its announcement group.',
       description:
         'This account must admin both (403 not_group_admin). An unknown community is 404 community_not_found, an unknown group 404 group_not_found; a group already in a community is 409 group_already_linked; a community or an announcement group is 400 invalid_parameter. All is checked before anything is sent, so a refusal changes nothing. community.linked follows.',
-      auth: 'token',
-      instance: true,
-      fields: { community_id: COMMUNITY_ID, group_id: GROUP_ID },
-      answer: LINK_ANSWER,
-      example: { status: 'success', community_id: COMMUNITY_SAMPLE.id, group_id: GROUP_SAMPLE.id },
-      handle: async ({ params, instance }) => {
-        await communities.link(instance.id, params.community_id, params.group_id)
-        return {
-          status: 'success',
-          community_id: parseGroupId(params.community_id),
-          group_id: parseGroupId(params.group_id),
-        }
-      },
+      run: (instanceId, communityId, groupId) => communities.link(instanceId, communityId, groupId),
     }),
-    defineOperation({
+    linkOperation({
       name: 'unlink_group',
-      tag: 'Communities',
       summary: 'Unlink a group from a community; its members stay in the community.',
       description:
         'For the community’s admins (403 not_group_admin). A group not linked to that community is 409 group_not_linked, and the announcement group 400 invalid_parameter; nothing changes. community.unlinked follows.',
-      auth: 'token',
-      instance: true,
-      fields: { community_id: COMMUNITY_ID, group_id: GROUP_ID },
-      answer: LINK_ANSWER,
-      example: { status: 'success', community_id: COMMUNITY_SAMPLE.id, group_id: GROUP_SAMPLE.id },
-      handle: async ({ params, instance }) => {
-        await communities.unlink(instance.id, params.community_id, params.group_id)
-        return {
-          status: 'success',
-          community_id: parseGroupId(params.community_id),
-          group_id: parseGroupId(params.group_id),
-        }
-      },
+      run: (instanceId, communityId, groupId) => communities.unlink(instanceId, communityId, groupId),
     }),
   ]
+}
+
+/** link_group and unlink_group: one community, one group, answered with both ids as the network writes them. */
+function linkOperation({
+  name,
+  summary,
+  description,
+  run,
+}: {
+  name: string
+  summary: string
+  description: string
+  run(instanceId: string, communityId: string, groupId: string): Promise<void>
+}): Operation {
+  return defineOperation({
+    name,
+    tag: 'Communities',
+    summary,
+    description,
+    auth: 'token',
+    instance: true,
+    fields: { community_id: COMMUNITY_ID, group_id: GROUP_ID },
+    answer: LINK_ANSWER,
+    example: { status: 'success', community_id: COMMUNITY_SAMPLE.id, group_id: GROUP_SAMPLE.id },
+    handle: async ({ params, instance }) => {
+      await run(instance.id, params.community_id, params.group_id)
+      return {
+        status: 'success',
+        community_id: parseGroupId(params.community_id),
+        group_id: parseGroupId(params.group_id),
+      }
+    },
+  })
 }
