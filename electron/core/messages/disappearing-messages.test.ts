@@ -108,3 +108,67 @@ test('a timer the apps do not offer, a missing one and an unknown chat are refus
     [after],
   )
 })
+
+test('a group’s timer is the group’s setting: set through the API, every member is told; a member turning it off arrives as chat.updated', async () => {
+  const created = await linked.api('create_group', { subject: 'Fleeting', participants: [ALICE, BOB] })
+  assert.equal(created.status, 200, JSON.stringify(created.body))
+  const group = created.body.group.id as string
+  const hello = await linked.api('send_message', { number: group, type: 'text', message: 'hello all' })
+  assert.equal(hello.status, 200, JSON.stringify(hello.body))
+  // Alice's own linked device hears what the network tells the members.
+  const alices = await linkedClient(linked.core.sandbox!, ALICE)
+  try {
+    const told = new Promise<number | null | undefined>((resolve) =>
+      alices.sock!.ev.on('chats.update', (updates) => {
+        const update = updates.find((u) => u.id === group && u.ephemeralExpiration !== undefined)
+        if (update) resolve(update.ephemeralExpiration)
+      }),
+    )
+    const set = await linked.api('set_disappearing_timer', { number: group, timer: 7776000 })
+    assert.equal(set.status, 200, JSON.stringify(set.body))
+    assert.equal(set.body.disappearing_timer, 7776000)
+    assert.equal(linked.control.group(group).ephemeral, 7776000, 'the network keeps the group’s timer')
+    assert.equal(await told, 7776000, 'a member’s device is told')
+    await linked.events.waitFor(
+      (e) => e.event === 'chat.updated' && e.data.chat === group && e.data.disappearing_timer === 7776000,
+      'the group’s chat.updated',
+    )
+    assert.equal((await linked.api('chats', { number: group })).body.chats[0].disappearing_timer, 7776000)
+  } finally {
+    await alices.stop()
+  }
+
+  await linked.control.changeGroup(BOB, group, { action: 'ephemeral', seconds: 0 })
+  assert.equal(linked.control.group(group).ephemeral, 0)
+  const off = await linked.events.waitFor(
+    (e) => e.event === 'chat.updated' && e.data.chat === group && e.data.disappearing_timer === 0,
+    'Bob turning it off',
+  )
+  assert.deepEqual(off.data.changed, ['disappearing_timer'])
+})
+
+test('in a group whose info only admins edit, a member who is not one cannot change the timer, from the phone or the API', async () => {
+  const created = await linked.api('create_group', { subject: 'Locked', participants: [ALICE] })
+  assert.equal(created.status, 200, JSON.stringify(created.body))
+  const group = created.body.group.id as string
+  assert.equal((await linked.api('update_group', { group_id: group, only_admins_edit: true })).status, 200)
+  await assert.rejects(
+    linked.control.changeGroup(ALICE, group, { action: 'ephemeral', seconds: 86400 }),
+    /only admins edit this group/,
+  )
+  assert.equal(linked.control.group(group).ephemeral, 0, 'nothing changed')
+
+  // The same for this account in Bob's locked group: 403 not_group_admin from the API, nothing changed.
+  const { groupId: bobs } = await linked.control.createGroup({
+    subject: 'Bob’s rules',
+    participants: [BOB, ME],
+  })
+  await linked.control.changeGroup(BOB, bobs, { action: 'restrict', on: true })
+  const hello = await linked.api('send_message', { number: bobs, type: 'text', message: 'hello Bob' })
+  assert.equal(hello.status, 200, JSON.stringify(hello.body))
+  const refused = await linked.api('set_disappearing_timer', { number: bobs, timer: 86400 })
+  assert.equal(refused.status, 403, JSON.stringify(refused.body))
+  assert.equal(refused.body.code, 'not_group_admin')
+  assert.equal(linked.control.group(bobs).ephemeral, 0, 'nothing changed on the network')
+  assert.equal((await linked.api('chats', { number: bobs })).body.chats[0].disappearing_timer, 0)
+})

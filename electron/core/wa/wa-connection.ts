@@ -15,7 +15,7 @@ import { AppError } from '../errors'
 import type { Logger } from '../logger'
 import { mapSentMessage, toProtocolContent, toProtocolKey, toQuotedMessage } from './message-mapping'
 import type { SocketNetworkConfig } from './network-endpoint'
-import { createWaGroups } from './wa-groups'
+import { createWaGroups, groupError } from './wa-groups'
 import { createWaChannels } from './wa-channels'
 import { toChatModification } from './chat-settings'
 import type { WaAccount, WaConnection, WaNumberLookup } from '../contract/network'
@@ -251,9 +251,15 @@ export function createWaConnection(
       }
     },
     async setDisappearing(chat, seconds) {
+      if (isJidGroup(chat)) {
+        // A group's timer is its own setting: a member may be refused it (the info is locked to admins).
+        await socket
+          .groupToggleEphemeral(chat, seconds)
+          .catch((error: unknown) => Promise.reject(groupError(error, 'disappearing messages setting', chat)))
+        return
+      }
       try {
-        if (isJidGroup(chat)) await socket.groupToggleEphemeral(chat, seconds)
-        else await socket.sendMessage(chat, { disappearingMessagesInChat: seconds })
+        await socket.sendMessage(chat, { disappearingMessagesInChat: seconds })
       } catch (error) {
         throw upstreamError(error, 'disappearing messages setting')
       }

@@ -56,7 +56,7 @@ function groupJid(id: string): string {
  * Reads a refused group query: 404 is a group that is not there for this account (WhatsApp hides groups
  * from non-members), 403 and 401 an action only admins may take, 406 a value the network does not accept.
  */
-function groupError(error: unknown, what: string, group?: string): AppError {
+export function groupError(error: unknown, what: string, group?: string): AppError {
   const code = (error as { data?: unknown })?.data
   if (code === 404 && group) {
     return new AppError('group_not_found', `${group} is not a group this account is in.`, {

@@ -64,12 +64,21 @@ function groupChangeOf(body: Body): SandboxGroupChange {
       if (typeof body.on !== 'boolean')
         throw new SandboxError('invalid_parameter', 'on must be true or false.')
       return { action, on: body.on }
+    case 'ephemeral': {
+      const seconds = body.seconds
+      if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds < 0)
+        throw new SandboxError(
+          'invalid_parameter',
+          'seconds must be a whole number of seconds, 0 to turn it off.',
+        )
+      return { action, seconds }
+    }
     case 'leave':
       return { action }
     default:
       throw new SandboxError(
         'invalid_parameter',
-        'action must be add, remove, promote, demote, subject, description, announce, restrict or leave.',
+        'action must be add, remove, promote, demote, subject, description, announce, restrict, ephemeral or leave.',
       )
   }
 }

@@ -212,6 +212,8 @@ export interface SandboxGroupInfo {
   announce: boolean
   /** Only admins edit the group's info. */
   restrict: boolean
+  /** The disappearing-messages timer, seconds (0: off). */
+  ephemeral: number
   /** The picture's id, when the group has one. */
   pictureId: string | null
   members: Array<{ phone: string; lid: string; role: 'superadmin' | 'admin' | null }>
@@ -231,6 +233,7 @@ export type SandboxGroupChange =
   | { action: 'subject'; subject: string }
   | { action: 'description'; description: string | null }
   | { action: 'announce' | 'restrict'; on: boolean }
+  | { action: 'ephemeral'; seconds: number }
   | { action: 'leave' }
 
 /** One participant's result of a participant change: `error` as the network writes it (403, 404, 409). */

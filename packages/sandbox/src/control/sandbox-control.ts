@@ -17,6 +17,7 @@ import {
   joinByInvite,
   leaveGroup,
   setDescription,
+  setGroupEphemeral,
   setSubject,
 } from '../groups/group-changes'
 import { announceGroupCreated } from '../groups/group-notifications'
@@ -117,6 +118,7 @@ function groupInfo(network: SandboxNetwork, group: Group): SandboxGroupInfo {
     description: group.description?.text ?? null,
     announce: group.announce,
     restrict: group.restrict,
+    ephemeral: group.ephemeral,
     pictureId: network.pictures.get(group.jid)?.id ?? null,
     members: group.members.map(({ account, role }) => ({
       phone: account.phone,
@@ -163,6 +165,9 @@ function applyGroupChange(
         return []
       case 'restrict':
         changeSetting(group, actor, change.on ? 'locked' : 'unlocked')
+        return []
+      case 'ephemeral':
+        setGroupEphemeral(group, actor, change.seconds)
         return []
       case 'leave':
         leaveGroup(group, actor)

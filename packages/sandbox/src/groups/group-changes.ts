@@ -185,6 +185,20 @@ export function changeSetting(group: Group, actor: Account, setting: GroupSettin
   notifyGroup(group, actor, node(setting))
 }
 
+/**
+ * Turns the group's disappearing messages on (`seconds`) or off (0): any member, or only admins when the
+ * group's info is locked, as the apps allow; every member is told (`ephemeral` / `not_ephemeral`).
+ */
+export function setGroupEphemeral(group: Group, actor: Account, seconds: number): void {
+  requireInfoEditor(group, actor)
+  group.setEphemeral(seconds)
+  notifyGroup(
+    group,
+    actor,
+    seconds ? node('ephemeral', { expiration: String(seconds) }) : node('not_ephemeral'),
+  )
+}
+
 /** A new group picture, served by the media host like an account's. */
 export function setGroupPicture(
   network: SandboxNetwork,

@@ -41,6 +41,7 @@ export function groupNode(
   if (group.isAnnouncementGroup) content.push(node('default_sub_group'))
   if (group.announce) content.push(node('announcement'))
   if (group.restrict) content.push(node('locked'))
+  if (group.ephemeral) content.push(node('ephemeral', { expiration: String(group.ephemeral) }))
   return node(
     'group',
     {

@@ -16,6 +16,7 @@ import {
   participantResultNode,
   participantResults,
   setDescription,
+  setGroupEphemeral,
   setSubject,
 } from './group-changes'
 import { announceGroupCreated } from './group-notifications'
@@ -247,6 +248,23 @@ export function registerGroupQueries(router: StanzaRouter): void {
     .iq('w:g2', 'set', 'demote', participantChange('demote'))
     .iq('w:g2', 'set', 'announcement', settingChange('announcement'))
     .iq('w:g2', 'set', 'not_announcement', settingChange('not_announcement'))
+    .iq(
+      'w:g2',
+      'set',
+      'ephemeral',
+      memberQuery((group, account, _ctx, ephemeral) => {
+        const seconds = Number(ephemeral?.attrs.expiration)
+        if (!Number.isInteger(seconds) || seconds <= 0)
+          throw new GroupRefusal(400, 'bad-request', 'expiration must be a positive number of seconds')
+        setGroupEphemeral(group, account, seconds)
+      }),
+    )
+    .iq(
+      'w:g2',
+      'set',
+      'not_ephemeral',
+      memberQuery((group, account) => setGroupEphemeral(group, account, 0)),
+    )
     .iq('w:g2', 'set', 'locked', settingChange('locked'))
     .iq('w:g2', 'set', 'unlocked', settingChange('unlocked'))
     // Leaving names its groups in the query (`to="@g.us"`).

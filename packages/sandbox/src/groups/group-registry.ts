@@ -36,6 +36,8 @@ interface GroupRecord {
   announce?: boolean
   /** Only admins edit the group's info. */
   restrict?: boolean
+  /** The disappearing-messages timer, seconds (absent or 0: off). */
+  ephemeral?: number
   inviteCode?: string | null
   /** Invitations made for adds the invitee's privacy refused: code, phone, expiry (Unix seconds). */
   addRequests?: Array<[string, string, number]>
@@ -74,6 +76,7 @@ export class Group {
   private about: GroupDescription | null
   private onlyAdminsSend: boolean
   private onlyAdminsEdit: boolean
+  private timer: number
   private invite: string | null
   private readonly addRequests: Map<string, { phone: string; expiration: number }>
   private parent: string | null
@@ -98,6 +101,7 @@ export class Group {
     this.about = record.description ?? null
     this.onlyAdminsSend = record.announce ?? false
     this.onlyAdminsEdit = record.restrict ?? false
+    this.timer = record.ephemeral ?? 0
     this.invite = record.inviteCode ?? null
     this.parent = record.linkedParent ?? null
     this.isCommunity = record.community ?? false
@@ -139,6 +143,11 @@ export class Group {
     return this.onlyAdminsEdit
   }
 
+  /** The disappearing-messages timer, seconds (0: off). */
+  get ephemeral(): number {
+    return this.timer
+  }
+
   /** The community this group is linked to, or null. */
   get linkedParent(): string | null {
     return this.parent
@@ -174,6 +183,11 @@ export class Group {
 
   setRestrict(on: boolean): void {
     this.onlyAdminsEdit = on
+    this.save()
+  }
+
+  setEphemeral(seconds: number): void {
+    this.timer = seconds
     this.save()
   }
 
@@ -283,6 +297,7 @@ export class Group {
       description: this.about,
       announce: this.onlyAdminsSend,
       restrict: this.onlyAdminsEdit,
+      ephemeral: this.timer,
       inviteCode: this.invite,
       addRequests: [...this.addRequests].map(([code, { phone, expiration }]) => [code, phone, expiration]),
       community: this.isCommunity,
