@@ -214,7 +214,7 @@ export const EVENT_CATALOGUE = {
   },
   'status.received': {
     description:
-      'A contact posted a status update (text, image, video or voice) that this account may see: only while the instance’s `ignore_status` is off. Stored in chat `status@broadcast` (statuses); view_status sends its poster the read receipt.',
+      'A contact posted a status update (text, image, video or voice) that this account may see: only while the instance’s `ignore_status` is off; `status_look` carries its background and font (null when plain). Stored in chat `status@broadcast` (statuses); view_status sends its poster the read receipt.',
     changesInstance: false,
     data: Type.Composite([
       LinkdeskMessageSchema,
@@ -225,6 +225,7 @@ export const EVENT_CATALOGUE = {
       id: '3EB0B5C6D7E8F9A0B1C2',
       chat: 'status@broadcast',
       text: 'Out of office today',
+      status_look: { background_color: '#FF1E6F5C', font: 1 },
       live: true,
     },
   },

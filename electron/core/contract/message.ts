@@ -100,6 +100,19 @@ export const GroupInviteInfoSchema = Type.Object({
   expiration: Nullable(Type.Integer({ description: 'Unix seconds after which the code stops working.' })),
 })
 
+/** How a status update looks in the apps: its background and its text's font. */
+export const StatusLookSchema = Type.Object({
+  background_color: Nullable(
+    Type.String({
+      description: 'The background, `#AARRGGBB` (a text or voice status).',
+      example: '#FF1F6FEB',
+    }),
+  ),
+  font: Nullable(
+    Type.Integer({ description: 'The font of a text status: 0 to 5, as post_status takes it.' }),
+  ),
+})
+
 export const LinkdeskMessageSchema = Type.Object({
   id: Type.String(),
   chat: Type.String({
@@ -131,6 +144,13 @@ export const LinkdeskMessageSchema = Type.Object({
   }),
   link_preview: Nullable(LinkPreviewInfoSchema),
   group_invite: Type.Optional(Nullable(GroupInviteInfoSchema)),
+  status_look: Type.Optional(
+    Nullable({
+      ...StatusLookSchema,
+      description:
+        'Only on status updates (chat `status@broadcast`): its background and font, null when plain.',
+    }),
+  ),
   quoted: Nullable(QuotedMessageSchema),
   timestamp: Type.String({ description: 'Unix seconds, as a string.' }),
 })

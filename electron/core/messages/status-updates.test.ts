@@ -78,8 +78,15 @@ test('a text status posted to a chosen list reaches that contact’s phone and l
     )
     assert.deepEqual(sent.data.recipients, [`${ALICE}@s.whatsapp.net`])
     assert.equal(sent.data.source, 'api')
-    const listed = (await linked.api('statuses')).body.statuses as Array<{ id: string; from_me: boolean }>
-    assert.ok(listed.some((status) => status.id === id && status.from_me))
+    assert.deepEqual(sent.data.status_look, { background_color: '#FF1E6F5C', font: 1 })
+    const listed = (await linked.api('statuses')).body.statuses as Array<{
+      id: string
+      from_me: boolean
+      status_look: unknown
+    }>
+    const own = listed.find((status) => status.id === id)
+    assert.equal(own?.from_me, true)
+    assert.deepEqual(own?.status_look, { background_color: '#FF1E6F5C', font: 1 })
   } finally {
     await device.stop()
   }
@@ -150,6 +157,7 @@ test('a contact’s status arrives as status.received only while ignore_status i
   assert.equal(event.data.chat, STATUS)
   assert.equal(event.data.text, 'Back tomorrow')
   assert.equal(event.data.sender_phone, BOB)
+  assert.equal(event.data.status_look, null, 'a plain text status has no look')
   assert.ok(!linked.events.seen.some((e) => e.event === 'message.received' && e.data.id === heard.id))
   assert.ok(!control().reads(BOB).includes(heard.id), 'not viewed yet')
 
@@ -164,5 +172,31 @@ test('a contact’s status arrives as status.received only while ignore_status i
     const refused = await linked.api('view_status', { status_id: id })
     assert.equal(refused.status, 404, id)
     assert.equal(refused.body.code, 'status_not_found')
+  }
+})
+
+test('a contact’s status posted with a background and a font arrives with its look, in the event and in statuses', async () => {
+  await linked.api('update_instance', { ignore_status: false })
+  const bobs = await linkedClient(linked.core.sandbox!, BOB)
+  try {
+    const posted = await bobs.sock!.sendMessage(
+      STATUS,
+      { text: 'Closed for the holiday' },
+      { backgroundColor: '#FF8A2BE2', font: 3, statusJidList: [`${ME}@s.whatsapp.net`] },
+    )
+    const id = posted!.key.id!
+    const event = await linked.events.waitFor(
+      (candidate) => candidate.event === 'status.received' && candidate.data.id === id,
+      'the styled status',
+    )
+    assert.equal(event.data.text, 'Closed for the holiday')
+    assert.deepEqual(event.data.status_look, { background_color: '#FF8A2BE2', font: 3 })
+    const listed = (await linked.api('statuses')).body.statuses as Array<{ id: string; status_look: unknown }>
+    assert.deepEqual(listed.find((status) => status.id === id)?.status_look, {
+      background_color: '#FF8A2BE2',
+      font: 3,
+    })
+  } finally {
+    await bobs.stop()
   }
 })

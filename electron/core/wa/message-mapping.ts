@@ -177,7 +177,23 @@ function toLinkdeskMessage(
     sender_lid: sender.lid,
     push_name: message.pushName ?? null,
     ...contentOf(message.message ?? {}, content),
+    ...(key.chat === STATUS_BROADCAST && { status_look: statusLookOf(content) }),
     timestamp: timestampOf(message.messageTimestamp) ?? String(Math.floor(Date.now() / 1000)),
+  }
+}
+
+/** A status update's background (`#AARRGGBB`) and font, as the poster chose them; null for a plain one. */
+function statusLookOf(content: proto.IMessage): LinkdeskMessage['status_look'] {
+  const text = content.extendedTextMessage
+  const argb = text?.backgroundArgb ?? content.audioMessage?.backgroundArgb
+  const font = text?.font
+  if ((argb === null || argb === undefined) && (font === null || font === undefined)) return null
+  return {
+    background_color:
+      argb === null || argb === undefined
+        ? null
+        : `#${(argb >>> 0).toString(16).toUpperCase().padStart(8, '0')}`,
+    font: font ?? null,
   }
 }
 
@@ -546,11 +562,15 @@ export function mapSentMessage(
     defaults: false,
   }) as Record<string, unknown>
   const key = { remoteJid: sent.key.remoteJid ?? to, fromMe: true as const, id }
+  const normalized = normalizeMessageContent(sent.message) ?? sent.message
   return {
     id,
     timestamp,
     answer: sentAnswer(key, json, timestamp, content),
-    shown: contentOf(sent.message, normalizeMessageContent(sent.message) ?? sent.message),
+    shown: {
+      ...contentOf(sent.message, normalized),
+      ...(key.remoteJid === STATUS_BROADCAST && { status_look: statusLookOf(normalized) }),
+    },
     content: proto.Message.encode(sent.message).finish(),
   }
 }
