@@ -127,6 +127,24 @@ test('a clear and a delete made on the phone arrive as chat.cleared and chat.del
   assert.equal((await listed(chat))?.muted, false, 'the mute went with the deleted chat')
 })
 
+test('a group chat is cleared and deleted by its group id; the phone shows each', async () => {
+  const { groupId } = await linked.control.createGroup({ subject: 'Clearing crew', participants: [DAVE, ME] })
+  const { id } = await linked.control.send(DAVE, { to: groupId, text: 'Crew, hello' })
+  await linked.events.waitFor((e) => e.event === 'message.received' && e.data.id === id, 'the group message')
+  const cleared = await api('clear_chat', { number: groupId })
+  assert.deepEqual(cleared, { status: 'success', chat: groupId, messages_removed: 1 })
+  assert.ok(linked.control.appState(ME).chats[groupId]?.clearedAt)
+  assert.deepEqual(await messageIds(groupId), [])
+  const { id: again } = await linked.control.send(DAVE, { to: groupId, text: 'Crew, again' })
+  await linked.events.waitFor(
+    (e) => e.event === 'message.received' && e.data.id === again,
+    'the next group message',
+  )
+  assert.equal((await api('delete_chat', { number: groupId })).messages_removed, 1)
+  assert.ok(linked.control.appState(ME).chats[groupId]?.deletedAt)
+  assert.ok(!(await allChats()).includes(groupId))
+})
+
 test('an unknown chat is chat_not_found and a malformed number invalid: nothing is sent and nothing removed', async () => {
   const chat = await write(DAVE, 'kept')
   const before = linked.control.appState(ME).versions
