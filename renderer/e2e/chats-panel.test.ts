@@ -8,6 +8,7 @@ import { windowPerSuite } from './window-fixture'
 
 const ANN = '15550032222'
 const BEN = '15550033333'
+const CLEO = '15550034444'
 
 describe(
   'the chats panel in a browser, against the headless server in sandbox mode',
@@ -25,6 +26,7 @@ describe(
       instancePhone = await linkInWindow(page)
       await sandbox('/accounts', { phone: ANN, name: 'Ann' })
       await sandbox('/accounts', { phone: BEN, name: 'Ben' })
+      await sandbox('/accounts', { phone: CLEO, name: 'Cleo' })
     })
 
     test('a new message refreshes only its own chat: one read of that chat, no read of the whole chats or contacts', async () => {
@@ -113,6 +115,48 @@ describe(
         await new Promise((resolve) => setTimeout(resolve, 100))
       }
       assert.deepEqual(await seriousViolations(page), [])
+    })
+
+    test('a chat is cleared, then deleted, from its row after a confirmation: the phone shows each, the row goes', async () => {
+      const chats = page.getByRole('list', { name: 'Chats' })
+      const cleo = `${CLEO}@s.whatsapp.net`
+      const onPhone = async () =>
+        (
+          await ui.ok<{ chats: Record<string, { clearedAt?: number; deletedAt?: number }> }>(
+            `sandbox/accounts/${instancePhone}/app-state`,
+          )
+        ).chats[cleo]
+      await sandbox(`/accounts/${CLEO}/messages`, { to: instancePhone, text: 'Cleo to clear' })
+      const row = chats.getByRole('listitem').filter({ hasText: 'Cleo to clear' })
+      const actions = row.getByRole('group', { name: /^Organise / })
+      // Cancelled: nothing is sent.
+      await actions.getByRole('button', { name: 'Delete chat' }).click()
+      const deleting = page.getByRole('dialog', { name: /^Delete the chat with / })
+      await deleting.getByRole('button', { name: 'Cancel' }).click()
+      await deleting.waitFor({ state: 'detached' })
+
+      await actions.getByRole('button', { name: 'Clear chat' }).click()
+      const clearing = page.getByRole('dialog', { name: /^Clear the chat with / })
+      assert.deepEqual(await seriousViolations(page), [])
+      await clearing.getByRole('button', { name: 'Clear chat' }).click()
+      await row.waitFor({ state: 'detached' })
+      const cleared = await onPhone()
+      assert.ok(cleared?.clearedAt, JSON.stringify(cleared))
+      assert.equal(cleared.deletedAt, undefined, 'the cancelled delete was never sent')
+
+      // A new message brings the chat back; deleting it takes the row again.
+      await sandbox(`/accounts/${CLEO}/messages`, { to: instancePhone, text: 'Cleo again' })
+      const again = chats.getByRole('listitem').filter({ hasText: 'Cleo again' })
+      await again
+        .getByRole('group', { name: /^Organise / })
+        .getByRole('button', { name: 'Delete chat' })
+        .click()
+      await page
+        .getByRole('dialog', { name: /^Delete the chat with / })
+        .getByRole('button', { name: 'Delete chat' })
+        .click()
+      await again.waitFor({ state: 'detached' })
+      assert.ok((await onPhone())?.deletedAt)
     })
   },
 )

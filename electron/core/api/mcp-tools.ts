@@ -22,6 +22,8 @@ export const DESTRUCTIVE_OPERATIONS: ReadonlySet<string> = new Set([
   'group_participants',
   'block',
   'admin/tokens/revoke',
+  'clear_chat',
+  'delete_chat',
 ])
 
 /** An MCP tool made from an operation: what `tools/list` shows, and the operation it calls. */

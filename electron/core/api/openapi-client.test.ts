@@ -229,6 +229,18 @@ describe('the document against the running server', () => {
       await checked('update_instance', { ...on, ignore_status: true })
     })
 
+    test('the chat clear and delete operations answer as declared', async () => {
+      const on = { instance_id: linked.instanceId, number: DAVE }
+      for (const name of ['clear_chat', 'delete_chat']) {
+        const { id } = await linked.control.send(DAVE, { to: ME, text: `Before ${name}` })
+        await linked.events.waitFor(
+          (event) => event.event === 'message.received' && event.data.id === id,
+          'Dave’s message',
+        )
+        assert.equal((await checked(name, on)).messages_removed >= 1, true)
+      }
+    })
+
     test('the group operations answer as declared', async () => {
       const on = { instance_id: linked.instanceId }
       const { group, not_added: notAdded } = await checked('create_group', {

@@ -97,6 +97,8 @@ export const OPERATION_SCOPES: Readonly<Record<string, Scope>> = {
   star_message: 'manage',
   unstar_message: 'manage',
   set_disappearing_timer: 'manage',
+  clear_chat: 'manage',
+  delete_chat: 'manage',
   set_privacy: 'manage',
   // admin: tokens, who may use an instance, the simulated network
   'admin/tokens': 'admin',

@@ -41,3 +41,15 @@ export const MessageStarredEventSchema = Type.Object({
   chat: Type.String({ description: 'The chat id.' }),
   starred: Type.Boolean(),
 })
+
+/** chat.cleared's and chat.deleted's data: a chat's messages removed for this account, and by whom. */
+export const ChatRemovedEventSchema = Type.Object({
+  chat: Type.String({ description: 'The chat id.' }),
+  source: OneOf(['api', 'phone'] as const, {
+    description: '`api`: through this instance; `phone`: on the phone or another linked device.',
+  }),
+  messages_removed: Type.Integer({
+    minimum: 0,
+    description: 'How many of the chat’s stored messages Linkdesk removed.',
+  }),
+})

@@ -24,7 +24,7 @@ test('a payload that departs from the catalogue is named with the field at fault
   assert.ok(contractViolations('instance.updated', { changed: [] }).length > 0, 'something changed')
 })
 
-test('a real instance’s events (link, receive, archive, send, status, react, edit, delete, presence, poll, call, group, destroy) and its view have their contract shape', async (t) => {
+test('a real instance’s events (link, receive, archive, send, status, react, edit, delete, presence, poll, call, group, clear and delete a chat, destroy) and its view have their contract shape', async (t) => {
   const dataDir = tempDataDir()
   const core = await startCore({ dataDir, sandbox: true, limits: { sendIntervalMs: 0, sendJitterMs: 0 } })
   t.after(async () => {
@@ -101,6 +101,13 @@ test('a real instance’s events (link, receive, archive, send, status, react, e
   await events.waitFor((event) => event.event === 'community.linked', 'community.linked')
   await ok(core.apiBase, 'unlink_group', link)
   await events.waitFor((event) => event.event === 'community.unlinked', 'community.unlinked')
+  await ok(core.apiBase, 'clear_chat', { instance_id: id, number: '15550400002' })
+  const { id: again } = await core.sandbox!.control.send('15550400002', { to: '15550400001', text: 'Still?' })
+  await events.waitFor(
+    (event) => event.event === 'message.received' && event.data.id === again,
+    'a new message',
+  )
+  await ok(core.apiBase, 'delete_chat', { instance_id: id, number: '15550400002' })
   await ok(core.apiBase, 'set_webhook', {
     instance_id: id,
     webhook_url: 'http://127.0.0.1:9/',

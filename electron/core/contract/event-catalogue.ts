@@ -7,7 +7,7 @@ import {
 } from './group'
 import { COMMUNITY_EVENT_EXAMPLES, CommunityLinkEventSchema } from './community'
 import { INSTANCE_STATES } from './instance-state'
-import { ChatUpdatedEventSchema, MessageStarredEventSchema } from './chat-flags'
+import { ChatRemovedEventSchema, ChatUpdatedEventSchema, MessageStarredEventSchema } from './chat-flags'
 import { CHANNEL_POST_SAMPLE, ChannelPostSchema } from './channel'
 import {
   DeletionSchema,
@@ -269,6 +269,20 @@ export const EVENT_CATALOGUE = {
       disappearing_timer: 0,
       changed: ['archived'],
     },
+  },
+  'chat.cleared': {
+    description:
+      'A chat was cleared for this account: through the API (clear_chat), on the phone or on another linked device (the account’s app state). Linkdesk removed the chat’s stored messages up to the clear; its flags stay, and its next message brings it back to `chats`.',
+    changesInstance: false,
+    data: ChatRemovedEventSchema,
+    example: { chat: '15550002222@s.whatsapp.net', source: 'api', messages_removed: 12 },
+  },
+  'chat.deleted': {
+    description:
+      'A chat was deleted for this account: through the API (delete_chat), on the phone or on another linked device (the account’s app state). Linkdesk removed the chat’s stored messages and its archive, pin, mute and unread flags; its next message brings it back to `chats`.',
+    changesInstance: false,
+    data: ChatRemovedEventSchema,
+    example: { chat: '15550002222@s.whatsapp.net', source: 'phone', messages_removed: 12 },
   },
   'message.starred': {
     description:

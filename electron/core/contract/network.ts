@@ -369,6 +369,10 @@ export type WaChatModification =
   | { kind: 'mute'; until: number | null }
   | { kind: 'unread'; unread: boolean; last: WaLastMessage }
   | { kind: 'star'; message: WaMessageKey; starred: boolean }
+  /** Clears the chat's messages up to `last` on the account's devices; the chat stays in their lists. */
+  | { kind: 'clear'; last: WaLastMessage }
+  /** Deletes the chat (its messages up to `last`) from the account's devices' lists. */
+  | { kind: 'delete'; last: WaLastMessage }
 
 /** A chat's newest message, by its network key and time (Unix seconds). */
 export interface WaLastMessage {
@@ -393,14 +397,19 @@ export interface WaChatSettingsChange {
 }
 
 /** A change of the account's app state beside the chats' settings, as the adapter read it. */
-export type WaAppStateChange = {
-  kind: 'star'
-  /** The chat id as the app state names it. */
-  chat: string
-  messageId: string
-  fromMe: boolean
-  starred: boolean
-}
+export type WaAppStateChange =
+  | {
+      kind: 'star'
+      /** The chat id as the app state names it. */
+      chat: string
+      messageId: string
+      fromMe: boolean
+      starred: boolean
+    }
+  /** A chat cleared elsewhere: its messages up to `upTo` (Unix seconds) went from the account's devices. */
+  | { kind: 'clear'; chat: string; upTo: number }
+  /** A chat deleted elsewhere: its messages up to `upTo` (Unix seconds) went with it. */
+  | { kind: 'delete'; chat: string; upTo: number }
 
 /** A member of a group: addressed by LID or phone number, with the other address where the network gave it. */
 export interface WaGroupParticipant {

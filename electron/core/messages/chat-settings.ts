@@ -192,6 +192,30 @@ export class ChatSettingsDesk {
     }
   }
 
+  /**
+   * Forgets the archive, pin, mute and unread settings of deleted chats (their disappearing timer, the chat's
+   * own setting shared with its other side, stays); resolves to whether any was set. Announces nothing: the
+   * deletion's event says it.
+   */
+  forget(instanceId: string, chats: readonly string[]): Promise<boolean> {
+    return this.turns.run(instanceId, async () => {
+      const kept = await this.read(instanceId)
+      let forgot = false
+      for (const chat of chats) {
+        const settings = kept[chat]
+        if (!settings) continue
+        const { disappearing, ...rest } = settings
+        if (!Object.values(rest).some((value) => value !== undefined && value !== null && value !== false))
+          continue
+        forgot = true
+        if (disappearing) kept[chat] = { disappearing }
+        else delete kept[chat]
+      }
+      if (forgot) await this.deps.auth(instanceId).setKeys({ [KEY_TYPE]: { [KEY_ID]: kept } })
+      return forgot
+    })
+  }
+
   private async read(instanceId: string): Promise<Record<string, StoredSettings>> {
     const found = await this.deps.auth(instanceId).getKeys(KEY_TYPE, [KEY_ID])
     return { ...(found[KEY_ID] as Record<string, StoredSettings> | undefined) }

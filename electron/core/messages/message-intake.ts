@@ -7,6 +7,7 @@ import type { CallDesk } from './call-desk'
 import type { ChatSettingsDesk } from './chat-settings'
 import type { SavedNames } from './saved-names'
 import type { StarredMessages } from './starred-messages'
+import type { ChatRemoval } from './chat-removal'
 import type { PollVotes } from '../store/poll-votes'
 import type { GroupDesk } from '../groups/group-desk'
 import type {
@@ -47,6 +48,7 @@ const PRESENCE_NAMES: Record<WaPresence, Presence> = {
 export interface MessageIntakeDeps {
   chatSettings: ChatSettingsDesk
   stars: Pick<StarredMessages, 'apply'>
+  chatRemoval: Pick<ChatRemoval, 'apply'>
   savedNames: SavedNames
   store: MessageStore
   events: EventSink
@@ -322,6 +324,8 @@ export class MessageIntake implements WaMessageHooks {
     // Each desk logs a failure; the app state keeps the change, so a new link shows it again.
     const stars = changes.filter((change) => change.kind === 'star')
     if (stars.length > 0) this.deps.stars.apply(instanceId, stars).catch(() => undefined)
+    const removals = changes.filter((change) => change.kind === 'clear' || change.kind === 'delete')
+    if (removals.length > 0) this.deps.chatRemoval.apply(instanceId, removals).catch(() => undefined)
   }
 
   onGroupChange(instanceId: string, change: WaGroupChange, account: WaAccount): void {

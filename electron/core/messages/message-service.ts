@@ -15,6 +15,7 @@ import { GroupDesk } from '../groups/group-desk'
 import { ChatBook } from './chat-book'
 import { ChannelDesk } from './channel-desk'
 import { ChatSettingsDesk } from './chat-settings'
+import { ChatRemoval } from './chat-removal'
 import { SavedNames } from './saved-names'
 import { StarredMessages } from './starred-messages'
 import type { InstanceAuthStore } from '../store/auth-store'
@@ -106,6 +107,8 @@ export class MessageService {
   readonly chatSettings: ChatSettingsDesk
   /** Starred messages (the account's app state). */
   readonly stars: StarredMessages
+  /** Chats cleared and deleted for this account (the account's app state). */
+  readonly chatRemoval: ChatRemoval
   /** The account's own about text, picture and privacy settings. */
   readonly profile: OwnProfile
   /** The account's groups and their changes. */
@@ -142,6 +145,13 @@ export class MessageService {
       events,
       logger: deps.logger,
       connection,
+    })
+    this.chatRemoval = new ChatRemoval({
+      store: this.store,
+      events,
+      logger: deps.logger,
+      connection,
+      settings: this.chatSettings,
     })
     const savedNames = new SavedNames(deps.auth, deps.logger)
     this.chats = new ChatBook(this.store, this.chatSettings, savedNames, this.stars)
@@ -215,6 +225,7 @@ export class MessageService {
     this.hooks = new MessageIntake({
       chatSettings: this.chatSettings,
       stars: this.stars,
+      chatRemoval: this.chatRemoval,
       savedNames,
       store: this.store,
       events,

@@ -122,6 +122,64 @@ function messageStoreTests(name: string, open: Opener) {
     assert.equal(await store.readMedia('i1', 'M'), undefined)
     await close()
   })
+
+  test(`${name}: removing a chat's messages up to a time takes their statuses and media, finds them by the chat's other id, and leaves other chats`, async () => {
+    const { store, reopen, close } = await open()
+    const lid = '48213557260001@lid'
+    const at = (id: string, timestamp: string, chat = message(id).chat) => ({
+      ...message(id),
+      chat,
+      timestamp,
+    })
+    await store.addIfNew('i1', {
+      direction: 'in',
+      message: at('R1', '1795248001'),
+      networkKey: {
+        id: 'R1',
+        chat: lid,
+        chatAlt: message('R1').chat,
+        fromMe: false,
+        participant: null,
+        participantAlt: null,
+      },
+    })
+    await store.addSent('i1', { message: { ...at('R2', '1795248002'), from_me: true } })
+    await store.addIfNew('i1', { direction: 'in', message: at('R3', '1795248003') })
+    await store.addIfNew('i1', {
+      direction: 'in',
+      message: at('B1', '1795248002', '15557654321@s.whatsapp.net'),
+    })
+    await store.saveMedia('i1', 'R1', Buffer.from('bytes'))
+    assert.equal(await store.advanceStatus('i1', 'R2', 'read'), true)
+
+    assert.equal(await store.removeChat('i1', lid, 1795248001), 1, 'found by its other id, up to the time')
+    assert.equal(await store.get('i1', 'R1'), undefined)
+    assert.equal(await store.readMedia('i1', 'R1'), undefined)
+    assert.equal((await store.chat('i1', message('R1').chat))?.messages, 2)
+
+    assert.equal(await store.removeChat('i1', message('R1').chat, 1795248003), 2)
+    assert.equal(await store.get('i1', 'R2'), undefined)
+    assert.equal(await store.statusOf('i1', 'R2'), undefined)
+    assert.equal(await store.chat('i1', message('R1').chat), undefined, 'the chat leaves the index')
+    assert.deepEqual(await store.chatPage('i1', message('R1').chat, 10), [])
+    assert.deepEqual(
+      (await store.chats('i1', 10)).map(({ chat }) => chat),
+      ['15557654321@s.whatsapp.net'],
+    )
+    assert.equal(await store.removeChat('i1', message('R1').chat, 1795248003), 0)
+    assert.equal(await store.removeChat('i2', '15557654321@s.whatsapp.net', 1795248003), 0, 'per instance')
+
+    // A new message brings the chat back.
+    await store.addIfNew('i1', { direction: 'in', message: at('R4', '1795248004') })
+    await close()
+    const reopened = await reopen()
+    assert.deepEqual(
+      (await reopened.store.chatPage('i1', message('R1').chat, 10)).map(({ message }) => message.id),
+      ['R4'],
+    )
+    assert.equal((await reopened.store.chat('i1', '15557654321@s.whatsapp.net'))?.messages, 1)
+    await reopened.close()
+  })
 }
 
 eachBackend((backend) =>

@@ -54,6 +54,12 @@ export interface MessageStore {
    * the network addressed it); resolves to how many moved. Chat ids in full: `…@lid`, `…@s.whatsapp.net`.
    */
   joinChat(instanceId: string, lid: string, phone: string): Promise<number>
+  /**
+   * Removes a chat's messages (found by its chat id or the other id the network gave for it) whose time is at
+   * most `upTo` (Unix seconds), with their statuses and media, in one write; the chat leaves the index once it
+   * has none. Resolves to how many went.
+   */
+  removeChat(instanceId: string, chat: string, upTo: number): Promise<number>
   /** Notes that received messages were marked read. */
   markRead(instanceId: string, ids: readonly string[]): Promise<void>
   /** The encoded content of a message, for Baileys' getMessage; undefined when unknown. */

@@ -1,4 +1,4 @@
-import type { ChatModification, ChatUpdate, WAMessageUpdate } from '@whiskeysockets/baileys'
+import type { ChatModification, ChatMutation, ChatUpdate, WAMessageUpdate } from '@whiskeysockets/baileys'
 import type {
   WaAppStateChange,
   WaChatModification,
@@ -26,6 +26,10 @@ export function toChatModification(change: WaChatModification): ChatModification
       return {
         star: { messages: [{ id: change.message.id, fromMe: change.message.fromMe }], star: change.starred },
       }
+    case 'clear':
+      return { clear: true, lastMessages: lastMessages(change.last) }
+    case 'delete':
+      return { delete: true, lastMessages: lastMessages(change.last) }
   }
 }
 
@@ -68,4 +72,24 @@ export function chatSettingsChanges(updates: readonly ChatUpdate[]): WaChatSetti
       change.disappearing = Number(update.ephemeralExpiration ?? 0)
     return Object.keys(change).length > 1 ? [change] : []
   })
+}
+
+/**
+ * A chat cleared in the app state (index `clearChat, chat, …`), which Baileys reads but reports to no listener
+ * (it logs the mutation as unprocessable): the messages up to the range's last one went, or, with no range, those
+ * up to the moment of the clear.
+ */
+export function clearedChat(mutation: ChatMutation): WaAppStateChange | undefined {
+  const [type, chat] = mutation.index
+  const action = mutation.syncAction.value
+  if (type !== 'clearChat' || !chat || !action?.clearChatAction) return undefined
+  const last = Number(action.clearChatAction.messageRange?.lastMessageTimestamp ?? 0)
+  const at = Math.floor(Number(action.timestamp ?? 0) / 1000)
+  return { kind: 'clear', chat, upTo: last > 0 ? last : at }
+}
+
+/** Chats deleted in the app state (Baileys' `chats.delete`): the messages that came before the report went. */
+export function deletedChats(chats: readonly string[], now: number): WaAppStateChange[] {
+  const upTo = Math.floor(now / 1000)
+  return chats.map((chat) => ({ kind: 'delete' as const, chat, upTo }))
 }

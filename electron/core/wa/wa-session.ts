@@ -3,6 +3,7 @@ import makeWASocket, {
   type BinaryNode,
   Browsers,
   type CacheStore,
+  type ChatMutation,
   type GroupMetadata,
   isJidBroadcast,
   isJidStatusBroadcast,
@@ -23,7 +24,7 @@ import { classifyClose } from './disconnect-reason'
 import type { SocketNetworkConfig } from './network-endpoint'
 import { isLinked, loadWaAuthState, type WaAuthState } from './wa-auth-state'
 import { createWaConnection } from './wa-connection'
-import { chatSettingsChanges, starChanges } from './chat-settings'
+import { chatSettingsChanges, clearedChat, deletedChats, starChanges } from './chat-settings'
 import {
   lacksAddresses,
   lacksMemberAddresses,
@@ -83,6 +84,8 @@ export interface SocketConfigInput {
   version: WaVersion
   /** Whether contacts' status updates are left unread now (the instance's ignore_status). */
   ignoreStatus(): boolean
+  /** An app-state mutation Baileys read but has no event for (a cleared chat). */
+  onUnprocessedMutation?(mutation: ChatMutation): void
 }
 
 /**
@@ -94,7 +97,7 @@ export function socketConfig(input: SocketConfigInput): UserFacingSocketConfig {
   const { timings, network } = input
   return {
     auth: input.auth,
-    logger: baileysLogger(input.logger, input.instanceId),
+    logger: baileysLogger(input.logger, input.instanceId, input.onUnprocessedMutation),
     browser: Browsers.macOS('Chrome'),
     version: input.version,
     markOnlineOnConnect: false,
@@ -217,6 +220,10 @@ export class WaSession {
         holdKeyWrites: auth.holdKeyWrites,
         version,
         ignoreStatus: () => this.options.ignoresStatus(),
+        onUnprocessedMutation: (mutation) => {
+          const cleared = clearedChat(mutation)
+          if (cleared) this.options.hooks.onAppState(instanceId, [cleared])
+        },
       }),
     )
     this.socket = socket
@@ -450,6 +457,10 @@ export class WaSession {
         const changes = chatSettingsChanges(updates)
         if (changes.length > 0) hooks.onChatSettings(instanceId, changes)
       }),
+    )
+    socket.ev.on(
+      'chats.delete',
+      guard('chats.delete', (chats) => hooks.onAppState(instanceId, deletedChats(chats, Date.now()))),
     )
     socket.ev.on(
       'call',

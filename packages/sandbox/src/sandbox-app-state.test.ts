@@ -167,3 +167,50 @@ test('a patch whose snapshot MAC does not match the collection’s LTHash is ref
   assert.deepEqual(after.versions, before.versions)
   assert.deepEqual(after.chats[chat], before.chats[chat])
 })
+
+test('a chat one device clears, then deletes, is kept by the network with MACs checked and reaches the other device', async () => {
+  const other = await linkedClient(linked.sandbox, ME)
+  try {
+    const sock = linked.device.sock
+    assert.ok(sock)
+    const chat = `${ALICE}@s.whatsapp.net`
+    await sock.chatModify({ pin: true }, chat)
+    const last = [{ key: { remoteJid: chat, id: '3EB0AA11', fromMe: false }, messageTimestamp: 1795253914 }]
+    await sock.chatModify({ clear: true, lastMessages: last }, chat)
+    const cleared = linked.sandbox.control.appState(ME).chats[chat]
+    assert.ok(cleared?.clearedAt, JSON.stringify(cleared))
+    assert.equal(cleared.pinned, true, 'a clear keeps the chat and its pin')
+    await other.waitFor(
+      () =>
+        other.unprocessedMutations.some(
+          ({ index, syncAction }) =>
+            index[0] === 'clearChat' &&
+            index[1] === chat &&
+            Number(syncAction.value?.clearChatAction?.messageRange?.lastMessageTimestamp) === 1795253914,
+        ),
+      'the clear on the other device',
+    )
+    await sock.chatModify({ delete: true, lastMessages: last }, chat)
+    const deleted = linked.sandbox.control.appState(ME).chats[chat]
+    assert.ok(deleted?.deletedAt, JSON.stringify(deleted))
+    assert.equal(deleted.pinned, undefined, 'a deleted chat’s settings go with it')
+    await other.waitFor(() => other.chatDeletes.includes(chat), 'the delete on the other device')
+  } finally {
+    await other.stop()
+  }
+})
+
+test('the phone clears and deletes a chat: the linked device syncs each and verifies it', async () => {
+  const chat = `${ALICE}@s.whatsapp.net`
+  const device = linked.device
+  const before = Date.now()
+  await linked.sandbox.control.changeAppState(ME, { chat: ALICE, clear: true })
+  await device.waitFor(
+    () => device.unprocessedMutations.some(({ index }) => index[0] === 'clearChat' && index[1] === chat),
+    'the phone’s clear',
+  )
+  assert.ok((linked.sandbox.control.appState(ME).chats[chat]?.clearedAt ?? 0) >= before)
+  await linked.sandbox.control.changeAppState(ME, { chat: ALICE, delete: true })
+  await device.waitFor(() => device.chatDeletes.includes(chat), 'the phone’s delete')
+  assert.ok((linked.sandbox.control.appState(ME).chats[chat]?.deletedAt ?? 0) >= before)
+})

@@ -152,6 +152,29 @@ export class LmdbMessageStore implements MessageStore {
     return moving.length
   }
 
+  async removeChat(instanceId: string, chat: string, upTo: number): Promise<number> {
+    const going: StoredMessage[] = []
+    for (let before: MessagePosition | undefined; ;) {
+      const page = this.index.page(instanceId, chat, 200, before)
+      going.push(...page.filter((stored) => (Number(stored.message.timestamp) || 0) <= upTo))
+      const last = page.at(-1)
+      if (!last || page.length < 200) break
+      before = positionOf(last)
+    }
+    // Queued in one turn, so the removals and the index's changes share one commit.
+    const removals = going.map((stored) => {
+      const key: Key = [instanceId, stored.message.id]
+      rmSync(this.mediaPath(instanceId, stored.message.id), { force: true })
+      this.pending.delete(key.join('\u0000'))
+      this.pendingStatuses.delete(key.join('\u0000'))
+      this.index.change(instanceId, stored, undefined)
+      void this.statuses.remove(key)
+      return this.db.remove(key)
+    })
+    await Promise.all(removals)
+    return going.length
+  }
+
   /** Notes that received messages were marked read (they no longer count as unread). */
   async markRead(instanceId: string, ids: readonly string[]): Promise<void> {
     for (const id of ids) {

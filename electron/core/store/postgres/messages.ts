@@ -205,6 +205,21 @@ export class PostgresMessageStore implements MessageStore {
     return rowCount ?? 0
   }
 
+  async removeChat(instanceId: string, chat: string, upTo: number): Promise<number> {
+    // One statement: the statuses and media go with their messages (ON DELETE CASCADE) and the trigger moves
+    // the chat index.
+    const params: unknown[] = [instanceId, chat, upTo]
+    const { rowCount } = await fencedStatement(this.fence, instanceId, params, (holds) =>
+      this.pool.query(
+        `DELETE FROM messages m USING message_chats c
+         WHERE c.instance_id = $1 AND c.chat = $2 AND c.ts <= $3
+           AND m.instance_id = c.instance_id AND m.id = c.id AND ${holds}`,
+        params,
+      ),
+    )
+    return rowCount ?? 0
+  }
+
   async markRead(instanceId: string, ids: readonly string[]): Promise<void> {
     const params: unknown[] = [instanceId, ids]
     await fencedStatement(this.fence, instanceId, params, (holds) =>

@@ -18,6 +18,10 @@ export interface ChatSettings {
   mutedUntil?: number | null
   /** Marked unread by hand. */
   unread?: boolean
+  /** Unix milliseconds the chat was last cleared (its messages up to then gone from the account's apps). */
+  clearedAt?: number
+  /** Unix milliseconds the chat was deleted from the account's apps (its other settings went with it). */
+  deletedAt?: number
 }
 
 /** What the network keeps of an account's app state: the phone's sync key and each collection's patches. */
@@ -156,7 +160,7 @@ export class AppState {
 
   /**
    * The phone's own change, as its app makes it (Baileys' chat modifications: archive, pin, mute, mark read,
-   * a contact's name…): encoded with the account's key onto the collection, kept as its next version.
+   * clear, delete, a contact's name…): encoded with the account's key onto the collection, kept as its next version.
    * Answers the collection and its new version, for the devices to be told.
    */
   async change(
@@ -221,6 +225,15 @@ export class AppState {
       if (action.starAction.starred) starred.add(messageId)
       else starred.delete(messageId)
       this.record.starred[chat] = [...starred]
+      return []
+    }
+    const at = Number(action.timestamp ?? 0) || Date.now()
+    if (action.clearChatAction || action.deleteChatAction) {
+      // index: clearChat, chat, delete starred (1/0), delete media (1/0); deleteChat, chat, delete media (1/0).
+      // Both take the starred messages with them, as Baileys sends them.
+      delete (this.record.starred ??= {})[chat]
+      const chats = (this.record.chats ??= {})
+      chats[chat] = action.deleteChatAction ? { deletedAt: at } : { ...chats[chat], clearedAt: at }
       return []
     }
     const settings = ((this.record.chats ??= {})[chat] ??= {})

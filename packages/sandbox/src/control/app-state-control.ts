@@ -29,6 +29,10 @@ export interface SandboxAppStateChange {
   unread?: boolean
   /** The name the phone saves for the contact. */
   savedName?: string
+  /** Clears the chat's messages (the chat stays in the list). */
+  clear?: boolean
+  /** Deletes the chat from the account's apps. */
+  delete?: boolean
 }
 
 function chatIdOf(chat: string): string {
@@ -61,6 +65,9 @@ export async function changeAppStateFromPhone(
       contact: { fullName: change.savedName, firstName: change.savedName.split(' ')[0] ?? change.savedName },
     })
   }
+  // A clear or delete of everything up to now: the phone gives no last message, so the range is its time.
+  if (change.clear) modifications.push({ clear: true, lastMessages: [] })
+  if (change.delete) modifications.push({ delete: true, lastMessages: [] })
   if (modifications.length === 0)
     throw new SandboxError('missing_parameter', 'give at least one setting to change.')
   for (const modification of modifications) {

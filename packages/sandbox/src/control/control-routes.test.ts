@@ -401,3 +401,21 @@ test('POST /accounts/{phone}/behaviour changes what is given, GET reads it; a ba
   )
   assert.equal((await call('POST', '/accounts/15559999999/behaviour', { reads: 'never' })).status, 404)
 })
+
+test('POST /accounts/{phone}/app-state clears, then deletes, a chat as the phone; a flag that is not a boolean is 400 and nothing is kept', async () => {
+  const chat = `${ME}@s.whatsapp.net`
+  const before = (await call('GET', `/accounts/${ALICE}/app-state`)).body.versions
+  const bad = await call('POST', `/accounts/${ALICE}/app-state`, { chat: ME, clear: 'yes' })
+  assert.equal(bad.status, 400, JSON.stringify(bad.body))
+  assert.equal(bad.body.code, 'invalid_parameter')
+  assert.deepEqual((await call('GET', `/accounts/${ALICE}/app-state`)).body.versions, before)
+
+  assert.equal((await call('POST', `/accounts/${ALICE}/app-state`, { chat: ME, pinned: true })).status, 200)
+  assert.equal((await call('POST', `/accounts/${ALICE}/app-state`, { chat: ME, clear: true })).status, 200)
+  const cleared = (await call('GET', `/accounts/${ALICE}/app-state`)).body.chats[chat]
+  assert.equal(cleared.pinned, true, 'a clear keeps the chat’s settings')
+  assert.equal(typeof cleared.clearedAt, 'number')
+  assert.equal((await call('POST', `/accounts/${ALICE}/app-state`, { chat: ME, delete: true })).status, 200)
+  const deleted = (await call('GET', `/accounts/${ALICE}/app-state`)).body.chats[chat]
+  assert.deepEqual(Object.keys(deleted), ['deletedAt'])
+})

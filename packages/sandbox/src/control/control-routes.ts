@@ -389,6 +389,8 @@ export function registerSandboxRoutes(app: FastifyInstance, control: SandboxCont
       mutedUntil: body.muted_until === null ? null : optionalNumber(body, 'muted_until'),
       unread: flag('unread'),
       savedName: optionalString(body, 'saved_name'),
+      clear: flag('clear'),
+      delete: flag('delete'),
     })
     return { status: 'success' }
   })

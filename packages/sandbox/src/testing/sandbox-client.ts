@@ -4,6 +4,7 @@ import makeWASocket, {
   Browsers,
   downloadMediaMessage,
   type BaileysEventMap,
+  type ChatMutation,
   type WAMessage,
   type WASocket,
 } from '@whiskeysockets/baileys'
@@ -51,6 +52,10 @@ export class SandboxClient {
   /** Chats' settings as the app state reported them (archived, pinned, muteEndTime, unreadCount). */
   readonly chatUpdates: BaileysEventMap['chats.update'] = []
   readonly contactUpserts: BaileysEventMap['contacts.upsert'] = []
+  /** Chats the app state deleted (Baileys' chats.delete). */
+  readonly chatDeletes: string[] = []
+  /** App-state mutations Baileys read but reports to no listener, only to its log (a cleared chat). */
+  readonly unprocessedMutations: ChatMutation[] = []
   readonly presences: Array<BaileysEventMap['presence.update']> = []
   opens = 0
   historySets = 0
@@ -70,6 +75,15 @@ export class SandboxClient {
     this.logger = warn
       ? pino({ level: 'warn' }, { write: (line: string) => warn(line) })
       : pino({ level: process.env.SANDBOX_BAILEYS_LOG ?? 'silent' })
+    const debug = this.logger.debug.bind(this.logger)
+    this.logger.debug = ((object: unknown, ...rest: unknown[]) => {
+      const mutation = (object as { syncAction?: ChatMutation } | null)?.syncAction
+      if (rest[0] === 'unprocessable update' && Array.isArray(mutation?.index)) {
+        this.unprocessedMutations.push(mutation)
+        this.changed.emit('change')
+      }
+      debug(object as object, ...(rest as []))
+    }) as pino.LogFn
   }
 
   get me(): { id: string; lid?: string } | undefined {
@@ -221,6 +235,10 @@ export class SandboxClient {
     })
     sock.ev.on('chats.update', (updates) => {
       this.chatUpdates.push(...updates)
+      changed()
+    })
+    sock.ev.on('chats.delete', (chats) => {
+      this.chatDeletes.push(...chats)
       changed()
     })
     sock.ev.on('contacts.upsert', (contacts) => {

@@ -1,6 +1,7 @@
 import { useState } from 'react'
 import type { ChatList } from '../../api/types'
 import { useApi } from '../../app/api-context'
+import { ConfirmDialog } from '../../components/ConfirmDialog'
 import { ErrorNotice } from '../../components/ErrorNotice'
 
 type Chat = ChatList['chats'][number]
@@ -33,9 +34,26 @@ export function ChatFlagBadges({ chat }: { chat: Chat }) {
   return <span className="chat-flags"> {shown.join(' · ')}</span>
 }
 
+/** Clearing and deleting a chat, as the confirmation words them. */
+const REMOVALS = {
+  clear_chat: {
+    label: 'Clear chat',
+    title: (name: string) => `Clear the chat with ${name}?`,
+    consequence:
+      'Its messages go from Linkdesk, the phone and the account’s other devices; the chat stays in their lists. The other side keeps its messages.',
+  },
+  delete_chat: {
+    label: 'Delete chat',
+    title: (name: string) => `Delete the chat with ${name}?`,
+    consequence:
+      'The chat and its messages go from Linkdesk, the phone and the account’s other devices, with its archive, pin and mute. The other side keeps its messages.',
+  },
+} as const
+
 /**
- * Archive, pin, mute (8 hours), mark unread a chat and turn disappearing messages on (7 days), or undo each; the list refreshes from the chat.updated
- * event that follows. A refusal (such as a fourth pin) is shown beside the chat.
+ * Archive, pin, mute (8 hours), mark unread a chat and turn disappearing messages on (7 days), or undo each; clear
+ * or delete it after a confirmation. The list refreshes from the chat.updated, chat.cleared or chat.deleted event
+ * that follows. A refusal (such as a fourth pin) is shown beside the chat.
  */
 export function ChatFlagActions({
   instanceId,
@@ -49,6 +67,7 @@ export function ChatFlagActions({
   const api = useApi()
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<unknown>(null)
+  const [confirming, setConfirming] = useState<keyof typeof REMOVALS | null>(null)
   const run = (operation: string, params: Record<string, unknown> = {}) => {
     setBusy(true)
     setError(null)
@@ -73,6 +92,24 @@ export function ChatFlagActions({
           {label}
         </button>
       ))}
+      {(Object.keys(REMOVALS) as Array<keyof typeof REMOVALS>).map((operation) => (
+        <button key={operation} type="button" disabled={busy} onClick={() => setConfirming(operation)}>
+          {REMOVALS[operation].label}
+        </button>
+      ))}
+      {confirming ? (
+        <ConfirmDialog
+          title={REMOVALS[confirming].title(name)}
+          confirmLabel={REMOVALS[confirming].label}
+          onCancel={() => setConfirming(null)}
+          onConfirm={() => {
+            setConfirming(null)
+            run(confirming)
+          }}
+        >
+          <p>{REMOVALS[confirming].consequence}</p>
+        </ConfirmDialog>
+      ) : null}
       {error ? <ErrorNotice error={error} context={`Could not change ${name}`} /> : null}
     </span>
   )

@@ -28,13 +28,15 @@ const contactBefore = (a: Contact, b: Contact) => a.chat < b.chat
 /** Events after which a group's subject may be new: the group list is read again. */
 const GROUP_NAME_EVENTS = new Set(['group.joined', 'group.updated'])
 
-/** Events that store a message in a chat (a status changes no chat's summary). */
+/** Events that change a chat's summary or flags (a status changes none). */
 const CHAT_EVENTS = new Set([
   'message.received',
   'message.sent',
   'message.edited',
   'message.deleted',
   'chat.updated',
+  'chat.cleared',
+  'chat.deleted',
 ])
 
 /**
