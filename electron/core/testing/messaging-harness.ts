@@ -31,7 +31,8 @@ export function recordEvents(core: Core) {
     waitFor(
       match: (event: LinkdeskEvent) => boolean,
       what: string,
-      timeoutMs = 10_000,
+      // Generous: on two cores shared with other test files, a receipt's round trip has taken over 10 s.
+      timeoutMs = 30_000,
     ): Promise<LinkdeskEvent> {
       return new Promise((resolve, reject) => {
         const check = () => {

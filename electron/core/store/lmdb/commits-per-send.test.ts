@@ -85,16 +85,25 @@ test('a sequential send with a webhook commits at most 5 LMDB transactions, and 
   const sent = receiver.accepted().filter(({ event }) => ids.includes(String(event.data.id)))
   assert.equal(sent.length, SENDS * 4, 'message.sent and three statuses per send')
 
-  // Closing commits what was still deferred (the last outcomes): after a restart nothing is posted again and
-  // every event of the sends is stored as delivered.
-  await linked.restart()
-  const response = await fetch(
-    `${linked.core.apiBase}/events?access_token=${TOKEN}&instance_id=${linked.instanceId}&limit=500`,
-  )
-  const { events } = (await response.json()) as {
-    events: Array<{ event_id: string; data: { id?: string }; delivery: { status: string } }>
+  // The receiver has the last POST before the app has read its answer: wait for the app to record every
+  // outcome, then restart. Whatever was still deferred is committed by the close: after the restart nothing is
+  // posted again and every event of the sends is stored as delivered.
+  const eventsOfSends = async () => {
+    const response = await fetch(
+      `${linked.core.apiBase}/events?access_token=${TOKEN}&instance_id=${linked.instanceId}&limit=500`,
+    )
+    const { events } = (await response.json()) as {
+      events: Array<{ event_id: string; data: { id?: string }; delivery: { status: string } }>
+    }
+    return events.filter((event) => ids.includes(String(event.data.id)))
   }
-  const ofSends = events.filter((event) => ids.includes(String(event.data.id)))
+  await waitFor(
+    async () => (await eventsOfSends()).every((event) => event.delivery.status === 'delivered'),
+    30_000,
+    'every event of the sends recorded as delivered',
+  )
+  await linked.restart()
+  const ofSends = await eventsOfSends()
   assert.equal(ofSends.length, SENDS * 4)
   assert.deepEqual(new Set(ofSends.map((event) => event.delivery.status)), new Set(['delivered']))
   const posted = receiver.accepted().map(({ event }) => event.event_id)
