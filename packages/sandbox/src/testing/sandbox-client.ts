@@ -51,6 +51,10 @@ export class SandboxClient {
   /** Chats' settings as the app state reported them (archived, pinned, muteEndTime, unreadCount). */
   readonly chatUpdates: BaileysEventMap['chats.update'] = []
   readonly contactUpserts: BaileysEventMap['contacts.upsert'] = []
+  /** Labels edited, as the app state reported them (Business accounts). */
+  readonly labelEdits: Array<BaileysEventMap['labels.edit']> = []
+  /** Labels put on or taken off chats and messages, as the app state reported them. */
+  readonly labelAssociations: Array<BaileysEventMap['labels.association']> = []
   readonly presences: Array<BaileysEventMap['presence.update']> = []
   opens = 0
   historySets = 0
@@ -221,6 +225,14 @@ export class SandboxClient {
     })
     sock.ev.on('chats.update', (updates) => {
       this.chatUpdates.push(...updates)
+      changed()
+    })
+    sock.ev.on('labels.edit', (label) => {
+      this.labelEdits.push(label)
+      changed()
+    })
+    sock.ev.on('labels.association', (association) => {
+      this.labelAssociations.push(association)
       changed()
     })
     sock.ev.on('contacts.upsert', (contacts) => {
