@@ -20,6 +20,7 @@ import { foundationOperations } from './api/routes/foundation-routes'
 import { instanceOperations } from './api/routes/instance-routes'
 import { chatOperations } from './api/routes/chat-routes'
 import { chatSettingsOperations } from './api/routes/chat-settings-routes'
+import { labelOperations } from './api/routes/label-routes'
 import { groupOperations } from './api/routes/group-routes'
 import { communityOperations } from './api/routes/community-routes'
 import { channelOperations } from './api/routes/channel-routes'
@@ -305,6 +306,7 @@ async function buildCore(
       ...statusOperations({ messages }),
       ...chatOperations({ messages }),
       ...chatSettingsOperations({ messages }),
+      ...labelOperations({ messages }),
       ...profileOperations({ messages }),
       ...groupOperations({ messages }),
       ...communityOperations({ messages }),

@@ -22,6 +22,7 @@ export const DESTRUCTIVE_OPERATIONS: ReadonlySet<string> = new Set([
   'group_participants',
   'block',
   'admin/tokens/revoke',
+  'delete_label',
 ])
 
 /** An MCP tool made from an operation: what `tools/list` shows, and the operation it calls. */

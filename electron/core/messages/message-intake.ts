@@ -7,6 +7,7 @@ import type { CallDesk } from './call-desk'
 import type { ChatSettingsDesk } from './chat-settings'
 import type { SavedNames } from './saved-names'
 import type { StarredMessages } from './starred-messages'
+import type { LabelDesk } from './labels'
 import type { PollVotes } from '../store/poll-votes'
 import type { GroupDesk } from '../groups/group-desk'
 import type {
@@ -47,6 +48,7 @@ const PRESENCE_NAMES: Record<WaPresence, Presence> = {
 export interface MessageIntakeDeps {
   chatSettings: ChatSettingsDesk
   stars: Pick<StarredMessages, 'apply'>
+  labels: Pick<LabelDesk, 'apply'>
   savedNames: SavedNames
   store: MessageStore
   events: EventSink
@@ -322,6 +324,8 @@ export class MessageIntake implements WaMessageHooks {
     // Each desk logs a failure; the app state keeps the change, so a new link shows it again.
     const stars = changes.filter((change) => change.kind === 'star')
     if (stars.length > 0) this.deps.stars.apply(instanceId, stars).catch(() => undefined)
+    const labels = changes.filter((change) => change.kind !== 'star')
+    if (labels.length > 0) this.deps.labels.apply(instanceId, labels).catch(() => undefined)
   }
 
   onGroupChange(instanceId: string, change: WaGroupChange, account: WaAccount): void {

@@ -17,6 +17,7 @@ import { ChannelDesk } from './channel-desk'
 import { ChatSettingsDesk } from './chat-settings'
 import { SavedNames } from './saved-names'
 import { StarredMessages } from './starred-messages'
+import { LabelDesk } from './labels'
 import type { InstanceAuthStore } from '../store/auth-store'
 import { loadPicture, OwnProfile } from './own-profile'
 import { ChatSignals } from './chat-signals'
@@ -106,6 +107,8 @@ export class MessageService {
   readonly chatSettings: ChatSettingsDesk
   /** Starred messages (the account's app state). */
   readonly stars: StarredMessages
+  /** A Business account's labels, on chats and messages (the account's app state). */
+  readonly labels: LabelDesk
   /** The account's own about text, picture and privacy settings. */
   readonly profile: OwnProfile
   /** The account's groups and their changes. */
@@ -143,8 +146,15 @@ export class MessageService {
       logger: deps.logger,
       connection,
     })
+    this.labels = new LabelDesk({
+      store: this.store,
+      auth: deps.auth,
+      events,
+      logger: deps.logger,
+      connection,
+    })
     const savedNames = new SavedNames(deps.auth, deps.logger)
-    this.chats = new ChatBook(this.store, this.chatSettings, savedNames, this.stars)
+    this.chats = new ChatBook(this.store, this.chatSettings, savedNames, this.stars, this.labels)
     this.profile = new OwnProfile({ limits: deps.limits, logger: deps.logger, connection })
     this.ledger = new IdempotencyLedger(deps.ledger)
     // Fed by the sender (a send marks its message sent) and by the intake (what the network reports).
@@ -215,6 +225,7 @@ export class MessageService {
     this.hooks = new MessageIntake({
       chatSettings: this.chatSettings,
       stars: this.stars,
+      labels: this.labels,
       savedNames,
       store: this.store,
       events,

@@ -23,7 +23,7 @@ import { classifyClose } from './disconnect-reason'
 import type { SocketNetworkConfig } from './network-endpoint'
 import { isLinked, loadWaAuthState, type WaAuthState } from './wa-auth-state'
 import { createWaConnection } from './wa-connection'
-import { chatSettingsChanges, starChanges } from './chat-settings'
+import { chatSettingsChanges, labelAssociationChange, labelEditChange, starChanges } from './chat-settings'
 import {
   lacksAddresses,
   lacksMemberAddresses,
@@ -450,6 +450,16 @@ export class WaSession {
         const changes = chatSettingsChanges(updates)
         if (changes.length > 0) hooks.onChatSettings(instanceId, changes)
       }),
+    )
+    socket.ev.on(
+      'labels.edit',
+      guard('labels.edit', (label) => hooks.onAppState(instanceId, [labelEditChange(label)])),
+    )
+    socket.ev.on(
+      'labels.association',
+      guard('labels.association', (association) =>
+        hooks.onAppState(instanceId, [labelAssociationChange(association)]),
+      ),
     )
     socket.ev.on(
       'call',
