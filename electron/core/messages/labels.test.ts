@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { linkedClient } from '@linkdesk/sandbox/testing'
-import { call } from '../testing/instance-harness'
+import { call, waitForStatus } from '../testing/instance-harness'
 import { linkedCoreFixture } from '../testing/linked-core'
 import { linkedInstance } from '../testing/messaging-harness'
 
@@ -72,6 +72,12 @@ test('a label created and put on a chat and a message through the API reaches an
     )
     assert.deepEqual(labeled.data, { chat, label_id: label, labeled: true, labels: [label], source: 'api' })
     assert.deepEqual(await labelsOf(chat), [{ id: label, name: 'Paid', color: 4 }])
+    // The network's echo of this app's own patch is not announced again as the phone's.
+    const announced = linked.events.seen.filter((e) => e.event === 'label.updated' && e.data.id === label)
+    assert.deepEqual(
+      announced.map((e) => e.data.source),
+      ['api'],
+    )
 
     const onMessage = await linked.api('label_message', { message_id: id, label_id: label })
     assert.equal(onMessage.status, 200, JSON.stringify(onMessage.body))
@@ -175,4 +181,19 @@ test('a personal account answers not_business to every label operation, and noth
   assert.deepEqual(after.labels, {})
   const chats = await api('chats', { number: ALICE })
   assert.deepEqual(chats.body.chats[0]?.labels, [])
+})
+
+test('labels and the chats they are on survive a restart', async () => {
+  const before = (await linked.api('labels')).body.labels
+  assert.ok(before.some((label: { name: string }) => label.name === 'VIP'))
+  const chat = `${ALICE}@s.whatsapp.net`
+  const onChat = await labelsOf(chat)
+  await linked.restart()
+  await waitForStatus(linked.core, linked.instanceId, (s) => s.state === 'connected', 'reconnection')
+  assert.deepEqual((await linked.api('labels')).body.labels, before)
+  assert.deepEqual(await labelsOf(chat), onChat)
+  assert.ok(
+    !linked.events.seen.some((e) => e.event === 'label.updated' || e.event === 'chat.labeled'),
+    'nothing is announced again after the restart',
+  )
 })
