@@ -324,7 +324,10 @@ export class MessageIntake implements WaMessageHooks {
     // Each desk logs a failure; the app state keeps the change, so a new link shows it again.
     const stars = changes.filter((change) => change.kind === 'star')
     if (stars.length > 0) this.deps.stars.apply(instanceId, stars).catch(() => undefined)
-    const labels = changes.filter((change) => change.kind !== 'star')
+    const labels = changes.filter(
+      (change) =>
+        change.kind === 'label_edit' || change.kind === 'label_chat' || change.kind === 'label_message',
+    )
     if (labels.length > 0) this.deps.labels.apply(instanceId, labels).catch(() => undefined)
   }
 
