@@ -62,6 +62,11 @@ export const ERROR_CODES = {
     status: 409,
     message: 'The network lets an account pin 3 chats: unpin one first (details.pinned lists them).',
   },
+  not_business: {
+    status: 422,
+    message: 'Labels are for WhatsApp Business accounts: this account is a personal one.',
+  },
+  label_not_found: { status: 404, message: 'This account has no label with that label_id.' },
   group_not_found: { status: 404, message: 'That is not a group this account is in.' },
   not_group_admin: { status: 403, message: "Only the group's admins may do that." },
   group_change_incomplete: {

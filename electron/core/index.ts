@@ -21,6 +21,7 @@ import { instanceOperations } from './api/routes/instance-routes'
 import { chatOperations } from './api/routes/chat-routes'
 import { chatSettingsOperations } from './api/routes/chat-settings-routes'
 import { chatRemovalOperations } from './api/routes/chat-removal-routes'
+import { labelOperations } from './api/routes/label-routes'
 import { groupOperations } from './api/routes/group-routes'
 import { communityOperations } from './api/routes/community-routes'
 import { channelOperations } from './api/routes/channel-routes'
@@ -307,6 +308,7 @@ async function buildCore(
       ...chatOperations({ messages }),
       ...chatSettingsOperations({ messages }),
       ...chatRemovalOperations({ messages }),
+      ...labelOperations({ messages }),
       ...profileOperations({ messages }),
       ...groupOperations({ messages }),
       ...communityOperations({ messages }),

@@ -24,6 +24,7 @@ export const DESTRUCTIVE_OPERATIONS: ReadonlySet<string> = new Set([
   'admin/tokens/revoke',
   'clear_chat',
   'delete_chat',
+  'delete_label',
 ])
 
 /** An MCP tool made from an operation: what `tools/list` shows, and the operation it calls. */

@@ -47,6 +47,8 @@ export async function run(baseUrl: string, token: string, instanceId: string, nu
 
 describe('the document against the running server', () => {
   const linked = linkedCoreFixture(ME, [
+    // A Business account, so its labels answer too.
+    { phone: ME, name: 'Front desk', business: true },
     { phone: CAROL, name: 'Carol' },
     { phone: DAVE, name: 'Dave', groupsAdd: 'contacts' },
   ])
@@ -168,6 +170,15 @@ describe('the document against the running server', () => {
       await checked('unstar_message', { ...on, message_id: fromCarol })
       await checked('set_disappearing_timer', { ...to, timer: 86400 })
       await checked('set_disappearing_timer', { ...to, timer: 0 })
+      const label = await checked('create_label', { ...on, name: 'Checked', color: 2 })
+      const labelled = { label_id: label.id }
+      await checked('edit_label', { ...on, ...labelled, name: 'Checked again' })
+      await checked('labels', on)
+      await checked('label_chat', { ...to, ...labelled })
+      await checked('unlabel_chat', { ...to, ...labelled })
+      await checked('label_message', { ...on, ...labelled, message_id: fromCarol })
+      await checked('unlabel_message', { ...on, ...labelled, message_id: fromCarol })
+      await checked('delete_label', { ...on, ...labelled })
       assert.ok(contacts.some((contact: any) => contact.phone === CAROL))
       const { numbers } = await checked('check_numbers', { ...on, numbers: [CAROL, '15550610099'] })
       assert.deepEqual(

@@ -33,6 +33,8 @@ test('a real instance’s events (link, receive, archive, send, status, react, e
   })
   const events = recordEvents(core)
   await core.sandbox!.control.addAccount({ phone: '15550400002', name: 'Alice' })
+  // A Business account, so its labels' events come too.
+  await core.sandbox!.control.addAccount({ phone: '15550400001', business: true })
   const id = await linkedInstance(core, '15550400001')
   const { instances } = await ok(core.apiBase, 'instances')
   const { instance } = await ok(core.apiBase, 'instance', { instance_id: id })
@@ -50,6 +52,9 @@ test('a real instance’s events (link, receive, archive, send, status, react, e
   await events.waitFor((event) => event.event === 'message.status', 'message.status')
   const target = { instance_id: id, message_id: sent.message.key.id }
   await ok(core.apiBase, 'star_message', target)
+  const label = await ok(core.apiBase, 'create_label', { instance_id: id, name: 'Paid' })
+  await ok(core.apiBase, 'label_chat', { instance_id: id, number: '15550400002', label_id: label.id })
+  await ok(core.apiBase, 'label_message', { ...target, label_id: label.id })
   await ok(core.apiBase, 'react', { ...target, emoji: '👍' })
   await ok(core.apiBase, 'edit_message', { ...target, message: 'Hello!' })
   await ok(core.apiBase, 'delete_message', target)

@@ -8,6 +8,7 @@ import {
 import { COMMUNITY_EVENT_EXAMPLES, CommunityLinkEventSchema } from './community'
 import { INSTANCE_STATES } from './instance-state'
 import { ChatRemovedEventSchema, ChatUpdatedEventSchema, MessageStarredEventSchema } from './chat-flags'
+import { ChatLabeledEventSchema, LabelUpdatedEventSchema, MessageLabeledEventSchema } from './labels'
 import { CHANNEL_POST_SAMPLE, ChannelPostSchema } from './channel'
 import {
   DeletionSchema,
@@ -290,6 +291,40 @@ export const EVENT_CATALOGUE = {
     changesInstance: false,
     data: MessageStarredEventSchema,
     example: { id: '3EB0C4F1A2B3C4D5E6F7', chat: '15550002222@s.whatsapp.net', starred: true },
+  },
+  'label.updated': {
+    description:
+      'A WhatsApp Business account’s label was created, renamed, recoloured or deleted: through the API (create_label, edit_label, delete_label; source api) or on the phone or another linked device (the account’s app state; source phone). A deleted label comes off every chat and message.',
+    changesInstance: false,
+    data: LabelUpdatedEventSchema,
+    example: { id: '3', name: 'Paid', color: 4, deleted: false, source: 'phone' },
+  },
+  'chat.labeled': {
+    description:
+      'A label was put on a chat or taken off it (Business accounts): through the API (label_chat, unlabel_chat; source api) or on the phone or another linked device (source phone). Carries the ids of the chat’s labels now.',
+    changesInstance: false,
+    data: ChatLabeledEventSchema,
+    example: {
+      chat: '15550002222@s.whatsapp.net',
+      label_id: '3',
+      labeled: true,
+      labels: ['1', '3'],
+      source: 'phone',
+    },
+  },
+  'message.labeled': {
+    description:
+      'A label was put on a message or taken off it (Business accounts): through the API (label_message, unlabel_message; source api) or on the phone or another linked device (source phone).',
+    changesInstance: false,
+    data: MessageLabeledEventSchema,
+    example: {
+      id: '3EB0C4F1A2B3C4D5E6F7',
+      chat: '15550002222@s.whatsapp.net',
+      label_id: '3',
+      labeled: true,
+      labels: ['3'],
+      source: 'api',
+    },
   },
   'group.participants': {
     description:

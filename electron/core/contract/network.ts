@@ -245,6 +245,11 @@ export interface WaCallOffer {
 /** The messaging operations of one connected instance. */
 export interface WaConnection {
   readonly account: WaAccount
+  /**
+   * A WhatsApp Business account: the network said so when this device linked (the phone's platform is
+   * WhatsApp Business, smba or smbi). Only these have labels.
+   */
+  readonly business: boolean
   /** The socket this connection runs on: the same for as long as that socket lives, another after a reconnect. */
   readonly linkId: number
   /** A fresh message id in the network's format, to record before sending under it. */
@@ -373,6 +378,21 @@ export type WaChatModification =
   | { kind: 'clear'; last: WaLastMessage }
   /** Deletes the chat (its messages up to `last`) from the account's devices' lists. */
   | { kind: 'delete'; last: WaLastMessage }
+  /** Business accounts: a label created, renamed, recoloured or deleted. */
+  | { kind: 'label_edit'; label: WaLabel }
+  /** Business accounts: a label put on (or taken off) the chat, or one message of it. */
+  | { kind: 'label_chat'; labelId: string; labeled: boolean }
+  | { kind: 'label_message'; labelId: string; messageId: string; labeled: boolean }
+
+/** A Business account's label as its app state carries it. */
+export interface WaLabel {
+  /** The network's id (digits). */
+  id: string
+  name: string
+  /** The apps' colour index (0–19). */
+  color: number
+  deleted: boolean
+}
 
 /** A chat's newest message, by its network key and time (Unix seconds). */
 export interface WaLastMessage {
@@ -410,6 +430,9 @@ export type WaAppStateChange =
   | { kind: 'clear'; chat: string; upTo: number }
   /** A chat deleted elsewhere: its messages up to `upTo` (Unix seconds) went with it. */
   | { kind: 'delete'; chat: string; upTo: number }
+  | ({ kind: 'label_edit' } & WaLabel)
+  | { kind: 'label_chat'; labelId: string; chat: string; labeled: boolean }
+  | { kind: 'label_message'; labelId: string; chat: string; messageId: string; labeled: boolean }
 
 /** A member of a group: addressed by LID or phone number, with the other address where the network gave it. */
 export interface WaGroupParticipant {

@@ -11,6 +11,7 @@ import type { ChatFlags } from '../contract/chat-flags'
 import { type ChatSettingsDesk, UNSET_FLAGS } from './chat-settings'
 import type { SavedNames } from './saved-names'
 import type { StarredMessages } from './starred-messages'
+import type { LabelDesk, LabelView } from './labels'
 
 /** A chat as the account's stored messages show it. */
 export interface ChatSummary {
@@ -23,8 +24,8 @@ export interface ChatSummary {
   messages: number
 }
 
-/** A chat as chats lists it: its summary and its app-state flags. */
-export type ListedChat = ChatSummary & ChatFlags
+/** A chat as chats lists it: its summary, its app-state flags and its labels (Business accounts). */
+export type ListedChat = ChatSummary & ChatFlags & { labels: LabelView[] }
 
 /** Someone the account has messages from or to: a 1:1 chat, or a group member who wrote. */
 export interface ContactSummary {
@@ -100,14 +101,18 @@ export class ChatBook {
     private readonly settings?: Pick<ChatSettingsDesk, 'flags'>,
     private readonly names?: Pick<SavedNames, 'of'>,
     private readonly stars?: Pick<StarredMessages, 'starred'>,
+    private readonly labels?: Pick<LabelDesk, 'ofChats'>,
   ) {}
 
   private async flagged(instanceId: string, chats: ChatSummary[]): Promise<ListedChat[]> {
-    const flags = await this.settings?.flags(
-      instanceId,
-      chats.map(({ chat }) => chat),
-    )
-    return chats.map((chat) => ({ ...chat, ...(flags?.get(chat.chat) ?? UNSET_FLAGS) }))
+    const ids = chats.map(({ chat }) => chat)
+    const flags = await this.settings?.flags(instanceId, ids)
+    const labels = await this.labels?.ofChats(instanceId, ids)
+    return chats.map((chat) => ({
+      ...chat,
+      ...(flags?.get(chat.chat) ?? UNSET_FLAGS),
+      labels: labels?.get(chat.chat) ?? [],
+    }))
   }
 
   /** Chats, newest last message first, a page at a time. */

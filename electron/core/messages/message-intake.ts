@@ -8,6 +8,7 @@ import type { ChatSettingsDesk } from './chat-settings'
 import type { SavedNames } from './saved-names'
 import type { StarredMessages } from './starred-messages'
 import type { ChatRemoval } from './chat-removal'
+import type { LabelDesk } from './labels'
 import type { PollVotes } from '../store/poll-votes'
 import type { GroupDesk } from '../groups/group-desk'
 import type {
@@ -49,6 +50,7 @@ export interface MessageIntakeDeps {
   chatSettings: ChatSettingsDesk
   stars: Pick<StarredMessages, 'apply'>
   chatRemoval: Pick<ChatRemoval, 'apply'>
+  labels: Pick<LabelDesk, 'apply'>
   savedNames: SavedNames
   store: MessageStore
   events: EventSink
@@ -326,6 +328,11 @@ export class MessageIntake implements WaMessageHooks {
     if (stars.length > 0) this.deps.stars.apply(instanceId, stars).catch(() => undefined)
     const removals = changes.filter((change) => change.kind === 'clear' || change.kind === 'delete')
     if (removals.length > 0) this.deps.chatRemoval.apply(instanceId, removals).catch(() => undefined)
+    const labels = changes.filter(
+      (change) =>
+        change.kind === 'label_edit' || change.kind === 'label_chat' || change.kind === 'label_message',
+    )
+    if (labels.length > 0) this.deps.labels.apply(instanceId, labels).catch(() => undefined)
   }
 
   onGroupChange(instanceId: string, change: WaGroupChange, account: WaAccount): void {

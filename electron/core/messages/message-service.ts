@@ -18,6 +18,7 @@ import { ChatSettingsDesk } from './chat-settings'
 import { ChatRemoval } from './chat-removal'
 import { SavedNames } from './saved-names'
 import { StarredMessages } from './starred-messages'
+import { LabelDesk } from './labels'
 import type { InstanceAuthStore } from '../store/auth-store'
 import { loadPicture, OwnProfile } from './own-profile'
 import { ChatSignals } from './chat-signals'
@@ -109,6 +110,8 @@ export class MessageService {
   readonly stars: StarredMessages
   /** Chats cleared and deleted for this account (the account's app state). */
   readonly chatRemoval: ChatRemoval
+  /** A Business account's labels, on chats and messages (the account's app state). */
+  readonly labels: LabelDesk
   /** The account's own about text, picture and privacy settings. */
   readonly profile: OwnProfile
   /** The account's groups and their changes. */
@@ -153,8 +156,15 @@ export class MessageService {
       connection,
       settings: this.chatSettings,
     })
+    this.labels = new LabelDesk({
+      store: this.store,
+      auth: deps.auth,
+      events,
+      logger: deps.logger,
+      connection,
+    })
     const savedNames = new SavedNames(deps.auth, deps.logger)
-    this.chats = new ChatBook(this.store, this.chatSettings, savedNames, this.stars)
+    this.chats = new ChatBook(this.store, this.chatSettings, savedNames, this.stars, this.labels)
     this.profile = new OwnProfile({ limits: deps.limits, logger: deps.logger, connection })
     this.ledger = new IdempotencyLedger(deps.ledger)
     // Fed by the sender (a send marks its message sent) and by the intake (what the network reports).
@@ -226,6 +236,7 @@ export class MessageService {
       chatSettings: this.chatSettings,
       stars: this.stars,
       chatRemoval: this.chatRemoval,
+      labels: this.labels,
       savedNames,
       store: this.store,
       events,

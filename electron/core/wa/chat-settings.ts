@@ -1,4 +1,10 @@
-import type { ChatModification, ChatMutation, ChatUpdate, WAMessageUpdate } from '@whiskeysockets/baileys'
+import type {
+  BaileysEventMap,
+  ChatModification,
+  ChatMutation,
+  ChatUpdate,
+  WAMessageUpdate,
+} from '@whiskeysockets/baileys'
 import type {
   WaAppStateChange,
   WaChatModification,
@@ -30,7 +36,47 @@ export function toChatModification(change: WaChatModification): ChatModification
       return { clear: true, lastMessages: lastMessages(change.last) }
     case 'delete':
       return { delete: true, lastMessages: lastMessages(change.last) }
+    case 'label_edit': {
+      const { id, name, color, deleted } = change.label
+      return { addLabel: { id, name, color, deleted } }
+    }
+    case 'label_chat':
+      return change.labeled
+        ? { addChatLabel: { labelId: change.labelId } }
+        : { removeChatLabel: { labelId: change.labelId } }
+    case 'label_message': {
+      const { labelId, messageId } = change
+      return change.labeled
+        ? { addMessageLabel: { labelId, messageId } }
+        : { removeMessageLabel: { labelId, messageId } }
+    }
   }
+}
+
+/** A label edit Baileys reports from the app state (`labels.edit`; index label_edit, id). */
+export function labelEditChange(label: BaileysEventMap['labels.edit']): WaAppStateChange {
+  return {
+    kind: 'label_edit',
+    id: label.id,
+    name: label.name ?? '',
+    color: label.color ?? 0,
+    deleted: Boolean(label.deleted),
+  }
+}
+
+/**
+ * A label put on or taken off a chat (index label_jid) or a message (label_message) that Baileys reports from
+ * the app state (`labels.association`).
+ */
+export function labelAssociationChange({
+  type,
+  association,
+}: BaileysEventMap['labels.association']): WaAppStateChange {
+  const labeled = type === 'add'
+  const { labelId, chatId: chat } = association
+  return 'messageId' in association
+    ? { kind: 'label_message', labelId, chat, messageId: association.messageId, labeled }
+    : { kind: 'label_chat', labelId, chat, labeled }
 }
 
 /** Stars and unstars Baileys reports from the app state (a `messages.update` carrying `starred`). */

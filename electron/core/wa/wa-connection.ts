@@ -98,6 +98,11 @@ function relayExtras(message: proto.IMessage): {
   return { additionalAttributes, additionalNodes }
 }
 
+/** WhatsApp Business on Android (smba) or iOS (smbi): the platform the network names at link (creds.platform). */
+function isBusinessPlatform(platform: string | undefined): boolean {
+  return platform === 'smba' || platform === 'smbi'
+}
+
 /** The messaging operations over one open socket. */
 export function createWaConnection(
   socket: WASocket,
@@ -107,6 +112,7 @@ export function createWaConnection(
 ): WaConnection {
   return {
     account,
+    business: isBusinessPlatform(socket.authState.creds.platform),
     linkId: linkIdOf(socket),
     groups: createWaGroups(socket),
     channels: createWaChannels(socket, network),

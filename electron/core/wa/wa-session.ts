@@ -24,7 +24,14 @@ import { classifyClose } from './disconnect-reason'
 import type { SocketNetworkConfig } from './network-endpoint'
 import { isLinked, loadWaAuthState, type WaAuthState } from './wa-auth-state'
 import { createWaConnection } from './wa-connection'
-import { chatSettingsChanges, clearedChat, deletedChats, starChanges } from './chat-settings'
+import {
+  chatSettingsChanges,
+  clearedChat,
+  deletedChats,
+  labelAssociationChange,
+  labelEditChange,
+  starChanges,
+} from './chat-settings'
 import {
   lacksAddresses,
   lacksMemberAddresses,
@@ -461,6 +468,16 @@ export class WaSession {
     socket.ev.on(
       'chats.delete',
       guard('chats.delete', (chats) => hooks.onAppState(instanceId, deletedChats(chats, Date.now()))),
+    )
+    socket.ev.on(
+      'labels.edit',
+      guard('labels.edit', (label) => hooks.onAppState(instanceId, [labelEditChange(label)])),
+    )
+    socket.ev.on(
+      'labels.association',
+      guard('labels.association', (association) =>
+        hooks.onAppState(instanceId, [labelAssociationChange(association)]),
+      ),
     )
     socket.ev.on(
       'call',

@@ -18,6 +18,10 @@ export const SANDBOX_ERROR_CODES = {
   },
   channel_not_found: { status: 404, message: 'The network knows no channel with that id or invite code.' },
   not_channel_owner: { status: 403, message: "Only the channel's owner may post to it." },
+  not_business: {
+    status: 422,
+    message: 'Labels are for WhatsApp Business accounts: this account is a personal one.',
+  },
   conflict: { status: 409, message: 'The request conflicts with the current state.' },
   payload_too_large: { status: 413, message: 'The request or its content is larger than the allowed limit.' },
   unsupported_media_type: { status: 415, message: 'Send JSON or form data.' },

@@ -8,6 +8,7 @@ import { parseRecipient } from '../../contract/recipient'
 import { defineOperation, type Operation } from '../operation'
 import { CHAT_NUMBER } from './chat-field'
 import { ChatFlagsSchema } from '../../contract/chat-flags'
+import { LabelSchema } from '../../contract/labels'
 
 export interface ChatRoutesDeps {
   messages: MessageService
@@ -34,6 +35,9 @@ const ChatSummarySchema = Type.Object({
   unread: Type.Integer({ minimum: 0, description: 'Received messages not marked read.' }),
   messages: Type.Integer({ minimum: 0, description: 'Stored messages of the chat.' }),
   ...ChatFlagsSchema.properties,
+  labels: Type.Array(LabelSchema, {
+    description: 'A WhatsApp Business account’s labels on the chat (always empty on a personal account).',
+  }),
 })
 
 /** Someone the account has messages from (chat-book's ContactSummary). */
@@ -92,6 +96,7 @@ export function chatOperations({ messages }: ChatRoutesDeps): Operation[] {
             messages: 12,
             ...{ archived: false, pinned: true, muted: false, muted_until: null, marked_unread: false },
             disappearing_timer: 0,
+            labels: [{ id: '3', name: 'Paid', color: 4 }],
           },
         ],
         next_cursor: null,

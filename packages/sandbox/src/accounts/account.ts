@@ -36,6 +36,8 @@ export interface AccountRecord {
   behaviour?: PhoneBehaviour
   /** Accounts (phone numbers) this one has not shared its number with (absent in earlier state: none). */
   numberHiddenFrom?: string[]
+  /** A WhatsApp Business account (absent in earlier state: personal). */
+  business?: boolean
 }
 
 /** What a new account's about reads, as on WhatsApp. */
@@ -58,6 +60,7 @@ export class Account {
   private readonly numberHiddenFrom: Set<string>
   private readonly privacySettings: Record<string, string>
   private phoneBehaviour: PhoneBehaviour
+  private isBusiness: boolean
   private reply: 'echo' | undefined
   private nextDeviceId: number
   private readonly addedAt: number
@@ -79,6 +82,7 @@ export class Account {
     this.numberHiddenFrom = new Set(record.numberHiddenFrom ?? [])
     this.privacySettings = { ...record.privacy }
     this.phoneBehaviour = { ...DEFAULT_PHONE_BEHAVIOUR, ...record.behaviour }
+    this.isBusiness = record.business ?? false
     this.reply = record.autoReply ?? undefined
     this.nextDeviceId = record.nextDeviceId
     this.addedAt = record.addedAt
@@ -98,6 +102,17 @@ export class Account {
 
   get about(): string {
     return this.aboutText
+  }
+
+  /** A WhatsApp Business account: its devices are told so when they link, and it may use labels. */
+  get business(): boolean {
+    return this.isBusiness
+  }
+
+  /** The account becomes a Business account, or a personal one. */
+  setBusiness(business: boolean): void {
+    this.isBusiness = business
+    this.save()
   }
 
   /** The phone changes the account's about text. */
@@ -244,6 +259,7 @@ export class Account {
       privacy: this.privacySettings,
       appState: this.appStateRecord,
       behaviour: this.phoneBehaviour,
+      business: this.isBusiness,
     })
   }
 }

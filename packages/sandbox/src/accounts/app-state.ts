@@ -38,6 +38,30 @@ export interface AppStateRecord {
   contacts?: Record<string, string>
   /** Per chat id, the ids of its starred messages. */
   starred?: Record<string, string[]>
+  /** Business accounts: the labels, by id (a deleted one stays, marked deleted, as the app state keeps it). */
+  labels?: Record<string, AppStateLabel>
+  /** Business accounts: per label id, the chats it is on. */
+  labeledChats?: Record<string, string[]>
+  /** Business accounts: per label id, the messages it is on, as `<chat>/<message id>`. */
+  labeledMessages?: Record<string, string[]>
+}
+
+/** A Business account's label as its app state carries it (collection regular, index `label_edit`, id). */
+export interface AppStateLabel {
+  name: string
+  /** The apps' colour index (0–19). */
+  color: number
+  deleted: boolean
+  /** The id of the label the apps predefine it from, if any. */
+  predefinedId?: number
+}
+
+/** Patches that carry labels: refused for a personal account, as WhatsApp offers labels only to Business. */
+export class LabelsNotAllowed extends Error {
+  constructor() {
+    super('labels are for WhatsApp Business accounts')
+    this.name = 'LabelsNotAllowed'
+  }
 }
 
 /** A setting a patch changed that the network itself acts on. */
@@ -104,6 +128,9 @@ export class AppState {
     chats: Record<string, ChatSettings>
     contacts: Record<string, string>
     starred: Record<string, string[]>
+    labels: Record<string, AppStateLabel>
+    labeledChats: Record<string, string[]>
+    labeledMessages: Record<string, string[]>
     requests: Array<{ collection: string; version: number }>
   } {
     const versions = Object.fromEntries(
@@ -114,6 +141,9 @@ export class AppState {
       chats: structuredClone(this.record.chats ?? {}),
       contacts: { ...this.record.contacts },
       starred: structuredClone(this.record.starred ?? {}),
+      labels: structuredClone(this.record.labels ?? {}),
+      labeledChats: structuredClone(this.record.labeledChats ?? {}),
+      labeledMessages: structuredClone(this.record.labeledMessages ?? {}),
       requests: [...this.asked],
     }
   }
@@ -131,9 +161,14 @@ export class AppState {
   /**
    * Keeps a device's patch as the collection's next version and answers the settings it changed. A patch
    * under another key, with a MAC that does not verify, or whose snapshot MAC does not match the collection's
-   * LTHash after it, is refused (Error) and nothing is kept.
+   * LTHash after it, is refused (Error) and nothing is kept; so is a patch carrying labels when `labels` is false
+   * (LabelsNotAllowed: a personal account).
    */
-  async apply(collection: string, encoded: Uint8Array): Promise<AppStateChange[]> {
+  async apply(
+    collection: string,
+    encoded: Uint8Array,
+    { labels }: { labels: boolean },
+  ): Promise<AppStateChange[]> {
     const patch = proto.SyncdPatch.decode(encoded)
     if (Buffer.from(patch.keyId?.id ?? []).toString('base64') !== this.record.keyId) {
       throw new Error('the patch is not under the account’s app-state key')
@@ -151,9 +186,11 @@ export class AppState {
       failureRecorder(failures) as never,
     )
     if (failures.length > 0) throw new Error(`the patch does not verify: ${failures.join('; ')}`)
-    const changes = Object.values(mutationMap).flatMap(({ syncAction, index }) =>
-      this.take(syncAction.value, index),
-    )
+    const mutations = Object.values(mutationMap)
+    if (!labels && mutations.some(({ syncAction }) => carriesLabel(syncAction.value))) {
+      throw new LabelsNotAllowed()
+    }
+    const changes = mutations.flatMap(({ syncAction, index }) => this.take(syncAction.value, index))
     this.keep(collection, patch, state)
     return changes
   }
@@ -212,6 +249,10 @@ export class AppState {
   private take(action: proto.ISyncActionValue | null | undefined, index: string[]): AppStateChange[] {
     const [, chat, messageId] = index
     if (!action) return []
+    if (action.labelEditAction || action.labelAssociationAction) {
+      this.takeLabel(action, index)
+      return []
+    }
     if (action.pushNameSetting?.name) return [{ kind: 'push_name', name: action.pushNameSetting.name }]
     if (!chat) return []
     if (action.contactAction) {
@@ -245,4 +286,40 @@ export class AppState {
     if (action.markChatAsReadAction) settings.unread = !action.markChatAsReadAction.read
     return []
   }
+
+  /**
+   * A label edited (index: label_edit, id) or put on or taken off a chat (label_jid, label id, chat) or a message
+   * (label_message, label id, chat, message id, 0, 0).
+   */
+  private takeLabel(action: proto.ISyncActionValue, index: string[]): void {
+    const [type, id, chat, messageId] = index
+    if (!id) return
+    const edit = action.labelEditAction
+    if (edit && type === 'label_edit') {
+      ;(this.record.labels ??= {})[id] = {
+        name: edit.name ?? '',
+        color: edit.color ?? 0,
+        deleted: Boolean(edit.deleted),
+        ...(edit.predefinedId ? { predefinedId: edit.predefinedId } : {}),
+      }
+      return
+    }
+    const labeled = Boolean(action.labelAssociationAction?.labeled)
+    const table =
+      type === 'label_jid' && chat
+        ? (this.record.labeledChats ??= {})
+        : type === 'label_message' && chat && messageId
+          ? (this.record.labeledMessages ??= {})
+          : undefined
+    if (!table) return
+    const entry = type === 'label_jid' ? chat! : `${chat}/${messageId}`
+    const on = new Set(table[id])
+    if (labeled) on.add(entry)
+    else on.delete(entry)
+    table[id] = [...on]
+  }
+}
+
+function carriesLabel(action: proto.ISyncActionValue | null | undefined): boolean {
+  return Boolean(action?.labelEditAction || action?.labelAssociationAction)
 }

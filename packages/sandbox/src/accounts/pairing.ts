@@ -282,7 +282,10 @@ export class PairingRegistry {
         node('iq', { from: SERVER_JID, type: 'set', xmlns: 'md' }, [
           node('pair-success', {}, [
             node('device-identity', {}, container),
-            node('platform', { name: 'android' }),
+            // A Business account's phone runs WhatsApp Business (smba) and names the business, as the network
+            // tells a device it links (Baileys keeps them as creds.platform and creds.me.name).
+            node('platform', { name: account.business ? 'smba' : 'android' }),
+            ...(account.business ? [node('biz', { name: account.name })] : []),
             node('device', { jid, lid }),
           ]),
         ]),

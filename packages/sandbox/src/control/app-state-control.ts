@@ -1,6 +1,6 @@
 import type { ChatModification } from '@whiskeysockets/baileys'
 import type { Account } from '../accounts/account'
-import type { ChatSettings } from '../accounts/app-state'
+import type { AppStateLabel, ChatSettings } from '../accounts/app-state'
 import { SandboxError } from '../errors'
 import { announceAppStateVersion } from '../stanzas/app-state-queries'
 
@@ -14,6 +14,12 @@ export interface SandboxAppState {
   contacts: Record<string, string>
   /** By chat id, the ids of the chat's starred messages. */
   starred: Record<string, string[]>
+  /** Business accounts: the labels by id (deleted ones stay, marked). */
+  labels: Record<string, AppStateLabel>
+  /** Business accounts: per label id, the chats it is on. */
+  labeledChats: Record<string, string[]>
+  /** Business accounts: per label id, the messages it is on, as `<chat>/<message id>`. */
+  labeledMessages: Record<string, string[]>
   /** The versions the account's linked devices asked the patches after, oldest first (the newest 200). */
   requests: Array<{ collection: string; version: number }>
 }
@@ -74,4 +80,49 @@ export async function changeAppStateFromPhone(
     const { collection, version } = await account.appState.change(modification, chat)
     announceAppStateVersion(account, collection, version)
   }
+}
+
+/**
+ * A Business account's phone edits a label (`name`, `color`, `deleted`; a new id creates one) or puts it on or
+ * takes it off a chat (`chat`, `labeled`; with `message`, that message of the chat).
+ */
+export type SandboxLabelChange =
+  | { label: string; name: string; color?: number; deleted?: boolean }
+  | { label: string; chat: string; labeled: boolean; message?: string }
+
+/**
+ * The phone changes a label in its app (WhatsApp Business): one patch of the `regular` collection, encoded with
+ * the account's key, and the connected linked devices are told. A personal account: SandboxError('not_business').
+ */
+export async function changeLabelFromPhone(account: Account, change: SandboxLabelChange): Promise<void> {
+  if (!account.business) {
+    throw new SandboxError('not_business', `${account.phone} is a personal account: it has no labels.`)
+  }
+  if (!/^\d{1,10}$/.test(change.label)) {
+    throw new SandboxError('invalid_parameter', 'label must be a label id (digits).')
+  }
+  let modification: ChatModification
+  let chat = ''
+  if ('name' in change) {
+    const color = change.color ?? 0
+    if (!Number.isInteger(color) || color < 0 || color > 19) {
+      throw new SandboxError('invalid_parameter', 'color must be a colour index from 0 to 19.')
+    }
+    modification = {
+      addLabel: { id: change.label, name: change.name, color, deleted: change.deleted ?? false },
+    }
+  } else {
+    chat = chatIdOf(change.chat)
+    const labelId = change.label
+    modification =
+      change.message === undefined
+        ? change.labeled
+          ? { addChatLabel: { labelId } }
+          : { removeChatLabel: { labelId } }
+        : change.labeled
+          ? { addMessageLabel: { labelId, messageId: change.message } }
+          : { removeMessageLabel: { labelId, messageId: change.message } }
+  }
+  const { collection, version } = await account.appState.change(modification, chat)
+  announceAppStateVersion(account, collection, version)
 }

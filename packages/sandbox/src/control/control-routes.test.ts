@@ -419,3 +419,32 @@ test('POST /accounts/{phone}/app-state clears, then deletes, a chat as the phone
   const deleted = (await call('GET', `/accounts/${ALICE}/app-state`)).body.chats[chat]
   assert.deepEqual(Object.keys(deleted), ['deletedAt'])
 })
+
+test('POST /accounts takes business; POST /accounts/{phone}/labels edits labels on a Business phone and answers not_business on a personal one', async () => {
+  const shop = '15550001212'
+  const added = await call('POST', '/accounts', { phone: shop, name: 'Shop', business: true })
+  assert.equal(added.status, 200, JSON.stringify(added.body))
+  const listed = await call('GET', '/accounts')
+  assert.equal(listed.body.accounts.find((a: { phone: string }) => a.phone === shop)?.business, true)
+  assert.equal((await call('POST', '/accounts', { phone: shop, business: 'yes' })).status, 400)
+
+  const created = await call('POST', `/accounts/${shop}/labels`, { label: '5', name: 'New order', color: 2 })
+  assert.equal(created.status, 200, JSON.stringify(created.body))
+  const onChat = await call('POST', `/accounts/${shop}/labels`, { label: '5', chat: ALICE, labeled: true })
+  assert.equal(onChat.status, 200, JSON.stringify(onChat.body))
+  const state = await call('GET', `/accounts/${shop}/app-state`)
+  assert.deepEqual(state.body.labels['5'], { name: 'New order', color: 2, deleted: false })
+  assert.deepEqual(state.body.labeledChats['5'], [`${ALICE}@s.whatsapp.net`])
+
+  const noChange = await call('POST', `/accounts/${shop}/labels`, { label: '5' })
+  assert.equal(noChange.status, 400)
+  assert.equal(noChange.body.code, 'missing_parameter')
+  const colour = await call('POST', `/accounts/${shop}/labels`, { label: '6', name: 'Red', color: 30 })
+  assert.equal(colour.body.code, 'invalid_parameter')
+  const personal = await call('POST', `/accounts/${ALICE}/labels`, { label: '1', name: 'Nope' })
+  assert.equal(personal.status, 422, JSON.stringify(personal.body))
+  assert.equal(personal.body.code, 'not_business')
+  const after = await call('GET', `/accounts/${shop}/app-state`)
+  assert.deepEqual(after.body.versions, state.body.versions, 'a refused change is not kept')
+  assert.equal(after.body.labels['6'], undefined)
+})

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { PhoneBehaviour, PhoneOnline, PhoneReads } from '../accounts/phone-behaviour'
 import { SandboxError } from '../errors'
 import { registerChannelRoutes } from './channel-control'
+import type { SandboxLabelChange } from './app-state-control'
 import {
   isMediaPresentation,
   MEDIA_PRESENTATIONS,
@@ -106,6 +107,36 @@ function optionalNumber(body: Body, field: string, label = field): number | unde
   if (value === undefined || value === null || value === '') return undefined
   if (typeof value !== 'number') throw new SandboxError('invalid_parameter', `${label} must be a number.`)
   return value
+}
+
+function optionalBoolean(body: Body, field: string): boolean | undefined {
+  const value = body[field]
+  if (value === undefined) return undefined
+  if (typeof value !== 'boolean')
+    throw new SandboxError('invalid_parameter', `${field} must be true or false.`)
+  return value
+}
+
+/** A label change from the phone: an edit (`name`) or putting it on or off a chat or message (`chat`). */
+function labelChangeOf(body: Body): SandboxLabelChange {
+  const label = requiredString(body, 'label')
+  const name = optionalString(body, 'name')
+  if (name !== undefined) {
+    return {
+      label,
+      name,
+      ...given('color', optionalNumber(body, 'color')),
+      ...given('deleted', optionalBoolean(body, 'deleted')),
+    }
+  }
+  const labeled = optionalBoolean(body, 'labeled')
+  if (labeled === undefined) throw new SandboxError('missing_parameter', 'give name, or chat and labeled.')
+  return {
+    label,
+    chat: requiredString(body, 'chat'),
+    labeled,
+    ...given('message', optionalString(body, 'message')),
+  }
 }
 
 function optionalObject(body: Body, field: string): Body | undefined {
@@ -267,6 +298,7 @@ export function registerSandboxRoutes(app: FastifyInstance, control: SandboxCont
       autoReply,
       about: optionalString(body, 'about'),
       groupsAdd: groupsAddOf(body),
+      business: optionalBoolean(body, 'business'),
     })
     return { status: 'success', ...account }
   })
@@ -372,6 +404,11 @@ export function registerSandboxRoutes(app: FastifyInstance, control: SandboxCont
     status: 'success',
     ...control.appState(phoneParam(request)),
   }))
+
+  app.post('/accounts/:phone/labels', async (request) => {
+    await control.changeLabel(phoneParam(request), labelChangeOf(bodyOf(request)))
+    return { status: 'success' }
+  })
 
   app.post('/accounts/:phone/app-state', async (request) => {
     const body = bodyOf(request)

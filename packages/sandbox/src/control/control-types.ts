@@ -13,7 +13,7 @@ import type {
 } from '../messages/outgoing-content'
 
 /** Where clients reach the sandbox and what they must trust. */
-import type { SandboxAppState, SandboxAppStateChange } from './app-state-control'
+import type { SandboxAppState, SandboxAppStateChange, SandboxLabelChange } from './app-state-control'
 import type { SandboxChannelControl } from './channel-control'
 
 export interface SandboxEndpoint {
@@ -39,6 +39,8 @@ export interface SandboxAccountInfo {
   linkedDevices: number[]
   /** How its phone reads, types and goes online. */
   behaviour: PhoneBehaviour
+  /** A WhatsApp Business account (its devices learn it when they link; it may use labels). */
+  business: boolean
 }
 
 /** One message: text, a file, a location or contact cards (one of them), optionally quoting and mentioning. */
@@ -106,6 +108,11 @@ export interface SandboxControl {
     about?: string
     /** Who may add the account to groups: `all` (the default) or `contacts` (others get an invitation instead). */
     groupsAdd?: 'all' | 'contacts'
+    /**
+     * A WhatsApp Business account (false: personal, the default). Devices linked afterwards are told so (pair-success
+     * `platform` smba and `biz` with the account's name); only a Business account's app state takes labels.
+     */
+    business?: boolean
   }): Promise<{ phone: string; jid: string; lid: string }>
   accounts(): SandboxAccountInfo[]
   /**
@@ -199,6 +206,11 @@ export interface SandboxControl {
    * patches its linked devices sync. Nothing to change: SandboxError('missing_parameter').
    */
   changeAppState(phone: string, change: SandboxAppStateChange): Promise<void>
+  /**
+   * A Business account's phone edits, creates or deletes a label, or puts one on or takes it off a chat or a
+   * message: a patch its linked devices sync. A personal account: SandboxError('not_business'), nothing changes.
+   */
+  changeLabel(phone: string, change: SandboxLabelChange): Promise<void>
   /** The account's phone loses its Signal sessions, as after a reinstall: retry receipts must heal it. */
   forgetSessions(phone: string): void
 }

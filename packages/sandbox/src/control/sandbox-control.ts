@@ -1,6 +1,6 @@
 import { SandboxError } from '../errors'
 import { createChannelControl } from './channel-control'
-import { appStateOf, changeAppStateFromPhone } from './app-state-control'
+import { appStateOf, changeAppStateFromPhone, changeLabelFromPhone } from './app-state-control'
 import type { Account } from '../accounts/account'
 import { parseClientVersion } from '../accounts/client-version'
 import {
@@ -207,9 +207,10 @@ export function createSandboxControl(
       return { jid, lid }
     },
 
-    async addAccount({ phone, name, autoReply, about, groupsAdd }) {
+    async addAccount({ phone, name, autoReply, about, groupsAdd, business }) {
       const account = network.directory.ensure(assertPhone(phone), name, autoReply)
       if (about !== undefined) account.setAbout(about)
+      if (business !== undefined) account.setBusiness(business)
       if (groupsAdd !== undefined) account.setPrivacy('groupadd', groupsAdd)
       await network.state.flushed()
       return { phone: account.phone, jid: account.pnJid, lid: account.lidJid }
@@ -224,6 +225,7 @@ export function createSandboxControl(
         autoReply: account.autoReply ?? null,
         linkedDevices: account.activeDevices().map((device) => device.id),
         behaviour: account.behaviour,
+        business: account.business,
       }))
     },
 
@@ -431,6 +433,11 @@ export function createSandboxControl(
 
     appState(phone) {
       return appStateOf(accountOf(network, phone))
+    },
+
+    async changeLabel(phone, change) {
+      await changeLabelFromPhone(accountOf(network, phone), change)
+      await network.state.flushed()
     },
 
     async changeAppState(phone, change) {

@@ -3,6 +3,7 @@ import { child, children, type BinaryNode, iqError, iqResult, node, SERVER_JID, 
 import type { StanzaContext } from './stanza-router'
 import type { Account } from '../accounts/account'
 import type { LinkedDevice } from '../accounts/linked-device'
+import { LabelsNotAllowed } from '../accounts/app-state'
 
 /** Tells the account's connected devices (but `except`) that a collection moved, as the network does (server_sync). */
 export function announceAppStateVersion(
@@ -25,7 +26,8 @@ export function announceAppStateVersion(
 
 /**
  * The app-state sync query: a device pushes a patch to a collection (kept as its next version, and what it
- * changes that others see, the display name, applied), or asks for the patches after the version it has.
+ * changes that others see, the display name, applied), or asks for the patches after the version it has. A
+ * personal account's patch that carries labels is refused (403 forbidden) and nothing is kept.
  * The account's other devices are told a collection moved (server_sync), as the network tells them.
  */
 export async function answerAppStateSync(
@@ -45,10 +47,11 @@ export async function answerAppStateSync(
       // A patch made from an older version would fork the collection: the device must sync first.
       if (version !== current) return connection.send(iqError(iq, 409, 'conflict'))
       try {
-        for (const change of await account.appState.apply(name, patch)) {
+        for (const change of await account.appState.apply(name, patch, { labels: account.business })) {
           if (change.kind === 'push_name') account.update(change.name, undefined)
         }
       } catch (error) {
+        if (error instanceof LabelsNotAllowed) return connection.send(iqError(iq, 403, 'forbidden'))
         log.warn({ err: error, collection: name }, 'an app-state patch could not be read')
         return connection.send(iqError(iq, 400, 'bad-request'))
       }

@@ -56,6 +56,10 @@ export class SandboxClient {
   readonly chatDeletes: string[] = []
   /** App-state mutations Baileys read but reports to no listener, only to its log (a cleared chat). */
   readonly unprocessedMutations: ChatMutation[] = []
+  /** Labels edited, as the app state reported them (Business accounts). */
+  readonly labelEdits: Array<BaileysEventMap['labels.edit']> = []
+  /** Labels put on or taken off chats and messages, as the app state reported them. */
+  readonly labelAssociations: Array<BaileysEventMap['labels.association']> = []
   readonly presences: Array<BaileysEventMap['presence.update']> = []
   opens = 0
   historySets = 0
@@ -239,6 +243,14 @@ export class SandboxClient {
     })
     sock.ev.on('chats.delete', (chats) => {
       this.chatDeletes.push(...chats)
+      changed()
+    })
+    sock.ev.on('labels.edit', (label) => {
+      this.labelEdits.push(label)
+      changed()
+    })
+    sock.ev.on('labels.association', (association) => {
+      this.labelAssociations.push(association)
       changed()
     })
     sock.ev.on('contacts.upsert', (contacts) => {

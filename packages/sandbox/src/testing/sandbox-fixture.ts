@@ -67,7 +67,7 @@ export interface LinkedDeviceFixture {
  */
 export function linkedDeviceFixture(
   phone: string,
-  contacts: { phone: string; name: string }[],
+  contacts: Array<{ phone: string; name: string; business?: boolean }>,
   options: Partial<SandboxClientOptions> = {},
 ): LinkedDeviceFixture {
   let started: { sandbox: Sandbox; device: SandboxClient } | undefined

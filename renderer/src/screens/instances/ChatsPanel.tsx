@@ -7,6 +7,7 @@ import { hrefWithQuery } from '../../app/routes'
 import { ErrorNotice } from '../../components/ErrorNotice'
 import { messageSummary } from '../events/message-summary'
 import { ChatFlagActions, ChatFlagBadges } from './ChatFlags'
+import { ChatLabelPicker, LabelsSection, readLabels } from './ChatLabels'
 import { type PagedList, placed, usePagedList } from './use-paged-list'
 import './ChatsPanel.css'
 
@@ -37,6 +38,7 @@ const CHAT_EVENTS = new Set([
   'chat.updated',
   'chat.cleared',
   'chat.deleted',
+  'chat.labeled',
 ])
 
 /**
@@ -72,6 +74,7 @@ export function ChatsPanel({ instanceId }: { instanceId: string }) {
   )
   useLiveEvents((event) => {
     if (event.instance_id === instanceId && GROUP_NAME_EVENTS.has(event.event)) void reloadGroups()
+    if (event.instance_id === instanceId && event.event === 'label.updated') void reloadLabels()
     if (event.instance_id !== instanceId || !CHAT_EVENTS.has(event.event)) return
     const data = event.data as Partial<Record<string, unknown>>
     if (typeof data.chat === 'string') void refreshChat(data.chat).catch(() => undefined)
@@ -97,6 +100,12 @@ export function ChatsPanel({ instanceId }: { instanceId: string }) {
       ),
     `groups/${instanceId}`,
   )
+  const [labelList, reloadLabels] = useOperation(
+    (client) => readLabels(client, instanceId),
+    `labels/${instanceId}`,
+  )
+  /** A Business account's labels; null while unknown and for a personal account. */
+  const labels = labelList.status === 'ready' ? labelList.data : null
   const subjects = new Map(groups.status === 'ready' ? groups.data : [])
   const pushNames = new Map(
     (contacts.list.status === 'ready' ? contacts.list.items : []).flatMap((contact) =>
@@ -130,11 +139,23 @@ export function ChatsPanel({ instanceId }: { instanceId: string }) {
                 {messageSummary(chat.last_message as unknown as Record<string, unknown>)}
               </span>
               <ChatFlagActions instanceId={instanceId} chat={chat} name={chatName(chat.chat)} />
+              {labels ? (
+                <ChatLabelPicker
+                  instanceId={instanceId}
+                  chat={chat}
+                  name={chatName(chat.chat)}
+                  labels={labels}
+                />
+              ) : null}
             </li>
           ))}
         </ul>
         <MoreButton list={chats.list} loadMore={chats.loadMore} label="More chats" />
       </section>
+      {labels ? <LabelsSection instanceId={instanceId} labels={labels} /> : null}
+      {labelList.status === 'failed' ? (
+        <ErrorNotice error={labelList.error} context="Could not read the labels" />
+      ) : null}
       <section aria-labelledby="contacts-title">
         <h2 id="contacts-title">Contacts</h2>
         {contacts.list.status === 'failed' ? (
