@@ -344,6 +344,8 @@ export class InstanceDeliveryWorker {
         return undefined
       })
     if (!reposts) return this.sleep(LEASE_WAIT_MS)
+    // The mark took a round trip (on a shared store): a node paused meanwhile past its lease must not post now.
+    if (this.deps.mayPost?.() === false) return
     for (const _ of reposts) this.deps.onRepost()
     const attemptedAt = new Date(this.deps.now()).toISOString()
     const attemptNumber = sending[0]!.head.entry.attempts + 1

@@ -1,4 +1,4 @@
-import { request, type Dispatcher } from 'undici'
+import type { Dispatcher } from 'undici'
 import type { LinkdeskEvent } from '../contract/events'
 import type { WebhookSettings } from '../contract/event-settings'
 import { WEBHOOK_HEADERS, signWebhook } from './webhook-signature'
@@ -78,57 +78,144 @@ export interface PostRequest extends AttemptRequest {
  * Builds the body of the event (or the batch), signs it and POSTs it once, within the timeout, following no
  * redirect. Runs where the POSTs go: in a delivery thread (delivery-thread.ts), or here (`attemptDelivery`).
  */
-export async function postWebhook(
+export function postWebhook(
   request_: PostRequest,
   deps: { dispatcher: Dispatcher; timeoutMs: number; signal: AbortSignal },
 ): Promise<PostAnswer> {
   const { body, event, eventId } = payload(request_)
   const { timestamp } = request_
-  // One controller and timer per attempt: AbortSignal.timeout with AbortSignal.any costs several times more
-  // per request, and each attempt is on the path of every event.
-  const abort = new AbortController()
-  let timedOut = false
-  const timer = setTimeout(() => {
-    timedOut = true
-    abort.abort()
-  }, deps.timeoutMs)
-  const onStop = () => abort.abort()
-  if (deps.signal.aborted) abort.abort()
-  else deps.signal.addEventListener('abort', onStop, { once: true })
-  const started = performance.now()
-  const elapsed = () => Math.round((performance.now() - started) * 10) / 10
+  let url: URL
   try {
-    const response = await request(request_.url, {
-      method: 'POST',
-      body,
-      dispatcher: deps.dispatcher,
-      signal: abort.signal,
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': 'Linkdesk-Webhook/1',
-        [WEBHOOK_HEADERS.event]: event,
-        [WEBHOOK_HEADERS.eventId]: eventId,
-        [WEBHOOK_HEADERS.attempt]: String(request_.attempt),
-        [WEBHOOK_HEADERS.timestamp]: timestamp,
-        [WEBHOOK_HEADERS.signature]: signWebhook(request_.secret, timestamp, body),
-        ...(request_.node !== undefined && { 'x-linkdesk-node': request_.node }),
-      },
+    url = new URL(request_.url)
+  } catch {
+    return Promise.resolve({
+      kind: 'error',
+      error: 'network error: invalid URL',
+      timedOut: false,
+      latencyMs: 0,
     })
-    const text = await readSnippet(response.body)
-    const { headers } = response
-    return {
-      kind: 'answer',
-      statusCode: response.statusCode,
-      location: header(headers, 'location'),
-      retryAfter: header(headers, 'retry-after'),
-      text,
-      latencyMs: elapsed(),
+  }
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'user-agent': 'Linkdesk-Webhook/1',
+    [WEBHOOK_HEADERS.event]: event,
+    [WEBHOOK_HEADERS.eventId]: eventId,
+    [WEBHOOK_HEADERS.attempt]: String(request_.attempt),
+    [WEBHOOK_HEADERS.timestamp]: timestamp,
+    [WEBHOOK_HEADERS.signature]: signWebhook(request_.secret, timestamp, body),
+    ...(request_.node !== undefined && { 'x-linkdesk-node': request_.node }),
+  }
+  return new Promise((resolve) => {
+    const answer = new PostHandler(deps.timeoutMs, deps.signal, resolve)
+    // The dispatcher reports its refusals (a bad origin, a closed pool) to the handler's onError.
+    deps.dispatcher.dispatch(
+      { origin: url.origin, path: `${url.pathname}${url.search}`, method: 'POST', headers, body },
+      answer,
+    )
+  })
+}
+
+type Settle = (answer: PostAnswer) => void
+
+/**
+ * One POST's answer, taken from undici's dispatcher as it arrives: its status, the two headers the judgement
+ * reads and the start of its body. What `request()` adds per call (a response stream, an async resource, an
+ * abort-signal listener, every header parsed) is on the path of every event and buys nothing here.
+ */
+class PostHandler implements Dispatcher.DispatchHandler {
+  private readonly started = performance.now()
+  private readonly timer: NodeJS.Timeout
+  private abortRequest: ((reason: Error) => void) | undefined
+  private reason: Error | undefined
+  private timedOut = false
+  private settled = false
+  private statusCode = 0
+  private location: string | null = null
+  private retryAfter: string | null = null
+  private text = ''
+
+  constructor(
+    timeoutMs: number,
+    private readonly stop: AbortSignal,
+    private readonly settle: Settle,
+  ) {
+    this.timer = setTimeout(() => {
+      this.timedOut = true
+      this.abort(new Error('timed out'))
+    }, timeoutMs)
+    if (stop.aborted) this.abort(new Error('stopped'))
+    else stop.addEventListener('abort', this.onStop, { once: true })
+  }
+
+  private readonly onStop = () => this.abort(new Error('stopped'))
+
+  /** Aborts now if the request has started, or as soon as it does. */
+  private abort(reason: Error): void {
+    this.reason ??= reason
+    this.abortRequest?.(reason)
+  }
+
+  onConnect(abort: (reason?: Error) => void): void {
+    this.abortRequest = abort
+    if (this.reason) abort(this.reason)
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
+    // 1xx answers come before the final one and say nothing about the delivery.
+    if (statusCode < 200) return true
+    this.statusCode = statusCode
+    for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+      const name = rawHeaders[i]!.toString('latin1').toLowerCase()
+      if (name === 'location') this.location ??= rawHeaders[i + 1]!.toString('latin1')
+      else if (name === 'retry-after') this.retryAfter ??= rawHeaders[i + 1]!.toString('latin1')
     }
-  } catch (error) {
-    return { kind: 'error', error: networkError(error), timedOut, latencyMs: elapsed() }
-  } finally {
-    clearTimeout(timer)
-    deps.signal.removeEventListener('abort', onStop)
+    return true
+  }
+
+  onData(chunk: Buffer): boolean {
+    // A 2xx answer's body is read to its end (the connection stays open for the next POST) but not kept.
+    if (this.statusCode >= 200 && this.statusCode < 300) return true
+    this.text += chunk.toString()
+    // A longer answer is cut off, not read to its end.
+    if (this.text.length >= ERROR_BODY_CHARS) {
+      this.answered()
+      this.abort(new Error('answer cut off'))
+    }
+    return true
+  }
+
+  onComplete(): void {
+    this.answered()
+  }
+
+  onError(error: Error): void {
+    if (this.settled) return
+    this.finish({
+      kind: 'error',
+      error: networkError(error),
+      timedOut: this.timedOut,
+      latencyMs: this.elapsed(),
+    })
+  }
+
+  private answered(): void {
+    if (this.settled) return
+    const { statusCode, location, retryAfter, text } = this
+    this.finish({ kind: 'answer', statusCode, location, retryAfter, text, latencyMs: this.elapsed() })
+  }
+
+  private finish(answer: PostAnswer): void {
+    this.settled = true
+    clearTimeout(this.timer)
+    this.stop.removeEventListener('abort', this.onStop)
+    // undici frees the connection for the next request in an immediate it queues once the answer has ended
+    // (after this call): settled behind it, the next POST goes on that connection rather than on a second one
+    // opened because this one still looked busy.
+    queueMicrotask(() => setImmediate(this.settle, answer))
+  }
+
+  private elapsed(): number {
+    return Math.round((performance.now() - this.started) * 10) / 10
   }
 }
 
@@ -159,13 +246,6 @@ export async function attemptDelivery(request_: AttemptRequest, deps: AttemptDep
   return judgeAnswer(answer, deps)
 }
 
-type Headers = Record<string, string | string[] | undefined>
-
-function header(headers: Headers, name: string): string | null {
-  const value = headers[name]
-  return Array.isArray(value) ? (value[0] ?? null) : (value ?? null)
-}
-
 function classify(answer: Extract<PostAnswer, { kind: 'answer' }>, now: number): AttemptResult {
   const { statusCode, latencyMs } = answer
   if (statusCode >= 200 && statusCode < 300) return { kind: 'delivered', statusCode, latencyMs }
@@ -191,19 +271,6 @@ function classify(answer: Extract<PostAnswer, { kind: 'answer' }>, now: number):
     }
   }
   return { kind: 'reject', statusCode, latencyMs, error }
-}
-
-/** The start of the answer's body (for the delivery log); a longer answer is cut off, not read to its end. */
-async function readSnippet(body: Dispatcher.ResponseData['body']): Promise<string> {
-  let text = ''
-  for await (const chunk of body) {
-    text += String(chunk)
-    if (text.length >= ERROR_BODY_CHARS) {
-      body.destroy()
-      break
-    }
-  }
-  return text
 }
 
 function networkError(error: unknown): string {

@@ -108,6 +108,19 @@ function messageStoreTests(name: string, open: Opener) {
     await close()
   })
 
+  test(`${name}: a status is judged against the message the caller read, which the store does not read again`, async () => {
+    const { store, close } = await open()
+    await store.addSent('i1', { message: message('K') })
+    const read = await store.get('i1', 'K')
+    assert.ok(read)
+    // The caller's copy says read (a status kept inside the record): delivered is then no step forward.
+    assert.equal(await store.advanceStatus('i1', 'K', 'delivered', { ...read, status: 'read' }), false)
+    assert.equal(await store.statusOf('i1', 'K'), undefined)
+    assert.equal(await store.advanceStatus('i1', 'K', 'delivered', read), true)
+    assert.equal(await store.statusOf('i1', 'K'), 'delivered')
+    await close()
+  })
+
   test(`${name}: media is saved and read back; the sweep removes messages and media past the retention (at least 14 days)`, async () => {
     let now = 0
     const { store, close } = await open(() => now)

@@ -196,10 +196,16 @@ export class LmdbMessageStore implements MessageStore {
   /**
    * Records a status if it moves the message forward; returns whether it did. Every write of this store goes
    * through `put` on this thread, so reading the newest value (queued or committed) and queueing the next one
-   * in the same turn is atomic, with no write transaction held on the main thread.
+   * in the same turn is atomic, with no write transaction held on the main thread. `known`: the message as
+   * the caller just read it (a receipt's intake), which is not decoded a second time.
    */
-  async advanceStatus(instanceId: string, id: string, status: DeliveryStatus): Promise<boolean> {
-    const stored = this.current(instanceId, id)
+  async advanceStatus(
+    instanceId: string,
+    id: string,
+    status: DeliveryStatus,
+    known?: StoredMessage,
+  ): Promise<boolean> {
+    const stored = known ?? this.current(instanceId, id)
     if (!stored) return false
     const current = this.currentStatus(instanceId, id, stored)
     if (current && status !== 'failed' && STATUS_RANK[status] <= STATUS_RANK[current]) return false
