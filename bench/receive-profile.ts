@@ -2,7 +2,8 @@
 // `--cpu-prof` of both processes cut to the measured phase. The diagnosis behind the Receive figure's gap.
 //
 //   BENCH_MESSAGES=1000 npm run bench:receive-profile   (BENCH_KEEP_PROFILES=1 keeps the .cpuprofile files,
-//   for bench/profile-summary.ts; BENCH_RECEIVE_BATCH=100 profiles the batched webhook instead)
+//   for bench/profile-summary.ts; BENCH_RECEIVE_BATCH=100 profiles the batched webhook instead;
+//   BENCH_RECEIVE_STORE=postgres runs the app on a local PostgreSQL, as the Receive figure's PostgreSQL rows)
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -15,6 +16,7 @@ import {
   type CpuBudget,
 } from './harness/cpu-budget'
 import { isEntry, runMain, type Figure } from './harness/figure'
+import { benchPostgres } from './harness/postgres'
 import { sleep } from './harness/stats'
 import { markdownTable } from './harness/table'
 import { RawProcess } from './raw/raw-client'
@@ -25,6 +27,7 @@ const WARMUP = 200
 /** Control requests in flight, as in the Receive figure. */
 const PUSHERS = 16
 const BATCH = Number(process.env.BENCH_RECEIVE_BATCH ?? 1)
+const ON_POSTGRES = process.env.BENCH_RECEIVE_STORE === 'postgres'
 
 async function push(send: (text: string) => Promise<string>, count: number): Promise<void> {
   let next = 0
@@ -40,8 +43,14 @@ async function push(send: (text: string) => Promise<string>, count: number): Pro
 export const receiveProfileFigure: Figure = async ({ sandbox, phone }) => {
   const profileDir = mkdtempSync(join(tmpdir(), 'linkdesk-bench-profiles-'))
   const receiver = await ReceiverProcess.start()
+  const postgres = ON_POSTGRES ? await benchPostgres() : undefined
+  if (ON_POSTGRES && !postgres)
+    throw new Error('BENCH_RECEIVE_STORE=postgres: PostgreSQL is not installed here')
   try {
-    const app = await startApp(sandbox.controlUrl, newDataDir(), { profileDir })
+    const app = await startApp(sandbox.controlUrl, newDataDir(), {
+      profileDir,
+      ...(postgres && { store: postgres.url }),
+    })
     const raw = await RawProcess.start(sandbox.wsUrl, sandbox.rootKeyHex, { profileDir })
     const [appPhone, appContact, rawPhone, rawContact] = [phone(), phone(), phone(), phone()]
     await sandbox.addContact(appContact)
@@ -87,6 +96,7 @@ export const receiveProfileFigure: Figure = async ({ sandbox, phone }) => {
     return section(appBudget, rawBudget, appWindow, rawWindow)
   } finally {
     receiver.stop()
+    postgres?.server.stop()
     if (process.env.BENCH_KEEP_PROFILES) process.stdout.write(`profiles kept in ${profileDir}\n`)
     else rmSync(profileDir, { recursive: true, force: true })
   }
@@ -118,7 +128,7 @@ function section(
     `+${(cycle(appWindow) - cycle(rawWindow)).toFixed(3)}`,
   ])
   return [
-    `## Receive, profiled: main-thread CPU per incoming message of a burst (ms), ${MESSAGES} messages each side`,
+    `## Receive, profiled${ON_POSTGRES ? ' (the app on PostgreSQL)' : ''}: main-thread CPU per incoming message of a burst (ms), ${MESSAGES} messages each side`,
     '',
     "Both processes run with `--cpu-prof`; each profile is cut to its side's measured phase. App: a sandbox " +
       `contact pushes ${MESSAGES} texts (${PUSHERS} control requests in flight), the phase lasts until a webhook ` +
