@@ -19,7 +19,13 @@ export interface ReceivedDelivery {
 export type Responder = (
   delivery: Omit<ReceivedDelivery, 'status' | 'at'>,
   index: number,
-) => { status: number; headers?: Record<string, string>; delayMs?: number }
+) => {
+  status: number
+  headers?: Record<string, string>
+  delayMs?: number
+  /** The answer waits until this settles (a backlog builds behind it). */
+  after?: Promise<unknown>
+}
 
 /** Per network message id, the event ids of the `message.received` events the receiver accepted for it. */
 export function eventIdsByMessage(receiver: WebhookReceiver): Map<string, Set<string>> {
@@ -56,7 +62,8 @@ export class WebhookReceiver {
           response.end(answer.status < 300 ? 'ok' : `no (${answer.status})`)
           this.notify()
         }
-        if (answer.delayMs) setTimeout(reply, answer.delayMs)
+        if (answer.after) void answer.after.then(reply, reply)
+        else if (answer.delayMs) setTimeout(reply, answer.delayMs)
         else reply()
       })
     })

@@ -8,6 +8,7 @@ import {
   type EventStore,
   type EventWrite,
   type SweepCount,
+  type CommitOptions,
   type Page,
   type PageQuery,
   SCAN_LIMIT,
@@ -20,7 +21,7 @@ import type { LogPage } from '../event-store'
 import { unhandledCase } from '../../exhaustive'
 import { queueParts } from '../outbox-queue'
 import type { JsonStatement } from './statements'
-import { fencedStatement, type WriteFence } from './write-fence'
+import { fencedStatement, resultsFenced, type WriteFence } from './write-fence'
 import { TurnCommit } from './turn-commit'
 import { inTransaction } from './transaction'
 
@@ -47,8 +48,31 @@ export class PostgresEventStore implements EventStore {
   /** A message id's claim is the primary key of event_messages, inserted in the same commit as its event. */
   readonly claimsInCommit = true
 
-  async commit(writes: readonly EventWrite[]): Promise<void> {
+  /**
+   * Deliveries' outcomes (deferrable: nobody outside waits for them) kept back until the end of this turn: the
+   * next post of the same queue, marked in this turn, takes them along in its own statement.
+   */
+  private held: Held[] = []
+
+  async commit(writes: readonly EventWrite[], options?: CommitOptions): Promise<void> {
     if (writes.length === 0) return
+    const queue = options?.deferrable ? outcomeQueue(writes) : undefined
+    if (queue !== undefined) {
+      return new Promise((resolve, reject) => {
+        if (this.held.length === 0) setImmediate(() => this.flush())
+        this.held.push({ queue, writes, resolve, reject })
+      })
+    }
+    return this.commitNow(writes)
+  }
+
+  /** Commits now, in the shared turn commit, the outcomes kept back. */
+  flush(): void {
+    for (const { writes, resolve, reject } of this.held.splice(0))
+      this.commitNow(writes).then(resolve, reject)
+  }
+
+  private async commitNow(writes: readonly EventWrite[]): Promise<void> {
     const part = { instanceIds: writes.map(instanceOf), statements: statementsOf(writes) }
     await this.commits.commit(part).catch((error: unknown) => {
       throw alreadyAnnounced(error, writes) ?? error
@@ -56,6 +80,44 @@ export class PostgresEventStore implements EventStore {
   }
 
   readonly markPosting = async (queue: string, queueIds: readonly string[]): Promise<Set<string>> => {
+    const outcomes = this.held.filter((held) => held.queue === queue)
+    if (outcomes.length > 0) {
+      this.held = this.held.filter((held) => held.queue !== queue)
+      return this.markWithOutcomes(queue, queueIds, outcomes)
+    }
+    return this.mark(queue, queueIds)
+  }
+
+  /**
+   * The posting marks and the outcomes of this queue's previous posts in one statement (one round trip per
+   * delivered event); if it fails, each is tried again on its own, so an outcome refused fails alone.
+   */
+  private async markWithOutcomes(
+    queue: string,
+    queueIds: readonly string[],
+    outcomes: Held[],
+  ): Promise<Set<string>> {
+    const writes = outcomes.flatMap(({ writes }) => writes)
+    const marking: JsonStatement = {
+      sql: MARK_POSTING,
+      rows: queueIds.map((queueId) => ({ queue, queue_id: queueId })),
+    }
+    const instanceIds = () => new Set([...writes.map(instanceOf), queueParts(queue).instanceId ?? ''])
+    try {
+      const results = await resultsFenced(this.pool, this.fence, instanceIds, [
+        ...statementsOf(writes),
+        marking,
+      ])
+      for (const { resolve } of outcomes) resolve()
+      const rows = (results.at(-1)?.rows ?? []) as Array<{ queue_id: string; was: boolean }>
+      return new Set(rows.filter(({ was }) => was).map(({ queue_id }) => queue_id))
+    } catch {
+      for (const { writes, resolve, reject } of outcomes) this.commitNow(writes).then(resolve, reject)
+      return this.mark(queue, queueIds)
+    }
+  }
+
+  private async mark(queue: string, queueIds: readonly string[]): Promise<Set<string>> {
     const params: unknown[] = [queue, queueIds]
     // One statement: each entry's mark as it was (locked until the commit) and the mark set, behind the fence.
     const { rows } = await fencedStatement(this.fence, queueParts(queue).instanceId ?? '', params, (holds) =>
@@ -461,6 +523,37 @@ function alreadyAnnounced(
 /** The writes of a run, each key's last one only (a later write of the same key replaces an earlier). */
 function lastPerKey<W>(run: readonly W[], key: (write: W) => string): W[] {
   return [...new Map(run.map((write) => [key(write), write])).values()]
+}
+
+/** A deferrable commit kept back: a delivery's outcome in one queue, and its caller's promise. */
+interface Held {
+  queue: string
+  writes: readonly EventWrite[]
+  resolve(): void
+  reject(error: unknown): void
+}
+
+/**
+ * Marks the posts of entries (rows of queue and queue_id) as under way, each locked until the commit;
+ * answers each entry's id and whether its previous post was still marked (a re-post).
+ */
+const MARK_POSTING = `WITH x AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(queue text, queue_id text)),
+  before AS (SELECT o.queue, o.queue_id, o.posting FROM webhook_outbox o
+             JOIN x ON o.queue = x.queue AND o.queue_id = x.queue_id FOR UPDATE OF o)
+  UPDATE webhook_outbox SET posting = true FROM before
+  WHERE webhook_outbox.queue = before.queue AND webhook_outbox.queue_id = before.queue_id
+  RETURNING webhook_outbox.queue_id, before.posting AS was`
+
+/** The one queue whose delivery outcome these writes record; undefined for any other commit. */
+function outcomeQueue(writes: readonly EventWrite[]): string | undefined {
+  let queue: string | undefined
+  for (const write of writes) {
+    if (write.kind === 'attempt' || write.kind === 'delivery') continue
+    if (write.kind !== 'dequeue' && write.kind !== 'retry') return undefined
+    if (queue !== undefined && queue !== write.queue) return undefined
+    queue = write.queue
+  }
+  return queue
 }
 
 /** The instance a write belongs to (an added webhook's queue shared by every instance belongs to none). */

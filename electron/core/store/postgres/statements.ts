@@ -11,15 +11,19 @@ export interface JsonStatement {
  * transaction (all or none), in one round trip where BEGIN, each statement and COMMIT would take one each.
  * The rows go inline as a string literal (the simple protocol that allows several statements takes no
  * parameters): an E'' literal with quotes and backslashes doubled reads back exactly, whatever
- * standard_conforming_strings is, and JSON text holds no NUL. Answers each statement's row count.
+ * standard_conforming_strings is, and JSON text holds no NUL. Answers each statement's result (its row count,
+ * and its rows for a statement that returns some).
  */
-export async function runAtomically(pool: pg.Pool, statements: readonly JsonStatement[]): Promise<number[]> {
+export async function resultsAtomically(
+  pool: pg.Pool,
+  statements: readonly JsonStatement[],
+): Promise<pg.QueryResult[]> {
   if (statements.length === 0) return []
   const text = statements
     .map(({ sql, rows }) => sql.replace('$1::jsonb', `${literal(JSON.stringify(rows))}::jsonb`))
     .join(';\n')
   const results = (await pool.query(text)) as pg.QueryResult | pg.QueryResult[]
-  return (Array.isArray(results) ? results : [results]).map(({ rowCount }) => rowCount ?? 0)
+  return Array.isArray(results) ? results : [results]
 }
 
 function literal(text: string): string {

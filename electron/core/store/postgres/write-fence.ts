@@ -1,6 +1,6 @@
 import type pg from 'pg'
 import type { WriteFence } from '../../contract/coordination'
-import { type JsonStatement, runAtomically } from './statements'
+import { type JsonStatement, resultsAtomically } from './statements'
 
 export type { WriteFence } from '../../contract/coordination'
 
@@ -47,10 +47,21 @@ export async function runFenced(
   instanceIds: () => Iterable<string>,
   statements: readonly JsonStatement[],
 ): Promise<number[]> {
-  if (!fence) return runAtomically(pool, statements)
+  const results = await resultsFenced(pool, fence, instanceIds, statements)
+  return results.map(({ rowCount }) => rowCount ?? 0)
+}
+
+/** As runFenced, answering each statement's result (its rows, for a statement that returns some). */
+export async function resultsFenced(
+  pool: pg.Pool,
+  fence: WriteFence | undefined,
+  instanceIds: () => Iterable<string>,
+  statements: readonly JsonStatement[],
+): Promise<pg.QueryResult[]> {
+  if (!fence) return resultsAtomically(pool, statements)
   const claims: JsonStatement = { sql: 'SELECT linkdesk_fence($1::jsonb)', rows: fence.claims(instanceIds()) }
   try {
-    return (await runAtomically(pool, [claims, ...statements])).slice(1)
+    return (await resultsAtomically(pool, [claims, ...statements])).slice(1)
   } catch (error) {
     throw refusal(fence, error)
   }

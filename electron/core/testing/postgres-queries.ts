@@ -1,0 +1,26 @@
+import pg from 'pg'
+
+/** One query the app sent: its text (the simple protocol inlines rows) and its values. */
+export interface SentQuery {
+  text: string
+  values: unknown[]
+}
+
+/** Every query the app sends to `database` while `body` runs, counted at pg's client: a count, whatever the load. */
+export async function queriesDuring(database: string, body: () => Promise<void>): Promise<SentQuery[]> {
+  const seen: SentQuery[] = []
+  const query = pg.Client.prototype.query
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const [first, second] = args
+    const config = typeof first === 'string' ? { text: first } : (first as Partial<SentQuery> | undefined)
+    const values = Array.isArray(second) ? second : (config?.values ?? [])
+    if (this.database === database && config?.text !== undefined) seen.push({ text: config.text, values })
+    return (query as (...args: unknown[]) => unknown).apply(this, args)
+  } as typeof query
+  try {
+    await body()
+  } finally {
+    pg.Client.prototype.query = query
+  }
+  return seen
+}
