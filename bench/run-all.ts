@@ -3,7 +3,7 @@
 // stands beside it.
 // Knobs: BENCH_ROUNDS (3), BENCH_SENDS (1000), BENCH_MESSAGES (1000), BENCH_MEMORY_NS (0,1,10,50,100),
 // BENCH_SETTLE_MS (10000), BENCH_START_N (100), BENCH_LINKS (5), BENCH_LOG_EVENTS (100000); BENCH_ONLY=send,link runs a subset
-// (send-profile profiles both sides of a sequential send).
+// (send-profile profiles both sides of a sequential send, receive-profile of an incoming burst).
 import { runFigure, type Figure, type FigureRun } from './harness/figure'
 import { loadAverage } from './harness/proc'
 import { RESULTS_PATH, SUMMARY_PATHS, writeRun } from './harness/results'
@@ -11,6 +11,7 @@ import { eventLogFigure } from './event-log'
 import { linkFigure } from './link'
 import { memoryFigure } from './memory'
 import { receiveFigure } from './receive'
+import { receiveProfileFigure } from './receive-profile'
 import { sendFigure } from './send'
 import { sendProfileFigure } from './send-profile'
 import { startFigure } from './start'
@@ -19,6 +20,7 @@ const FIGURES: Array<[string, Figure]> = [
   ['send', sendFigure],
   ['send-profile', sendProfileFigure],
   ['receive', receiveFigure],
+  ['receive-profile', receiveProfileFigure],
   ['link', linkFigure],
   ['start', startFigure],
   ['memory', memoryFigure],

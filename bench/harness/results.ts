@@ -12,7 +12,7 @@ export const SUMMARY_PATHS = ['../../README.md', '../../docs/benchmarks.md'].map
 const HEADER = `# Linkdesk benchmarks: the app beside raw Baileys
 
 Written by \`npm run bench\`: every section below comes from one run, whose time and load the summary states.
-A figure alone (\`npm run bench:send\`, \`bench:send-profile\`, \`bench:receive\`, \`bench:memory\`, \`bench:start\`,
+A figure alone (\`npm run bench:send\`, \`bench:send-profile\`, \`bench:receive\`, \`bench:receive-profile\`, \`bench:memory\`, \`bench:start\`,
 \`bench:link\`, \`bench:event-log\`) is printed, not written here; \`BENCH_ONLY=send,receive npm run bench\`
 rewrites this file with those figures alone.
 
