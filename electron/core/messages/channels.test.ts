@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict'
-import { createHash } from 'node:crypto'
 import { test } from 'node:test'
 import type { LinkdeskEvent } from '../contract/events'
-import { call, TOKEN } from '../testing/instance-harness'
+import { call } from '../testing/instance-harness'
 import { linkedCoreFixture } from '../testing/linked-core'
-import { linkedInstance, pngBytes } from '../testing/messaging-harness'
+import { linkedInstance, pngBytes, sha256, TOKEN } from '../testing/messaging-harness'
 
 const ME = '15550710001'
 const FOLLOWER = '15550710002'
@@ -25,8 +24,6 @@ async function ok(answer: Promise<{ status: number; body: any }>) {
   assert.equal(status, 200, JSON.stringify(body))
   return body
 }
-
-const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex')
 
 /** GET of a post's file through the API, with the access token. */
 async function download(url: string): Promise<{ status: number; type: string | null; body: Buffer }> {
@@ -175,6 +172,21 @@ test("a contact's phone posts an image to its channel: the app, following it, do
   const badId = await download(mediaUrl(linked.instanceId, alices.id, 'latest'))
   assert.equal(badId.status, 400)
   assert.equal(JSON.parse(badId.body.toString()).code, 'invalid_parameter')
+})
+
+test("a channel's file the network's media host no longer holds: 410 media_expired", async () => {
+  const alices = linked.control.channels.list().find((channel) => channel.owner === ALICE)
+  assert.ok(alices)
+  await linked.control.mediaLifetime({ lifetimeMs: 1 })
+  const post = await linked.control.channels.post(ALICE, alices.id, '', {
+    data: pngBytes(3000),
+    mimetype: 'image/png',
+  })
+  await linked.control.mediaLifetime({ lifetimeMs: 30 * 86_400_000 })
+  const event = await postEvent(linked.instanceId, String(post.server_id))
+  const file = await download((event.data as any).media.download_url)
+  assert.equal(file.status, 410)
+  assert.equal(JSON.parse(file.body.toString()).code, 'media_expired')
 })
 
 test('bad input: unknown channel, a channel of someone else, an empty post → clear codes, nothing posted', async () => {
