@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { generateMessageIDV2 } from '@whiskeysockets/baileys'
+import { linkedClient } from '@linkdesk/sandbox/testing'
 import type { LinkdeskEvent } from '../contract/events'
 import { call } from '../testing/instance-harness'
 import { linkedCoreFixture } from '../testing/linked-core'
@@ -172,6 +174,44 @@ test("a contact's phone posts an image to its channel: the app, following it, do
   const badId = await download(mediaUrl(linked.instanceId, alices.id, 'latest'))
   assert.equal(badId.status, 400)
   assert.equal(JSON.parse(badId.body.toString()).code, 'invalid_parameter')
+})
+
+test("a contact's linked Baileys device posts an image to its channel: the app downloads the bytes posted; a post whose file does not match the SHA-256 it states → 502 upstream_failed", async () => {
+  const alices = linked.control.channels.list().find((channel) => channel.owner === ALICE)
+  assert.ok(alices)
+  const device = await linkedClient(linked.core.sandbox!, ALICE)
+  try {
+    assert.ok(device.sock)
+    const image = pngBytes(7000)
+    const sent = await device.sock.sendMessage(alices.id, { image, caption: 'From the desk' })
+    const byMessage = (id: string) =>
+      linked.events.waitFor(
+        (event) =>
+          event.event === 'channel.post' &&
+          event.instance_id === linked.instanceId &&
+          (event.data as { message_id: string }).message_id === id,
+        `channel.post ${id}`,
+      )
+    const event = await byMessage(sent?.key.id ?? '')
+    const file = await download((event.data as any).media.download_url)
+    assert.equal(file.status, 200, file.body.toString())
+    assert.equal(sha256(file.body), sha256(image))
+
+    const imageMessage = sent?.message?.imageMessage
+    assert.ok(imageMessage?.directPath)
+    const tamperedId = generateMessageIDV2(device.sock.user?.id)
+    await device.sock.relayMessage(
+      alices.id,
+      { imageMessage: { ...imageMessage, fileSha256: Buffer.alloc(32, 1) } },
+      { messageId: tamperedId },
+    )
+    const tamperedEvent = await byMessage(tamperedId)
+    const tampered = await download((tamperedEvent.data as any).media.download_url)
+    assert.equal(tampered.status, 502)
+    assert.equal(JSON.parse(tampered.body.toString()).code, 'upstream_failed')
+  } finally {
+    await device.stop()
+  }
 })
 
 test("a channel's file the network's media host no longer holds: 410 media_expired", async () => {
