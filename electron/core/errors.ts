@@ -81,6 +81,8 @@ export const ERROR_CODES = {
   },
   channel_not_found: { status: 404, message: 'The network knows no channel with that id or invite code.' },
   not_channel_owner: { status: 403, message: "Only the channel's owner may post to it." },
+  post_not_found: { status: 404, message: 'That channel has no post with that post_id.' },
+  post_without_media: { status: 404, message: 'That channel post carries no file: it is a text.' },
   webhook_not_found: { status: 404, message: 'No webhook with that webhook_id exists for this token.' },
   sink_not_found: { status: 404, message: 'No sink with that sink_id exists for this token.' },
   call_not_found: { status: 404, message: 'No call with that call_id is ringing on this instance.' },

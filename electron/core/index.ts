@@ -24,7 +24,7 @@ import { chatRemovalOperations } from './api/routes/chat-removal-routes'
 import { labelOperations } from './api/routes/label-routes'
 import { groupOperations } from './api/routes/group-routes'
 import { communityOperations } from './api/routes/community-routes'
-import { channelOperations } from './api/routes/channel-routes'
+import { channelMediaRoutes, channelOperations } from './api/routes/channel-routes'
 import { profileOperations } from './api/routes/profile-routes'
 import { contactOperations, profilePictureRoutes } from './api/routes/contact-routes'
 import { statusOperations } from './api/routes/status-routes'
@@ -322,6 +322,7 @@ async function buildCore(
     plugins: [
       streamAndMetricsRoutes({ ...eventDeps, settings: config.events.stream, logger }),
       mediaDownloadRoutes({ messages }),
+      channelMediaRoutes({ messages }),
       profilePictureRoutes({ messages }),
       uploadRoutes({ uploads: stores.uploads, maxBytes: config.limits.mediaBytes, apiBase }),
       mcpRoutes({ version: APP_VERSION }),

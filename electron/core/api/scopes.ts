@@ -36,6 +36,7 @@ export const OPERATION_SCOPES: Readonly<Record<string, Scope>> = {
   metrics: 'read',
   'media/:instanceId/:messageId': 'read',
   'profile_picture/:instanceId/:chat': 'read',
+  'channel_media/:instanceId/:channelId/:postId': 'read',
   // send: what a conversation does
   send_message: 'send',
   send_poll: 'send',

@@ -208,7 +208,7 @@ export const EVENT_CATALOGUE = {
   },
   'channel.post': {
     description:
-      "A post arrived in a channel the account follows, or that it owns and posted to from another device (the phone). Posts carry no delivery or read statuses; a channel's media carry no download here.",
+      "A post arrived in a channel the account follows, or that it owns and posted to from another device (the phone). Posts carry no delivery or read statuses; a post's file is downloaded at its media.download_url.",
     changesInstance: false,
     data: ChannelPostSchema,
     example: CHANNEL_POST_SAMPLE,

@@ -349,6 +349,14 @@ export type WaChannelPostContent =
   | { kind: 'text'; text: string }
   | { kind: 'media'; media: 'image' | 'video'; data: Buffer; mimetype: string; caption: string | null }
 
+/** A post's file as the network's media host served it, with the SHA-256 the post states for it (null: none). */
+export interface WaChannelFile {
+  data: Buffer
+  mimetype: string | null
+  fileName: string | null
+  sha256: Buffer | null
+}
+
 /** The channel operations of one connected instance; a channel the network does not know is `channel_not_found`. */
 export interface WaChannels {
   /** The channels this account follows or owns. */
@@ -364,6 +372,12 @@ export interface WaChannels {
   react(channel: string, serverId: string, emoji: string): Promise<void>
   /** Posts to a channel this account owns; resolves with the post's message id and the network's server id. */
   post(channel: string, content: WaChannelPostContent): Promise<{ id: string; serverId: string | null }>
+  /**
+   * The file a post carries, fetched from the network's media host by its direct path (a channel's media are
+   * not encrypted); null when the post has none. A post the channel does not have is `post_not_found`, a file
+   * the host no longer holds `media_expired`, one over `maxBytes` `payload_too_large`.
+   */
+  file(channel: string, serverId: string, maxBytes: number): Promise<WaChannelFile | null>
 }
 
 /** One change to a chat's settings in the account's app state. */

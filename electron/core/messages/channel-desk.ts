@@ -1,5 +1,6 @@
 import type { Limits } from '../config'
 import { CHANNEL_LINK_BASE, type ChannelPostView, type ChannelView } from '../contract/channel'
+import { createHash } from 'node:crypto'
 import type { EventSink } from '../contract/events'
 import type { PictureInput } from '../contract/media'
 import { NO_MEDIA_FACTS } from '../contract/message'
@@ -25,6 +26,20 @@ export interface ChannelDeskDeps {
   logger: Logger
   events: EventSink
   connection(instanceId: string): Promise<WaConnection>
+  /** Where the API serves a post's file; the caller adds its own access token. */
+  downloadUrl(instanceId: string, channel: string, postId: string): string
+}
+
+/** A post's file as the API serves it. */
+export interface ChannelFileDownload {
+  data: Buffer
+  mimetype: string
+  fileName: string | null
+}
+
+/** Where a channel post's file is served, under the API root; the caller adds its own access token. */
+export function channelMediaPath(instanceId: string, channel: string, postId: string): string {
+  return `/channel_media/${[instanceId, channel, postId].map(encodeURIComponent).join('/')}`
 }
 
 /** What a post to one's own channel is given: a text, a file (image or video) with an optional caption. */
@@ -46,8 +61,8 @@ function channelView(channel: WaChannel): ChannelView {
   }
 }
 
-/** A post as answers and events show it; a channel's media have no download here (their facts only). */
-export function postView(post: WaChannelPost): ChannelPostView {
+/** A post as answers and events show it; its file, if any, is downloaded at `downloadUrl`. */
+function postView(post: WaChannelPost, downloadUrl: string | null): ChannelPostView {
   const { type, text, caption, media } = post.content
   return {
     channel_id: post.channel,
@@ -57,7 +72,7 @@ export function postView(post: WaChannelPost): ChannelPostView {
     type,
     text: text ?? null,
     caption: caption ?? null,
-    media: media ? { ...NO_MEDIA_FACTS, ...media, download_url: null } : null,
+    media: media ? { ...NO_MEDIA_FACTS, ...media, download_url: downloadUrl } : null,
     reactions: post.reactions,
   }
 }
@@ -84,6 +99,15 @@ function channelKey(value: string): { id: string } | { invite: string } {
     `channel must be a channel id (\`<digits>@newsletter\`), an invite code or its link (\`${CHANNEL_LINK_BASE}<code>\`).`,
     { details: { parameter: 'channel' } },
   )
+}
+
+function parsePostId(value: string): string {
+  if (!/^\d{1,20}$/.test(value)) {
+    throw new AppError('invalid_parameter', 'post_id must be a post id (digits), as posts give it.', {
+      details: { parameter: 'post_id' },
+    })
+  }
+  return value
 }
 
 function isOwnChannel(channel: WaChannel): boolean {
@@ -157,17 +181,36 @@ export class ChannelDesk {
       })
     }
     const connection = await this.deps.connection(instanceId)
-    return (await connection.channels.posts(id, count, before)).map(postView)
+    return (await connection.channels.posts(id, count, before)).map((post) => this.view(instanceId, post))
+  }
+
+  /**
+   * A post's file, fetched from the network now and checked against the SHA-256 the post states (a file that
+   * does not match is upstream_failed). An unknown post is post_not_found, a text post post_without_media.
+   */
+  async file(instanceId: string, channel: string, postId: string): Promise<ChannelFileDownload> {
+    const id = parseChannelId(channel)
+    const serverId = parsePostId(postId)
+    const connection = await this.deps.connection(instanceId)
+    const file = await connection.channels.file(id, serverId, this.deps.limits.mediaBytes)
+    if (!file) throw new AppError('post_without_media', `Post ${serverId} of ${id} carries no file.`)
+    if (file.sha256 && !createHash('sha256').update(file.data).digest().equals(file.sha256)) {
+      throw new AppError(
+        'upstream_failed',
+        `The file the network served for post ${serverId} does not match the SHA-256 the post states.`,
+      )
+    }
+    return {
+      data: file.data,
+      mimetype: file.mimetype ?? 'application/octet-stream',
+      fileName: file.fileName,
+    }
   }
 
   /** Reacts to a post by its post_id; an empty emoji takes the reaction back. */
   async react(instanceId: string, channel: string, postId: string, emoji: string): Promise<void> {
     const id = parseChannelId(channel)
-    if (!/^\d{1,20}$/.test(postId)) {
-      throw new AppError('invalid_parameter', 'post_id must be a post id (digits), as posts give it.', {
-        details: { parameter: 'post_id' },
-      })
-    }
+    parsePostId(postId)
     if ([...emoji].length > 10) {
       throw new AppError('invalid_parameter', 'emoji must be one emoji (or empty to take it back).', {
         details: { parameter: 'emoji' },
@@ -221,8 +264,16 @@ export class ChannelDesk {
 
   /** A post that arrived: its event, once per post, durable before the network hears it was taken. */
   async onPost(instanceId: string, post: WaChannelPost): Promise<void> {
-    await this.deps.events.emitForMessage(instanceId, post.id, 'channel.post', postView(post))
+    await this.deps.events.emitForMessage(instanceId, post.id, 'channel.post', this.view(instanceId, post))
     this.log.debug({ instanceId, channel: post.channel, postId: post.serverId }, 'channel post')
+  }
+
+  private view(instanceId: string, post: WaChannelPost): ChannelPostView {
+    const downloadable = post.content.media && post.serverId !== null
+    return postView(
+      post,
+      downloadable ? this.deps.downloadUrl(instanceId, post.channel, post.serverId as string) : null,
+    )
   }
 
   private async mediaContent(input: PictureInput, caption: string | null): Promise<WaChannelPostContent> {

@@ -13,7 +13,7 @@ import { CallDesk, type CallSettings } from './call-desk'
 import { CommunityDesk } from '../groups/community-desk'
 import { GroupDesk } from '../groups/group-desk'
 import { ChatBook } from './chat-book'
-import { ChannelDesk } from './channel-desk'
+import { ChannelDesk, channelMediaPath } from './channel-desk'
 import { ChatSettingsDesk } from './chat-settings'
 import { ChatRemoval } from './chat-removal'
 import { SavedNames } from './saved-names'
@@ -222,7 +222,14 @@ export class MessageService {
       connection,
     })
     this.communities = new CommunityDesk({ connection, groups: this.groups })
-    this.channels = new ChannelDesk({ limits: deps.limits, logger: deps.logger, events, connection })
+    this.channels = new ChannelDesk({
+      limits: deps.limits,
+      logger: deps.logger,
+      events,
+      connection,
+      downloadUrl: (instanceId, channel, postId) =>
+        `${deps.apiBase}${channelMediaPath(instanceId, channel, postId)}`,
+    })
     this.statuses = new StatusUpdates({
       store: this.store,
       chats: this.chats,

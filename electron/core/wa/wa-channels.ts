@@ -1,15 +1,25 @@
 import {
   type BinaryNode,
+  DEFAULT_ORIGIN,
   generateMessageIDV2,
   getBinaryNodeChild,
   getBinaryNodeChildren,
+  getUrlFromDirectPath,
+  normalizeMessageContent,
   prepareWAMessageMedia,
   proto,
   S_WHATSAPP_NET,
   type WASocket,
 } from '@whiskeysockets/baileys'
+import { request } from 'undici'
 import { AppError } from '../errors'
-import type { WaChannel, WaChannelPost, WaChannelPostContent, WaChannels } from '../contract/network'
+import type {
+  WaChannel,
+  WaChannelFile,
+  WaChannelPost,
+  WaChannelPostContent,
+  WaChannels,
+} from '../contract/network'
 import type { SocketNetworkConfig } from './network-endpoint'
 import { mapChannelPostContent } from './message-mapping'
 
@@ -130,6 +140,91 @@ function mapPost(channel: string, message: BinaryNode): WaChannelPost {
   }
 }
 
+/** Asks the network for a channel's newest `count` posts, oldest first; `before`: older than that server id. */
+async function fetchPosts(socket: WASocket, channel: string, count: number, before?: string) {
+  const result = await socket.query({
+    tag: 'iq',
+    attrs: { id: socket.generateMessageTag(), type: 'get', xmlns: 'newsletter', to: channel },
+    content: [
+      { tag: 'message_updates', attrs: { count: String(count), ...(before ? { after: before } : {}) } },
+    ],
+  })
+  const messages = getBinaryNodeChild(getBinaryNodeChild(result, 'message_updates'), 'messages')
+  return getBinaryNodeChildren(messages, 'message')
+}
+
+/** The fields of a message's file that name it on the media host. */
+interface FileFields {
+  url?: string | null
+  directPath?: string | null
+  fileSha256?: Uint8Array | null
+  mimetype?: string | null
+  fileName?: string | null
+}
+
+const FILE_FIELDS = [
+  'imageMessage',
+  'videoMessage',
+  'ptvMessage',
+  'audioMessage',
+  'documentMessage',
+  'stickerMessage',
+] as const
+
+function fileFieldsOf(post: BinaryNode): FileFields | undefined {
+  const plaintext = getBinaryNodeChild(post, 'plaintext')?.content
+  const content = plaintext instanceof Uint8Array ? proto.Message.decode(plaintext) : undefined
+  const message = normalizeMessageContent(content)
+  for (const field of FILE_FIELDS) {
+    const file = message?.[field] as FileFields | null | undefined
+    if (file) return file
+  }
+  return undefined
+}
+
+/**
+ * Fetches a channel's file as it is stored (channels' media are not end-to-end encrypted): by its direct path on
+ * the host its URL names, as Baileys finds an encrypted file, trusted as this connection's sockets trust it.
+ */
+async function downloadFile(
+  network: SocketNetworkConfig,
+  file: FileFields,
+  maxBytes: number,
+): Promise<WaChannelFile> {
+  const host = file.url ? new URL(file.url).host : undefined
+  const url = file.directPath ? getUrlFromDirectPath(file.directPath, host) : file.url
+  if (!url) throw new AppError('upstream_failed', 'The post names no address for its file.')
+  const response = await request(url, {
+    dispatcher: network.options.dispatcher,
+    headers: { origin: DEFAULT_ORIGIN },
+    bodyTimeout: 30_000,
+  })
+  if (response.statusCode === 404 || response.statusCode === 410) {
+    await response.body.dump()
+    throw new AppError('media_expired', "The network's media host no longer holds this post's file.")
+  }
+  if (response.statusCode !== 200) {
+    await response.body.dump()
+    throw new AppError('upstream_failed', `The network answered HTTP ${response.statusCode} for the file.`)
+  }
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of response.body as AsyncIterable<Buffer>) {
+    size += chunk.length
+    if (size > maxBytes) {
+      response.body.destroy()
+      throw new AppError('payload_too_large', "The post's file is larger than the media limit.")
+    }
+    chunks.push(chunk)
+  }
+  return {
+    data: Buffer.concat(chunks),
+    mimetype: file.mimetype ?? null,
+    fileName: file.fileName ?? null,
+    sha256: file.fileSha256?.length ? Buffer.from(file.fileSha256) : null,
+  }
+}
+
 /**
  * Sends a message stanza to a channel and waits for the network's ack, which carries the post's `server_id`
  * or the refusal (`error`: 404 no such channel, 403 not its owner).
@@ -197,16 +292,18 @@ export function createWaChannels(socket: WASocket, network: SocketNetworkConfig)
         await mex(socket, QUERIES.unfollow, { newsletter_id: channel })
       }),
     posts: (channel, count, before) =>
-      run('post fetch', channel, async () => {
-        const result = await socket.query({
-          tag: 'iq',
-          attrs: { id: socket.generateMessageTag(), type: 'get', xmlns: 'newsletter', to: channel },
-          content: [
-            { tag: 'message_updates', attrs: { count: String(count), ...(before ? { after: before } : {}) } },
-          ],
-        })
-        const messages = getBinaryNodeChild(getBinaryNodeChild(result, 'message_updates'), 'messages')
-        return getBinaryNodeChildren(messages, 'message').map((message) => mapPost(channel, message))
+      run('post fetch', channel, async () =>
+        (await fetchPosts(socket, channel, count, before)).map((message) => mapPost(channel, message)),
+      ),
+    file: (channel, serverId, maxBytes) =>
+      run('media download', channel, async () => {
+        // The newest post older than the next one: the post itself, when the channel has it.
+        const [post] = await fetchPosts(socket, channel, 1, String(BigInt(serverId) + 1n))
+        if (!post || post.attrs.server_id !== serverId) {
+          throw new AppError('post_not_found', `${channel} has no post ${serverId}.`)
+        }
+        const file = fileFieldsOf(post)
+        return file ? downloadFile(network, file, maxBytes) : null
       }),
     react: (channel, serverId, emoji) =>
       run('reaction', channel, async () => {

@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
 import { after, before, test } from 'node:test'
-import { getBinaryNodeChild, getBinaryNodeChildren } from '@whiskeysockets/baileys'
+import { getBinaryNodeChild, getBinaryNodeChildren, getUrlFromDirectPath } from '@whiskeysockets/baileys'
+import { request } from 'undici'
 import type { Sandbox } from './index'
 import { linkedClient, startTestSandbox } from './testing/sandbox-fixture'
 import type { SandboxClient } from './testing/sandbox-client'
+import { solidPng } from './testing/solid-png'
 
 const OWNER = '15550001111'
 const FOLLOWER = '15550002222'
@@ -91,4 +94,46 @@ test("a follower's post is refused with an error ack and reaches no one; unknown
     error.output?.statusCode === code
   await assert.rejects(follower.sock.newsletterFollow('1203630000@newsletter'), status(404))
   await assert.rejects(follower.sock.newsletterAdminCount(channel.id), status(501))
+})
+
+test('the phone posts an image to its channel: followers receive it without a media key and fetch its bytes, unencrypted, by its direct path', async () => {
+  assert.ok(follower.sock)
+  const channel = await sandbox.control.channels.create(PHONE, { name: 'Alice pictures' })
+  await follower.sock.newsletterFollow(channel.id)
+  const image = solidPng(8, 8, [200, 40, 40])
+  const post = await sandbox.control.channels.post(PHONE, channel.id, 'Shop front', {
+    data: image,
+    mimetype: 'image/png',
+  })
+  assert.deepEqual([post.type, post.media, post.text], ['media', 'image', 'Shop front'])
+
+  const received = (await follower.waitForMessage(post.id)).message?.imageMessage
+  assert.ok(received?.directPath && received.url)
+  assert.equal(received.mediaKey ?? null, null)
+  assert.equal(received.mimetype, 'image/png')
+  assert.equal(Number(received.fileLength), image.length)
+  const digest = createHash('sha256').update(image).digest()
+  assert.deepEqual(Buffer.from(received.fileSha256 ?? []), digest)
+
+  const fetch = async (path: string) => {
+    const answer = await request(getUrlFromDirectPath(path, new URL(received.url ?? '').host), {
+      dispatcher: follower.downloadDispatcher,
+    })
+    return { status: answer.statusCode, body: Buffer.from(await answer.body.arrayBuffer()) }
+  }
+  const fetched = await fetch(received.directPath)
+  assert.equal(fetched.status, 200)
+  assert.deepEqual(createHash('sha256').update(fetched.body).digest(), digest)
+  // A path the host does not hold is an error, never an empty file.
+  const unknown = await fetch(received.directPath.replace(/sandbox_[^.]+/, 'sandbox_unknown'))
+  assert.deepEqual([unknown.status, unknown.body.length], [404, 0])
+
+  await assert.rejects(
+    sandbox.control.channels.post(PHONE, channel.id, '', { data: image, mimetype: 'application/pdf' }),
+    (error: { code?: string }) => error.code === 'invalid_parameter',
+  )
+  assert.deepEqual(
+    sandbox.control.channels.get(channel.id).posts.map((kept) => kept.id),
+    [post.id],
+  )
 })

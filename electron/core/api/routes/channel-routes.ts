@@ -10,6 +10,8 @@ import { POST_CHARS, POSTS_PER_READ } from '../../messages/channel-desk'
 import type { MessageService } from '../../messages/message-service'
 import { Nullable } from '../../schema'
 import { defineOperation, type Operation } from '../operation'
+import type { RoutePlugin } from '../build-api'
+import { contentDisposition } from './message-routes'
 import { checks } from '../params'
 
 export interface ChannelRoutesDeps {
@@ -100,7 +102,7 @@ export function channelOperations({ messages }: ChannelRoutesDeps): Operation[] 
       tag: 'Channels',
       summary: "A channel's recent posts, oldest first, with their reactions counted.",
       description:
-        'Anyone may read a channel. `before` pages back: posts older than that post_id. A channel’s media are listed by their facts; they are not downloaded here.',
+        'Anyone may read a channel. `before` pages back: posts older than that post_id. A post’s file is downloaded at its media.download_url (GET /channel_media/{instance_id}/{channel_id}/{post_id}).',
       auth: 'token',
       instance: true,
       fields: {
@@ -229,4 +231,44 @@ export function channelOperations({ messages }: ChannelRoutesDeps): Operation[] 
       }),
     }),
   ]
+}
+
+/** GET {base}/channel_media/{instance_id}/{channel_id}/{post_id}: a channel post's file, fetched now. */
+export function channelMediaRoutes({ messages }: ChannelRoutesDeps): RoutePlugin {
+  return (app, { access, prefix }) => {
+    app.get<{ Params: { instanceId: string; channelId: string; postId: string } }>(
+      `${prefix}/channel_media/:instanceId/:channelId/:postId`,
+      {
+        config: {
+          auth: 'token',
+          openapi: {
+            tag: 'Channels',
+            summary: 'The file of a channel post (its media.download_url in channel_posts and channel.post).',
+            description:
+              'Fetched from the network now, by its direct path (a channel’s media are not end-to-end encrypted), and checked against the SHA-256 the post states: a file that does not match is 502 upstream_failed. A post the channel does not have is 404 post_not_found, a text post 404 post_without_media, an unknown channel 404 channel_not_found; a file the network no longer holds is 410 media_expired.',
+            params: {
+              instanceId: 'The instance id.',
+              channelId: 'The channel id, `<digits>@newsletter`.',
+              postId: 'The post_id.',
+            },
+            answer: {
+              contentType: 'application/octet-stream',
+              description: 'The file, with its mimetype (and, for a document, its file name).',
+            },
+          },
+        },
+      },
+      async (request, reply) => {
+        const record = access(request.params.instanceId, request.principal)
+        const { channelId, postId } = request.params
+        const file = await messages.channels.file(record.id, channelId, postId)
+        return reply
+          .header('content-type', file.mimetype)
+          .header('content-disposition', contentDisposition(file.fileName))
+          .header('x-content-type-options', 'nosniff')
+          .header('cache-control', 'private, no-store')
+          .send(file.data)
+      },
+    )
+  }
 }

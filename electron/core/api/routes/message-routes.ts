@@ -118,7 +118,7 @@ export function messageOperations({ messages }: MessageRoutesDeps): Operation[] 
   ]
 }
 
-function contentDisposition(fileName: string | null): string {
+export function contentDisposition(fileName: string | null): string {
   if (!fileName) return 'attachment'
   const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_')
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`

@@ -1,5 +1,8 @@
+import type { proto } from '@whiskeysockets/baileys'
 import type { Account } from '../accounts/account'
 import type { LinkedDevice } from '../accounts/linked-device'
+import { sha256 } from '../media/media-crypto'
+import type { MediaStore } from '../media/media-store'
 import type { SandboxNetwork } from '../network'
 import { child, node, unixNow, type BinaryNode } from '../stanzas/binary-node'
 import type { StanzaContext } from '../stanzas/stanza-router'
@@ -14,6 +17,41 @@ const EMPTY_POST = '400'
 /** A channel JID: messages to one are plaintext, not Signal-encrypted. */
 export function isChannelJid(jid: string | undefined): boolean {
   return jid?.endsWith('@newsletter') ?? false
+}
+
+/** A file a phone posts to its own channel: an image or a video. */
+export interface ChannelFile {
+  data: Buffer
+  mimetype: string
+}
+
+/**
+ * A post's file as the network keeps a channel's media: stored on the media host as it is (channels are not
+ * end-to-end encrypted, so there is no media key), named by its direct path, with the SHA-256 and length of
+ * its bytes in the message. Undefined for a file that is neither an image nor a video.
+ */
+export function channelMediaContent(
+  store: MediaStore,
+  file: ChannelFile,
+  caption: string | undefined,
+): proto.IMessage | undefined {
+  const kind = file.mimetype.startsWith('image/')
+    ? 'imageMessage'
+    : file.mimetype.startsWith('video/')
+      ? 'videoMessage'
+      : undefined
+  if (!kind) return undefined
+  const { directPath, url } = store.put(file.data)
+  return {
+    [kind]: {
+      url,
+      directPath,
+      fileSha256: sha256(file.data),
+      fileLength: file.data.length,
+      mimetype: file.mimetype,
+      ...(caption ? { caption } : {}),
+    },
+  }
 }
 
 /**

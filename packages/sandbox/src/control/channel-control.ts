@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { proto } from '@whiskeysockets/baileys'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Account } from '../accounts/account'
-import { publish } from '../channels/channel-posts'
+import { type ChannelFile, channelMediaContent, publish } from '../channels/channel-posts'
 import { type Channel, ChannelRefusal } from '../channels/channel-registry'
 import { SandboxError } from '../errors'
 import type { SandboxNetwork } from '../network'
@@ -46,8 +46,11 @@ export interface SandboxChannelControl {
   create(phone: string, input: { name: string; description?: string }): Promise<SandboxChannelInfo>
   /** The phone follows (or unfollows) a channel, by its id or invite code. */
   follow(phone: string, channel: string, follow: boolean): Promise<SandboxChannelInfo>
-  /** The phone posts a text to a channel it owns; its followers' devices receive it. */
-  post(phone: string, channelId: string, text: string): Promise<SandboxChannelPost>
+  /**
+   * The phone posts a text, or an image or video (`text` its caption), to a channel it owns; its followers'
+   * devices receive it. The file goes to the media host unencrypted, as channels' media do.
+   */
+  post(phone: string, channelId: string, text: string, file?: ChannelFile): Promise<SandboxChannelPost>
 }
 
 function postText(message: proto.IMessage): { text: string | null; media: string | null } {
@@ -121,15 +124,21 @@ export function createChannelControl(network: SandboxNetwork): SandboxChannelCon
       await network.state.flushed()
       return infoOf(channel)
     },
-    async post(phone, channelId, text) {
+    async post(phone, channelId, text, file) {
       const owner = accountOf(phone)
       const channel = channelOf(channelId)
       if (!channel.isOwner(owner))
         throw new SandboxError('not_channel_owner', `${phone} does not own ${channel.jid}.`)
-      if (!text.trim()) throw new SandboxError('missing_parameter', 'text is required.')
-      const content = Buffer.from(proto.Message.encode({ conversation: text }).finish())
+      if (!text.trim() && !file) throw new SandboxError('missing_parameter', 'text is required.')
+      const message = file
+        ? channelMediaContent(network.media, file, text.trim() ? text : undefined)
+        : { conversation: text }
+      if (!message)
+        throw new SandboxError('invalid_parameter', "A channel post's file must be an image or a video.")
+      const content = Buffer.from(proto.Message.encode(message).finish())
       const id = randomBytes(8).toString('hex').toUpperCase()
-      const post = publish(network, channel, owner, { id, type: 'text', content })
+      const type = file ? 'media' : 'text'
+      const post = publish(network, channel, owner, { id, type, content })
       await network.state.flushed()
       const shown = infoOf(channel).posts.find((kept) => kept.server_id === post.serverId)
       return shown as SandboxChannelPost
