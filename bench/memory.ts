@@ -40,7 +40,9 @@ export const memoryFigure: Figure = async ({ sandbox, rounds, phone, target }) =
   const link = (qr: string, phoneNumber: string) => sandbox.link(qr, phoneNumber)
   const samples: Record<Side, Sample[]> = { app: [], 'app-pg': [], raw: [] }
   const restartedSamples: Record<RestartedSide, Sample[]> = { 'app restarted': [], 'raw restarted': [] }
-  const postgres = COUNTS.length > 0 ? await benchPostgres() : undefined
+  // BENCH_MEMORY_PG=0 leaves the PostgreSQL node out (a shorter run of the other rows).
+  const postgres =
+    COUNTS.length > 0 && process.env.BENCH_MEMORY_PG !== '0' ? await benchPostgres() : undefined
   /** A sample from the process's own report, read after its GCs and before any heap snapshot. */
   const sample = (n: number, memory: MemoryReport | RawMemory): Sample => {
     return {
