@@ -33,6 +33,9 @@ interface Sample {
   rssAnon: number
   rssFile: number
   heapUsed: number
+  /** The heap's committed pages (heapTotal) and, of them, the young generation's (new space). */
+  heapTotal: number
+  newSpace: number
   external: number
 }
 
@@ -51,6 +54,8 @@ export const memoryFigure: Figure = async ({ sandbox, rounds, phone, target }) =
       rssAnon: memory.rssAnonKb / 1024,
       rssFile: memory.rssFileKb / 1024,
       heapUsed: memory.heapUsed / MB,
+      heapTotal: memory.heapTotal / MB,
+      newSpace: (memory.spaces.new_space ?? NaN) / MB,
       external: memory.external / MB,
     }
   }
@@ -244,8 +249,8 @@ function restartedSection(
     sides.map((side) => [
       String(n),
       side,
-      ...(['rss', 'rssAnon', 'rssFile', 'heapUsed', 'external'] as const).map((field) =>
-        formatSpread(spread(at(side, n).map((s) => s[field])), 1),
+      ...(['rss', 'rssAnon', 'rssFile', 'heapUsed', 'heapTotal', 'newSpace', 'external'] as const).map(
+        (field) => formatSpread(spread(at(side, n).map((s) => s[field])), 1),
       ),
     ]),
   )
@@ -273,7 +278,20 @@ function restartedSection(
   return [
     `## Memory after a restart: N linked idle accounts reconnected, ${SETTLE_MS / 1000} s settle then 4 forced GCs (MB), ${rounds} rounds`,
     '',
-    markdownTable(['N', 'side', 'RSS', 'of which anon', 'of which file', 'heapUsed', 'external'], rows),
+    markdownTable(
+      [
+        'N',
+        'side',
+        'RSS',
+        'of which anon',
+        'of which file',
+        'heapUsed',
+        'heapTotal',
+        'of which new space',
+        'external',
+      ],
+      rows,
+    ),
     '',
     markdownTable(
       ['side', `RSS MB/account ${low} → ${high}`, 'anon', 'file', 'heapUsed+external'],

@@ -3,7 +3,7 @@
 // BENCH_HEAP_SNAPSHOT_DIR set it also writes a heap snapshot there (its path in the report), for diffing by kind.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { writeHeapSnapshot } from 'node:v8'
+import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8'
 
 const collectGarbage = (globalThis as { gc?: () => void }).gc
 
@@ -14,6 +14,10 @@ process.on('SIGUSR2', () => {
   const rssKb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN)
   const status = readFileSync('/proc/self/status', 'utf8')
   const split = { rssAnonKb: rssKb('RssAnon'), rssFileKb: rssKb('RssFile') }
+  // Each heap space's committed size: what the heap holds in the resident set beside what it uses.
+  const spaces = Object.fromEntries(
+    getHeapSpaceStatistics().map((s) => [s.space_name, s.physical_space_size]),
+  )
   const dir = process.env.BENCH_HEAP_SNAPSHOT_DIR
   const snapshot = dir
     ? writeHeapSnapshot(join(dir, `app-${process.pid}-${Date.now()}.heapsnapshot`))
@@ -25,6 +29,7 @@ process.on('SIGUSR2', () => {
     heapTotal,
     external,
     arrayBuffers,
+    spaces,
     gc: Boolean(collectGarbage),
     snapshot,
   }

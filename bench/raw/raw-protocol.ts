@@ -50,6 +50,8 @@ export interface RawMemory {
   external: number
   arrayBuffers: number
   gc: boolean
+  /** Each V8 heap space's resident size in bytes, by space name. */
+  spaces: Record<string, number>
   /** The resident set split as the process read it itself, before any heap snapshot (kB). */
   rssAnonKb: number
   rssFileKb: number

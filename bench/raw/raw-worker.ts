@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { join } from 'node:path'
-import { writeHeapSnapshot } from 'node:v8'
+import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8'
 import type { AddressInfo } from 'node:net'
 import makeWASocket, {
   Browsers,
@@ -233,7 +233,17 @@ async function handle(command: RawCommand): Promise<unknown> {
       const snapshot = dir
         ? writeHeapSnapshot(join(dir, `raw-${process.pid}-${Date.now()}.heapsnapshot`))
         : undefined
-      return { ...usage, rssAnonKb: rssKb('RssAnon'), rssFileKb: rssKb('RssFile'), gc: Boolean(gc), snapshot }
+      const spaces = Object.fromEntries(
+        getHeapSpaceStatistics().map((s) => [s.space_name, s.physical_space_size]),
+      )
+      return {
+        ...usage,
+        spaces,
+        rssAnonKb: rssKb('RssAnon'),
+        rssFileKb: rssKb('RssFile'),
+        gc: Boolean(gc),
+        snapshot,
+      }
     }
     case 'save':
       writeFileSync(
