@@ -15,6 +15,13 @@ export interface MemoryReport {
   heapTotal: number
   external: number
   arrayBuffers: number
+  /** Each V8 heap space's resident size in bytes, by space name. */
+  spaces: Record<string, number>
+  /** The resident set split as the process read it itself, before any heap snapshot (kB). */
+  rssAnonKb: number
+  rssFileKb: number
+  /** Where the heap snapshot went, when BENCH_HEAP_SNAPSHOT_DIR is set. */
+  snapshot?: string
 }
 
 /** The headless app in its own process, pointed at the outside sandbox, with pacing off. */
@@ -112,7 +119,11 @@ export async function startApp(
     },
     memory: () =>
       new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error('app: no memory report within 30 s')), 30_000)
+        const waitMs = process.env.BENCH_HEAP_SNAPSHOT_DIR ? 300_000 : 30_000
+        const timer = setTimeout(
+          () => reject(new Error(`app: no memory report within ${waitMs / 1000} s`)),
+          waitMs,
+        )
         const off = started.onLine((line) => {
           if (!line.startsWith('bench-memory: ')) return
           clearTimeout(timer)

@@ -50,4 +50,11 @@ export interface RawMemory {
   external: number
   arrayBuffers: number
   gc: boolean
+  /** Each V8 heap space's resident size in bytes, by space name. */
+  spaces: Record<string, number>
+  /** The resident set split as the process read it itself, before any heap snapshot (kB). */
+  rssAnonKb: number
+  rssFileKb: number
+  /** Where the heap snapshot went, when BENCH_HEAP_SNAPSHOT_DIR is set. */
+  snapshot?: string
 }

@@ -3,6 +3,8 @@
 import { randomBytes } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
+import { join } from 'node:path'
+import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8'
 import type { AddressInfo } from 'node:net'
 import makeWASocket, {
   Browsers,
@@ -223,7 +225,25 @@ async function handle(command: RawCommand): Promise<unknown> {
     case 'memory': {
       const gc = (globalThis as { gc?: () => void }).gc
       for (let i = 0; i < 4; i++) gc?.()
-      return { ...process.memoryUsage(), gc: Boolean(gc) }
+      const usage = process.memoryUsage()
+      // Read before the snapshot, which allocates outside the heap while it is written.
+      const status = readFileSync('/proc/self/status', 'utf8')
+      const rssKb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN)
+      const dir = process.env.BENCH_HEAP_SNAPSHOT_DIR
+      const snapshot = dir
+        ? writeHeapSnapshot(join(dir, `raw-${process.pid}-${Date.now()}.heapsnapshot`))
+        : undefined
+      const spaces = Object.fromEntries(
+        getHeapSpaceStatistics().map((s) => [s.space_name, s.physical_space_size]),
+      )
+      return {
+        ...usage,
+        spaces,
+        rssAnonKb: rssKb('RssAnon'),
+        rssFileKb: rssKb('RssFile'),
+        gc: Boolean(gc),
+        snapshot,
+      }
     }
     case 'save':
       writeFileSync(

@@ -24,6 +24,7 @@ import { classifyClose } from './disconnect-reason'
 import type { SocketNetworkConfig } from './network-endpoint'
 import { isLinked, loadWaAuthState, type WaAuthState } from './wa-auth-state'
 import { createWaConnection } from './wa-connection'
+import { withoutPreallocatedSlots } from './socket-caches'
 import {
   chatSettingsChanges,
   clearedChat,
@@ -128,6 +129,11 @@ export function socketConfig(input: SocketConfigInput): UserFacingSocketConfig {
   }
 }
 
+/** A new Baileys socket, without the empty cache slots Baileys allocates for each (see socket-caches.ts). */
+export function openSocket(config: UserFacingSocketConfig): WASocket {
+  return withoutPreallocatedSlots(makeWASocket(config))
+}
+
 export interface WaSessionOptions {
   instanceId: string
   logger: Logger
@@ -213,7 +219,7 @@ export class WaSession {
     if (network.proxy) this.log.info({ proxy: network.proxy }, 'connecting through a proxy')
     const version = this.options.versions.current
     this.announced = version
-    const socket = makeWASocket(
+    const socket = openSocket(
       socketConfig({
         instanceId,
         logger: this.options.logger,
