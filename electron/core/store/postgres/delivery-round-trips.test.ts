@@ -6,7 +6,7 @@ import type { Core } from '../../index'
 import { call, startCore, tempDataDir } from '../../testing/instance-harness'
 import { linkedInstance, recordEvents } from '../../testing/messaging-harness'
 import { postgresMissing, startPostgres, type PostgresServer } from '../../testing/postgres-server'
-import { queriesDuring } from '../../testing/postgres-queries'
+import { queriesDuring, SIGNALLING } from '../../testing/postgres-queries'
 import { waitFor, WebhookReceiver } from '../../testing/webhook-receiver'
 
 // Round trips to PostgreSQL per incoming message delivered to the instance's webhook (one event per POST, in
@@ -14,9 +14,6 @@ import { waitFor, WebhookReceiver } from '../../testing/webhook-receiver'
 const ME = '15550730001'
 const ALICE = '15550730002'
 const MESSAGES = 20
-
-/** The cluster's own traffic: notifications and the log read they wake (at most one per 20 ms), the lease. */
-const SIGNALLING = /pg_notify|pg_snapshot_xmin|FROM nodes|UPDATE nodes|instance_owner/
 
 describe('round trips per delivered event on PostgreSQL', { skip: postgresMissing() }, () => {
   let server: PostgresServer

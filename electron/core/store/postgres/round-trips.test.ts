@@ -1,46 +1,19 @@
 import assert from 'node:assert/strict'
 import { rmSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
-import pg from 'pg'
 import type { Core } from '../../index'
 import type { LinkdeskEvent } from '../../contract/events'
 import { inboxEntry } from '@linkdesk/sandbox/testing'
 import { call, startCore, tempDataDir } from '../../testing/instance-harness'
 import { linkedInstance, recordEvents } from '../../testing/messaging-harness'
 import { postgresMissing, startPostgres, type PostgresServer } from '../../testing/postgres-server'
+import { queriesDuring, SIGNALLING } from '../../testing/postgres-queries'
 
 // Round trips to PostgreSQL per incoming message, counted at pg's client on the app's own database: a count,
 // whatever the machine's load.
 const ME = '15550720001'
 const ALICE = '15550720002'
 const MESSAGES = 20
-
-/** The cluster's own traffic: notifications and the log read they wake (at most one per 20 ms), the lease. */
-const SIGNALLING = /pg_notify|pg_snapshot_xmin|FROM nodes|UPDATE nodes|instance_owner/
-
-interface Query {
-  text: string
-  values: unknown[]
-}
-
-/** Every query the app sends to `database` while `body` runs: its text (the simple protocol inlines rows), its values. */
-async function queriesDuring(database: string, body: () => Promise<void>): Promise<Query[]> {
-  const seen: Query[] = []
-  const query = pg.Client.prototype.query
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const [first, second] = args
-    const config = typeof first === 'string' ? { text: first } : (first as Partial<Query> | undefined)
-    const values = Array.isArray(second) ? second : (config?.values ?? [])
-    if (this.database === database && config?.text !== undefined) seen.push({ text: config.text, values })
-    return (query as (...args: unknown[]) => unknown).apply(this, args)
-  } as typeof query
-  try {
-    await body()
-  } finally {
-    pg.Client.prototype.query = query
-  }
-  return seen
-}
 
 describe('round trips per incoming message on PostgreSQL', { skip: postgresMissing() }, () => {
   let server: PostgresServer
