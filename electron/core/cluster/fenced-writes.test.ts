@@ -9,6 +9,7 @@ import { PostgresMessageStore } from '../store/postgres/messages'
 import { PostgresPollVotes } from '../store/postgres/poll-votes'
 import { PostgresSettingsStore } from '../store/postgres/settings'
 import { PostgresUploads } from '../store/postgres/uploads'
+import { loadWaAuthState } from '../wa/wa-auth-state'
 import { InstanceRegistry } from '../instances/instance-registry'
 import { joinedClusterNode } from '../testing/cluster-node'
 import { eventually } from '../testing/messaging-harness'
@@ -65,6 +66,43 @@ postgresSuite('writes of a cluster node are fenced', (pool) => {
         (acts) => !acts,
         'the node noticed and stopped holding it',
       )
+    } finally {
+      await auth.close()
+      await cluster.drain()
+    }
+  })
+
+  test('new pre-keys are reported written only once durable, so Baileys never uploads keys a node lost', async () => {
+    const cluster = await joinedClusterNode(pool())
+    const auth = new PostgresAuthStore(pool(), '/nonexistent', undefined, cluster.fence)
+    const preKey = (id: number) => ({
+      'pre-key': { [id]: { public: Buffer.alloc(32, id), private: Buffer.alloc(32, id + 1) } },
+    })
+    const stored = async () =>
+      (
+        await pool().query<{ id: string }>(
+          `SELECT id FROM auth_entries WHERE instance_id = 'I6' AND type = 'pre-key' ORDER BY id`,
+        )
+      ).rows.map(({ id }) => id)
+    try {
+      await cluster.adoptNew('I6')
+      const { state, holdKeyWrites } = loadWaAuthState(auth.forInstance('I6'))
+      // Baileys uploads the pre-keys once `set` resolves: by then they are in the database.
+      await state.keys.set(preKey(1))
+      assert.deepEqual(await stored(), ['1'])
+      // While a decryption holds the writes back, `set` does not wait for them (the holder may be its caller:
+      // a retry receipt's pre-key is made inside the held decryption); they commit at the release.
+      const release = holdKeyWrites()
+      await state.keys.set(preKey(2))
+      assert.deepEqual(await stored(), ['1'])
+      release()
+      await auth.forInstance('I6').committed()
+      assert.deepEqual(await stored(), ['1', '2'])
+      // Another node took the instance over: the refused pre-keys are not reported written, so they are never
+      // uploaded for the network to hand out.
+      await pool().query(`UPDATE instance_owner SET token = token + 1 WHERE instance_id = 'I6'`)
+      await assert.rejects(async () => state.keys.set(preKey(3)), /write of this auth store failed/)
+      assert.deepEqual(await stored(), ['1', '2'])
     } finally {
       await auth.close()
       await cluster.drain()

@@ -38,6 +38,11 @@ export interface InstanceAuthStore {
   holdWrites(): (kept?: boolean) => void
   /** Resolves once every write made so far is durable. */
   committed(): Promise<void>
+  /**
+   * Resolves once every write made so far is durable, and rejects if one failed or was refused (a node that
+   * lost the instance). Writes held back (see holdWrites) are not waited for: their holder may be the caller.
+   */
+  durable(): Promise<void>
   /** How many keys of `type` are durable (for tests and diagnostics). */
   countKeys(type: string): Promise<number>
 }

@@ -47,6 +47,11 @@ function lidPairsOf(data: SignalDataSet): WaLidPair[] {
   )
 }
 
+/** Whether a write of Baileys' keys stores new pre-keys (not only deletes used ones). */
+function addsPreKeys(data: SignalDataSet): boolean {
+  return Object.values(data['pre-key'] ?? {}).some((value) => value !== null && value !== undefined)
+}
+
 /**
  * Loads the stored creds (or makes fresh, unlinked ones) and wraps the store as Baileys' SignalKeyStore;
  * `onWaLidPairs` hears of every LID ↔ phone pair Baileys keeps, as it keeps it.
@@ -71,11 +76,15 @@ export function loadWaAuthState(
         }
         return found
       },
-      set: (data: SignalDataSet) => {
+      set: async (data: SignalDataSet) => {
         const written = store.setKeys(data as Record<string, Record<string, unknown>>)
         const pairs = onWaLidPairs ? lidPairsOf(data) : []
         if (pairs.length > 0) onWaLidPairs?.(pairs)
-        return written
+        await written
+        // Baileys uploads new pre-keys once this resolves, and the network then hands them to whoever opens a
+        // session: uploaded before they are durable (a kill, or a write refused to a node that lost the
+        // instance), every such session's first message fails to decrypt on whichever node runs it next.
+        if (addsPreKeys(data)) await store.durable()
       },
     },
   }

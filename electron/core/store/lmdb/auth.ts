@@ -176,6 +176,12 @@ export class LmdbInstanceAuthStore implements InstanceAuthStore {
     await this.lastCommit
   }
 
+  async durable(): Promise<void> {
+    if (!this.hold.active) await this.lastCommit
+    if (this.failure !== undefined)
+      throw new Error('a write of this auth store failed', { cause: this.failure })
+  }
+
   async countKeys(type: string): Promise<number> {
     const start = this.keyOf(type, '')
     return this.db.getKeysCount({ start, end: `${start.slice(0, -1)}${AFTER_SEPARATOR}` })

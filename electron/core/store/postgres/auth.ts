@@ -155,6 +155,12 @@ class PostgresInstanceAuthStore implements InstanceAuthStore {
     await this.lastCommit
   }
 
+  async durable(): Promise<void> {
+    if (!this.hold.active) await this.lastCommit
+    if (this.failure !== undefined)
+      throw new Error('a write of this auth store failed', { cause: this.failure })
+  }
+
   /**
    * Whether a new session may use this store: not once it is closed or a write failed (what it holds in
    * memory may then differ from the database; a new session reads afresh).
