@@ -1,4 +1,4 @@
-import { AppError } from '../errors'
+import { storedChat } from './stored-chat'
 import type { EventSink } from '../contract/events'
 import type { WaAppStateChange, WaConnection } from '../contract/network'
 import type { Logger } from '../logger'
@@ -45,14 +45,7 @@ export class ChatRemoval {
    */
   remove(instanceId: string, chat: string, kind: 'clear' | 'delete'): Promise<ChatRemoved> {
     return this.turns.run(instanceId, async () => {
-      const stored = await this.deps.store.chat(instanceId, chat)
-      if (!stored) {
-        throw new AppError(
-          'chat_not_found',
-          `${chat} has no stored message: it is not among this account's chats.`,
-          { details: { parameter: 'number' } },
-        )
-      }
+      const stored = await storedChat(this.deps.store, instanceId, chat)
       const id = stored.chat
       const timestamp = Number(stored.last.message.timestamp) || 0
       const connection = await this.deps.connection(instanceId)

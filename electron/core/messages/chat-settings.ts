@@ -1,4 +1,5 @@
 import { AppError } from '../errors'
+import { storedChat } from './stored-chat'
 import type { EventSink } from '../contract/events'
 import type {
   WaChatModification,
@@ -133,16 +134,7 @@ export class ChatSettingsDesk {
     chat: string,
     request: ChatSettingsRequest,
   ): Promise<{ chat: string } & ChatFlags> {
-    const stored = await this.deps.store.chat(instanceId, chat)
-    if (!stored) {
-      throw new AppError(
-        'chat_not_found',
-        `${chat} has no stored message: it is not among this account's chats.`,
-        {
-          details: { parameter: 'number' },
-        },
-      )
-    }
+    const stored = await storedChat(this.deps.store, instanceId, chat)
     const id = stored.chat
     if ('pinned' in request && request.pinned) {
       const kept = await this.read(instanceId)

@@ -1,4 +1,5 @@
 import { AppError } from '../errors'
+import { storedChat } from './stored-chat'
 import { LABEL_COLOR_COUNT } from '../contract/labels'
 import type { EventSink } from '../contract/events'
 import type { WaAppStateChange, WaConnection, WaLabel } from '../contract/network'
@@ -130,14 +131,7 @@ export class LabelDesk {
     labeled: boolean,
   ): Promise<{ chat: string; labels: LabelView[] }> {
     const connection = await this.businessConnection(instanceId)
-    const stored = await this.deps.store.chat(instanceId, chat)
-    if (!stored) {
-      throw new AppError(
-        'chat_not_found',
-        `${chat} has no stored message: it is not among this account's chats.`,
-        { details: { parameter: 'number' } },
-      )
-    }
+    const stored = await storedChat(this.deps.store, instanceId, chat)
     return this.turns.run(instanceId, async () => {
       this.existing(await this.read(instanceId), id)
       await connection.modifyChat(stored.chat, { kind: 'label_chat', labelId: id, labeled })
