@@ -11,7 +11,7 @@ import type { MessageService } from '../../messages/message-service'
 import { Nullable } from '../../schema'
 import { defineOperation, type Operation } from '../operation'
 import type { RoutePlugin } from '../build-api'
-import { contentDisposition } from './message-routes'
+import { sendFile } from './message-routes'
 import { checks } from '../params'
 
 export interface ChannelRoutesDeps {
@@ -262,12 +262,7 @@ export function channelMediaRoutes({ messages }: ChannelRoutesDeps): RoutePlugin
         const record = access(request.params.instanceId, request.principal)
         const { channelId, postId } = request.params
         const file = await messages.channels.file(record.id, channelId, postId)
-        return reply
-          .header('content-type', file.mimetype)
-          .header('content-disposition', contentDisposition(file.fileName))
-          .header('x-content-type-options', 'nosniff')
-          .header('cache-control', 'private, no-store')
-          .send(file.data)
+        return sendFile(reply, file)
       },
     )
   }

@@ -2,6 +2,7 @@ import { AppError } from '../../errors'
 import { Type } from '@sinclair/typebox'
 import { documentedSendFields, SEND_DOCS, SEND_KINDS, SEND_TYPES } from '../../contract/kinds'
 import type { MessageService } from '../../messages/message-service'
+import type { FastifyReply } from 'fastify'
 import type { RoutePlugin } from '../build-api'
 import { defineOperation, type Operation } from '../operation'
 import { CHAT_NUMBER } from './chat-field'
@@ -118,10 +119,23 @@ export function messageOperations({ messages }: MessageRoutesDeps): Operation[] 
   ]
 }
 
-export function contentDisposition(fileName: string | null): string {
+function contentDisposition(fileName: string | null): string {
   if (!fileName) return 'attachment'
   const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_')
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`
+}
+
+/** Answers a downloaded file: its mimetype, an attachment (with its name when it has one), never cached. */
+export function sendFile(
+  reply: FastifyReply,
+  file: { data: Uint8Array; mimetype: string; fileName: string | null },
+): FastifyReply {
+  return reply
+    .header('content-type', file.mimetype)
+    .header('content-disposition', contentDisposition(file.fileName))
+    .header('x-content-type-options', 'nosniff')
+    .header('cache-control', 'private, no-store')
+    .send(file.data)
 }
 
 /** GET {base}/media/{instance_id}/{message_id}: the file of a message, with the API's access token. */
@@ -149,12 +163,7 @@ export function mediaDownloadRoutes({ messages }: MessageRoutesDeps): RoutePlugi
       async (request, reply) => {
         const record = access(request.params.instanceId, request.principal)
         const media = await messages.media(record.id, request.params.messageId)
-        return reply
-          .header('content-type', media.mimetype)
-          .header('content-disposition', contentDisposition(media.fileName))
-          .header('x-content-type-options', 'nosniff')
-          .header('cache-control', 'private, no-store')
-          .send(media.data)
+        return sendFile(reply, media)
       },
     )
   }
