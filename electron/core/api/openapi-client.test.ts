@@ -328,8 +328,19 @@ describe('the document against the running server', () => {
           receiver.received.filter((delivery) => delivery.event.event_id === testEvent).length
         await waitFor(() => deliveredTimes() === 1, 15_000, 'the test event at the webhook')
         await checked('events', on)
-        const { deliveries } = await checked('deliveries', { ...on, event_id: testEvent })
-        assert.equal(deliveries[0]?.outcome, 'delivered')
+        // The receiver has its copy before the app records the outcome (on PostgreSQL the outcome rides on the
+        // next write or the end of the worker's turn): wait for the recorded outcome itself.
+        let outcome: unknown
+        await waitFor(
+          async () => {
+            const { deliveries } = await checked('deliveries', { ...on, event_id: testEvent })
+            outcome = deliveries[0]?.outcome
+            return outcome !== undefined
+          },
+          15_000,
+          'the test event delivery recorded',
+        )
+        assert.equal(outcome, 'delivered')
         await checked('redeliver', { ...on, event_id: testEvent })
         await waitFor(() => deliveredTimes() === 2, 15_000, 'the test event delivered again')
         await checked('redeliver_failed', on)
