@@ -2,13 +2,18 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type BrowserContext, chromium } from 'playwright-core'
+import { missingServer } from '../../electron/core/testing/system-server'
 
 /** Debian's Chromium; Playwright cannot download its own browsers on these machines. */
 export const CHROMIUM_PATH = '/usr/bin/chromium'
 
+/**
+ * Why the browser tests cannot run here, or false when they can. Under CI a missing Chromium is a failure of
+ * every file that imports this (.ci/run installs it), never a skip.
+ */
 export const chromiumMissing = existsSync(CHROMIUM_PATH)
   ? false
-  : `${CHROMIUM_PATH} is not installed: run \`apt-get install -y chromium\` to run the browser tests`
+  : missingServer(`${CHROMIUM_PATH} is not installed (apt-get install chromium)`)
 
 export interface TestBrowser {
   context: BrowserContext

@@ -198,7 +198,16 @@ for (const kind of KINDS) {
         assert.equal(message.key, kind.keyOf(linked.instanceId))
         if (kind.kind === 'rabbitmq') assert.equal(message.persistent, true)
       }
-      const attempts = await sinkAttempts(sinkId, 'delivered')
+      // The consumer has its copy before the app records the publish's outcome: wait for the record itself.
+      let attempts: Array<Record<string, any>> = []
+      await waitFor(
+        async () => {
+          attempts = await sinkAttempts(sinkId, 'delivered')
+          return expected.every((id) => attempts.some(({ event_id }) => event_id === id))
+        },
+        15_000,
+        'each publish recorded as delivered',
+      )
       assert.deepEqual(
         new Set(attempts.map(({ event_id }) => event_id)),
         new Set(expected),

@@ -78,7 +78,8 @@ test('a send right after a restart or a scan waits for the connection instead of
 test('a second copy logging in with the same device replaces the first (440), which stops without retrying until reconnect', async () => {
   const dir = outside.dataDir()
   const phone = '15550300003'
-  let first: Core = await outside.startCore({ dataDir: dir })
+  // A copy of the data folder is a copy of the embedded store: this is about LMDB on every pass.
+  let first: Core = await outside.startCore({ dataDir: dir, store: 'lmdb' })
   const id = await outside.link(first.apiBase, phone)
   await waitForStatus(first, id, (s) => s.state === 'connected', 'connection')
   await first.close()
@@ -88,11 +89,11 @@ test('a second copy logging in with the same device replaces the first (440), wh
   let logins = 0
   const onLogin = (event: { phone: string }) => event.phone === phone && (logins += 1)
   outside.sandbox.control.events.on('login', onLogin)
-  first = await outside.startCore({ dataDir: dir })
+  first = await outside.startCore({ dataDir: dir, store: 'lmdb' })
   let second: Core | undefined
   try {
     await waitForStatus(first, id, (s) => s.state === 'connected', 'restored connection')
-    second = await outside.startCore({ dataDir: copy })
+    second = await outside.startCore({ dataDir: copy, store: 'lmdb' })
     await waitForStatus(second, id, (s) => s.state === 'connected', "the copy's connection")
     const replaced = await waitForStatus(first, id, (s) => s.state === 'disconnected', 'the replaced state')
     assert.equal(replaced.cause, 'connection_replaced')
@@ -127,7 +128,8 @@ test('a 440 "replaced" from the network stops the instance for good: a restart l
   let logins = 0
   const onLogin = (event: { phone: string }) => event.phone === phone && (logins += 1)
   outside.sandbox.control.events.on('login', onLogin)
-  let core: Core = await outside.startCore({ dataDir: dir })
+  // A single node's answer (a node on a PostgreSQL store is a cluster node, which retries twice first).
+  let core: Core = await outside.startCore({ dataDir: dir, store: 'lmdb' })
   try {
     const id = await outside.link(core.apiBase, phone)
     await waitForStatus(core, id, (s) => s.state === 'connected', 'connection')
@@ -141,7 +143,7 @@ test('a 440 "replaced" from the network stops the instance for good: a restart l
 
     // The cause was kept in the record: the start leaves the instance stopped and never logs it in.
     const loginsBefore = logins
-    core = await outside.startCore({ dataDir: dir })
+    core = await outside.startCore({ dataDir: dir, store: 'lmdb' })
     assert.equal(core.registry.find(id)?.stopped?.cause, 'connection_replaced')
     await new Promise((resolve) => setTimeout(resolve, 1500))
     const { instance } = await ok(core.apiBase, 'instance', { instance_id: id })
@@ -166,7 +168,7 @@ test('a 440 "replaced" from the network stops the instance for good: a restart l
     assert.equal(logins, loginsBefore + 1)
     assert.equal(core.registry.find(id)?.stopped, undefined)
     await core.close()
-    core = await outside.startCore({ dataDir: dir })
+    core = await outside.startCore({ dataDir: dir, store: 'lmdb' })
     assert.equal(core.registry.find(id)?.stopped, undefined)
     await waitForStatus(core, id, (s) => s.state === 'connected', 'restored connection')
     assert.equal(logins, loginsBefore + 2)

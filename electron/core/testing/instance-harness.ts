@@ -9,6 +9,7 @@ import { type Core, type CoreDeps, createCore } from '../index'
 import { type ConfigInput, parseConfig, type Timings } from '../config'
 import type { InstanceStatus } from '../contract/instance-state'
 import type { AddressInfo } from 'node:net'
+import { testDatabaseFor, testStore } from './test-store'
 import { silentLogger } from '../logger'
 import { createControlApp, createSandbox, type Sandbox } from '@linkdesk/sandbox'
 
@@ -30,8 +31,11 @@ export function tempDataDir(): string {
 /** What a test core is started with: its configuration, and timings of its own. */
 type CoreInput = ConfigInput & { timings?: Partial<Timings> }
 
-/** A core on port 0 with the test token, silent logs and fast timings. */
-export function startCore(input: CoreInput, deps: CoreDeps = {}): Promise<Core> {
+/**
+ * A core on port 0 with the test token, silent logs and fast timings; with LINKDESK_TEST_STORE=postgres (the
+ * PostgreSQL pass of `npm test`) on a PostgreSQL database of its data folder unless the test names a store.
+ */
+export async function startCore(input: CoreInput, deps: CoreDeps = {}): Promise<Core> {
   // Tests never ask WhatsApp's site for its version; sandbox cores read the sandbox's document.
   const offline = input.sandbox || input.sandboxUrl ? {} : { waVersionUrl: '' }
   const config = parseConfig({
@@ -42,6 +46,8 @@ export function startCore(input: CoreInput, deps: CoreDeps = {}): Promise<Core> 
     ...input,
     timings: { ...FAST_TIMINGS, ...input.timings },
   })
+  if (input.store === undefined && testStore() === 'postgres')
+    config.store = { kind: 'postgres', url: await testDatabaseFor(config.dataDir) }
   return createCore(config, deps)
 }
 
