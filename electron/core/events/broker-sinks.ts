@@ -1,5 +1,11 @@
 import * as amqp from 'amqplib'
-import { connect as natsConnect, headers as natsHeaders, StorageType, type NatsConnection } from 'nats'
+import {
+  connect as natsConnect,
+  headers as natsHeaders,
+  StorageType,
+  type JetStreamManager,
+  type NatsConnection,
+} from 'nats'
 import type { LinkdeskEvent } from '../contract/events'
 import type { Logger } from '../logger'
 import type { SinkSpec } from '../store/settings-store'
@@ -9,7 +15,10 @@ import type { AttemptResult } from './webhook-delivery'
 export const SINK_KINDS = ['rabbitmq', 'nats'] as const
 export type SinkKind = (typeof SINK_KINDS)[number]
 
-/** The exchange a RabbitMQ sink declares by default, and the stream a NATS sink uses by default. */
+/**
+ * The exchange a RabbitMQ sink declares by default, and the stream a NATS sink makes when no stream captures its
+ * subjects (a sink left at the default publishes into whichever stream does).
+ */
 export const DEFAULT_EXCHANGE = 'linkdesk'
 export const DEFAULT_STREAM = 'LINKDESK'
 /** The subjects a stream made by Linkdesk captures. */
@@ -75,8 +84,21 @@ interface Publisher {
   close(): Promise<void>
 }
 
+/** The AMQP reply code of a channel or connection closed by the broker (403 access refused, 406 precondition failed). */
+function replyCode(error: unknown): number | undefined {
+  const { code } = (error ?? {}) as { code?: unknown }
+  return typeof code === 'number' ? code : undefined
+}
+
+/** A broker's refusal, with what the operator has to change named before the broker's own words. */
+function refusal(cause: string, error: unknown): Error {
+  return new Error(`${cause} (${describe(error)})`)
+}
+
 class RabbitPublisher implements Publisher {
   broken = false
+  /** Why the broker closed the channel: a refused publish only rejects its confirm with "channel closed". */
+  private closedBecause: unknown
 
   private constructor(
     private readonly model: amqp.ChannelModel,
@@ -84,7 +106,10 @@ class RabbitPublisher implements Publisher {
     private readonly exchange: string,
   ) {}
 
-  /** Connects, opens a confirm channel and declares the exchange (durable, topic). */
+  /**
+   * Connects and opens a confirm channel on the exchange: declared (durable, topic) when the user may configure
+   * it; an exchange the operator made is used as it is when the user may only write to it.
+   */
   static async open(url: string, exchange: string, timeoutMs: number): Promise<RabbitPublisher> {
     const model = await amqp.connect(url, {
       timeout: timeoutMs,
@@ -97,15 +122,46 @@ class RabbitPublisher implements Publisher {
     model.on('error', lost)
     model.on('close', lost)
     try {
-      const channel = await model.createConfirmChannel()
-      channel.on('error', lost)
+      const channel = await RabbitPublisher.exchangeChannel(model, exchange)
+      channel.on('error', (error: unknown) => {
+        if (publisher) publisher.closedBecause = error
+        lost()
+      })
       channel.on('close', lost)
-      await channel.assertExchange(exchange, 'topic', { durable: true })
       publisher = new RabbitPublisher(model, channel, exchange)
       return publisher
     } catch (error) {
       await model.close().catch(() => undefined)
       throw error
+    }
+  }
+
+  private static async exchangeChannel(model: amqp.ChannelModel, exchange: string) {
+    const declaring = await model.createConfirmChannel()
+    // A refused declaration closes the channel: the error is the declaration's, the event only says so again.
+    declaring.on('error', () => undefined)
+    try {
+      await declaring.assertExchange(exchange, 'topic', { durable: true })
+      return declaring
+    } catch (error) {
+      if (replyCode(error) === 406)
+        throw refusal(
+          `exchange ${exchange} exists with another type or settings; a sink publishes to a durable topic exchange`,
+          error,
+        )
+      if (replyCode(error) !== 403) throw error
+    }
+    // Declaring takes the configure permission; a passive check of the operator's exchange does not.
+    const checking = await model.createConfirmChannel()
+    checking.on('error', () => undefined)
+    try {
+      await checking.checkExchange(exchange)
+      return checking
+    } catch (error) {
+      throw refusal(
+        `exchange ${exchange} does not exist and the user may not declare it (it lacks the configure permission)`,
+        error,
+      )
     }
   }
 
@@ -127,7 +183,18 @@ class RabbitPublisher implements Publisher {
       })
     }
     // Publisher confirms: the broker has taken every message (persisted, for durable queues) or refused one.
-    await this.channel.waitForConfirms()
+    try {
+      await this.channel.waitForConfirms()
+    } catch (error) {
+      const why = this.closedBecause
+      if (replyCode(why) === 403)
+        throw refusal(
+          `the user may not publish to exchange ${this.exchange} (it lacks the write permission)`,
+          why,
+        )
+      if (replyCode(why) === 404) throw refusal(`exchange ${this.exchange} does not exist`, why)
+      throw why ?? error
+    }
   }
 
   async close(): Promise<void> {
@@ -137,16 +204,19 @@ class RabbitPublisher implements Publisher {
 }
 
 class NatsPublisher implements Publisher {
-  private constructor(private readonly connection: NatsConnection) {}
+  /** The stream each subject published so far goes to, as found on this connection. */
+  private readonly streamOf = new Map<string, Promise<string>>()
+
+  private constructor(
+    private readonly connection: NatsConnection,
+    private readonly manager: JetStreamManager,
+    private readonly stream: string,
+  ) {}
 
   get broken(): boolean {
     return this.connection.isClosed()
   }
 
-  /**
-   * Connects and makes sure the stream is there: one of that name is used as it is; without one, it is made
-   * (file storage, capturing `linkdesk.>`).
-   */
   static async open(value: string, stream: string, timeoutMs: number): Promise<NatsPublisher> {
     const url = new URL(value)
     const server = `${url.hostname.includes(':') ? `[${url.hostname}]` : url.hostname}:${url.port || '4222'}`
@@ -162,28 +232,68 @@ class NatsPublisher implements Publisher {
     })
     try {
       const manager = await connection.jetstreamManager({ timeout: timeoutMs })
-      const found = await manager.streams.info(stream).then(
-        () => true,
-        (error: unknown) => {
-          if (isStreamNotFound(error)) return false
-          throw error
-        },
-      )
-      if (!found)
-        await manager.streams.add({ name: stream, subjects: [NATS_SUBJECTS], storage: StorageType.File })
-      return new NatsPublisher(connection)
+      return new NatsPublisher(connection, manager, stream)
     } catch (error) {
       await connection.close().catch(() => undefined)
       throw error
     }
   }
 
+  /**
+   * The stream that takes a subject: the one that captures it, whatever the operator named it. A sink given a
+   * stream of its own (not the default) publishes there only, and says so when another one captures the subject.
+   * When none does, the sink's stream is made (file storage, capturing `linkdesk.>`).
+   */
+  private streamFor(subject: string): Promise<string> {
+    let found = this.streamOf.get(subject)
+    if (!found) {
+      found = this.findStream(subject)
+      this.streamOf.set(subject, found)
+      found.catch(() => this.streamOf.delete(subject))
+    }
+    return found
+  }
+
+  private async findStream(subject: string): Promise<string> {
+    const capturing = await this.manager.streams.find(subject).catch((error: unknown) => {
+      if (/no stream matches subject/i.test((error as Error)?.message ?? '')) return undefined
+      throw error
+    })
+    if (capturing === this.stream || (capturing && this.stream === DEFAULT_STREAM)) return capturing
+    if (capturing)
+      throw new Error(
+        `stream ${this.stream} does not capture ${subject}: stream ${capturing} does (give that stream, or none, to the sink)`,
+      )
+    const named = await this.manager.streams.info(this.stream).catch((error: unknown) => {
+      if (isStreamNotFound(error)) return undefined
+      throw error
+    })
+    if (named)
+      throw new Error(
+        `stream ${this.stream} does not capture ${subject} (its subjects: ${named.config.subjects?.join(', ') || 'none'}), and no other stream does`,
+      )
+    try {
+      await this.manager.streams.add({
+        name: this.stream,
+        subjects: [NATS_SUBJECTS],
+        storage: StorageType.File,
+      })
+    } catch (error) {
+      throw refusal(
+        `no stream captures ${subject}, and stream ${this.stream} (${NATS_SUBJECTS}) cannot be made`,
+        error,
+      )
+    }
+    return this.stream
+  }
+
   async publish(events: readonly LinkdeskEvent[], attempt: number, timeoutMs: number): Promise<void> {
     const jetstream = this.connection.jetstream({ timeout: timeoutMs })
-    // Published in order on one connection (the stream stores them in that order); each acknowledged. The
-    // event id is the message id: the stream drops a repeat within its duplicate window.
+    const streams = await Promise.all(events.map((event) => this.streamFor(natsSubject(event))))
+    // Published in order on one connection (the stream stores them in that order); each acknowledged by the stream
+    // found for it. The event id is the message id: the stream drops a repeat within its duplicate window.
     await Promise.all(
-      events.map((event) => {
+      events.map((event, index) => {
         const headers = natsHeaders()
         headers.set(SINK_HEADERS.event, event.event)
         headers.set(SINK_HEADERS.eventId, event.event_id)
@@ -193,6 +303,7 @@ class NatsPublisher implements Publisher {
           msgID: event.event_id,
           headers,
           timeout: timeoutMs,
+          expect: { streamName: streams[index]! },
         })
       }),
     )
@@ -243,6 +354,8 @@ export interface SinkTarget {
  */
 export class BrokerSinks {
   private readonly publishers = new Map<string, { key: string; publisher: Promise<Publisher> }>()
+  /** The last failure of each sink whose latest publish failed. */
+  private readonly failing = new Map<string, string>()
   private closed = false
 
   constructor(private readonly log: Logger) {}
@@ -262,12 +375,17 @@ export class BrokerSinks {
       publisher = this.publisherOf(target, key, timeoutMs)
       const open = await within(publisher, timeoutMs, () => undefined)
       await within(open.publish(events, attempt, timeoutMs), timeoutMs, () => void open.close())
+      if (this.failing.delete(target.sinkId))
+        this.log.info({ sinkId: target.sinkId, kind: target.sink.kind }, 'broker sink publishing again')
       return { kind: 'delivered', statusCode: null, latencyMs: elapsed() }
     } catch (error) {
       if (stop.aborted) return { kind: 'aborted' }
       await this.drop(target.sinkId, publisher)
       const text = scrub(describe(error), target.url)
-      this.log.warn(
+      // Each retry meets the same misconfiguration until the operator fixes it: said once, not at every attempt.
+      const repeated = this.failing.get(target.sinkId) === text
+      this.failing.set(target.sinkId, text)
+      this.log[repeated ? 'debug' : 'warn'](
         { sinkId: target.sinkId, kind: target.sink.kind, error: text },
         'broker sink publish failed',
       )

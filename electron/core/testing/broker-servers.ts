@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { connect as connectSocket } from 'node:net'
@@ -9,6 +9,7 @@ import { freePort, missingServer } from './system-server'
 /** Where Debian's packages put the brokers' programs. */
 const RABBITMQ_SERVER = '/usr/lib/rabbitmq/bin/rabbitmq-server'
 const NATS_SERVER = '/usr/sbin/nats-server'
+const RABBITMQCTL = '/usr/lib/rabbitmq/bin/rabbitmqctl'
 
 /**
  * Why a broker's tests cannot run here, or undefined when they can. Under CI a missing broker is a failure
@@ -114,11 +115,17 @@ function brokerProcess(
   }
 }
 
+/** A RabbitMQ node run by a test, with the operator's command line for it. */
+export interface RabbitServer extends BrokerServer {
+  /** Runs rabbitmqctl against this node (add_user, set_permissions, …) and answers what it printed. */
+  ctl(...args: string[]): Promise<string>
+}
+
 /**
  * A throwaway RabbitMQ node (Debian's rabbitmq-server): its own folder for its database, logs and Erlang
  * cookie, a unique node name, loopback ports, no plugins; the default guest user (allowed from loopback).
  */
-export async function startRabbitMq(): Promise<BrokerServer> {
+export async function startRabbitMq(): Promise<RabbitServer> {
   const missing = brokerMissing('rabbitmq')
   if (missing) throw new Error(missing)
   const dir = mkdtempSync(join(tmpdir(), 'linkdesk-rabbitmq-'))
@@ -152,7 +159,15 @@ export async function startRabbitMq(): Promise<BrokerServer> {
     120_000,
   )
   await server.start()
-  return { ...server, url: `amqp://guest:guest@127.0.0.1:${port}` }
+  const ctl = (...args: string[]) =>
+    new Promise<string>((resolve, reject) =>
+      execFile(RABBITMQCTL, ['-n', node, ...args], { env, timeout: 120_000 }, (error, stdout, stderr) =>
+        error
+          ? reject(new Error(`rabbitmqctl ${args.join(' ')}: ${stderr || error.message}`))
+          : resolve(stdout),
+      ),
+    )
+  return { ...server, ctl, url: `amqp://guest:guest@127.0.0.1:${port}` }
 }
 
 /** A throwaway NATS server with JetStream (Debian's nats-server): its own store folder, on loopback. */
