@@ -135,3 +135,38 @@ test('chats and contacts come a page at a time: each chat once, newest first, ac
   assert.equal(bad.status, 400)
   assert.equal(bad.body.details.parameter, 'cursor')
 })
+
+test('a search finds the chats by a word of their messages; a page of a chat carries the ticks of its own messages', async () => {
+  await fromContact(CAROL, 'The parcel left the depot')
+  await fromContact(DAN, 'no news here')
+  const sent = await toContact(CAROL, 'Thanks for the PARCEL news')
+  const found = await linked.api('chats', { search: 'parcel' })
+  assert.equal(found.status, 200, JSON.stringify(found.body))
+  assert.deepEqual(
+    found.body.chats.map((chat: { chat: string }) => chat.chat),
+    [`${CAROL}@s.whatsapp.net`],
+  )
+  assert.equal(found.body.next_cursor, null)
+  const both = await linked.api('chats', { search: 'NEWS' })
+  assert.deepEqual(
+    both.body.chats.map((chat: { chat: string }) => chat.chat),
+    [`${CAROL}@s.whatsapp.net`, `${DAN}@s.whatsapp.net`],
+    'newest first',
+  )
+  const mixed = await linked.api('chats', { search: 'parcel', limit: 5 })
+  assert.equal(mixed.status, 400)
+  assert.equal(mixed.body.details.parameter, 'limit')
+
+  // The contact's phone reads the reply: its page shows it read.
+  await linked.control.read(CAROL, [sent])
+  for (let tries = 0; ; tries++) {
+    assert.ok(tries < 300, 'the read receipt never reached the page')
+    const page = await linked.api('chat_messages', { number: CAROL })
+    assert.equal(page.status, 200, JSON.stringify(page.body))
+    if (page.body.statuses[sent] === 'read') {
+      assert.equal(Object.keys(page.body.statuses).length, 1, 'only own messages have ticks')
+      break
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+})

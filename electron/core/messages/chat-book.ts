@@ -1,12 +1,13 @@
 import { AppError } from '../errors'
 import {
+  comparePositions,
   type MessagePosition,
   type MessageStore,
   positionOf,
   type StoredChat,
   type StoredContact,
 } from '../store/message-store'
-import type { LinkdeskMessage } from '../contract/message'
+import type { DeliveryStatus, LinkdeskMessage } from '../contract/message'
 import type { ChatFlags } from '../contract/chat-flags'
 import { type ChatSettingsDesk, UNSET_FLAGS } from './chat-settings'
 import type { SavedNames } from './saved-names'
@@ -128,6 +129,18 @@ export class ChatBook {
   }
 
   /**
+   * The chats with a stored message whose text or caption holds `text` (case-insensitive), newest last
+   * message first, at most LIST_LIMIT.max of them on one page.
+   */
+  async search(instanceId: string, text: string): Promise<ListedChat[]> {
+    const ids = await this.store.searchChats(instanceId, text, LIST_LIMIT.max)
+    const found = await Promise.all(ids.map((chat) => this.store.chat(instanceId, chat)))
+    const chats = found.flatMap((chat) => (chat ? [chat] : []))
+    chats.sort((a, b) => comparePositions(positionOf(b.last), positionOf(a.last)))
+    return this.flagged(instanceId, chats.map(summaryOf))
+  }
+
+  /**
    * One chat's summary, or none when it has no stored message: by the chat id its messages carry, or by the
    * other id the network gave for it (a LID whose chat joined its phone number's is found by either).
    */
@@ -146,17 +159,30 @@ export class ChatBook {
     instanceId: string,
     chat: string,
     page: { limit?: number; cursor?: string },
-  ): Promise<Page<'messages', LinkdeskMessage> & { starred: string[] }> {
+  ): Promise<
+    Page<'messages', LinkdeskMessage> & { starred: string[]; statuses: Record<string, DeliveryStatus> }
+  > {
     const limit = page.limit ?? PAGE_LIMIT.default
     const before = page.cursor === undefined ? undefined : decode(page.cursor, isPosition, 'chat_messages')
     const found = await this.store.chatPage(instanceId, chat, limit + 1, before)
     const { shown, next } = paged(found, limit, (stored) => encode(positionOf(stored)))
     const messages = shown.map((stored) => stored.message)
-    const starred = await this.stars?.starred(
-      instanceId,
-      messages.map(({ id }) => id),
-    )
-    return { messages, next_cursor: next, starred: [...(starred ?? [])] }
+    const [starred, statuses] = await Promise.all([
+      this.stars?.starred(
+        instanceId,
+        messages.map(({ id }) => id),
+      ),
+      this.store.statusesOf(
+        instanceId,
+        shown.filter(({ direction }) => direction === 'out'),
+      ),
+    ])
+    return {
+      messages,
+      next_cursor: next,
+      starred: [...(starred ?? [])],
+      statuses: Object.fromEntries(statuses),
+    }
   }
 
   /** The people who wrote, by chat id, a page at a time. */

@@ -121,6 +121,55 @@ function messageStoreTests(name: string, open: Opener) {
     await close()
   })
 
+  test(`${name}: the statuses of a page of messages come in one read: recorded ones, and one an earlier version kept inside the message`, async () => {
+    const { store, reopen, close } = await open()
+    const sent = (id: string) => ({ ...message(id), from_me: true })
+    await store.addSent('i1', { message: sent('P1') })
+    await store.addSent('i1', { message: sent('P2') })
+    await store.addSent('i1', { message: sent('P3'), status: 'delivered' })
+    assert.equal(await store.advanceStatus('i1', 'P1', 'read'), true)
+    await close()
+    const reopened = await reopen()
+    const page = await reopened.store.chatPage('i1', message('P1').chat, 10)
+    assert.deepEqual(
+      Object.fromEntries(await reopened.store.statusesOf('i1', page)),
+      { P1: 'read', P3: 'delivered' },
+      'P2 has no status yet',
+    )
+    assert.deepEqual(
+      await reopened.store.statusesOf('i2', page),
+      new Map([['P3', 'delivered']]),
+      'per instance',
+    )
+    assert.deepEqual(await reopened.store.statusesOf('i1', []), new Map())
+    await reopened.close()
+  })
+
+  test(`${name}: a search finds the chats whose messages' text or caption holds the words, case-insensitive, each once`, async () => {
+    const { store, reopen, close } = await open()
+    const in_ = (id: string, chat: string, fields: Partial<LinkdeskMessage>) =>
+      store.addIfNew('i1', { direction: 'in', message: { ...message(id), chat, sender: chat, ...fields } })
+    const ann = '15550000001@s.whatsapp.net'
+    const ben = '15550000002@s.whatsapp.net'
+    const group = '120363000000000001@g.us'
+    await in_('S1', ann, { text: 'The Invoice is attached' })
+    await in_('S2', ann, { text: 'second invoice, same chat' })
+    await in_('S3', ben, { type: 'image', text: null, caption: 'photo of the INVOICE' })
+    await in_('S4', group, { text: 'nothing to see' })
+    await store.addIfNew('i2', { direction: 'in', message: { ...message('S5'), text: 'invoice elsewhere' } })
+    const found = async (on: MessageStore, text: string, limit = 10) =>
+      (await on.searchChats('i1', text, limit)).sort()
+    assert.deepEqual(await found(store, 'invoice'), [ann, ben], 'the uncommitted writes are searched too')
+    await close()
+    const reopened = await reopen()
+    assert.deepEqual(await found(reopened.store, 'iNvOiCe'), [ann, ben])
+    assert.deepEqual(await found(reopened.store, 'to see'), [group])
+    assert.deepEqual(await found(reopened.store, '%'), [], 'no wildcard of its own')
+    assert.deepEqual(await found(reopened.store, 'absent words'), [])
+    assert.equal((await reopened.store.searchChats('i1', 'invoice', 1)).length, 1, 'at most the limit')
+    await reopened.close()
+  })
+
   test(`${name}: media is saved and read back; the sweep removes messages and media past the retention (at least 14 days)`, async () => {
     let now = 0
     const { store, close } = await open(() => now)

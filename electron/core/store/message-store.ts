@@ -76,6 +76,13 @@ export interface MessageStore {
   ): Promise<boolean>
   /** The newest delivery status of a message; undefined when none came yet. */
   statusOf(instanceId: string, id: string): Promise<DeliveryStatus | undefined>
+  /** The newest delivery status of each of these stored messages that has one, in one read (a thread's page). */
+  statusesOf(instanceId: string, messages: readonly StoredMessage[]): Promise<Map<string, DeliveryStatus>>
+  /**
+   * The chats with a stored message whose text or caption holds `text` (case-insensitive), each once, at most
+   * `limit` of them: a scan of the instance's messages, not an index (a person's search, not a script's loop).
+   */
+  searchChats(instanceId: string, text: string, limit: number): Promise<string[]>
   /** The downloaded media of a message, if it was saved. */
   readMedia(instanceId: string, id: string): Promise<Buffer | undefined>
   /** Saves downloaded media, whole or not at all. */
@@ -214,4 +221,9 @@ export function networkKeyOf(stored: StoredMessage): WaMessageKey {
       participantAlt: null,
     }
   )
+}
+
+/** Whether a message's text or caption holds `needle` (already lower case). */
+export function messageHolds(message: LinkdeskMessage, needle: string): boolean {
+  return [message.text, message.caption].some((words) => words?.toLowerCase().includes(needle) === true)
 }

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { LIST_LIMIT, PAGE_LIMIT } from '../../messages/chat-book'
-import { LinkdeskMessageSchema } from '../../contract/message'
-import { Nullable } from '../../schema'
+import { DELIVERY_STATUSES, LinkdeskMessageSchema } from '../../contract/message'
+import { Nullable, OneOf } from '../../schema'
 import { AppError } from '../../errors'
 import type { MessageService } from '../../messages/message-service'
 import { parseRecipient } from '../../contract/recipient'
@@ -83,6 +83,13 @@ export function chatOperations({ messages }: ChatRoutesDeps): Operation[] {
       fields: {
         ...pageFields('Chats', LIST_LIMIT.max),
         number: { ...CHAT_NUMBER, description: `Only this chat. ${CHAT_NUMBER.description}` },
+        search: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 200,
+          description: `Only the chats with a stored message whose text or caption holds these characters (case-insensitive), newest first, at most ${LIST_LIMIT.max} on one page (next_cursor null); not with number, limit or cursor.`,
+          example: 'invoice',
+        },
       },
       answer: { chats: Type.Array(ChatSummarySchema), next_cursor: NEXT_CURSOR },
       example: {
@@ -102,6 +109,18 @@ export function chatOperations({ messages }: ChatRoutesDeps): Operation[] {
         next_cursor: null,
       },
       handle: async ({ params, instance }) => {
+        if (params.search !== undefined) {
+          const extra = (['number', 'limit', 'cursor'] as const).find((name) => params[name] !== undefined)
+          if (extra)
+            throw new AppError('invalid_parameter', `search reads its own page: give ${extra} without it.`, {
+              details: { parameter: extra },
+            })
+          return {
+            status: 'success',
+            chats: await chats.search(instance.id, params.search),
+            next_cursor: null,
+          }
+        }
         if (params.number === undefined)
           return {
             status: 'success',
@@ -123,7 +142,7 @@ export function chatOperations({ messages }: ChatRoutesDeps): Operation[] {
     defineOperation({
       name: 'chat_messages',
       tag: 'Chats',
-      summary: "One chat's stored messages, newest first, a page at a time.",
+      summary: "One chat's stored messages, newest first, a page at a time, with the ticks of its own.",
       description: `Messages of the chat \`number\` (a phone number or chat id), newest first, \`limit\` a page (default ${PAGE_LIMIT.default}, at most ${PAGE_LIMIT.max}); give \`next_cursor\` as \`cursor\` for the next page (null on the last one). Each message has the same fields as message.received.`,
       auth: 'token',
       instance: true,
@@ -135,8 +154,18 @@ export function chatOperations({ messages }: ChatRoutesDeps): Operation[] {
         messages: Type.Array(LinkdeskMessageSchema),
         next_cursor: NEXT_CURSOR,
         starred: Type.Array(Type.String(), { description: 'The ids of this page’s starred messages.' }),
+        statuses: Type.Record(Type.String(), OneOf(DELIVERY_STATUSES), {
+          description:
+            'The newest delivery status of each of this page’s own messages that has one (its ticks), by id.',
+        }),
       },
-      example: { status: 'success', messages: [SAMPLE_MESSAGE], next_cursor: null, starred: [] },
+      example: {
+        status: 'success',
+        messages: [SAMPLE_MESSAGE],
+        next_cursor: null,
+        starred: [],
+        statuses: { '3EB0A1B2C3D4E5F60718': 'read' },
+      },
       handle: async ({ params, instance }) => ({
         status: 'success',
         ...(await chats.messages(instance.id, parseRecipient(params.number).jid, {

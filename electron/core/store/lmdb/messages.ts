@@ -12,6 +12,7 @@ import {
   type MessageStore,
   type MessageStoreOptions,
   joinedMessage,
+  messageHolds,
   newestReceived,
   positionOf,
   retentionOf,
@@ -216,6 +217,36 @@ export class LmdbMessageStore implements MessageStore {
   /** The newest delivery status of a message, written or still being written; undefined when none came yet. */
   async statusOf(instanceId: string, id: string): Promise<DeliveryStatus | undefined> {
     return this.currentStatus(instanceId, id, this.current(instanceId, id))
+  }
+
+  async statusesOf(
+    instanceId: string,
+    messages: readonly StoredMessage[],
+  ): Promise<Map<string, DeliveryStatus>> {
+    const found = new Map<string, DeliveryStatus>()
+    for (const stored of messages) {
+      const status = this.currentStatus(instanceId, stored.message.id, stored)
+      if (status !== undefined) found.set(stored.message.id, status)
+    }
+    return found
+  }
+
+  async searchChats(instanceId: string, text: string, limit: number): Promise<string[]> {
+    const needle = text.toLowerCase()
+    const chats = new Set<string>()
+    const look = (stored: StoredMessage) => {
+      if (messageHolds(stored.message, needle)) chats.add(stored.message.chat)
+      return chats.size >= limit
+    }
+    // Writes not committed yet first (reads see them), then the committed ones they do not replace.
+    for (const [joined, stored] of this.pending)
+      if (joined.startsWith(`${instanceId}\u0000`) && look(stored)) return [...chats]
+    const range = { start: [instanceId], end: [instanceId, '\uffff'] }
+    for (const { key, value } of this.db.getRange(range)) {
+      if (this.pending.has(key.join('\u0000'))) continue
+      if (look(value)) break
+    }
+    return [...chats]
   }
 
   private currentStatus(

@@ -275,6 +275,34 @@ export class PostgresMessageStore implements MessageStore {
     return rows[0]?.status ?? (await this.get(instanceId, id))?.status
   }
 
+  async statusesOf(
+    instanceId: string,
+    messages: readonly StoredMessage[],
+  ): Promise<Map<string, DeliveryStatus>> {
+    const found = new Map<string, DeliveryStatus>()
+    for (const { message, status } of messages) if (status !== undefined) found.set(message.id, status)
+    if (messages.length === 0) return found
+    const { rows } = await this.pool.query<{ id: string; status: DeliveryStatus }>(
+      'SELECT id, status FROM message_statuses WHERE instance_id = $1 AND id = ANY($2::text[])',
+      [instanceId, messages.map(({ message }) => message.id)],
+    )
+    for (const { id, status } of rows) found.set(id, status)
+    return found
+  }
+
+  async searchChats(instanceId: string, text: string, limit: number): Promise<string[]> {
+    // strpos, not LIKE: the person's text is matched as it is, with no wildcard of its own.
+    const { rows } = await this.pool.query<{ chat: string }>(
+      `SELECT record::jsonb #>> '{message,chat}' AS chat FROM messages
+       WHERE instance_id = $1
+         AND (strpos(lower(coalesce(record::jsonb #>> '{message,text}', '')), $2) > 0
+           OR strpos(lower(coalesce(record::jsonb #>> '{message,caption}', '')), $2) > 0)
+       GROUP BY 1 ORDER BY max(stored_at) DESC LIMIT $3`,
+      [instanceId, text.toLowerCase(), limit],
+    )
+    return rows.map(({ chat }) => chat)
+  }
+
   async readMedia(instanceId: string, id: string): Promise<Buffer | undefined> {
     const { rows } = await this.pool.query<{ data: Buffer }>(
       'SELECT data FROM message_media WHERE instance_id = $1 AND id = $2',
