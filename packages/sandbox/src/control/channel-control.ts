@@ -7,6 +7,9 @@ import { type Channel, ChannelRefusal } from '../channels/channel-registry'
 import { SandboxError } from '../errors'
 import type { SandboxNetwork } from '../network'
 import { assertPhone } from './phone-number'
+import { getRoute, postRoute } from './control-route'
+import * as schemas from './control-schemas'
+import { CHANNEL_PARAM, PHONE_PARAM } from './control-schemas'
 
 /** A post as the network keeps it, read for a test. */
 export interface SandboxChannelPost {
@@ -146,19 +149,6 @@ export function createChannelControl(network: SandboxNetwork): SandboxChannelCon
   }
 }
 
-type Body = Record<string, unknown>
-
-function stringField(request: FastifyRequest, field: string, required: boolean): string | undefined {
-  const body = (request.body && typeof request.body === 'object' ? request.body : {}) as Body
-  const value = body[field]
-  if (value === undefined || value === null || value === '') {
-    if (required) throw new SandboxError('missing_parameter', `${field} is required.`)
-    return undefined
-  }
-  if (typeof value !== 'string') throw new SandboxError('invalid_parameter', `${field} must be a string.`)
-  return value
-}
-
 /**
  * `/channels`: every channel (GET), one (GET `/channels/:channel`, by id or invite code); a phone makes one
  * (POST `/accounts/:phone/channels`), follows or unfollows one (POST `/accounts/:phone/channels/:channel`
@@ -166,33 +156,59 @@ function stringField(request: FastifyRequest, field: string, required: boolean):
  */
 export function registerChannelRoutes(app: FastifyInstance, channels: SandboxChannelControl): void {
   const params = (request: FastifyRequest) => request.params as { phone: string; channel: string }
-  app.get('/channels', async () => ({ status: 'success', channels: channels.list() }))
-  app.get('/channels/:channel', async (request) => ({
+  const named = { ...PHONE_PARAM, ...CHANNEL_PARAM }
+  getRoute(app, '/channels', { summary: 'Every channel.', answer: schemas.ChannelsAnswer }, () => ({
     status: 'success',
-    channel: channels.get(params(request).channel),
+    channels: channels.list(),
   }))
-  app.post('/accounts/:phone/channels', async (request) => ({
-    status: 'success',
-    channel: await channels.create(params(request).phone, {
-      name: stringField(request, 'name', true) ?? '',
-      description: stringField(request, 'description', false),
+  getRoute(
+    app,
+    '/channels/:channel',
+    { summary: 'A channel, by its id or invite code.', answer: schemas.ChannelAnswer },
+    (request) => ({ status: 'success', channel: channels.get(params(request).channel) }),
+    named,
+  )
+  postRoute(
+    app,
+    '/accounts/:phone/channels',
+    {
+      summary: 'The phone makes a channel it owns.',
+      body: schemas.ChannelBody,
+      answer: schemas.ChannelAnswer,
+    },
+    async (body, request) => ({
+      status: 'success',
+      channel: await channels.create(params(request).phone, body),
     }),
-  }))
-  app.post('/accounts/:phone/channels/:channel', async (request) => {
-    const follow = (request.body as Body | undefined)?.follow
-    if (follow !== undefined && typeof follow !== 'boolean' && follow !== 'true' && follow !== 'false')
-      throw new SandboxError('invalid_parameter', 'follow must be true or false.')
-    const { phone, channel } = params(request)
-    return {
-      status: 'success',
-      channel: await channels.follow(phone, channel, follow !== false && follow !== 'false'),
-    }
-  })
-  app.post('/accounts/:phone/channels/:channel/posts', async (request) => {
-    const { phone, channel } = params(request)
-    return {
-      status: 'success',
-      post: await channels.post(phone, channel, stringField(request, 'text', true) ?? ''),
-    }
-  })
+    named,
+  )
+  postRoute(
+    app,
+    '/accounts/:phone/channels/:channel',
+    {
+      summary: 'The phone follows or unfollows a channel.',
+      body: schemas.FollowBody,
+      answer: schemas.ChannelAnswer,
+    },
+    async (body, request) => {
+      const { phone, channel } = params(request)
+      const follow = body.follow !== false && body.follow !== 'false'
+      return { status: 'success', channel: await channels.follow(phone, channel, follow) }
+    },
+    named,
+  )
+  postRoute(
+    app,
+    '/accounts/:phone/channels/:channel/posts',
+    {
+      summary: 'The phone posts a text to a channel it owns.',
+      body: schemas.PostBody,
+      answer: schemas.PostAnswer,
+    },
+    async (body, request) => {
+      const { phone, channel } = params(request)
+      return { status: 'success', post: await channels.post(phone, channel, body.text) }
+    },
+    named,
+  )
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import type { AddressInfo } from 'node:net'
 import { after, before, test } from 'node:test'
+import { Value } from '@sinclair/typebox/value'
 import pino from 'pino'
 import type { Sandbox } from '../index'
 import { SandboxClient } from '../testing/sandbox-client'
@@ -14,10 +15,22 @@ let sandbox: Sandbox
 let base: string
 let close: () => Promise<void>
 let device: SandboxClient | undefined
+const answered = new Set<string>()
+const mismatches: string[] = []
 
 before(async () => {
   sandbox = await startTestSandbox()
   const app = createControlApp(sandbox.control, { logger: pino({ level: 'silent' }) })
+  // Every success answer of these tests, checked against the answer its route declares.
+  app.addHook('onSend', async (request, reply, payload) => {
+    const declared = request.routeOptions.config.control
+    if (reply.statusCode !== 200 || !declared || typeof payload !== 'string') return payload
+    const route = `${request.method} ${request.routeOptions.url ?? ''}`
+    answered.add(route)
+    const error = Value.Errors(declared.answer, JSON.parse(payload)).First()
+    if (error) mismatches.push(`${route}: ${error.path} ${error.message}`)
+    return payload
+  })
   await app.listen({ host: '127.0.0.1', port: 0 })
   base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/sandbox`
   close = () => app.close()
@@ -301,7 +314,8 @@ test('POST fail_login fails the next login with the chosen code as Baileys sees 
   for (const code of [200, 428, 'x', null]) {
     const bad = await call('POST', `/accounts/${ME}/fail_login`, { code })
     assert.equal(bad.status, 400, `code ${String(code)}`)
-    assert.equal(bad.body.code, 'invalid_parameter')
+    // A blank code is a missing one.
+    assert.equal(bad.body.code, code === null ? 'missing_parameter' : 'invalid_parameter')
     assert.match(bad.body.message, /code/)
   }
   // Nothing was recorded: a cut device logs straight back in.
@@ -447,4 +461,9 @@ test('POST /accounts takes business; POST /accounts/{phone}/labels edits labels 
   const after = await call('GET', `/accounts/${shop}/app-state`)
   assert.deepEqual(after.body.versions, state.body.versions, 'a refused change is not kept')
   assert.equal(after.body.labels['6'], undefined)
+})
+
+test('every success answer of these tests is the answer its route declares', () => {
+  assert.deepEqual(mismatches, [])
+  assert.ok(answered.size >= 15, `${answered.size} routes answered`)
 })
