@@ -343,8 +343,9 @@ async function buildCore(
   // Joins before it answers (peers' requests wait at the port meanwhile): takes back what this node held
   // before a restart, and its share of the orphans.
   await coordinator.join(config.cluster.advertiseUrl ?? url, {
+    // An adoption reads only the instance's own records: its settings, its outbox queues, its keys.
     acquired: async (instanceId) => {
-      await settings.reload('instances')
+      await settings.reloadRecord('instances', instanceId)
       await events.adopt(instanceId)
       await instances.adopt(instanceId)
     },

@@ -46,6 +46,13 @@ export interface ClusterNode {
 /** How many more instances than the least-loaded node a node holds before it hands one over. */
 const REBALANCE_GAP = 2
 
+/**
+ * How many instances a node takes over at once (a failover, a rebalancing, a restart): each takeover is a few
+ * round trips of its own records (its owner row, its settings record, its outbox queues, its keys), so 8 at once
+ * keep a takeover's wait short without taking every connection of the pool (10) from the node's own traffic.
+ */
+export const ADOPTION_CONCURRENCY = 8
+
 /** Commits announced within this long share one notification. */
 const ANNOUNCE_MS = 20
 
@@ -432,10 +439,11 @@ export class Cluster implements Coordinator {
       loads.set(target, (loads.get(target) ?? 0) + 1)
       if (target === this.nodeId) mine.push(id)
     }
-    for (const instanceId of mine) {
-      if (this.closed) return
-      await this.take(instanceId)
-    }
+    // Several at once (each reads only its own records), a bounded number: the node's own traffic shares the pool.
+    await atMostAtOnce(ADOPTION_CONCURRENCY, mine, async (instanceId) => {
+      if (!this.closed) await this.take(instanceId)
+    })
+    if (this.closed) return
     await this.restartDoubtful()
     if (unplaced.length === 0) await this.rebalance(loads)
   }
@@ -593,4 +601,17 @@ function leastOf(loads: ReadonlyMap<string, number>): string | undefined {
     if (load < bestLoad || (load === bestLoad && best !== undefined && id < best)) best = id
   }
   return best
+}
+
+/** Runs `work` for every item, at most `limit` at once; resolves once all are done. */
+async function atMostAtOnce<T>(
+  limit: number,
+  items: readonly T[],
+  work: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0
+  const lane = async () => {
+    while (next < items.length) await work(items[next++]!)
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane))
 }

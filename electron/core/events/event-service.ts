@@ -244,8 +244,7 @@ export class EventService implements EventSink {
   async adopt(instanceId: string): Promise<void> {
     const lastId = await this.store.lastId()
     if (lastId) this.newId.after(lastId)
-    const queues = (await this.store.queues()).filter((queue) => queueParts(queue).instanceId === instanceId)
-    for (const queue of queues) this.worker(queue, true).kick()
+    for (const queue of await this.store.queues(instanceId)) this.worker(queue, true).kick()
   }
 
   /** In a cluster, once this node no longer holds the instance: its deliveries stop here (a POST under way is abandoned). */

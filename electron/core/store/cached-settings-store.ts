@@ -40,10 +40,29 @@ export abstract class CachedSettingsStore implements SettingsStore {
 
   async reload(_kind: SettingsKind): Promise<void> {}
 
+  async reloadRecord(_kind: SettingsKind, _id: string): Promise<void> {}
+
   /** Replaces the copy of a kind by what `read` gives, in turn with the changes (another writer changed it). */
   protected refresh<K extends SettingsKind>(kind: K, read: () => Promise<AllSettings[K]>): Promise<void> {
     const run = this.queue.then(async () => {
       this.cache[kind] = await read()
+    })
+    this.queue = run.catch(() => undefined)
+    return run
+  }
+
+  /** Replaces one record of the copy by what `read` gives (undefined: it is gone), in turn with the changes. */
+  protected refreshRecord<K extends SettingsKind>(
+    kind: K,
+    id: string,
+    read: () => Promise<SettingsRecords[K] | undefined>,
+  ): Promise<void> {
+    const run = this.queue.then(async () => {
+      const record = await read()
+      const next: Record<string, SettingsRecords[K]> = { ...this.cache[kind] }
+      if (record === undefined) delete next[id]
+      else next[id] = record
+      this.cache[kind] = next as AllSettings[K]
     })
     this.queue = run.catch(() => undefined)
     return run

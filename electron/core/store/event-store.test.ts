@@ -129,9 +129,23 @@ eachBackend((backend) => {
       { kind: 'enqueue', queue: 'A', queueId: '01A', entry: entry('01A') },
       { kind: 'enqueue', queue: 'A', queueId: '01B', entry: entry('01B') },
       { kind: 'enqueue', queue: 'webhook:wh_1', queueId: '01A', entry: entry('01A') },
+      { kind: 'enqueue', queue: 'webhook:wh_2@A', queueId: '01A', entry: entry('01A') },
+      { kind: 'enqueue', queue: 'webhook:wh_2@AB', queueId: '01B', entry: entry('01B') },
     ])
-    assert.equal(await store.queueDepth(), 3)
-    assert.deepEqual((await store.queues()).sort(), ['A', 'webhook:wh_1'])
+    assert.equal(await store.queueDepth(), 5)
+    assert.deepEqual((await store.queues()).sort(), [
+      'A',
+      'webhook:wh_1',
+      'webhook:wh_2@A',
+      'webhook:wh_2@AB',
+    ])
+    // One instance's queues: its own webhook's and its share of an added one's, no other instance's.
+    assert.deepEqual((await store.queues('A')).sort(), ['A', 'webhook:wh_2@A'])
+    assert.deepEqual(await store.queues('AB'), ['webhook:wh_2@AB'])
+    await store.commit([
+      { kind: 'dequeue', queue: 'webhook:wh_2@A', queueId: '01A' },
+      { kind: 'dequeue', queue: 'webhook:wh_2@AB', queueId: '01B' },
+    ])
     assert.deepEqual(await store.queuedAfter('A', '', 10), [
       { queueId: '01A', entry: entry('01A') },
       { queueId: '01B', entry: entry('01B') },

@@ -175,8 +175,8 @@ export interface EventStore {
   queued(queue: string, queueId: string): Promise<OutboxEntry | undefined>
   /** Up to `limit` entries of one queue after `afterQueueId` (empty: from the start), in queue order. */
   queuedAfter(queue: string, afterQueueId: string, limit: number): Promise<QueuedEntry[]>
-  /** The queues that have entries waiting. */
-  queues(): Promise<string[]>
+  /** The queues that have entries waiting: all of them, or those holding one instance's events. */
+  queues(instanceId?: string): Promise<string[]>
   /** Entries waiting, all queues together. */
   queueDepth(): Promise<number>
   /**

@@ -123,6 +123,8 @@ export interface SettingsStore {
   change<K extends SettingsKind, T>(kind: K, edit: (current: RecordsOf<K>) => SettingsEdit<K, T>): Promise<T>
   /** Reads a kind again where other processes share the store (a cluster); nothing to do for a local file. */
   reload(kind: SettingsKind): Promise<void>
+  /** Reads one record again (gone: dropped from the copy) where other processes share the store. */
+  reloadRecord(kind: SettingsKind, id: string): Promise<void>
 }
 
 /** Every settings record, by kind and id. */

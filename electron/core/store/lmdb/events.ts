@@ -6,6 +6,7 @@ import { DeliveryLog } from './delivery-log'
 import { EventLog } from './event-log'
 import { MessageEventIndex } from './message-event-index'
 import { WebhookOutbox } from './webhook-outbox'
+import { queueParts } from '../outbox-queue'
 
 /**
  * The event store in the app's embedded LMDB database: each part a sub-database, each commit one LMDB batch
@@ -90,8 +91,11 @@ export class LmdbEventStore implements EventStore {
     return this.outbox.after(queue, afterQueueId, limit)
   }
 
-  async queues() {
-    return this.outbox.queues()
+  async queues(instanceId?: string) {
+    const queues = this.outbox.queues()
+    return instanceId === undefined
+      ? queues
+      : queues.filter((queue) => queueParts(queue).instanceId === instanceId)
   }
 
   async queueDepth() {

@@ -263,8 +263,16 @@ export class PostgresEventStore implements EventStore {
     return rows.map(({ queue_id: queueId, entry }) => ({ queueId, entry }))
   }
 
-  async queues(): Promise<string[]> {
-    const { rows } = await this.pool.query<{ queue: string }>('SELECT DISTINCT queue FROM webhook_outbox')
+  async queues(instanceId?: string): Promise<string[]> {
+    // One instance's queues are read through their index (webhook_outbox_by_instance), not from the whole outbox.
+    const { rows } =
+      instanceId === undefined
+        ? await this.pool.query<{ queue: string }>('SELECT DISTINCT queue FROM webhook_outbox')
+        : await this.pool.query<{ queue: string }>(
+            `SELECT DISTINCT queue FROM webhook_outbox
+             WHERE (CASE WHEN queue LIKE 'webhook:%' THEN split_part(queue, '@', 2) ELSE queue END) = $1`,
+            [instanceId],
+          )
     return rows.map(({ queue }) => queue)
   }
 

@@ -51,6 +51,16 @@ export class PostgresSettingsStore extends CachedSettingsStore {
     return this.refresh(kind, () => readKind(this.pool, kind))
   }
 
+  /** Reads one record again (this node adopted the instance, or a peer announced its change). */
+  override reloadRecord(kind: SettingsKind, id: string): Promise<void> {
+    return this.refreshRecord(kind, id, async () => {
+      const { rows } = await this.pool.query<{ record: never }>(`SELECT record FROM ${kind} WHERE id = $1`, [
+        id,
+      ])
+      return rows[0]?.record
+    })
+  }
+
   protected async persist<K extends SettingsKind>(
     kind: K,
     { put, remove, of }: { put: Array<SettingsRecords[K]>; remove: string[]; of: string | undefined },
