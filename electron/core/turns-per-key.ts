@@ -14,4 +14,9 @@ export class TurnsPerKey {
     })
     return turn
   }
+
+  /** Resolves once every run started so far, of every key, has ended (failed ones included). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.turns.values()])
+  }
 }

@@ -4,6 +4,7 @@ import type { Logger } from '../logger'
 import type { WaStatusUpdate } from '../contract/network'
 import type { MessageStore } from '../store/message-store'
 import type { StatusUpdate } from '../contract/message'
+import { TurnsPerKey } from '../turns-per-key'
 
 export interface IntakeQueueDeps {
   store: MessageStore
@@ -19,7 +20,7 @@ export interface IntakeQueueDeps {
  * stored its message). Built before the sender and the intake, which both feed it.
  */
 export class IntakeQueue {
-  private readonly chains = new Map<string, Promise<void>>()
+  private readonly turns = new TurnsPerKey()
   private readonly log: Logger
 
   constructor(private readonly deps: IntakeQueueDeps) {
@@ -28,16 +29,11 @@ export class IntakeQueue {
 
   /** Runs `work` after everything reported earlier for the instance; a failure is logged. */
   enqueue(instanceId: string, work: () => Promise<void>): void {
-    const previous = this.chains.get(instanceId) ?? Promise.resolve()
-    const next = previous
-      .then(work)
+    this.turns
+      .run(instanceId, work)
       .catch((error: unknown) =>
         this.log.error({ err: error, instanceId }, 'applying message updates failed'),
       )
-    this.chains.set(instanceId, next)
-    void next.then(() => {
-      if (this.chains.get(instanceId) === next) this.chains.delete(instanceId)
-    })
   }
 
   /** Applies the network's statuses, in turn. */
@@ -63,7 +59,7 @@ export class IntakeQueue {
 
   /** Waits until everything reported so far is stored and announced (tests, shutdown). */
   async settled(): Promise<void> {
-    await Promise.all([...this.chains.values()])
+    await this.turns.settled()
   }
 
   private async applyStatuses(instanceId: string, updates: WaStatusUpdate[]): Promise<void> {

@@ -2,6 +2,7 @@ import type { WaConnection, WaStatusUpdate } from '../contract/network'
 import type { Logger } from '../logger'
 import type { InstanceAuthStore } from '../store/auth-store'
 import type { MessageStore } from '../store/message-store'
+import { TurnsPerKey } from '../turns-per-key'
 
 /** How long an unacknowledged send is sent again on each new connection before it is marked failed. */
 const DEFAULT_RESEND_WINDOW_MS = 10 * 60_000
@@ -72,7 +73,7 @@ export class UnacknowledgedSends {
   /** Instances whose kept sends were read back since this process started. */
   private readonly restored = new Set<string>()
   /** Per instance, the kept sends' writes in call order (each a read-modify-write of one entry). */
-  private readonly writes = new Map<string, Promise<void>>()
+  private readonly writes = new TurnsPerKey()
 
   constructor(private readonly deps: UnacknowledgedSendsDeps) {
     this.windowMs = deps.windowMs ?? DEFAULT_RESEND_WINDOW_MS
@@ -159,19 +160,15 @@ export class UnacknowledgedSends {
 
   /** Changes the instance's kept sends, after every change asked before it. */
   private keep(instanceId: string, change: (kept: Kept) => void): void {
-    const previous = this.writes.get(instanceId) ?? Promise.resolve()
-    const next = previous.then(async () => {
-      const kept = await this.read(instanceId)
-      change(kept)
-      await this.deps.auth(instanceId).setKeys({ [KEY_TYPE]: { [KEY_ID]: kept } })
-    })
-    const settled = next.catch((error: unknown) => {
-      this.log.error({ err: error, instanceId }, 'keeping the unacknowledged sends failed')
-    })
-    this.writes.set(instanceId, settled)
-    void settled.then(() => {
-      if (this.writes.get(instanceId) === settled) this.writes.delete(instanceId)
-    })
+    this.writes
+      .run(instanceId, async () => {
+        const kept = await this.read(instanceId)
+        change(kept)
+        await this.deps.auth(instanceId).setKeys({ [KEY_TYPE]: { [KEY_ID]: kept } })
+      })
+      .catch((error: unknown) => {
+        this.log.error({ err: error, instanceId }, 'keeping the unacknowledged sends failed')
+      })
   }
 
   private async resend(watched: Watched): Promise<void> {
