@@ -120,9 +120,8 @@ export class MessageIntake implements WaMessageHooks {
 
   /**
    * Announces a message once per network id (a copy delivered again after a lost receipt, or the echo of
-   * this app's own send, gets no second event): the event is in the journal when this returns, the stored
-   * copy follows asynchronously (a vote is announced once its poll is read). Rejects only if the event cannot
-   * be journaled.
+   * this app's own send, gets no second event): the message is stored and its event in the journal when this
+   * returns (a vote is announced once its poll is read). Rejects if either cannot be written.
    */
   private async take(instanceId: string, inbound: WaInboundMessage, live: boolean): Promise<void> {
     const behaviours = this.deps.behaviours(instanceId)
@@ -135,21 +134,25 @@ export class MessageIntake implements WaMessageHooks {
       return
     }
     const message = this.withDownloadUrl(instanceId, inbound.message)
-    const announced = this.announce(instanceId, message, live)
-    // A copy delivered again stores what a kill may have lost; the store ignores one it has.
-    const stored = this.deps.store.addIfNew(instanceId, {
-      direction: message.from_me ? 'out' : 'in',
-      message,
-      content: inbound.content,
-      networkKey: inbound.networkKey,
-    })
-    this.deps.queue.enqueue(instanceId, async () => {
-      await stored.catch((error: unknown) => {
+    // Kept before it is announced: a write that fails (the disk full) fails the intake, so that neither its event
+    // nor the network's receipt goes out and the network delivers the message again. A copy delivered again
+    // stores what a kill may have lost; the store ignores one it has.
+    await this.deps.store
+      .addIfNew(instanceId, {
+        direction: message.from_me ? 'out' : 'in',
+        message,
+        content: inbound.content,
+        networkKey: inbound.networkKey,
+      })
+      .catch((error: unknown) => {
         this.log.error(
           { err: error, instanceId, messageId: message.id },
           'storing an incoming message failed',
         )
+        throw error
       })
+    const announced = this.announce(instanceId, message, live)
+    this.deps.queue.enqueue(instanceId, async () => {
       // Read once kept: after the network has its delivery receipt, as a person reading it would be.
       if (behaviours.auto_read && !message.from_me) {
         await this.deps

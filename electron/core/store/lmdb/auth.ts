@@ -2,6 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { open, type Database, type RootDatabase } from 'lmdb'
 import { LRUCache } from 'lru-cache'
+import { handledBatchStarts } from './database'
 import { type AuthCipher, copyAsDecoded, decodeValue, encodeValue, NOT_COPIED } from '../auth-codec'
 import type { AuthStore, InstanceAuthStore, KeyBatch, KeyReadOptions } from '../auth-store'
 import { CommitHold } from '../commit-hold'
@@ -231,7 +232,7 @@ export class LmdbAuthStore implements AuthStore {
     const dir = join(dataDir, 'auth')
     mkdirSync(dir, { recursive: true, mode: 0o700 })
     chmodSync(dir, 0o700)
-    this.db = open<Buffer, string>({ path: dir, encoding: 'binary', compression: false })
+    this.db = handledBatchStarts(open<Buffer, string>({ path: dir, encoding: 'binary', compression: false }))
     for (const file of readdirSync(dir)) chmodSync(join(dir, file), 0o600)
   }
 

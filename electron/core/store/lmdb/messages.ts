@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs'
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { boundedCache, CACHE_LIMITS } from '../../bounded-cache'
-import type { Database, RootDatabase } from './database'
+import { commitFailure, type Database, type RootDatabase } from './database'
 import { writeBatch } from './write-batch'
 import { LmdbChatIndex } from './chat-index'
 import type { DeliveryStatus } from '../../contract/message'
@@ -27,10 +27,11 @@ import {
  * Sent and received messages per instance, in the app's LMDB, keyed by message id (retries and receipts
  * name the id, not always the same chat id), with their delivery statuses as small records beside them (a
  * receipt rewrites a few bytes, not the message and its content); downloaded media as files beside it.
- * Adding a message resolves once its write is queued (reads see it at once), so no send or receive waits for
- * a commit round trip; a write that fails makes the next add fail with it. Chats, chat pages and contacts are
- * read from an index kept with every write (chat-index.ts), built from the messages on the first open of a
- * folder written before it.
+ * A write is visible to reads as soon as it is queued, and every write resolves once it has committed, with the
+ * index's writes queued in the same turn (LMDB commits a turn's writes in one transaction): a write that fails
+ * (the disk full) fails the operation that asked for it, and reads no longer see it. Chats, chat pages and
+ * contacts are read from an index kept with every write (chat-index.ts), built from the messages on the first
+ * open of a folder written before it.
  */
 type Key = [string, string]
 
@@ -41,6 +42,7 @@ export class LmdbMessageStore implements MessageStore {
   private readonly pending = new Map<string, StoredMessage>()
   /** Statuses whose write is not committed yet, by joined key. */
   private readonly pendingStatuses = new Map<string, DeliveryStatus>()
+  /** A failed write, while writes queued after it (which may have read what it left pending) are in flight. */
   private failure: unknown
   private readonly mediaDir: string
   private readonly retentionMs: number
@@ -49,6 +51,8 @@ export class LmdbMessageStore implements MessageStore {
   /** Ids being written: an incoming message seen twice before its write commits is still one message. */
   private readonly recent = boundedCache<string, true>(CACHE_LIMITS.messageIdsInFlight)
   private readonly index: LmdbChatIndex
+  /** Writes queued and not settled yet. */
+  private inFlight = 0
 
   constructor(root: RootDatabase, dataDir: string, options: MessageStoreOptions = {}) {
     this.db = root.openDB<StoredMessage, Key>({ name: 'messages', encoding: 'msgpack' })
@@ -56,7 +60,7 @@ export class LmdbMessageStore implements MessageStore {
     this.index = new LmdbChatIndex(
       root,
       (instanceId, id) => this.current(instanceId, id),
-      (error) => (this.failure = error),
+      (error) => this.failed(error),
     )
     this.index.buildOnce(root, () =>
       this.db.getRange({}).map(({ key, value }) => ({ instanceId: key[0], stored: value })),
@@ -67,7 +71,10 @@ export class LmdbMessageStore implements MessageStore {
     this.stamp = storedAtClock(this.now)
   }
 
-  /** Stores an incoming (or phone-sent) message unless its id is known; true when it is new. */
+  /**
+   * Stores an incoming (or phone-sent) message unless its id is known; resolves once committed: true when it
+   * is new. A failed write rejects, and the id is free again for the copy the network delivers next.
+   */
   async addIfNew(instanceId: string, entry: Omit<StoredMessage, 'storedAt'>): Promise<boolean> {
     const key: Key = [instanceId, entry.message.id]
     const recentKey = key.join('\u0000')
@@ -75,8 +82,14 @@ export class LmdbMessageStore implements MessageStore {
     if (this.recent.has(recentKey) || this.db.get(key) !== undefined) return false
     this.recent.set(recentKey, true)
     const stored: StoredMessage = { ...entry, storedAt: this.stamp() }
-    void this.put(key, stored)
-    this.index.change(instanceId, undefined, stored)
+    try {
+      const written = this.put(key, stored)
+      this.index.change(instanceId, undefined, stored)
+      await written
+    } catch (error) {
+      this.recent.delete(recentKey)
+      throw error
+    }
     return true
   }
 
@@ -169,23 +182,24 @@ export class LmdbMessageStore implements MessageStore {
       this.pending.delete(key.join('\u0000'))
       this.pendingStatuses.delete(key.join('\u0000'))
       this.index.change(instanceId, stored, undefined)
-      void this.statuses.remove(key)
-      return this.db.remove(key)
+      return Promise.all([this.statuses.remove(key), this.db.remove(key)])
     })
-    await Promise.all(removals)
+    await Promise.all(removals).catch((error: unknown) => Promise.reject(commitFailure(error)))
     return going.length
   }
 
-  /** Notes that received messages were marked read (they no longer count as unread). */
+  /** Notes that received messages were marked read (they no longer count as unread); resolves once committed. */
   async markRead(instanceId: string, ids: readonly string[]): Promise<void> {
+    const written: Array<Promise<boolean>> = []
     for (const id of ids) {
       const stored = this.current(instanceId, id)
       if (stored && stored.direction === 'in' && !stored.read) {
         const read = { ...stored, read: true }
-        void this.put([instanceId, id], read)
+        written.push(this.put([instanceId, id], read))
         this.index.change(instanceId, stored, read)
       }
     }
+    await Promise.all(written)
   }
 
   /** The encoded content of a message, for Baileys' getMessage; undefined when unknown. */
@@ -197,8 +211,8 @@ export class LmdbMessageStore implements MessageStore {
   /**
    * Records a status if it moves the message forward; returns whether it did. Every write of this store goes
    * through `put` on this thread, so reading the newest value (queued or committed) and queueing the next one
-   * in the same turn is atomic, with no write transaction held on the main thread. `known`: the message as
-   * the caller just read it (a receipt's intake), which is not decoded a second time.
+   * in the same turn is atomic, with no write transaction held on the main thread. Resolves once committed.
+   * `known`: the message as the caller just read it (a receipt's intake), which is not decoded a second time.
    */
   async advanceStatus(
     instanceId: string,
@@ -210,7 +224,7 @@ export class LmdbMessageStore implements MessageStore {
     if (!stored) return false
     const current = this.currentStatus(instanceId, id, stored)
     if (current && status !== 'failed' && STATUS_RANK[status] <= STATUS_RANK[current]) return false
-    this.write(this.statuses, this.pendingStatuses, [instanceId, id], status)
+    await this.write(this.statuses, this.pendingStatuses, [instanceId, id], status)
     return true
   }
 
@@ -290,10 +304,9 @@ export class LmdbMessageStore implements MessageStore {
       rmSync(this.mediaPath(key[0], key[1]), { force: true })
       this.pending.delete(key.join('\u0000'))
       this.index.change(key[0], value, undefined)
-      void this.statuses.remove(key)
-      return this.db.remove(key)
+      return Promise.all([this.statuses.remove(key), this.db.remove(key)])
     })
-    await Promise.all(removals)
+    await Promise.all(removals).catch((error: unknown) => Promise.reject(commitFailure(error)))
     return expired.length
   }
 
@@ -323,26 +336,38 @@ export class LmdbMessageStore implements MessageStore {
     return join(this.mediaDir, instanceId, name)
   }
 
-  /** Queues a write, visible to reads at once; the promise (already handled) settles with its commit. */
+  /** Queues a write, visible to reads at once; the promise settles with its commit. */
   private put(key: Key, value: StoredMessage): Promise<boolean> {
     return this.write(this.db, this.pending, key, value)
   }
 
-  /** Queues a write to `db`, visible through `pending` until it commits. */
+  /**
+   * Queues a write to `db`, visible through `pending` until it commits; a failed one is no longer seen. After a
+   * failure, writes are refused until those queued after it have settled: they may have read what it left
+   * pending (a chat's count), and what is committed is again the whole truth once they have.
+   */
   private write<V>(db: Database<V, Key>, pending: Map<string, V>, key: Key, value: V): Promise<boolean> {
-    if (this.failure !== undefined)
-      throw new Error('an earlier message write failed', { cause: this.failure })
+    if (this.failure !== undefined) {
+      if (this.inFlight > 0)
+        return Promise.reject(new Error('an earlier message write failed', { cause: this.failure }))
+      this.failure = undefined
+    }
     const joined = key.join('\u0000')
     pending.set(joined, value)
+    this.inFlight++
     const written = db.put(key, value)
-    written.then(
-      () => {
-        if (pending.get(joined) === value) pending.delete(joined)
-      },
-      (error: unknown) => {
-        this.failure = error
-      },
-    )
-    return written
+    const settle = () => {
+      this.inFlight--
+      if (pending.get(joined) === value) pending.delete(joined)
+    }
+    written.then(settle, (error: unknown) => {
+      settle()
+      this.failed(error)
+    })
+    return written.catch((error: unknown) => Promise.reject(commitFailure(error)))
+  }
+
+  private failed(error: unknown): void {
+    this.failure = error
   }
 }

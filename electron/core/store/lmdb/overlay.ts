@@ -1,4 +1,4 @@
-import type { Database } from './database'
+import { commitFailure, type Database } from './database'
 
 type KeyPart = string | number
 type Key = KeyPart[]
@@ -24,8 +24,9 @@ export function compareKeys(a: readonly KeyPart[], b: readonly KeyPart[]): numbe
 const joined = (key: readonly KeyPart[]) => key.join('\u0000')
 
 /**
- * Writes to one sub-database that reads see at once: a put or remove is queued (no commit round trip on the
- * caller's path) and overlaid on what is committed until it commits. Ranges merge the two, so an index read
+ * Writes to one sub-database that reads see at once: a put or remove is queued and overlaid on what is
+ * committed until it commits. Its promise is handled here: a caller queues it in the same turn as a write it
+ * awaits (LMDB commits a turn's writes in one transaction), which answers for both. Ranges merge the two, so an index read
  * right after a write finds it.
  */
 export class Overlay<K extends Key, V> {
@@ -33,7 +34,7 @@ export class Overlay<K extends Key, V> {
 
   constructor(
     private readonly db: Database<V, K>,
-    /** Called when a queued write fails (the store then refuses further writes). */
+    /** Called when a queued write fails (the store refuses writes until those after it have settled). */
     private readonly failed: (error: unknown) => void,
   ) {}
 
@@ -93,12 +94,14 @@ export class Overlay<K extends Key, V> {
     const name = joined(key)
     const entry = { key, value }
     this.pending.set(name, entry)
-    written.then(
-      () => {
-        if (this.pending.get(name) === entry) this.pending.delete(name)
-      },
-      (error: unknown) => this.failed(error),
-    )
+    const settle = () => {
+      if (this.pending.get(name) === entry) this.pending.delete(name)
+    }
+    // A failed write is no longer seen: what is committed holds again.
+    written.then(settle, (error: unknown) => {
+      settle()
+      this.failed(commitFailure(error))
+    })
     return written
   }
 }
