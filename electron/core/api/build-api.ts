@@ -1,3 +1,4 @@
+import { type TSchema, Type } from '@sinclair/typebox'
 import { existsSync } from 'node:fs'
 import type { Server } from 'node:http'
 import swagger from '@fastify/swagger'
@@ -85,6 +86,14 @@ function routeRecorder(app: FastifyInstance, operationPaths: ReadonlySet<string>
   }
 }
 
+/** What `/openapi.json` answers: an OpenAPI document, an object. */
+const DOCUMENT_SCHEMA: TSchema = Type.Object({
+  openapi: Type.String(),
+  info: Type.Object({ title: Type.String(), version: Type.String() }),
+  paths: Type.Record(Type.String(), Type.Object({})),
+  components: Type.Object({}),
+})
+
 /** Builds the HTTP app (v1 operations, docs, UI) without listening, so tests and entries start it as they need. */
 export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const knownPaths = new Set<string>()
@@ -132,7 +141,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
         openapi: {
           tag: 'Service',
           summary: 'This document.',
-          answer: { contentType: 'application/json', description: 'The OpenAPI 3.1 document of the API.' },
+          answer: { schema: DOCUMENT_SCHEMA, description: 'The OpenAPI 3.1 document of the API.' },
         },
       },
     },

@@ -22,6 +22,8 @@ const ME = '15550610001'
 const CAROL = '15550610002'
 /** Dave's privacy refuses being added to groups: the network answers an invitation instead. */
 const DAVE = '15550610003'
+/** The quick start's contact, added through the generated client. */
+const BOB = '15550610004'
 const ROOT = resolve(import.meta.dirname, '../../..')
 
 const CLIENT = `import createClient from 'openapi-fetch'
@@ -42,6 +44,50 @@ export async function run(baseUrl: string, token: string, instanceId: string, nu
   if (!listed.data) throw new Error(JSON.stringify(listed.error))
   const listedIds: string[] = listed.data.instances.map((instance) => instance.instance_id)
   return { newId, messageId, listedIds }
+}
+`
+
+/** The README's quick start through the generated client: the sandbox's control routes included. */
+const QUICK_START = `import createClient from 'openapi-fetch'
+import type { paths } from './api'
+
+const pause = () => new Promise((resolve) => setTimeout(resolve, 200))
+
+/** Polls until \`found\` gives a value (the effect of a call arrives a moment later). */
+async function until<T>(found: () => Promise<T | undefined>, what: string): Promise<T> {
+  for (let attempt = 0; attempt < 300; attempt += 1) {
+    const value = await found()
+    if (value !== undefined) return value
+    await pause()
+  }
+  throw new Error(\`no \${what}\`)
+}
+
+export async function quickStart(baseUrl: string, token: string, bob: string) {
+  const client = createClient<paths>({ baseUrl, headers: { authorization: \`Bearer \${token}\` } })
+  const created = await client.POST('/create_instance', { body: { name: 'Demo' } })
+  if (!created.data) throw new Error(JSON.stringify(created.error))
+  const instanceId: string = created.data.instance_id
+  const scanned = await client.POST('/sandbox_scan', { body: { instance_id: instanceId, phone: '15550611111' } })
+  if (!scanned.data) throw new Error(JSON.stringify(scanned.error))
+  const added = await client.POST('/sandbox/accounts', { body: { phone: bob, name: 'Bob', auto_reply: 'echo' } })
+  if (!added.data) throw new Error(JSON.stringify(added.error))
+  const sent = await client.POST('/send_message', {
+    body: { instance_id: instanceId, number: bob, type: 'text', message: 'Hello Bob' },
+  })
+  if (!sent.data) throw new Error(JSON.stringify(sent.error))
+  const messageId: string = sent.data.message.key.id
+  const inBobsInbox = await until(async () => {
+    const inbox = await client.GET('/sandbox/accounts/{phone}/messages', { params: { path: { phone: bob } } })
+    return inbox.data?.messages.find((entry) => entry.id === messageId)
+  }, "the message in Bob's inbox")
+  const echo = await until(async () => {
+    const events = await client.GET('/events', {
+      params: { query: { instance_id: instanceId, event: 'message.received' } },
+    })
+    return events.data?.events.find((event) => JSON.stringify(event.data).includes('echo: Hello Bob'))
+  }, 'the echo as message.received')
+  return { instanceId, messageId, inboxText: inBobsInbox.text, echo: echo.data }
 }
 `
 
@@ -90,6 +136,26 @@ describe('the document against the running server', () => {
       assert.equal(received?.text, 'Hello from a generated client')
       assert.equal(linked.core.registry.find(newId)?.id, newId)
       assert.deepEqual([...listedIds].sort(), [linked.instanceId, newId].sort())
+    })
+
+    test('drives the quick start, the sandbox control included: Bob has the message, his echo is an event', async () => {
+      writeFileSync(join(folder, 'api.ts'), astToString(await openapiTS(document)))
+      writeFileSync(join(folder, 'quick-start.ts'), QUICK_START)
+      assert.deepEqual(typeErrors([join(folder, 'quick-start.ts')]), [])
+      const compiled = ts.transpileModule(QUICK_START, {
+        compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+      })
+      writeFileSync(join(folder, 'quick-start.mjs'), compiled.outputText)
+      const { quickStart } = await import(pathToFileURL(join(folder, 'quick-start.mjs')).href)
+      const outcome = await quickStart(linked.core.apiBase, TOKEN, BOB)
+
+      assert.equal(outcome.inboxText, 'Hello Bob')
+      assert.equal(outcome.echo.text, 'echo: Hello Bob')
+      // The effect on the other side, read from the network rather than through the API.
+      const entry = linked.control.inbox(BOB).find((received) => received.id === outcome.messageId)
+      assert.equal(entry?.text, 'Hello Bob')
+      assert.equal(linked.control.accounts().find((account) => account.phone === BOB)?.autoReply, 'echo')
+      assert.equal(linked.core.registry.find(outcome.instanceId)?.id, outcome.instanceId)
     })
   })
 
@@ -403,7 +469,10 @@ describe('the document against the running server', () => {
       // An operation answers GET and POST and reads a JSON, form or multipart body; the other routes do not.
       const answers = Object.entries(dereferenced.paths as Record<string, any>)
         .filter(
-          ([, item]) => item.get && item.post?.requestBody?.content['application/x-www-form-urlencoded'],
+          ([path, item]) =>
+            !path.startsWith('/sandbox/') &&
+            item.get &&
+            item.post?.requestBody?.content['application/x-www-form-urlencoded'],
         )
         .map(([path, item]) => [path.slice(1), item.post.responses['200'].content['application/json'].schema])
       const bare = answers

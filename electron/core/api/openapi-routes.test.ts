@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import { startTestCore, type TestCore } from '../testing/test-core'
+import { startTestCore, TEST_TOKEN, type TestCore } from '../testing/test-core'
 import { API_PREFIX } from './build-api'
 
 /**
@@ -59,7 +59,16 @@ test('a route that answers a file declares its path parameters and the type it a
       .map((parameter: any) => parameter.name),
     ['instanceId', 'messageId'],
   )
-  assert.ok(media.responses['200'].content['application/octet-stream'])
+  assert.deepEqual(Object.keys(media.responses['200'].content), [
+    'image/*',
+    'video/*',
+    'audio/*',
+    'application/*',
+    'text/*',
+    '*/*',
+  ])
+  for (const parameter of media.parameters.filter((parameter: any) => parameter.in === 'path'))
+    assert.equal(typeof parameter.example, 'string', `${parameter.name} has an example`)
   const picture = document.paths['/profile_picture/{instanceId}/{chat}'].get
   assert.ok(picture.responses['200'].content['image/jpeg'])
   const upload = document.paths['/uploads'].post
@@ -71,4 +80,40 @@ test('a route that answers a file declares its path parameters and the type it a
     'size',
     'expires_at',
   ])
+})
+
+test('a sandbox control route declares the body its schema validates and its answer', async () => {
+  const document = (await t.call('/openapi.json')).body
+  const send = document.paths['/sandbox/accounts/{phone}/messages'].post
+  const body = send.requestBody.content['application/json'].schema
+  assert.deepEqual(body.required, ['to'])
+  assert.equal(body.properties.media_base64.format, 'byte')
+  assert.deepEqual(send.responses['200'].content['application/json'].schema.required, ['status', 'id'])
+  assert.equal(send.parameters.find((parameter: any) => parameter.name === 'phone').example, '15550002222')
+  for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, any>>)) {
+    for (const operation of Object.values(item)) {
+      for (const parameter of (operation.parameters ?? []).filter(
+        (parameter: any) => parameter.in === 'path',
+      ))
+        assert.equal(typeof parameter.example, 'string', `${path}: ${parameter.name} has an example`)
+    }
+  }
+  const bad = await t.call('/sandbox/accounts', {
+    method: 'POST',
+    json: { name: 'No number' },
+    headers: { authorization: `Bearer ${TEST_TOKEN}` },
+  })
+  assert.equal(bad.status, 400)
+  assert.deepEqual(bad.body, { status: 'error', code: 'missing_parameter', message: 'phone is required.' })
+})
+
+test('the MCP endpoint declares a JSON-RPC message or a batch, and /openapi.json an object', async () => {
+  const document = (await t.call('/openapi.json')).body
+  const mcp = document.paths['/mcp'].post
+  const [one, batch] = mcp.requestBody.content['application/json'].schema.anyOf
+  assert.deepEqual(one.required, ['jsonrpc', 'method'])
+  assert.equal(batch.type, 'array')
+  assert.ok(mcp.responses['200'].content['application/json'].schema.anyOf)
+  const self = document.paths['/openapi.json'].get.responses['200'].content['application/json'].schema
+  assert.equal(self.type, 'object')
 })

@@ -7,7 +7,7 @@ import { eventComponents } from './openapi-events'
 import { openApiSchema } from './openapi-schema'
 import type { Operation } from './operation'
 import type { FieldSpec } from './params'
-import { type DocumentedRoute, openApiPath } from './openapi-route'
+import { type DocumentedRoute, openApiPath, type RouteDoc } from './openapi-route'
 
 function typeSchema(spec: FieldSpec): Record<string, unknown> {
   switch (spec.type) {
@@ -159,6 +159,36 @@ function operationPaths(
   return paths
 }
 
+/** A route's body: a schema's JSON (or the same as a form), or raw content of its type. */
+function requestBody(
+  body: NonNullable<RouteDoc['body']>,
+  schemas: Record<string, Record<string, unknown>>,
+): Record<string, unknown> {
+  if ('contentType' in body) {
+    const content = { [body.contentType]: { schema: { type: 'string', format: 'binary' } } }
+    return { required: true, description: body.description, content }
+  }
+  const schema = openApiSchema(body.schema, schemas)
+  const content = { 'application/json': { schema }, 'application/x-www-form-urlencoded': { schema } }
+  return { required: true, description: body.description, content }
+}
+
+/** A route's success content: JSON of its schema, or a file of one of its types. */
+function answerContent(
+  answer: RouteDoc['answer'],
+  schemas: Record<string, Record<string, unknown>>,
+): Record<string, unknown> {
+  if ('json' in answer) return { 'application/json': { schema: successSchema(answer.json, schemas) } }
+  if ('schema' in answer)
+    return {
+      'application/json': {
+        schema: { ...openApiSchema(answer.schema, schemas), description: answer.description },
+      },
+    }
+  const file = { type: 'string', format: 'binary', description: answer.description }
+  return Object.fromEntries(answer.contentTypes.map((type) => [type, { schema: { ...file } }]))
+}
+
 /** A route's entry: its path parameters, query, body and answer, as its `config.openapi` declares them. */
 function routeOperation(
   route: DocumentedRoute,
@@ -166,16 +196,13 @@ function routeOperation(
 ): Record<string, unknown> {
   const { doc } = route
   const secured = route.auth !== 'none'
-  const path = Object.entries(doc.params ?? {}).map(([name, description]) => ({
+  const path = Object.entries(doc.params ?? {}).map(([name, { description, example }]) => ({
     name,
     in: 'path',
     required: true,
-    schema: { type: 'string', description },
+    schema: { type: 'string', description, example },
+    example,
   }))
-  const success =
-    'json' in doc.answer
-      ? { 'application/json': { schema: successSchema(doc.answer.json, schemas) } }
-      : { [doc.answer.contentType]: { schema: { type: 'string', description: doc.answer.description } } }
   return {
     tags: [doc.tag],
     summary: doc.summary,
@@ -183,17 +210,9 @@ function routeOperation(
     operationId: `${route.url.replace(/^\//, '').replace(/\W+/g, '_')}_${route.method.toLowerCase()}`,
     security: secured ? GET_SECURITY : [],
     parameters: [...path, ...queryParameters(Object.entries(doc.query ?? {}), secured)],
-    ...(doc.body
-      ? {
-          requestBody: {
-            required: true,
-            description: doc.body.description,
-            content: { [doc.body.contentType]: { schema: { type: 'string', format: 'binary' } } },
-          },
-        }
-      : {}),
+    ...(doc.body ? { requestBody: requestBody(doc.body, schemas) } : {}),
     responses: {
-      '200': { description: 'Success', content: success },
+      '200': { description: 'Success', content: answerContent(doc.answer, schemas) },
       '4XX': errorResponse,
       '5XX': errorResponse,
     },

@@ -26,6 +26,7 @@ export type { NetworkTimings } from './network'
 export type { Logger } from './logger'
 export { SANDBOX_ERROR_CODES, SandboxError, type SandboxErrorCode } from './errors'
 export { registerSandboxRoutes } from './control/control-routes'
+export type { ControlRouteDoc } from './control/control-schemas'
 export { createControlApp, type ControlAppOptions } from './control/control-app'
 
 export interface SandboxOptions {

@@ -13,6 +13,7 @@ import { defineOperation, type Operation } from '../operation'
 import type { RoutePlugin } from '../build-api'
 import { sendFile } from './message-routes'
 import { checks } from '../params'
+import { INSTANCE_ID_PARAM } from '../openapi-route'
 
 export interface ChannelRoutesDeps {
   messages: MessageService
@@ -247,12 +248,15 @@ export function channelMediaRoutes({ messages }: ChannelRoutesDeps): RoutePlugin
             description:
               'Fetched from the network now, by its direct path (a channel’s media are not end-to-end encrypted), and checked against the SHA-256 the post states: a file that does not match is 502 upstream_failed. A post the channel does not have is 404 post_not_found, a text post 404 post_without_media, an unknown channel 404 channel_not_found; a file the network no longer holds is 410 media_expired.',
             params: {
-              instanceId: 'The instance id.',
-              channelId: 'The channel id, `<digits>@newsletter`.',
-              postId: 'The post_id.',
+              instanceId: INSTANCE_ID_PARAM,
+              channelId: {
+                description: 'The channel id, `<digits>@newsletter`.',
+                example: '120363000000000002@newsletter',
+              },
+              postId: { description: 'The post_id.', example: '101' },
             },
             answer: {
-              contentType: 'application/octet-stream',
+              contentTypes: ['image/*', 'video/*'],
               description: 'The file, with its mimetype (and, for a document, its file name).',
             },
           },

@@ -6,6 +6,7 @@ import type { MessageService } from '../../messages/message-service'
 import type { RoutePlugin } from '../build-api'
 import { defineOperation, type Operation } from '../operation'
 import { CHAT_NUMBER } from './chat-field'
+import { INSTANCE_ID_PARAM } from '../openapi-route'
 
 export interface ContactRoutesDeps {
   messages: MessageService
@@ -213,8 +214,11 @@ export function profilePictureRoutes({ messages }: ContactRoutesDeps): RoutePlug
           openapi: {
             tag: 'Contacts',
             summary: 'A contact’s or group’s profile picture (the picture_url of profile), fetched now.',
-            params: { instanceId: 'The instance id.', chat: 'The chat id, URL-encoded.' },
-            answer: { contentType: 'image/jpeg', description: 'The picture.' },
+            params: {
+              instanceId: INSTANCE_ID_PARAM,
+              chat: { description: 'The chat id, URL-encoded.', example: '15550002222@s.whatsapp.net' },
+            },
+            answer: { contentTypes: ['image/jpeg'], description: 'The picture.' },
           },
         },
       },

@@ -412,13 +412,16 @@ const STREAM_DOC: RouteDoc = {
   description:
     'Frames are `id: <event_id>`, `event: <name>`, `data: <Event as JSON>`; with deliveries=true also `event: delivery` frames (a delivery attempt). The token may come in the query string (EventSource cannot set headers); a reconnecting client resumes after Last-Event-ID.',
   query: streamFields,
-  answer: { contentType: 'text/event-stream', description: 'Events as they happen, after the resumed ones.' },
+  answer: {
+    contentTypes: ['text/event-stream'],
+    description: 'Events as they happen, after the resumed ones.',
+  },
 }
 
 const METRICS_DOC: RouteDoc = {
   tag: 'Service',
   summary: 'Metrics in the Prometheus text format.',
-  answer: { contentType: 'text/plain', description: 'Prometheus exposition format 0.0.4.' },
+  answer: { contentTypes: ['text/plain'], description: 'Prometheus exposition format 0.0.4.' },
 }
 
 /**

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import {
@@ -16,15 +17,40 @@ import type { RoutePlugin } from '../build-api'
 import { type McpTool, mcpTools, toolsFor } from '../mcp-tools'
 import type { RouteDoc } from '../openapi-route'
 
+/** A JSON-RPC 2.0 request (with an `id`) or notification (without), as MCP sends them. */
+const JSON_RPC_REQUEST = Type.Object(
+  {
+    jsonrpc: Type.Literal('2.0'),
+    id: Type.Optional(Type.Union([Type.String(), Type.Integer()])),
+    method: Type.String({ examples: ['tools/list'] }),
+    params: Type.Optional(Type.Object({})),
+  },
+  { examples: [{ jsonrpc: '2.0', id: 1, method: 'tools/list' }] },
+)
+
+/** A JSON-RPC 2.0 answer: the request's `id` and its `result`, or an `error`. */
+const JSON_RPC_ANSWER = Type.Object({
+  jsonrpc: Type.Literal('2.0'),
+  id: Type.Union([Type.String(), Type.Integer(), Type.Null()]),
+  result: Type.Optional(Type.Object({})),
+  error: Type.Optional(
+    Type.Object({ code: Type.Integer(), message: Type.String(), data: Type.Optional(Type.Unknown()) }),
+  ),
+})
+
 const MCP_DOC: RouteDoc = {
   tag: 'Service',
   summary: 'The MCP endpoint (Model Context Protocol, streamable HTTP) for AI agents.',
   description:
     'POST carries JSON-RPC messages of MCP; the answer is JSON. Stateless: no session and no server stream, so GET and DELETE answer 405. The token (Authorization: Bearer) decides the tools listed: one per operation its scopes allow, with the operation’s parameters as input and its success body as output; a call runs the operation as this API does (its scope, the token’s reach, its errors as an error result naming the code). Resources: `linkdesk://instances/{instance_id}/events` (the instance’s recent events) and `linkdesk://instances/{instance_id}/chats` (its chats).',
-  body: { contentType: 'application/json', description: 'A JSON-RPC message of MCP.' },
+  body: {
+    schema: Type.Union([JSON_RPC_REQUEST, Type.Array(JSON_RPC_REQUEST, { minItems: 1 })]),
+    description: 'A JSON-RPC 2.0 message of MCP (a request or a notification), or a batch of them.',
+  },
   answer: {
-    contentType: 'application/json',
-    description: 'The JSON-RPC answer, if the message asks for one.',
+    schema: Type.Union([JSON_RPC_ANSWER, Type.Array(JSON_RPC_ANSWER)]),
+    description:
+      'The JSON-RPC answer (a batch: the answers of its requests); a notification alone is answered 202 with no body.',
   },
 }
 

@@ -6,6 +6,7 @@ import type { FastifyReply } from 'fastify'
 import type { RoutePlugin } from '../build-api'
 import { defineOperation, type Operation } from '../operation'
 import { CHAT_NUMBER } from './chat-field'
+import { FILE_TYPES, INSTANCE_ID_PARAM, MESSAGE_ID_PARAM } from '../openapi-route'
 
 export interface MessageRoutesDeps {
   messages: MessageService
@@ -151,9 +152,9 @@ export function mediaDownloadRoutes({ messages }: MessageRoutesDeps): RoutePlugi
             summary: 'The file of a stored message with media (its media_url in message events).',
             description:
               'A file not kept here is downloaded from the network and kept. When the network has forgotten it (404/410, as it does after some weeks) the account’s phone is asked to upload it again (the media retry) and it is downloaded from there; when the phone no longer has it either, 410 media_expired.',
-            params: { instanceId: 'The instance id.', messageId: 'The message id.' },
+            params: { instanceId: INSTANCE_ID_PARAM, messageId: MESSAGE_ID_PARAM },
             answer: {
-              contentType: 'application/octet-stream',
+              contentTypes: FILE_TYPES,
               description:
                 'The file, with its mimetype and, for a document, its file name (Content-Disposition).',
             },

@@ -1,5 +1,10 @@
 import type { FastifyInstance } from 'fastify'
-import { registerSandboxRoutes, SandboxError, type SandboxControl } from '@linkdesk/sandbox'
+import {
+  type ControlRouteDoc,
+  registerSandboxRoutes,
+  SandboxError,
+  type SandboxControl,
+} from '@linkdesk/sandbox'
 import { AppError } from '../../errors'
 import type { RoutePlugin } from '../build-api'
 import type { RouteDoc } from '../openapi-route'
@@ -10,20 +15,20 @@ export function fromSandboxError(error: SandboxError): AppError {
 }
 
 /**
- * A sandbox control route in the API's document: the sandbox package declares its routes' bodies in its
- * own README, so the document names each route, its path parameters and the success envelope.
+ * A sandbox control route in the API's document, from the declaration the sandbox registers it with: its path
+ * parameters, its body and its answer are the schemas the sandbox validates and answers with.
  */
-function sandboxRouteDoc(url: string): RouteDoc {
-  const names = [...url.matchAll(/:(\w+)/g)].map((match) => match[1]!)
+function sandboxRouteDoc(url: string, control: ControlRouteDoc | undefined): RouteDoc {
+  if (!control) throw new Error(`The sandbox route ${url} is registered without its declaration.`)
   return {
     tag: 'Sandbox',
-    summary: `Sandbox control: ${url.replace(/^.*\/sandbox/, '')}`,
-    description:
-      'Served with --sandbox only: drives the simulated network (see the sandbox package’s README for its parameters and answers).',
-    params: Object.fromEntries(
-      names.map((name) => [name, name === 'phone' ? 'A simulated account’s number.' : 'A group id.']),
-    ),
-    answer: { json: {} },
+    summary: control.summary,
+    description: 'Served with --sandbox only: drives the simulated network (see docs/sandbox.md).',
+    ...(control.params ? { params: control.params } : {}),
+    ...(control.body
+      ? { body: { schema: control.body, description: 'The parameters, as JSON or a form.' } }
+      : {}),
+    answer: { schema: control.answer, description: 'Success.' },
   }
 }
 
@@ -33,7 +38,11 @@ export function sandboxRoutesPlugin(control: SandboxControl): RoutePlugin {
     void app.register(
       async (scoped: FastifyInstance) => {
         scoped.addHook('onRoute', (route) => {
-          route.config = { ...route.config, auth: 'token', openapi: sandboxRouteDoc(route.url) }
+          route.config = {
+            ...route.config,
+            auth: 'token',
+            openapi: sandboxRouteDoc(route.url, route.config?.control),
+          }
         })
         // Handed on to the app's error handler, which answers with the app's envelope.
         scoped.setErrorHandler((error) => {

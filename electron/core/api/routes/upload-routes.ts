@@ -4,7 +4,7 @@ import { AppError } from '../../errors'
 import type { Uploads } from '../../store/uploads'
 import type { UploadView } from '../../shared-types'
 import type { RoutePlugin } from '../build-api'
-import type { RouteDoc } from '../openapi-route'
+import { FILE_TYPES, type RouteDoc } from '../openapi-route'
 
 export interface UploadRoutesDeps {
   uploads: Uploads
@@ -32,9 +32,9 @@ const UPLOAD_DOC: RouteDoc = {
 const DOWNLOAD_DOC: RouteDoc = {
   tag: 'Messages',
   summary: 'A stored upload, without a token (its 128-bit id is the capability) until it expires.',
-  params: { id: 'The upload_id.' },
+  params: { id: { description: 'The upload_id.', example: 'a3f1c2d4e5b6a7980112233445566778' } },
   answer: {
-    contentType: 'application/octet-stream',
+    contentTypes: FILE_TYPES,
     description: 'The file, with the type it was stored with.',
   },
 }
