@@ -355,6 +355,8 @@ async function buildCore(
       // What was written for it before it parted is committed before its lease may be released.
       await events.settled()
     },
+    // Rebalancing moves only accounts connected and settled here, never one in its first login or mid-link.
+    movable: (instanceId) => instances.settled(instanceId),
   })
   port.open(http.routing)
   messages.start()

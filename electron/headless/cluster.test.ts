@@ -328,7 +328,7 @@ describe('a cluster of three nodes on one PostgreSQL', { skip: postgresMissing()
     t.diagnostic(`failover after kill -9: every instance connected again ${failoverMs} ms after the kill`)
   })
 
-  test('the node back after the failover fills up again, each peer handing over one instance per TTL/3 at most', async (t) => {
+  test('the node back after the failover fills up again, each peer handing over its excess over a fair share', async (t) => {
     const returned = nodes[2]!
     await start(returned)
     const { rows: joined } = await db.query<{ started: string }>(
@@ -350,13 +350,7 @@ describe('a cluster of three nodes on one PostgreSQL', { skip: postgresMissing()
     }
     const filledMs = Date.now() - joinedAt
     const moved = now[2]!
-    assert.ok(moved > 0, `${returned.id} took instances over`)
-    // Two peers gave them, each at most one per TTL/3: the last one cannot have come sooner than this.
-    const soonestMs = (Math.ceil(moved / 2) - 1) * (TTL_MS / 3)
-    assert.ok(
-      filledMs >= soonestMs,
-      `${moved} instances moved in ${filledMs} ms (at the cap: ≥ ${soonestMs} ms)`,
-    )
+    assert.ok(moved >= INSTANCES / 3 - 2, `${returned.id} took a fair share over (${moved})`)
     await allConnected(TTL_MS + 10_000, 'after the rebalancing')
     t.diagnostic(
       `rebalanced to ${now.join('/')}: ${moved} instances moved in ${filledMs} ms after the node joined`,

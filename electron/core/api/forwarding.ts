@@ -46,7 +46,7 @@ export interface CallRouting {
 export function callRouting(
   coordinator: Coordinator,
   deps: {
-    settings: Pick<SettingsStore, 'reload'>
+    settings: Pick<SettingsStore, 'reloadRecord'>
     access: InstanceAccess
     known(instanceId: string): boolean
   },
@@ -55,7 +55,7 @@ export function callRouting(
     const fromPeer = forwardedPrincipal(request.headers, coordinator) !== undefined
     if (instanceId !== undefined) {
       // An instance a peer made a moment ago may not have reached this node's copy of the settings yet.
-      if (!deps.known(instanceId)) await deps.settings.reload('instances')
+      if (!deps.known(instanceId)) await deps.settings.reloadRecord('instances', instanceId)
       deps.access(instanceId, principal)
     }
     const where =

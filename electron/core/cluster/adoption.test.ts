@@ -6,9 +6,12 @@ import { silentLogger } from '../logger'
 import { startTestCore } from '../testing/test-core'
 import { queriesDuring } from '../testing/postgres-queries'
 import { postgresSuite } from '../testing/postgres-server'
-import { ADOPTION_CONCURRENCY, Cluster } from './cluster'
+import { ADOPTION_CONCURRENCY, Cluster, REBALANCE_BATCH } from './cluster'
 
 const urlOf = (pool: pg.Pool) => (pool.options as { connectionString: string }).connectionString
+
+const clusterNode = (pool: pg.Pool, nodeId: string, ttlMs = 5_000) =>
+  new Cluster({ pool, url: urlOf(pool), nodeId, ttlMs, marginMs: ttlMs / 10, logger: silentLogger() })
 
 /** `count` linked instances (ids with `prefix`) held by a node whose lease expired: orphans to take over. */
 async function orphans(pool: pg.Pool, prefix: string, count: number): Promise<string[]> {
@@ -38,14 +41,7 @@ postgresSuite('taking over a dead node’s instances', (pool) => {
     let running = 0
     let most = 0
     const acquired: string[] = []
-    const node = new Cluster({
-      pool: pool(),
-      url: urlOf(pool()),
-      nodeId: 'parallel',
-      ttlMs: 5_000,
-      marginMs: 500,
-      logger: silentLogger(),
-    })
+    const node = clusterNode(pool(), 'parallel')
     try {
       await node.join('http://127.0.0.1:1', {
         acquired: async (instanceId) => {
@@ -98,6 +94,61 @@ postgresSuite('taking over a dead node’s instances', (pool) => {
       assert.ok(ownReads.length >= ids.length, 'each adoption read its own record again')
     } finally {
       await node?.stop()
+    }
+  })
+})
+
+postgresSuite('handing instances over to a node that joins', (pool) => {
+  test('a loaded node hands over its excess over a fair share in batches, never an unsettled account', async () => {
+    const total = 2 * REBALANCE_BATCH + 20
+    const ids = await orphans(pool(), 'B', total)
+    // Accounts in their first login (or mid-link) here: they stay where they are.
+    const unsettled = new Set(ids.filter((_, n) => n % 7 === 3))
+    const donor = clusterNode(pool(), 'donor', 1_500)
+    const joiner = clusterNode(pool(), 'joiner', 1_500)
+    const loads = async () => {
+      const { rows } = await pool().query<{ node_id: string; instance_id: string }>(
+        'SELECT node_id, instance_id FROM instance_owner',
+      )
+      return {
+        donor: rows.filter(({ node_id: node }) => node === 'donor').map(({ instance_id: id }) => id),
+        joiner: rows.filter(({ node_id: node }) => node === 'joiner').map(({ instance_id: id }) => id),
+      }
+    }
+    try {
+      await donor.join('http://127.0.0.1:1', {
+        acquired: () => undefined,
+        parted: () => undefined,
+        movable: (instanceId) => !unsettled.has(instanceId),
+      })
+      assert.equal((await loads()).donor.length, total)
+      const fair = total / 2
+      const sent = await queriesDuring(new URL(urlOf(pool())).pathname.slice(1), async () => {
+        await joiner.join('http://127.0.0.1:2', { acquired: () => undefined, parted: () => undefined })
+        const deadline = Date.now() + 60_000
+        while ((await loads()).joiner.length < fair) {
+          assert.ok(Date.now() < deadline, 'the joining node holds a fair share within a minute')
+          await sleep(50)
+        }
+        // Balanced: the next ticks hand nothing more over.
+        await sleep(2_000)
+      })
+      const now = await loads()
+      assert.equal(now.joiner.length, fair, `the joining node holds ${now.joiner.length}`)
+      assert.equal(now.donor.length, fair)
+      assert.deepEqual(
+        now.joiner.filter((id) => unsettled.has(id)),
+        [],
+        'no account in its first login moved',
+      )
+      // Each batch is one release announcement: the excess (fair) in batches of at most REBALANCE_BATCH.
+      const batches = sent.filter(
+        ({ text, values }) => text.includes('pg_notify') && values[1] === 'released donor',
+      )
+      assert.equal(batches.length, Math.ceil(fair / REBALANCE_BATCH), `${batches.length} hand-overs`)
+    } finally {
+      await joiner.drain()
+      await donor.drain()
     }
   })
 })

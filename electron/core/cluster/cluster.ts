@@ -43,8 +43,11 @@ export interface ClusterNode {
   expires_at: string
 }
 
-/** How many more instances than the least-loaded node a node holds before it hands one over. */
+/** How many more instances than the least-loaded node a node holds before it hands any over. */
 const REBALANCE_GAP = 2
+
+/** The most instances a node hands over per TTL/3 (its excess over a fair share, up to this). */
+export const REBALANCE_BATCH = 20
 
 /**
  * How many instances a node takes over at once (a failover, a rebalancing, a restart): each takeover is a few
@@ -90,8 +93,8 @@ export class Cluster implements Coordinator {
   /** Instances taken here, given up (drained, handed over, restarted) and lost, since the start. */
   readonly counts = { acquired: 0, released: 0, lost: 0 }
   private closed = false
-  /** When this node last handed an instance over (monotonic), for the rebalancing's rate. */
-  private handedOverAt = Number.NEGATIVE_INFINITY
+  /** Set by the timer every TTL/3, taken by the tick that rebalances: one batch per TTL/3 at most. */
+  private rebalanceDue = false
 
   /** Nothing is read or written until `join`; the stores' writes carry its fence from the start. */
   constructor(private readonly options: ClusterOptions) {
@@ -156,7 +159,10 @@ export class Cluster implements Coordinator {
     this.notifications.on('linkdesk_cluster', () => this.wake())
     await this.notifications.open()
     await this.startLease()
-    this.timer = setInterval(() => this.wake(), this.tickMs)
+    this.timer = setInterval(() => {
+      this.rebalanceDue = true
+      this.wake()
+    }, this.tickMs)
     this.timer.unref()
     await this.tick()
   }
@@ -445,7 +451,10 @@ export class Cluster implements Coordinator {
     })
     if (this.closed) return
     await this.restartDoubtful()
-    if (unplaced.length === 0) await this.rebalance(loads)
+    if (unplaced.length === 0 && this.rebalanceDue) {
+      this.rebalanceDue = false
+      await this.rebalance(loads)
+    }
   }
 
   /**
@@ -467,28 +476,37 @@ export class Cluster implements Coordinator {
   }
 
   /**
-   * Once nothing is left to place: a node holding more than REBALANCE_GAP instances over the least-loaded one
-   * hands a linked one over (released with a token bump; the least-loaded node takes it at its next tick, woken at
-   * once). One per TTL/3 at most (ticks woken by peers' notifications come more often): every move
-   * reconnects a live account.
+   * Once nothing is left to place, at most once per TTL/3 (a tick of the timer; ticks woken by peers'
+   * notifications do not count): a node holding more than REBALANCE_GAP instances over the least-loaded one
+   * hands over its excess over a fair share (the live nodes' instances over their count, rounded up), at most
+   * REBALANCE_BATCH at once, released with a token bump and taken by the least-loaded nodes at once (woken).
+   * Only linked instances settled on their connection move (`movable`: connected, past a first login's
+   * uploads and sync): every move reconnects a live account.
    */
   private async rebalance(loads: ReadonlyMap<string, number>): Promise<void> {
-    if (performance.now() - this.handedOverAt < this.tickMs) return
     const own = loads.get(this.nodeId) ?? 0
     const others = [...loads].filter(([id]) => id !== this.nodeId).map(([, load]) => load)
     if (others.length === 0 || own - Math.min(...others) <= REBALANCE_GAP) return
-    // A linked one (an instance waiting for its QR scan stays where the scan is shown), the newest taken here.
+    const total = [...loads.values()].reduce((sum, load) => sum + load, 0)
+    const excess = Math.min(REBALANCE_BATCH, own - Math.ceil(total / loads.size))
+    if (excess <= 0) return
+    // Linked ones (an instance waiting for its QR scan stays where the scan is shown), the newest taken here.
     const { rows } = await this.pool.query<{ id: string }>(
       `SELECT id FROM instances WHERE id = ANY($1) AND (record->>'linked')::boolean`,
       [[...this.fences.keys()]],
     )
     const linked = new Set(rows.map(({ id }) => id))
-    const fence = [...this.fences.values()].filter(({ instanceId }) => linked.has(instanceId)).at(-1)
-    if (!fence || !this.lease || this.closed) return
-    this.handedOverAt = performance.now()
-    await this.part(fence.instanceId, 'released')
-    await this.lease.release(fence)
-    this.log.info({ instanceId: fence.instanceId, load: own }, 'instance handed over to a less loaded node')
+    const movable = this.hooks.movable ?? (() => true)
+    const batch = [...this.fences.values()]
+      .filter(({ instanceId }) => linked.has(instanceId) && movable(instanceId))
+      .slice(-excess)
+    const lease = this.lease
+    if (batch.length === 0 || !lease || this.closed) return
+    await atMostAtOnce(ADOPTION_CONCURRENCY, batch, async (fence) => {
+      await this.part(fence.instanceId, 'released')
+      await lease.release(fence)
+    })
+    this.log.info({ instances: batch.length, load: own }, 'instances handed over to less loaded nodes')
     await this.notifications.notify('linkdesk_cluster', `released ${this.nodeId}`)
   }
 

@@ -12,6 +12,11 @@ export type Parting = 'released' | 'lost'
 export interface OwnershipHooks {
   acquired(instanceId: string): Promise<void> | void
   parted(instanceId: string, why: Parting): Promise<void> | void
+  /**
+   * Whether the instance may be handed to another node now (rebalancing): connected and settled, not in its
+   * first login nor mid-link. Unset: any linked instance may.
+   */
+  movable?(instanceId: string): boolean
 }
 
 /** What a fenced write proves for one instance: the node holding it and its fencing token. */

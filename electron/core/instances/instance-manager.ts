@@ -125,6 +125,11 @@ export class InstanceManager {
     this.restoreTimers.add(timer)
   }
 
+  /** Whether the instance runs here connected and settled (see InstanceRuntime.settled): it may move now. */
+  settled(instanceId: string): boolean {
+    return this.runtimes.get(instanceId)?.settled ?? false
+  }
+
   /** In a cluster, once this node no longer holds the instance: its socket ends here, quietly. */
   async part(instanceId: string): Promise<void> {
     const runtime = this.runtimes.get(instanceId)

@@ -55,6 +55,12 @@ export interface ConnectionData {
 
 const FIRST_QR_LIFETIME_MS = 60_000
 const NEXT_QR_LIFETIME_MS = 20_000
+/**
+ * How long a connection stays open before its account counts as settled (what a login does right after the
+ * open: pre-key upload, its own sessions, the app-state sync, is done); after a first login (a pairing here), the
+ * stable-open time instead.
+ */
+const SETTLE_MS = 10_000
 
 /**
  * One instance's state machine (design §5): holds the true state and its cause, decides what each socket
@@ -81,6 +87,8 @@ export class InstanceRuntime {
   private kept: KeptStop | null
   private readonly log: Logger
   private readonly now: () => number
+  /** When this runtime paired the account (its first login), if it did. */
+  private pairedAt: number | undefined
 
   constructor(
     private readonly options: InstanceRuntimeOptions,
@@ -126,6 +134,16 @@ export class InstanceRuntime {
   }
 
   /** A copy of the current status. */
+  /**
+   * Whether the account may move to another node without cutting what a login does after its open: connected
+   * for SETTLE_MS (the stable-open time after a first login here). Never while linking or reconnecting.
+   */
+  get settled(): boolean {
+    if (this.current.state !== 'connected') return false
+    const settleMs = this.pairedAt === undefined ? SETTLE_MS : this.options.timings.stableOpenMs
+    return this.now() - this.current.since >= settleMs
+  }
+
   get status(): InstanceStatus {
     return structuredClone(this.current)
   }
@@ -360,6 +378,7 @@ export class InstanceRuntime {
 
   private onPaired(): void {
     if (this.stopped) return
+    this.pairedAt = this.now()
     this.qrGeneration += 1
     // Recorded in the background: the socket's next events must not wait for the write.
     void this.options.setLinked(true)

@@ -1,7 +1,11 @@
 import pg from 'pg'
 
-/** The cluster's own traffic: notifications and the log read they wake (at most one per 20 ms), the lease. */
-export const SIGNALLING = /pg_notify|pg_snapshot_xmin|FROM nodes|UPDATE nodes|instance_owner/
+/**
+ * The cluster's own traffic: notifications and the log read they wake (at most one per 20 ms), the lease, the
+ * periodic check of the settings' versions.
+ */
+export const SIGNALLING =
+  /pg_notify|pg_snapshot_xmin|FROM nodes|UPDATE nodes|instance_owner|SELECT id, version FROM/
 
 /** One query the app sent: its text (the simple protocol inlines rows) and its values. */
 export interface SentQuery {

@@ -27,9 +27,10 @@ export const openStores: OpenStores<'postgres', PostgresOptions> = async ({ url 
     // The message and event stores commit together: an incoming message's row goes with its event.
     const commits = new TurnCommit(pool, fence)
     const events = new PostgresEventStore(pool, fence, commits)
+    const settings = await PostgresSettingsStore.open(pool, options.signals, fence)
     return {
       kind: 'postgres',
-      settings: await PostgresSettingsStore.open(pool, options.signals, fence),
+      settings,
       auth,
       events,
       sharedLog: events,
@@ -39,6 +40,7 @@ export const openStores: OpenStores<'postgres', PostgresOptions> = async ({ url 
       polls: new PollVoteTally(new PostgresPollVotes(pool, fence)),
       uploads: new PostgresUploads(pool, fence),
       close: async () => {
+        settings.close()
         await auth.close()
         await pool.end()
       },
