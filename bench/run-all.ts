@@ -2,12 +2,13 @@
 // bench/results.md whole and the summary in the README and docs/benchmarks.md, so no figure of another day
 // stands beside it.
 // Knobs: BENCH_ROUNDS (3), BENCH_SENDS (1000), BENCH_MESSAGES (1000), BENCH_MEMORY_NS (0,1,10,50,100),
-// BENCH_SETTLE_MS (10000), BENCH_START_N (100), BENCH_LINKS (5), BENCH_LOG_EVENTS (100000); BENCH_ONLY=send,link runs a subset
+// BENCH_SETTLE_MS (10000), BENCH_START_N (100), BENCH_LINKS (5), BENCH_LOG_EVENTS (100000), BENCH_INBOX_CHATS (2000), BENCH_INBOX_MESSAGES (100000); BENCH_ONLY=send,link runs a subset
 // (send-profile profiles both sides of a sequential send, receive-profile of an incoming burst).
 import { runFigure, type Figure, type FigureRun } from './harness/figure'
 import { loadAverage } from './harness/proc'
 import { RESULTS_PATH, SUMMARY_PATHS, writeRun } from './harness/results'
 import { eventLogFigure } from './event-log'
+import { inboxFigure } from './inbox'
 import { linkFigure } from './link'
 import { memoryFigure } from './memory'
 import { receiveFigure } from './receive'
@@ -25,6 +26,7 @@ const FIGURES: Array<[string, Figure]> = [
   ['start', startFigure],
   ['memory', memoryFigure],
   ['event-log', eventLogFigure],
+  ['inbox', inboxFigure],
 ]
 
 async function main(): Promise<void> {

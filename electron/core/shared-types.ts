@@ -16,6 +16,7 @@ export type {
   ListedChat as ChatSummaryView,
   ContactSummary as ContactSummaryView,
 } from './messages/chat-book'
+export type { LinkdeskMessage as MessageView, DeliveryStatus as MessageTickView } from './contract/message'
 export type { GroupSummary as GroupSummaryView, GroupView as GroupDetailView } from './contract/group'
 export type { CommunitySummary as CommunitySummaryView } from './contract/community'
 export type { ChannelView, ChannelPostView } from './contract/channel'

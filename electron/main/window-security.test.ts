@@ -140,7 +140,7 @@ describe('window session', () => {
     assert.deepEqual(headersFor(session, 'https://example.com/', { a: ['b'] }), {})
   })
 
-  test('permission prompts are refused, except writing to the clipboard', () => {
+  test('permission prompts are refused, except writing to the clipboard and notifications', () => {
     const session = guardedSession()
     const asked = (permission: string) => {
       let granted: boolean | undefined
@@ -148,9 +148,10 @@ describe('window session', () => {
       return granted
     }
     assert.equal(asked('media'), false)
-    assert.equal(asked('notifications'), false)
     assert.equal(asked('openExternal'), false)
     assert.equal(asked('clipboard-sanitized-write'), true)
+    assert.equal(asked('notifications'), true)
+    assert.equal(session.check?.(undefined, 'notifications'), true)
     assert.equal(session.check?.(undefined, 'geolocation'), false)
   })
 })

@@ -87,10 +87,13 @@ export type GuardedSession = {
   }
 }
 
-/** Clipboard writes are what the copy buttons need; nothing else is granted. */
-const GRANTED_PERMISSIONS = new Set(['clipboard-sanitized-write'])
+/**
+ * Clipboard writes are what the copy buttons need, notifications what the inbox raises for a new message (the
+ * person turns them off in the window); nothing else is granted.
+ */
+const GRANTED_PERMISSIONS = new Set(['clipboard-sanitized-write', 'notifications'])
 
-/** Refuses every permission prompt (camera, notifications, …) except writing to the clipboard. */
+/** Refuses every permission prompt (camera, location, …) except writing to the clipboard and notifications. */
 export function denyPermissions(
   session: Pick<GuardedSession, 'setPermissionRequestHandler' | 'setPermissionCheckHandler'>,
 ): void {

@@ -2,6 +2,8 @@
 export const UI_CSP = [
   "default-src 'self'",
   "img-src 'self' data: blob:",
+  // The Chats screen plays a message's audio and video from the file it read with the window's credential.
+  "media-src 'self' blob:",
   "style-src 'self' 'unsafe-inline'",
   "connect-src 'self'",
   "object-src 'none'",

@@ -17,6 +17,8 @@ import type {
   CommunitySummaryView,
   ChannelView,
   ChannelPostView,
+  MessageView,
+  MessageTickView,
 } from '../../../electron/core/shared-types'
 
 export type {
@@ -48,6 +50,21 @@ export interface CreatedToken {
 
 export interface ChatList {
   chats: ChatSummaryView[]
+}
+
+export type { MessageView, MessageTickView }
+
+/** A page of one chat's messages, newest first, with the ticks of its own messages (chat_messages). */
+export interface ChatMessagePage {
+  messages: MessageView[]
+  next_cursor: string | null
+  starred: string[]
+  statuses: Record<string, MessageTickView>
+}
+
+/** What send_message answers: the new message's key. */
+export interface SentMessage {
+  message: { key: { id: string; remoteJid: string; fromMe: boolean } }
 }
 
 export interface ContactList {

@@ -1,4 +1,5 @@
 import type { Session } from '../auth/session'
+import { ChatsScreen } from '../screens/chats/ChatsScreen'
 import { ComposerScreen } from '../screens/composer/ComposerScreen'
 import { EventsScreen } from '../screens/events/EventsScreen'
 import { InstanceDetail } from '../screens/instances/InstanceDetail'
@@ -27,6 +28,8 @@ export function ScreenFor({ route, subpath, query, session }: ScreenForProps) {
         <InstancesScreen />
       )
     }
+    case 'chats':
+      return <ChatsScreen instanceId={subpath[0] ?? ''} chat={query.get('chat')} />
     case 'composer':
       // A new query (a reply begun from the event log) begins a new draft.
       return <ComposerScreen key={query.toString()} apiBase={session.apiBase} query={query} />

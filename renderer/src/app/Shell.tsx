@@ -6,6 +6,7 @@ import type { SettingsAnswer } from '../api/types'
 import { logOut, type Session, type SessionEnvironment } from '../auth/session'
 import { ApiContext } from './api-context'
 import { FeedContext } from './feed-context'
+import { ChatNotifications } from '../screens/chats/ChatNotifications'
 import { ScreenFor } from './ScreenFor'
 import { ServiceContext } from './service-context'
 import { Sidebar } from './Sidebar'
@@ -72,6 +73,7 @@ export function Shell({ session, environment, onSignedOut }: ShellProps) {
     <ApiContext.Provider value={api}>
       <FeedContext.Provider value={feed}>
         <ServiceProvider>
+          <ChatNotifications />
           <div className="layout">
             <button type="button" className="skip-link" onClick={() => main.current?.focus()}>
               Skip to content

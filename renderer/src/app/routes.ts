@@ -1,6 +1,7 @@
 /** The window's screens, in sidebar order; the hash (`#/tokens`) names the screen. */
 export const ROUTES = [
   { id: 'instances', title: 'Instances' },
+  { id: 'chats', title: 'Chats' },
   { id: 'composer', title: 'Composer' },
   { id: 'events', title: 'Events' },
   { id: 'webhooks', title: 'Webhooks' },
