@@ -35,6 +35,7 @@ import { sandboxScanOperation } from './api/routes/sandbox-scan'
 import { settingsOperations } from './api/routes/settings-routes'
 import { uploadRoutes } from './api/routes/upload-routes'
 import { mcpRoutes } from './api/routes/mcp-routes'
+import { Closers, once } from './closers'
 import type { Config } from './config'
 import { EventService } from './events/event-service'
 import { MetricsRegistry } from './events/metrics'
@@ -110,14 +111,20 @@ export async function createCore(config: Config, deps: CoreDeps = {}): Promise<C
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 })
   // The port comes first: a taken one fails before any store opens, and the parts are given the URL.
   const port = await BoundPort.bind(config.host, config.port)
+  const closers = new Closers(logger)
+  const closePort = once(() => port.close())
+  closers.push('port', closePort)
   const { url } = port
   const apiBase = `${url}${API_PREFIX}`
-  const { coordinator, pool } = chooseCoordination(config, logger)
   try {
-    return await buildCore(config, deps.cipher, logger, { port, apiBase, coordinator, pool })
+    const { coordinator, pool } = chooseCoordination(config, logger)
+    const closeCoordinator = once(() => coordinator.close())
+    closers.push('coordinator', closeCoordinator)
+    const opened = { closers, closePort, closeCoordinator }
+    return await buildCore(config, deps.cipher, logger, { port, apiBase, coordinator, pool, ...opened })
   } catch (error) {
-    await coordinator.close()
-    await port.close()
+    // What opened before the failure closes, last first: nothing of a failed start stays open.
+    await closers.closeAll()
     throw error
   }
 }
@@ -127,9 +134,18 @@ async function buildCore(
   config: Config,
   cipher: AuthCipher | undefined,
   logger: Logger,
-  start: { port: BoundPort; apiBase: string; coordinator: Coordinator; pool: SharedPool | undefined },
+  start: {
+    port: BoundPort
+    apiBase: string
+    coordinator: Coordinator
+    pool: SharedPool | undefined
+    /** Where each part pushes its close as it opens (the port's and the coordinator's are there already). */
+    closers: Closers
+    closePort: () => Promise<void>
+    closeCoordinator: () => Promise<void>
+  },
 ): Promise<Core> {
-  const { port, apiBase, coordinator } = start
+  const { port, apiBase, coordinator, closers } = start
   const { url } = port
   const stores = await openStores(config.store, {
     dataDir: config.dataDir,
@@ -141,6 +157,7 @@ async function buildCore(
     fence: coordinator.fence,
     signals: coordinator.signals,
   })
+  closers.push('stores', () => stores.close())
   const { settings } = stores
   const tokens = new TokenService(settings)
   if (config.accessToken) await tokens.register(config.accessToken, 'LINKDESK_ACCESS_TOKEN')
@@ -159,12 +176,14 @@ async function buildCore(
           reset: config.network.reset,
         })
       : undefined
+  if (sandbox) closers.push('sandbox', () => sandbox.close())
   const endpoint: NetworkEndpoint = sandbox
     ? { kind: 'sandbox', ...sandbox.endpoint }
     : config.network.kind === 'sandbox-url'
       ? await fetchSandboxEndpoint(config.network.controlUrl)
       : { kind: 'whatsapp' }
   const network = new NetworkRoutes(endpoint)
+  closers.push('network', () => network.close())
   const versions = new WaVersionSource({
     url: versionUrlOf(endpoint, config.waVersionUrl),
     timeoutMs: config.timings.versionFetchMs,
@@ -186,6 +205,7 @@ async function buildCore(
     coordinator,
     sharedLog: stores.sharedLog,
   })
+  closers.push('events', () => events.close())
   const metrics = new MetricsRegistry()
   metrics.register(events.metricsProvider())
   const eventDeps = { registry, events, metrics }
@@ -225,6 +245,7 @@ async function buildCore(
     ackTimeoutMs: config.timings.operationWaitMs,
     resendWindowMs: config.timings.resendWindowMs,
   })
+  closers.push('messages', () => messages.close())
   const instances = new InstanceManager({
     logger,
     timings: config.timings,
@@ -269,6 +290,8 @@ async function buildCore(
       },
     ],
   })
+  const closeInstances = once(() => instances.close())
+  closers.push('instances', closeInstances)
   metrics.register(messages.metricsProvider())
   metrics.register(coordinator.metricsProvider())
   metrics.register(
@@ -336,6 +359,8 @@ async function buildCore(
     }),
     server: port.server,
   })
+  const closeHttp = once(() => http.close())
+  closers.push('api', closeHttp)
 
   // Deliveries left by the last run resume before any request can start a queue of its own.
   await events.start()
@@ -358,6 +383,14 @@ async function buildCore(
     // Rebalancing moves only accounts connected and settled here, never one in its first login or mid-link.
     movable: (instanceId) => instances.settled(instanceId),
   })
+  // The order a running core closes in, last pushed first: the node drains (its instances go at once to the
+  // peers), the instances stop, the app refuses new requests and the port lets the ones in flight finish,
+  // the coordinator stops; then the parts pushed as they opened, last first.
+  closers.push('coordinator', start.closeCoordinator)
+  closers.push('port', start.closePort)
+  closers.push('api', closeHttp)
+  closers.push('instances', closeInstances)
+  closers.push('drain', () => coordinator.drain())
   port.open(http.routing)
   messages.start()
   logger.info({ url, dataDir: config.dataDir, network: config.network.kind }, 'core started')
@@ -382,21 +415,10 @@ async function buildCore(
     http,
     createLoginUrl: () => `${url}/#login=${ui.createLoginCode()}`,
     close: () => {
-      closing ??= (async () => {
-        // A node leaving drains: its instances are released at once to the peers, nothing waits for a TTL.
-        await coordinator.drain()
-        await instances.close()
-        // The app refuses new requests first; the port then lets the ones in flight finish.
-        await http.close()
-        await port.close()
-        await coordinator.close()
-        messages.close()
-        await network.close()
-        await sandbox?.close()
-        await events.close()
-        await stores.close()
-        logger.info('core stopped')
-      })()
+      // Every step runs, a failed one logged (closers.ts).
+      closing ??= closers.closeAll().then((failed) => {
+        logger.info(failed.length > 0 ? { failed } : {}, 'core stopped')
+      })
       return closing
     },
   }

@@ -36,7 +36,9 @@ describe('who may use an instance: a token’s reach and scopes', () => {
   const env = { token: TOKEN }
   let instanceA: string
   let instanceB: string
-  const start = () => startCore({ dataDir, sandbox: true, limits: { sendIntervalMs: 0, sendJitterMs: 0 } })
+  // The upgrade test rewrites the embedded store's settings file (config.json): this file is about LMDB.
+  const start = () =>
+    startCore({ dataDir, store: 'lmdb', sandbox: true, limits: { sendIntervalMs: 0, sendJitterMs: 0 } })
 
   /** Creates an instance as the window does and links it with a sandbox phone. */
   async function windowLinked(phone: string, tokenIds?: string[]): Promise<string> {

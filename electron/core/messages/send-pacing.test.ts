@@ -17,8 +17,11 @@ const leftAt = new Map<string, number>()
 
 before(async () => {
   dataDir = tempDataDir()
+  // The sends are timed by their message.sent on the live stream, which on a shared store (PostgreSQL) comes
+  // when the commit is read back from the log, not when the message left: pacing is timed on LMDB.
   core = await startCore({
     dataDir,
+    store: 'lmdb',
     sandbox: true,
     limits: { sendIntervalMs: INTERVAL_MS, sendJitterMs: 0, sendQueueMax: 1 },
   })
