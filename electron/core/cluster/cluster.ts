@@ -1,5 +1,5 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto'
-import type { SharedPool } from '../store/postgres/pool'
+import { openPool, type SharedPool } from '../store/postgres/pool'
 import { CoalescedRunner } from '../coalesced-runner'
 import {
   type CommitAnnouncements,
@@ -67,6 +67,9 @@ const ANNOUNCE_MS = 20
  */
 export class Cluster implements Coordinator {
   private readonly pool: SharedPool
+  /** The lease's own connection: a renewal never waits behind the node's traffic on the shared pool. */
+  private readonly leasePool: SharedPool
+  private leasePoolEnded = false
   private lease: NodeLease | undefined
   /** The key peers present when they forward a request (shared through the database), read at `join`. */
   private secret = ''
@@ -100,6 +103,7 @@ export class Cluster implements Coordinator {
   constructor(private readonly options: ClusterOptions) {
     this.log = options.logger.child({ module: 'cluster', nodeId: options.nodeId })
     this.pool = options.pool
+    this.leasePool = openPool(options.url, { logger: this.log, size: 1 })
     this.notifications = new Notifications(options.url, this.pool, options.logger, () => this.wake())
   }
 
@@ -368,6 +372,7 @@ export class Cluster implements Coordinator {
     await this.notifications.notify('linkdesk_cluster', `released ${this.nodeId}`)
     if (held.length > 0) this.log.info({ instances: held.length }, 'drained: instances released to the peers')
     await this.notifications.close()
+    await this.endLeasePool()
   }
 
   /** Stops without releasing (the process is going away abruptly; peers take over after the TTL). */
@@ -377,11 +382,25 @@ export class Cluster implements Coordinator {
     this.lease?.stop()
     await this.ticks.stop()
     await this.notifications.close()
+    await this.endLeasePool()
+  }
+
+  private async endLeasePool(): Promise<void> {
+    if (this.leasePoolEnded) return
+    this.leasePoolEnded = true
+    await this.leasePool.end()
   }
 
   private async startLease(): Promise<void> {
     const { nodeId, ttlMs, marginMs, logger } = this.options
-    const lease = await NodeLease.join(this.pool, { nodeId, address: this.address, ttlMs, marginMs, logger })
+    const lease = await NodeLease.join(this.pool, {
+      nodeId,
+      address: this.address,
+      ttlMs,
+      marginMs,
+      logger,
+      renewals: this.leasePool,
+    })
     this.lease = lease
     lease.start(() => void this.afterLoss(lease))
   }

@@ -14,6 +14,11 @@ export interface NodeLeaseOptions {
   logger: Logger
   /** A monotonic clock in milliseconds (performance.now): the local deadline must not follow wall-clock jumps. */
   monotonic?: () => number
+  /**
+   * Where the lease itself is renewed (joined, left): a connection of its own, so a renewal never queues
+   * behind the node's traffic on the shared pool (hundreds of takeovers, a burst of messages). Unset: the pool.
+   */
+  renewals?: Pick<SharedPool, 'query'>
 }
 
 /** What a fenced write proves: this node's lease and its token for the instance. */
@@ -39,11 +44,13 @@ export class NodeLease {
   private renewedFrom = Number.NEGATIVE_INFINITY
   private timer: NodeJS.Timeout | undefined
   private lost = false
+  private readonly renewals: Pick<SharedPool, 'query'>
 
   private constructor(
     private readonly pool: SharedPool,
     private readonly options: NodeLeaseOptions,
   ) {
+    this.renewals = options.renewals ?? pool
     this.monotonic = options.monotonic ?? (() => performance.now())
     this.log = options.logger.child({ module: 'lease', nodeId: options.nodeId })
   }
@@ -52,7 +59,7 @@ export class NodeLease {
   static async join(pool: SharedPool, options: NodeLeaseOptions): Promise<NodeLease> {
     const lease = new NodeLease(pool, options)
     const sentAt = lease.monotonic()
-    await pool.query(
+    await lease.renewals.query(
       `INSERT INTO nodes (id, address, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
        ON CONFLICT (id) DO UPDATE SET address = EXCLUDED.address, expires_at = EXCLUDED.expires_at,
          started_at = now()`,
@@ -101,7 +108,7 @@ export class NodeLease {
   async renew(): Promise<boolean> {
     if (this.lost) return false
     const sentAt = this.monotonic()
-    const { rowCount } = await this.pool.query(
+    const { rowCount } = await this.renewals.query(
       `UPDATE nodes SET expires_at = now() + $2 * interval '1 millisecond'
        WHERE id = $1 AND expires_at > now()`,
       [this.options.nodeId, this.options.ttlMs],
@@ -164,6 +171,6 @@ export class NodeLease {
   async leave(): Promise<void> {
     this.stop()
     this.lost = true
-    await this.pool.query('UPDATE nodes SET expires_at = now() WHERE id = $1', [this.options.nodeId])
+    await this.renewals.query('UPDATE nodes SET expires_at = now() WHERE id = $1', [this.options.nodeId])
   }
 }

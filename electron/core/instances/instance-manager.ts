@@ -114,7 +114,8 @@ export class InstanceManager {
     if (!runtime.status.linked) return
     const now = Date.now()
     const at = Math.max(now, this.nextConnectAt)
-    this.nextConnectAt = at + this.options.timings.restoreStaggerMs
+    // Jittered around the stagger: hundreds of takeovers at once do not reconnect in lockstep.
+    this.nextConnectAt = at + Math.round(this.options.timings.restoreStaggerMs * (0.5 + Math.random()))
     const timer = setTimeout(() => {
       this.restoreTimers.delete(timer)
       if (this.closed || this.runtimes.get(instanceId) !== runtime) return

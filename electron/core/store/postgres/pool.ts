@@ -10,13 +10,19 @@ export type SharedPool = pg.Pool
 /** One connection of the pool (a transaction's, or one checked out for a fence). */
 export type SharedClient = pg.ClientBase
 
-/** Opens a node's pool on the PostgreSQL store at `url` (no connection is made until the first query). */
-export function openPool(url: string, options: { logger: Logger; fsync?: boolean }): SharedPool {
+/**
+ * Opens a node's pool on the PostgreSQL store at `url` (no connection is made until the first query): the
+ * shared one, or a smaller one of its own (`size`: the cluster's lease renewals).
+ */
+export function openPool(
+  url: string,
+  options: { logger: Logger; fsync?: boolean; size?: number },
+): SharedPool {
   // The same promise as the embedded store's: what is acknowledged survives the app being killed (PostgreSQL
   // has committed it) and, with --fsync, a power loss too (the commit then waits for the WAL's flush).
   const pool = new pg.Pool({
     connectionString: url,
-    max: POOL_SIZE,
+    max: options.size ?? POOL_SIZE,
     ...(options.fsync ? {} : { options: '-c synchronous_commit=off' }),
   })
   // A connection that fails while idle in the pool is replaced; the pool must not crash the process.
