@@ -212,12 +212,9 @@ export class EventService implements EventSink {
    * event, so the answer stays the same after a kill -9.
    */
   emitForMessage(
-    instanceId: string,
-    messageId: string,
-    event: EventName,
-    data: Record<string, unknown>,
+    ...message: Parameters<MessageAnnouncements['announce']>
   ): Promise<LinkdeskEvent | undefined> {
-    return this.announcements.emitForMessage(instanceId, messageId, event, data)
+    return this.announcements.announce(...message)
   }
 
   /**

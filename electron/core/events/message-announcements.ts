@@ -38,8 +38,11 @@ export class MessageAnnouncements {
     },
   ) {}
 
-  /** See EventService.emitForMessage. */
-  emitForMessage(
+  /**
+   * Records the network message's event unless it was announced already (then resolves to undefined), and
+   * resolves once that event is durable (see EventService.emitForMessage).
+   */
+  announce(
     instanceId: string,
     messageId: string,
     event: EventName,
