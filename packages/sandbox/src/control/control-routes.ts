@@ -527,6 +527,13 @@ export function registerSandboxRoutes(app: FastifyInstance, control: SandboxCont
     return { status: 'success' }
   })
 
+  app.post('/drop', async (request) => {
+    const mode = requiredString(bodyOf(request), 'mode')
+    if (mode !== 'close' && mode !== 'silent')
+      throw new SandboxError('invalid_parameter', 'mode must be "close" or "silent".')
+    return { status: 'success', devices: control.dropAll(mode) }
+  })
+
   app.post('/accounts/:phone/fail_login', async (request) => {
     const code = optionalNumber(bodyOf(request), 'code')
     if (code === undefined) throw new SandboxError('invalid_parameter', 'code is required.')
