@@ -151,6 +151,11 @@ export function toAppError(error: unknown): AppError {
     case 'FST_ERR_VALIDATION':
       return new AppError('invalid_parameter', fastifyError.message ?? undefined)
   }
+  if (storeUnreachable(error))
+    return new AppError('unavailable', 'The database cannot be reached right now; try again in a moment.', {
+      cause: error,
+      details: { reason: 'store_unavailable' },
+    })
   const status = fastifyError.statusCode
   if (status === 413) return new AppError('payload_too_large')
   if (status === 415) return new AppError('unsupported_media_type')
@@ -159,3 +164,14 @@ export function toAppError(error: unknown): AppError {
 }
 
 export type { FastifyInstance, FastifyReply }
+
+/**
+ * A database that is restarting or out of reach: the connection refused or reset, PostgreSQL's connection
+ * exceptions (SQLSTATE class 08) and its shutdown and start-up refusals (57P01 to 57P03). The request may be
+ * tried again, so it answers 503, not an internal error.
+ */
+function storeUnreachable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code
+  if (typeof code !== 'string') return false
+  return code === 'ECONNREFUSED' || code === 'ECONNRESET' || code.startsWith('08') || /^57P0[123]$/.test(code)
+}

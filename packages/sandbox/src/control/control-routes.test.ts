@@ -364,6 +364,38 @@ test('POST drop with down_for_ms keeps the device out for that time, then it con
   assert.ok(device.closes.slice(before).every((close) => close.code === 428))
 })
 
+test('POST /drop cuts every connected device of every account at once; both log in again; a bad mode cuts none', async () => {
+  assert.ok(device)
+  await device.waitForOpen(device.opens)
+  const other = new SandboxClient({ endpoint: sandbox.endpoint }).start()
+  try {
+    await call('POST', '/link', { qr: await other.waitForQr(), phone: '15551230088', name: 'Other' })
+    await other.waitForOpen()
+    const clients = [device, other]
+    const closes = clients.map((client) => client.closes.length)
+    const opens = clients.map((client) => client.opens)
+    for (const mode of [undefined, 'explode']) {
+      const bad = await call('POST', '/drop', mode === undefined ? {} : { mode })
+      assert.equal(bad.status, 400, JSON.stringify(bad.body))
+      assert.equal(bad.body.code, mode === undefined ? 'missing_parameter' : 'invalid_parameter')
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    assert.deepEqual(
+      clients.map((client) => client.closes.length),
+      closes,
+      'a refused cut leaves every device connected',
+    )
+    const dropped = await call('POST', '/drop', { mode: 'close' })
+    assert.deepEqual(dropped, { status: 200, body: { status: 'success', devices: 2 } })
+    for (const [index, client] of clients.entries()) {
+      assert.equal((await client.waitForClose(closes[index]! + 1)).code, 428)
+      await client.waitForOpen(opens[index]! + 1)
+    }
+  } finally {
+    await other.stop()
+  }
+})
+
 test('POST drop with a bad mode is refused, and POST unlink logs the device out with 401', async () => {
   const bad = await call('POST', `/accounts/${ME}/drop`, { mode: 'explode' })
   assert.equal(bad.status, 400)

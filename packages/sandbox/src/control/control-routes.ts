@@ -516,6 +516,17 @@ export function registerSandboxRoutes(app: FastifyInstance, control: SandboxCont
 
   postRoute(
     app,
+    '/drop',
+    {
+      summary: 'Cuts the network under every connected linked device of every account at once.',
+      body: schemas.DropAllBody,
+      answer: schemas.DropAllAnswer,
+    },
+    (body) => ({ status: 'success', devices: control.dropAll(body.mode) }),
+  )
+
+  postRoute(
+    app,
     '/accounts/:phone/fail_login',
     {
       summary: 'The next login of the account’s linked devices fails with this reason.',

@@ -364,6 +364,12 @@ export const DropBody = Type.Object({
   down_for_ms: Optional(Type.Number({ description: 'Logins are cut too for this long.' })),
 })
 
+export const DropAllBody = Type.Object({ mode: literals(['close', 'silent']) })
+
+export const DropAllAnswer = success({
+  devices: Type.Integer({ description: 'How many connected linked devices were cut.' }),
+})
+
 export const FailLoginBody = Type.Object({
   code: Type.Number({ description: 'The `<failure reason>` of the next login.' }),
 })

@@ -189,6 +189,8 @@ export interface SandboxControl {
    * until that time has passed, then the network heals by itself.
    */
   drop(phone: string, mode: DropMode, downForMs?: number): Promise<void>
+  /** Cuts the network under every connected linked device of every account at once; answers how many. */
+  dropAll(mode: DropMode): number
   /**
    * Another session logs in with the account's credentials: its connected linked devices close with the 440
    * "replaced" stream error; answers how many.

@@ -417,6 +417,12 @@ export function createSandboxControl(
       dropConnections(account, mode)
     },
 
+    dropAll(mode: DropMode) {
+      if (mode !== 'close' && mode !== 'silent')
+        throw new SandboxError('invalid_parameter', 'mode must be "close" or "silent".')
+      return network.directory.all().reduce((cut, account) => cut + dropConnections(account, mode), 0)
+    },
+
     replace(phone) {
       return replaceDevices(accountOf(network, phone))
     },
