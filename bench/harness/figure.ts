@@ -38,7 +38,9 @@ let phones = 0
 export async function runFigure(name: string, figure: Figure): Promise<FigureRun> {
   const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3))
   const loadBefore = loadAverage()
-  const sandbox = await startSandbox()
+  // The bare network by default: the figures measure Linkdesk's own costs, not a simulated network's hops
+  // (BENCH_SANDBOX_LATENCY, such as 20+10, measures with them).
+  const sandbox = await startSandbox({ latency: process.env.BENCH_SANDBOX_LATENCY ?? '0' })
   const run = String(process.pid % 1000).padStart(3, '0')
   const targets: TargetRow[] = []
   try {

@@ -17,14 +17,17 @@ export interface OutsideSandbox {
 
 /**
  * Starts `npm run sandbox` (as `node out/headless/sandbox.js`, compiled, so its pid is the network's own), or
- * attaches to the one at BENCH_SANDBOX_URL.
+ * attaches to the one at BENCH_SANDBOX_URL. `latency`: its `--latency` (MIN or MIN+JITTER ms); none: the
+ * sandbox's default. A benchmark states its own.
  */
-export async function startSandbox(): Promise<OutsideSandbox> {
+export async function startSandbox(options: { latency?: string } = {}): Promise<OutsideSandbox> {
   let started: Started | undefined
   let controlUrl = process.env.BENCH_SANDBOX_URL
   if (!controlUrl) {
     compileServer()
-    started = await startNode('sandbox', ['out/headless/sandbox.js', '--port', '0', '--log-level', 'warn'], {
+    const args = ['out/headless/sandbox.js', '--port', '0', '--log-level', 'warn']
+    if (options.latency !== undefined) args.push('--latency', options.latency)
+    started = await startNode('sandbox', args, {
       waitFor: ['websocket', 'root-key', 'control'],
       compiled: true,
     })

@@ -102,6 +102,7 @@ export async function startChatServer(options: ChatServerOptions): Promise<ChatS
         },
       },
       log,
+      () => ({ minMs: network.timings.latencyMs, jitterMs: network.timings.latencyJitterMs }),
     )
     connections.add(connection)
   })

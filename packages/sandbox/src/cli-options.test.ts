@@ -33,9 +33,9 @@ test('npm run sandbox: an unknown option or argument names what to type instead'
   }
 })
 
-test('npm run sandbox checks its port, log level and data dir', () => {
+test('npm run sandbox checks its port, log level, data dir and latency', () => {
   const run = (argv: string[], env: NodeJS.ProcessEnv = {}) => readCommandLine(argv, env, '1.2.3')
-  const inMemory = { dataDir: undefined, reset: false }
+  const inMemory = { dataDir: undefined, reset: false, latency: undefined }
   assert.deepEqual(run([]), { kind: 'run', settings: { port: 7000, logLevel: 'info', ...inMemory } })
   assert.deepEqual(run(['--port', '0'], { LINKDESK_SANDBOX_LOG_LEVEL: 'silent' }), {
     kind: 'run',
@@ -43,8 +43,14 @@ test('npm run sandbox checks its port, log level and data dir', () => {
   })
   assert.deepEqual(run(['--data-dir', 'state', '--reset']), {
     kind: 'run',
-    settings: { port: 7000, logLevel: 'info', dataDir: 'state', reset: true },
+    settings: { port: 7000, logLevel: 'info', dataDir: 'state', reset: true, latency: undefined },
   })
+  const latency = (argv: string[], env: NodeJS.ProcessEnv = {}) =>
+    (run(argv, env) as { settings: { latency: unknown } }).settings.latency
+  assert.deepEqual(latency(['--latency', '0']), { minMs: 0, jitterMs: 0 })
+  assert.deepEqual(latency([], { LINKDESK_SANDBOX_LATENCY: '40+25' }), { minMs: 40, jitterMs: 25 })
+  assert.throws(() => run(['--latency', 'fast']), /--latency must be MIN or MIN\+JITTER/)
+  assert.throws(() => run(['--latency=-5']), /--latency must be MIN or MIN\+JITTER/)
   assert.throws(() => run(['--data-dir', ' ']), /--data-dir must not be empty/)
   assert.throws(() => run(['--port', '70000']), /--port must be a port number/)
   assert.throws(() => run(['--log-level', 'loud']), /--log-level must be one of/)

@@ -15,6 +15,8 @@ export interface CliSettings {
   /** Where the network's state is kept; none keeps it in memory. */
   dataDir: string | undefined
   reset: boolean
+  /** The network's latency (MIN or MIN+JITTER milliseconds); none: the sandbox's default. */
+  latency: { minMs: number; jitterMs: number } | undefined
 }
 
 /** What the command line asks for: print something and exit 0, or run with these settings. */
@@ -32,6 +34,14 @@ interface CliOption {
 }
 
 const DEFAULT_PORT = 7000
+
+/** `MIN` or `MIN+JITTER`, in milliseconds: `20+10`, `0`. */
+function parseLatency(value: string): { minMs: number; jitterMs: number } {
+  const match = /^(\d{1,5})(?:\+(\d{1,5}))?$/.exec(value.trim())
+  if (!match)
+    throw new UsageError('--latency must be MIN or MIN+JITTER in milliseconds (such as 20+10, or 0).')
+  return { minMs: Number(match[1]), jitterMs: Number(match[2] ?? 0) }
+}
 
 /** `npm run sandbox`'s options, one entry each: parsing, the environment fallback and the help come from it. */
 export const CLI_OPTIONS: readonly CliOption[] = [
@@ -69,6 +79,17 @@ export const CLI_OPTIONS: readonly CliOption[] = [
     apply: (settings, value) => {
       if (String(value).trim() === '') throw new UsageError('--data-dir must not be empty.')
       settings.dataDir = String(value)
+    },
+  },
+  {
+    name: 'latency',
+    placeholder: 'MS',
+    env: 'LINKDESK_SANDBOX_LATENCY',
+    default: '20+10',
+    description:
+      'the least time a frame takes to a client, plus up to JITTER more (MIN or MIN+JITTER; 0: none)',
+    apply: (settings, value) => {
+      settings.latency = parseLatency(String(value))
     },
   },
   {
@@ -150,7 +171,13 @@ export function readCommandLine(
   } catch (error) {
     throw new UsageError((error as Error).message)
   }
-  const settings: CliSettings = { port: DEFAULT_PORT, logLevel: 'info', dataDir: undefined, reset: false }
+  const settings: CliSettings = {
+    port: DEFAULT_PORT,
+    logLevel: 'info',
+    dataDir: undefined,
+    reset: false,
+    latency: undefined,
+  }
   for (const option of CLI_OPTIONS) {
     const given = values[option.name]
     const fromEnv = env[option.env] || undefined

@@ -32,7 +32,14 @@ async function main(): Promise<void> {
   const logger = pino({ level: options.logLevel, base: undefined }, pino.destination({ fd: 2, sync: false }))
   // With a data dir the network outlives a restart (the same layout as Linkdesk's `--sandbox`).
   const stateDir = options.dataDir === undefined ? undefined : join(resolve(options.dataDir), 'sandbox')
-  const sandbox = await createSandbox({ logger, host: HOST, stateDir, reset: options.reset })
+  const { latency } = options
+  const sandbox = await createSandbox({
+    logger,
+    host: HOST,
+    stateDir,
+    reset: options.reset,
+    ...(latency && { timings: { latencyMs: latency.minMs, latencyJitterMs: latency.jitterMs } }),
+  })
   const app = createControlApp(sandbox.control, { logger, bodyLimit: CONTROL_BODY_LIMIT })
   try {
     await app.listen({ host: HOST, port: options.port })

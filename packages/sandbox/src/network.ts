@@ -26,12 +26,25 @@ export interface NetworkTimings {
   pairingReplyTimeoutMs: number
   /** How long the media host keeps an uploaded file (until the control API sets another lifetime). */
   mediaLifetimeMs: number
+  /**
+   * The least time a frame takes from the network to a client, as on a real network; 0 with no jitter: at once
+   * (benchmarks that want the bare sandbox).
+   */
+  latencyMs: number
+  /** Up to this much more, at random (frames keep their order). */
+  latencyJitterMs: number
 }
+
+/** A short hop on a fast network (the README's "Timing" says why this much). */
+export const DEFAULT_LATENCY_MS = 20
+export const DEFAULT_LATENCY_JITTER_MS = 10
 
 export const DEFAULT_TIMINGS: NetworkTimings = {
   receiptDelayMs: 150,
   pairingReplyTimeoutMs: 10_000,
   mediaLifetimeMs: DEFAULT_MEDIA_LIFETIME_MS,
+  latencyMs: DEFAULT_LATENCY_MS,
+  latencyJitterMs: DEFAULT_LATENCY_JITTER_MS,
 }
 
 /** A logged-in linked device and the account it belongs to. */

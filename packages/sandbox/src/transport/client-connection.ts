@@ -14,10 +14,16 @@ export interface ConnectionHandlers {
   onClose(connection: ClientConnection): void
 }
 
-/** The round trip the network takes before answering a client of Baileys' 6.x line after its handshake. */
-const OLD_LINE_ROUND_TRIP_MS = 150
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+/**
+ * How long the network takes to bring a frame to the client: at least `minMs`, plus up to `jitterMs` at random,
+ * frames keeping their order. A real network is never faster than this, and clients count on it: Baileys
+ * 7.0.0-rc.6 and the 6.x line derive their transport keys only after their last handshake write has gone out,
+ * so an answer that reaches them sooner cannot be read.
+ */
+export interface LinkLatency {
+  minMs: number
+  jitterMs: number
+}
 
 interface PendingQuery {
   resolve(reply: BinaryNode): void
@@ -38,12 +44,18 @@ export class ClientConnection {
   private closed = false
   private decoding: Promise<void> = Promise.resolve()
   private readonly pending = new Map<string, PendingQuery>()
+  /** Frames on their way to the client, each with when it arrives (never before the one ahead of it). */
+  private outgoing: Array<{ due: number; frame: Buffer }> = []
+  private delivery: NodeJS.Timeout | undefined
+  /** close() was called with frames still on their way: the socket closes once they have arrived. */
+  private closing = false
 
   constructor(
     private readonly socket: WebSocket,
     private readonly identity: ServerIdentity,
     private readonly handlers: ConnectionHandlers,
     private readonly log: Logger,
+    private readonly latency: () => LinkLatency = () => ({ minMs: 0, jitterMs: 0 }),
   ) {
     socket.on('message', (data: Buffer) => this.receive(data))
     socket.on('close', () => this.onSocketClosed())
@@ -58,7 +70,8 @@ export class ClientConnection {
   send(stanza: BinaryNode): void {
     if (!this.cipher || !this.isOpen) return
     this.log.trace({ tag: stanza.tag, type: stanza.attrs.type, id: stanza.attrs.id }, 'stanza out')
-    this.socket.send(encodeFrame(this.cipher.encrypt(encodeStanza(stanza, this.frames.dictionary))))
+    // Encrypted now, in the order sent (the cipher counts frames); delivered after the link's latency.
+    this.write(encodeFrame(this.cipher.encrypt(encodeStanza(stanza, this.frames.dictionary))))
   }
 
   /** Sends an iq and resolves with the client's reply (same id). */
@@ -75,15 +88,64 @@ export class ClientConnection {
     })
   }
 
-  /** Closes the websocket after writing any last stanza. */
+  /**
+   * Closes the websocket once the stanzas on their way have arrived and the client has had a round trip to
+   * answer them (its acknowledgements), as a server that closes after its last write would be seen.
+   */
   close(): void {
-    if (this.closed) return
-    this.socket.close()
+    if (this.closed || this.closing) return
+    const { minMs } = this.latency()
+    if (this.outgoing.length === 0 && minMs <= 0) {
+      this.socket.close()
+      return
+    }
+    this.closing = true
+    const lastArrives = this.outgoing.at(-1)?.due ?? Date.now()
+    setTimeout(() => this.socket.close(), Math.max(0, lastArrives - Date.now()) + 2 * minMs)
   }
 
-  /** Drops the TCP connection without a close frame. */
+  /** Drops the TCP connection without a close frame (and what was on its way). */
   terminate(): void {
+    this.dropOutgoing()
     this.socket.terminate()
+  }
+
+  private write(frame: Buffer): void {
+    const { minMs, jitterMs } = this.latency()
+    if (minMs <= 0 && jitterMs <= 0 && this.outgoing.length === 0) {
+      this.socket.send(frame)
+      return
+    }
+    const arrives = Date.now() + Math.max(0, minMs) + Math.random() * Math.max(0, jitterMs)
+    this.outgoing.push({ due: Math.max(this.outgoing.at(-1)?.due ?? 0, arrives), frame })
+    this.scheduleDelivery()
+  }
+
+  private scheduleDelivery(): void {
+    const next = this.outgoing[0]
+    if (this.delivery || !next) return
+    this.delivery = setTimeout(
+      () => {
+        this.delivery = undefined
+        this.deliver()
+      },
+      Math.max(0, next.due - Date.now()),
+    )
+  }
+
+  private deliver(): void {
+    const now = Date.now()
+    while (this.outgoing[0] && this.outgoing[0].due <= now) {
+      const { frame } = this.outgoing.shift()!
+      if (!this.closed && !this.silent) this.socket.send(frame)
+    }
+    this.scheduleDelivery()
+  }
+
+  private dropOutgoing(): void {
+    clearTimeout(this.delivery)
+    this.delivery = undefined
+    this.outgoing = []
   }
 
   /** Keeps the socket open but stops reading and writing: a link that went dead. */
@@ -113,24 +175,12 @@ export class ClientConnection {
       } else if (!this.noise) {
         const { staticKey, certChain } = this.identity
         this.noise = new NoiseResponder(staticKey, certChain, this.frames.intro ?? Buffer.alloc(0))
-        this.socket.send(encodeFrame(this.noise.respondToHello(frame)))
+        this.write(encodeFrame(this.noise.respondToHello(frame)))
       } else {
         const result = this.noise.finish(frame)
         this.clientStatic = result.clientStatic
         this.cipher = result.cipher
-        const answer = () => this.handlers.onHandshake(this, result.payload)
-        // Baileys' 6.x line derives its transport keys only after its last handshake write has gone out, without
-        // waiting: an answer faster than a network's round trip reaches it before them and cannot be read. Its
-        // connections get that round trip before the network answers (and before its next stanzas are read).
-        if (this.frames.dictionary === 2) {
-          this.decoding = this.decoding
-            .then(() => sleep(OLD_LINE_ROUND_TRIP_MS))
-            .then(answer)
-            .catch((error: unknown) => {
-              this.log.debug({ err: error }, 'handshake failure, closing')
-              this.terminate()
-            })
-        } else answer()
+        this.handlers.onHandshake(this, result.payload)
       }
     } catch (error) {
       this.log.debug({ err: error }, 'handshake or transport failure, closing')
@@ -162,6 +212,7 @@ export class ClientConnection {
   private onSocketClosed(): void {
     if (this.closed) return
     this.closed = true
+    this.dropOutgoing()
     for (const [id, waiting] of this.pending) {
       clearTimeout(waiting.timer)
       waiting.reject(new Error(`connection closed before the client answered ${id}`))
