@@ -70,6 +70,7 @@ async function seed(dataDir: string, instanceId: string): Promise<number> {
     if (n % 5_000 === 4_999) await new Promise((resolve) => setTimeout(resolve, 50))
   }
   await new Promise((resolve) => setTimeout(resolve, 1_000))
+  await db.flushed
   await db.close()
   return (performance.now() - started) / 1000
 }
@@ -87,12 +88,14 @@ async function openChats(page: Page): Promise<number> {
 
 /** Opens the big chat from its row; answers ms from the click to its newest message shown. */
 async function openBigChat(page: Page): Promise<number> {
+  const row = page.getByRole('listbox', { name: 'Chats' }).getByRole('option').first()
+  const newest = (await row.locator('.chat-preview').innerText()).replace(/^You: /, '')
   const started = performance.now()
-  await page.getByRole('listbox', { name: 'Chats' }).getByRole('option').first().click()
+  await row.click()
   await page
     .getByRole('list', { name: /^Messages with / })
     .getByRole('listitem')
-    .filter({ hasText: `message ${MESSAGES - 1} of the long chat` })
+    .filter({ hasText: newest })
     .waitFor()
   return performance.now() - started
 }
@@ -208,7 +211,7 @@ export const inboxFigure: Figure = async ({ sandbox, rounds, target }) => {
       `The store was written through the embedded store (${seedSeconds.toFixed(1)} s), then the compiled server ` +
         `started on it. Chromium ${browser.context.browser()?.version() ?? ''} headless (Debian), 1280×800; the ` +
         'list reads every chat (500 a page) and renders the rows in view; the thread reads 50 messages a page ' +
-        'through chat_messages as the scroll nears its top, and lays out only the messages in view.',
+        'through chat_messages as the scroll nears its top and keeps every message it loaded in the page.',
     ].join('\n')
   } finally {
     await browser.close()
