@@ -10,7 +10,7 @@ import pg from 'pg'
 import { SAMPLE_MESSAGE } from '../electron/core/contract/event-catalogue'
 import type { LinkdeskMessage } from '../electron/core/contract/message'
 import { silentLogger } from '../electron/core/logger'
-import { ChatBook } from '../electron/core/messages/chat-book'
+import { StoredChats } from '../electron/core/messages/chat-book'
 import { openDatabase } from '../electron/core/store/lmdb/database'
 import { LmdbMessageStore } from '../electron/core/store/lmdb/messages'
 import type { MessageStore } from '../electron/core/store/message-store'
@@ -70,7 +70,7 @@ async function time(read: (round: number) => Promise<unknown>): Promise<{ median
 
 /** The rows of one store: chats, a chat's newest 50 messages, and 50 messages deep in a chat. */
 async function measure(store: MessageStore): Promise<Array<[string, { median: number; p95: number }]>> {
-  const book = new ChatBook(store)
+  const book = new StoredChats(store)
   const first = (await book.chats(INSTANCE, { limit: 100 })) as unknown
   const shown = Array.isArray(first) ? first.length : (first as { chats: unknown[] }).chats.length
   if (shown === 0) throw new Error('no chats after seeding')

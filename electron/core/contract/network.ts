@@ -176,7 +176,7 @@ export interface WaNumberLookup {
  * What the messages part supplies to the adapter: the stored content of sent messages (for the network's
  * retry requests) and where incoming messages and status changes go. Handlers must not throw.
  */
-export interface WaMessageHooks {
+export interface NetworkTrafficHandlers {
   /** The stored `content` of a message by its id, or undefined when unknown (never a placeholder). */
   getMessage(instanceId: string, messageId: string): Promise<Uint8Array | undefined> | Uint8Array | undefined
   /**

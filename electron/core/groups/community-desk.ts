@@ -2,14 +2,14 @@ import { AppError } from '../errors'
 import type { CommunitySummary, CommunityView } from '../contract/community'
 import { isOwn } from '../contract/ids'
 import type { WaAccount, WaConnection, WaGroup, WaGroups, WaLinkedGroup } from '../contract/network'
-import { type GroupDesk, notAdded, type ParticipantOutcome, requireOnNetwork } from './group-desk'
+import { type GroupManagement, notAdded, type ParticipantOutcome, requireOnNetwork } from './group-desk'
 import { checkDescription, checkSubject, parseGroupId, parseParticipants } from './group-input'
 import { groupView } from './group-view'
 
 export interface CommunityDeskDeps {
   connection(instanceId: string): Promise<WaConnection>
   /** Announces what the network does not tell the device that acted (the community it made). */
-  groups: Pick<GroupDesk, 'changed'>
+  groups: Pick<GroupManagement, 'changed'>
 }
 
 function parseCommunityId(input: string): string {
@@ -82,7 +82,7 @@ function summaryOf(
 }
 
 /** The account's communities: read, made, and their groups linked and unlinked through the network. */
-export class CommunityDesk {
+export class CommunityManagement {
   constructor(private readonly deps: CommunityDeskDeps) {}
 
   async list(instanceId: string): Promise<CommunitySummary[]> {

@@ -112,7 +112,7 @@ export function notAdded(refused: readonly WaParticipantResult[]): ParticipantOu
 }
 
 /** The account's groups: read, made, administered, joined and left, and their changes as events. */
-export class GroupDesk {
+export class GroupManagement {
   private readonly log: Logger
 
   constructor(private readonly deps: GroupDeskDeps) {

@@ -31,7 +31,7 @@ export const CALL_MESSAGE_CHARS = 1000
  * Incoming calls: each becomes a call.received event (once per call id); a ringing call can be rejected by
  * hand, or at once when the instance rejects calls, followed by its text to the caller.
  */
-export class CallDesk {
+export class CallHandling {
   private readonly ringing = boundedCache<string, WaCallOffer>(CACHE_LIMITS.offeredCalls)
   private readonly log: Logger
 

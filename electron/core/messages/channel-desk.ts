@@ -118,7 +118,7 @@ function isOwnChannel(channel: WaChannel): boolean {
  * The account's channels (WhatsApp newsletters): the ones it follows or owns, following and leaving, reading
  * posts and reacting to them, making a channel and posting to it; posts arriving become `channel.post` events.
  */
-export class ChannelDesk {
+export class ChannelManagement {
   private readonly log: Logger
 
   constructor(private readonly deps: ChannelDeskDeps) {

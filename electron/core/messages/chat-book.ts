@@ -9,10 +9,10 @@ import {
 } from '../store/message-store'
 import type { DeliveryStatus, LinkdeskMessage } from '../contract/message'
 import type { ChatFlags } from '../contract/chat-flags'
-import { type ChatSettingsDesk, UNSET_FLAGS } from './chat-settings'
+import { type ChatSettings, UNSET_FLAGS } from './chat-settings'
 import type { SavedNames } from './saved-names'
 import type { StarredMessages } from './starred-messages'
-import type { LabelDesk, LabelView } from './labels'
+import type { LabelManagement, LabelView } from './labels'
 
 /** A chat as the account's stored messages show it. */
 export interface ChatSummary {
@@ -95,14 +95,14 @@ function summaryOf({ chat, last, unread, messages }: StoredChat): ChatSummary {
  * was sent since linking, within the store's retention (30 days), nothing from before. Each is a page read
  * from the store's chat index, newest first (contacts by chat id), with a cursor to the next page.
  */
-export class ChatBook {
+export class StoredChats {
   constructor(
     private readonly store: MessageStore,
     /** Without it (a bench reading the store alone), every chat shows its flags unset. */
-    private readonly settings?: Pick<ChatSettingsDesk, 'flags'>,
+    private readonly settings?: Pick<ChatSettings, 'flags'>,
     private readonly names?: Pick<SavedNames, 'of'>,
     private readonly stars?: Pick<StarredMessages, 'starred'>,
-    private readonly labels?: Pick<LabelDesk, 'ofChats'>,
+    private readonly labels?: Pick<LabelManagement, 'ofChats'>,
   ) {}
 
   private async flagged(instanceId: string, chats: ChatSummary[]): Promise<ListedChat[]> {

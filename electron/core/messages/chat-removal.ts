@@ -4,14 +4,14 @@ import type { WaAppStateChange, WaConnection } from '../contract/network'
 import type { Logger } from '../logger'
 import { type MessageStore, networkKeyOf } from '../store/message-store'
 import { TurnsPerKey } from '../turns-per-key'
-import type { ChatSettingsDesk } from './chat-settings'
+import type { ChatSettings } from './chat-settings'
 
 export interface ChatRemovalDeps {
   store: MessageStore
   events: EventSink
   logger: Logger
   connection(instanceId: string): Promise<WaConnection>
-  settings: Pick<ChatSettingsDesk, 'forget'>
+  settings: Pick<ChatSettings, 'forget'>
 }
 
 type RemovalChange = Extract<WaAppStateChange, { kind: 'clear' | 'delete' }>

@@ -107,7 +107,7 @@ function lastMessageOf(stored: StoredMessage): WaLastMessage {
  * the API (sent to the network, which syncs them to the phone and the other devices) or by the phone and
  * other devices (reported by the adapter); each change that alters a chat's flags is one chat.updated.
  */
-export class ChatSettingsDesk {
+export class ChatSettings {
   /** Per instance, the read-change-write in progress: changes apply one at a time. */
   private readonly turns = new TurnsPerKey()
   private readonly now: () => number

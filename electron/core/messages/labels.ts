@@ -56,7 +56,7 @@ function toggled(list: readonly string[] | undefined, id: string, on: boolean): 
  * message.labeled, with its source. A personal account has none: every operation is not_business, and nothing
  * is sent.
  */
-export class LabelDesk {
+export class LabelManagement {
   /** Per instance, one change at a time: an API change holds it until kept, so the network's echo finds it done. */
   private readonly turns = new TurnsPerKey()
   private readonly log: Logger

@@ -1,16 +1,16 @@
-import type { ChannelDesk } from './channel-desk'
+import type { ChannelManagement } from './channel-desk'
 import { boundedCache, CACHE_LIMITS } from '../bounded-cache'
 import type { EventSink } from '../contract/events'
 import type { Logger } from '../logger'
 import type { InstanceBehaviours } from '../contract/instance'
-import type { CallDesk } from './call-desk'
-import type { ChatSettingsDesk } from './chat-settings'
+import type { CallHandling } from './call-desk'
+import type { ChatSettings } from './chat-settings'
 import type { SavedNames } from './saved-names'
 import type { StarredMessages } from './starred-messages'
 import type { ChatRemoval } from './chat-removal'
-import type { LabelDesk } from './labels'
+import type { LabelManagement } from './labels'
 import type { PollVotes } from '../store/poll-votes'
-import type { GroupDesk } from '../groups/group-desk'
+import type { GroupManagement } from '../groups/group-desk'
 import type {
   WaChannelPost,
   WaAppStateChange,
@@ -23,7 +23,7 @@ import type {
   WaInboundMessage,
   WaLidPair,
   WaMessageAction,
-  WaMessageHooks,
+  NetworkTrafficHandlers,
   WaMessageKey,
   WaPresence,
   WaPresenceUpdate,
@@ -47,10 +47,10 @@ const PRESENCE_NAMES: Record<WaPresence, Presence> = {
 }
 
 export interface MessageIntakeDeps {
-  chatSettings: ChatSettingsDesk
+  chatSettings: ChatSettings
   stars: Pick<StarredMessages, 'apply'>
   chatRemoval: Pick<ChatRemoval, 'apply'>
-  labels: Pick<LabelDesk, 'apply'>
+  labels: Pick<LabelManagement, 'apply'>
   savedNames: SavedNames
   store: MessageStore
   events: EventSink
@@ -61,11 +61,11 @@ export interface MessageIntakeDeps {
   queue: IntakeQueue
   logger: Logger
   /** Where incoming calls go. */
-  calls: Pick<CallDesk, 'offered'>
+  calls: Pick<CallHandling, 'offered'>
   /** Where group changes go. */
-  groups: Pick<GroupDesk, 'changed'>
+  groups: Pick<GroupManagement, 'changed'>
   /** Where channel posts become events. */
-  channels: Pick<ChannelDesk, 'onPost'>
+  channels: Pick<ChannelManagement, 'onPost'>
   /** Each voter's latest vote on each poll. */
   polls: PollVotes
   /** Reads a poll's options and tallies its votes (the wa adapter's protocol reading). */
@@ -84,7 +84,7 @@ export interface MessageIntakeDeps {
  * share an id) and journaled before the network hears it was delivered, statuses moving only forward, and
  * the acks that sends wait for.
  */
-export class MessageIntake implements WaMessageHooks {
+export class MessageIntake implements NetworkTrafficHandlers {
   private readonly log: Logger
 
   /** LID ↔ phone pairs whose chats were joined while this process runs. */
@@ -321,12 +321,12 @@ export class MessageIntake implements WaMessageHooks {
   }
 
   onChatSettings(instanceId: string, changes: WaChatSettingsChange[]): void {
-    // The desk logs a failure; the app state keeps the setting, so the next change or link shows it again.
+    // The label or chat-settings part logs a failure; the app state keeps the setting, so the next change or link shows it again.
     this.deps.chatSettings.apply(instanceId, changes).catch(() => undefined)
   }
 
   onAppState(instanceId: string, changes: WaAppStateChange[]): void {
-    // Each desk logs a failure; the app state keeps the change, so a new link shows it again.
+    // Each part logs a failure; the app state keeps the change, so a new link shows it again.
     const stars = changes.filter((change) => change.kind === 'star')
     if (stars.length > 0) this.deps.stars.apply(instanceId, stars).catch(() => undefined)
     const removals = changes.filter((change) => change.kind === 'clear' || change.kind === 'delete')

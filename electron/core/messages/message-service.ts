@@ -3,22 +3,22 @@ import { AppError } from '../errors'
 import type { EventSink } from '../contract/events'
 import type { MetricsProvider } from '../contract/metrics'
 import type { Logger } from '../logger'
-import type { SentAnswer, TallyVotes, WaConnection, WaMessageHooks } from '../contract/network'
+import type { SentAnswer, TallyVotes, WaConnection, NetworkTrafficHandlers } from '../contract/network'
 import { AckTracker } from './ack-tracker'
 import { IdempotencyLedger } from './idempotency-ledger'
 import { type LedgerRecords } from '../store/ledger-records'
 import type { LinkPreviewer } from './link-preview'
 import type { InstanceBehaviours } from '../contract/instance'
-import { CallDesk, type CallSettings } from './call-desk'
-import { CommunityDesk } from '../groups/community-desk'
-import { GroupDesk } from '../groups/group-desk'
-import { ChatBook } from './chat-book'
-import { ChannelDesk, channelMediaPath } from './channel-desk'
-import { ChatSettingsDesk } from './chat-settings'
+import { CallHandling, type CallSettings } from './call-desk'
+import { CommunityManagement } from '../groups/community-desk'
+import { GroupManagement } from '../groups/group-desk'
+import { StoredChats } from './chat-book'
+import { ChannelManagement, channelMediaPath } from './channel-desk'
+import { ChatSettings } from './chat-settings'
 import { ChatRemoval } from './chat-removal'
 import { SavedNames } from './saved-names'
 import { StarredMessages } from './starred-messages'
-import { LabelDesk } from './labels'
+import { LabelManagement } from './labels'
 import type { InstanceAuthStore } from '../store/auth-store'
 import { loadPicture, OwnProfile } from './own-profile'
 import { ChatSignals } from './chat-signals'
@@ -92,7 +92,7 @@ export function mediaDownloadPath(instanceId: string, messageId: string): string
  */
 export class MessageService {
   readonly store: MessageStore
-  readonly hooks: WaMessageHooks
+  readonly hooks: NetworkTrafficHandlers
   private readonly sender: MessageSender
   /** React, edit, delete for everyone and forward: what is done to messages already there. */
   readonly actions: MessageActions
@@ -101,25 +101,25 @@ export class MessageService {
   /** Number checks and profiles. */
   readonly contacts: ContactLookup
   /** Incoming calls: events, rejection by hand or by the instance's setting. */
-  readonly calls: CallDesk
+  readonly calls: CallHandling
   /** The chats, their messages and the contacts, as stored. */
-  readonly chats: ChatBook
+  readonly chats: StoredChats
   /** The chats' archive, pin, mute and unread settings (the account's app state). */
-  readonly chatSettings: ChatSettingsDesk
+  readonly chatSettings: ChatSettings
   /** Starred messages (the account's app state). */
   readonly stars: StarredMessages
   /** Chats cleared and deleted for this account (the account's app state). */
   readonly chatRemoval: ChatRemoval
   /** A Business account's labels, on chats and messages (the account's app state). */
-  readonly labels: LabelDesk
+  readonly labels: LabelManagement
   /** The account's own about text, picture and privacy settings. */
   readonly profile: OwnProfile
   /** The account's groups and their changes. */
-  readonly groups: GroupDesk
+  readonly groups: GroupManagement
   /** The account's communities: parent groups with their linked groups. */
-  readonly communities: CommunityDesk
+  readonly communities: CommunityManagement
   /** The account's channels (newsletters): followed and owned, their posts. */
-  readonly channels: ChannelDesk
+  readonly channels: ChannelManagement
   /** Status updates: posting the account's, viewing its contacts'. */
   readonly statuses: StatusUpdates
   private readonly directory = new RecipientDirectory()
@@ -135,7 +135,7 @@ export class MessageService {
     const events = countingSink(deps.events, this.counters)
     const connection = (instanceId: string) => deps.connections.connection(instanceId)
     this.store = deps.store
-    this.chatSettings = new ChatSettingsDesk({
+    this.chatSettings = new ChatSettings({
       store: this.store,
       auth: deps.auth,
       events,
@@ -156,7 +156,7 @@ export class MessageService {
       connection,
       settings: this.chatSettings,
     })
-    this.labels = new LabelDesk({
+    this.labels = new LabelManagement({
       store: this.store,
       auth: deps.auth,
       events,
@@ -164,7 +164,7 @@ export class MessageService {
       connection,
     })
     const savedNames = new SavedNames(deps.auth, deps.logger)
-    this.chats = new ChatBook(this.store, this.chatSettings, savedNames, this.stars, this.labels)
+    this.chats = new StoredChats(this.store, this.chatSettings, savedNames, this.stars, this.labels)
     this.profile = new OwnProfile({ limits: deps.limits, logger: deps.logger, connection })
     this.ledger = new IdempotencyLedger(deps.ledger)
     // Fed by the sender (a send marks its message sent) and by the intake (what the network reports).
@@ -198,7 +198,7 @@ export class MessageService {
       ackTimeoutMs: deps.ackTimeoutMs,
       disappearing: (instanceId, chat) => this.chatSettings.disappearing(instanceId, chat),
     })
-    this.calls = new CallDesk({
+    this.calls = new CallHandling({
       events,
       sender: this.sender,
       logger: deps.logger,
@@ -212,7 +212,7 @@ export class MessageService {
       connection,
       pictureUrl: (instanceId, chat) => `${deps.apiBase}${profilePicturePath(instanceId, chat)}`,
     })
-    this.groups = new GroupDesk({
+    this.groups = new GroupManagement({
       limits: deps.limits,
       logger: deps.logger,
       events,
@@ -221,8 +221,8 @@ export class MessageService {
       behaviours: deps.behaviours,
       connection,
     })
-    this.communities = new CommunityDesk({ connection, groups: this.groups })
-    this.channels = new ChannelDesk({
+    this.communities = new CommunityManagement({ connection, groups: this.groups })
+    this.channels = new ChannelManagement({
       limits: deps.limits,
       logger: deps.logger,
       events,

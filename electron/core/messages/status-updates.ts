@@ -3,7 +3,7 @@ import type { EventSink } from '../contract/events'
 import type { LinkdeskMessage } from '../contract/message'
 import type { SentAnswer, WaConnection, WaStatusAudience } from '../contract/network'
 import { networkKeyOf, type MessageStore } from '../store/message-store'
-import type { ChatBook } from './chat-book'
+import type { StoredChats } from './chat-book'
 import type { MessageSender, SendRequest } from './message-sender'
 
 /** Where status updates go and come from: WhatsApp's broadcast chat. */
@@ -33,7 +33,7 @@ export interface StatusRequest {
 
 export interface StatusUpdatesDeps {
   store: MessageStore
-  chats: ChatBook
+  chats: StoredChats
   sender: MessageSender
   events: EventSink
   connection(instanceId: string): Promise<WaConnection>

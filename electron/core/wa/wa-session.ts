@@ -58,7 +58,7 @@ import type {
   WaAccount,
   WaConnection,
   WaGroupChange,
-  WaMessageHooks,
+  NetworkTrafficHandlers,
 } from '../contract/network'
 import {
   groupCreated,
@@ -146,7 +146,7 @@ export interface WaSessionOptions {
   openAuth(): InstanceAuthStore
   /** The current client version, shared by all instances. */
   versions: WaVersionSource
-  hooks: WaMessageHooks
+  hooks: NetworkTrafficHandlers
   events: SessionEvents
 }
 
@@ -581,7 +581,7 @@ export class WaSession {
     }
   }
 
-  /** Hands a decrypted message to the app before Baileys receipts it (WaMessageHooks.onDecrypted). */
+  /** Hands a decrypted message to the app before Baileys receipts it (NetworkTrafficHandlers.onDecrypted). */
   private async decrypted(
     socket: WASocket,
     auth: WaAuthState,
