@@ -3,6 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
+/** Where util-linux puts them (Debian). */
+const MOUNT = '/usr/bin/mount'
+const UMOUNT = '/usr/bin/umount'
+
 /** A small filesystem a test fills up: a tmpfs of its own, which the test can grow (the operator frees room). */
 export interface SmallDisk {
   path: string
@@ -28,7 +32,7 @@ export function smallDiskMissing(): string | undefined {
 export function smallDisk(mebibytes: number): SmallDisk {
   const path = mkdtempSync(join(tmpdir(), 'linkdesk-small-disk-'))
   try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${mebibytes}m,mode=0700`, 'tmpfs', path], {
+    execFileSync(MOUNT, ['-t', 'tmpfs', '-o', `size=${mebibytes}m,mode=0700`, 'tmpfs', path], {
       stdio: 'pipe',
     })
   } catch (error) {
@@ -37,9 +41,9 @@ export function smallDisk(mebibytes: number): SmallDisk {
   }
   return {
     path,
-    grow: (size) => execFileSync('mount', ['-o', `remount,size=${size}m`, path], { stdio: 'pipe' }),
+    grow: (size) => execFileSync(MOUNT, ['-o', `remount,size=${size}m`, path], { stdio: 'pipe' }),
     dispose() {
-      execFileSync('umount', ['-l', path], { stdio: 'pipe' })
+      execFileSync(UMOUNT, ['-l', path], { stdio: 'pipe' })
       rmSync(path, { recursive: true, force: true })
     },
   }
