@@ -48,9 +48,9 @@ function freePort(): Promise<number> {
 }
 
 /** Runs a command to its end; answers its output and exit code. */
-function run(command: string, args: string[]): Promise<{ code: number; output: string }> {
+function run(command: string, args: string[], cwd?: string): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
     let output = ''
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
@@ -323,22 +323,27 @@ async function main(): Promise<void> {
     await eventually(async () => (/Prism is listening/.test(prismLog) ? true : undefined), 'Prism')
 
     const collection = join(folder, 'collection.json')
-    const converted = await run(bin('portman'), [
-      '--local',
-      documentPath,
-      '--baseUrl',
-      prismBase,
-      '--portmanConfigFile',
-      join(folder, 'portman-config.json'),
-      '--output',
-      collection,
-      '--includeTests',
-      'true',
-      '--syncPostman',
-      'false',
-      '--runNewman',
-      'false',
-    ])
+    const converted = await run(
+      bin('portman'),
+      [
+        '--local',
+        documentPath,
+        '--baseUrl',
+        prismBase,
+        '--portmanConfigFile',
+        join(folder, 'portman-config.json'),
+        '--output',
+        collection,
+        '--includeTests',
+        'true',
+        '--syncPostman',
+        'false',
+        '--runNewman',
+        'false',
+        // Portman keeps its working files in its folder's tmp/: the check's folder, not the repository.
+      ],
+      folder,
+    )
     writeFileSync(join(folder, 'portman.log'), converted.output)
     if (converted.code !== 0) throw new Error(`Portman could not convert the document:\n${converted.output}`)
 
