@@ -21,10 +21,6 @@ export const MEDIA_PRESENTATIONS = ['voice_note', 'video_note', 'sticker'] as co
 /** How a file is shown: by its mimetype (default), or as a voice note, a round video note or a sticker. */
 export type SandboxMediaPresentation = (typeof MEDIA_PRESENTATIONS)[number]
 
-export function isMediaPresentation(value: string): value is SandboxMediaPresentation {
-  return MEDIA_PRESENTATIONS.some((presentation) => presentation === value)
-}
-
 /** A file a simulated account sends. */
 export interface SandboxMediaInput {
   data: Buffer
