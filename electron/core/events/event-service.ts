@@ -152,10 +152,11 @@ export class EventService implements EventSink {
     const log = deps.logger.child({ module: 'events' })
     const journalPath = join(deps.dataDir, 'events.journal')
     if (deps.durability === 'journal') await recover(deps.store, EventJournal.read(journalPath), log)
+    // In a cluster the gauge counts the queues this node delivers: none yet (each adoption adds its instance's).
     const [lastId, latestEvent, depth] = await Promise.all([
       deps.store.lastId(),
       deps.store.lastEventId(),
-      deps.store.queueDepth(),
+      deps.coordinator.nodeId === undefined ? deps.store.queueDepth() : 0,
     ])
     return new EventService(deps, { journalPath, lastId, latestEvent, depth })
   }
@@ -244,7 +245,10 @@ export class EventService implements EventSink {
   async adopt(instanceId: string): Promise<void> {
     const lastId = await this.store.lastId()
     if (lastId) this.newId.after(lastId)
-    for (const queue of await this.store.queues(instanceId)) this.worker(queue, true).kick()
+    const queues = await this.store.queues(instanceId)
+    // Entries its previous owner queued count here from now on (this node removes them).
+    this.depth += await this.store.queueDepth(instanceId)
+    for (const queue of queues) this.worker(queue, true).kick()
   }
 
   /** In a cluster, once this node no longer holds the instance: its deliveries stop here (a POST under way is abandoned). */
@@ -255,6 +259,9 @@ export class EventService implements EventSink {
       this.workers.delete(queue)
       await worker.stopped()
     }
+    // What it leaves in the outbox is its next owner's to count.
+    await this.settled()
+    this.depth -= await this.store.queueDepth(instanceId)
   }
 
   /** Whether this node delivers the queue: always alone, in a cluster only for an instance it holds. */
@@ -591,7 +598,8 @@ export class EventService implements EventSink {
     this.countQueued(writes)
     const written = this.store.commit(writes, options)
     written.catch((error: unknown) => {
-      if (error instanceof MessageAlreadyAnnounced) this.countQueued(writes, -1)
+      // A refused commit wrote nothing (without a journal, nothing writes it later either).
+      if (error instanceof MessageAlreadyAnnounced || !this.journal) this.countQueued(writes, -1)
     })
     this.track(written, id)
     return written
