@@ -99,7 +99,10 @@ export class DeliverySupervisor {
   async adopt(instanceId: string): Promise<void> {
     const lastId = await this.store.lastId()
     if (lastId) this.deps.newId.after(lastId)
-    for (const queue of await this.store.queues(instanceId)) this.worker(queue, true).kick()
+    const queues = await this.store.queues(instanceId)
+    // Entries its previous owner queued count here from now on (this node removes them).
+    this.deps.writes.adjustDepth(await this.store.queueDepth(instanceId))
+    for (const queue of queues) this.worker(queue, true).kick()
   }
 
   /** In a cluster, once this node no longer holds the instance: its deliveries stop here (a POST under way is abandoned). */
@@ -110,6 +113,9 @@ export class DeliverySupervisor {
       this.workers.delete(queue)
       await worker.stopped()
     }
+    // What it leaves in the outbox is its next owner's to count.
+    await this.deps.writes.settled()
+    this.deps.writes.adjustDepth(-(await this.store.queueDepth(instanceId)))
   }
 
   /** Whether this node delivers the queue: always alone, in a cluster only for an instance it holds. */

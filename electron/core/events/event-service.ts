@@ -93,10 +93,11 @@ export class EventService implements EventSink {
     const log = deps.logger.child({ module: 'events' })
     const journalPath = join(deps.dataDir, 'events.journal')
     if (deps.durability === 'journal') await recover(deps.store, EventJournal.read(journalPath), log)
+    // In a cluster the gauge counts the queues this node delivers: none yet (each adoption adds its instance's).
     const [lastId, latestEvent, depth] = await Promise.all([
       deps.store.lastId(),
       deps.store.lastEventId(),
-      deps.store.queueDepth(),
+      deps.coordinator.nodeId === undefined ? deps.store.queueDepth() : 0,
     ])
     return new EventService(deps, { journalPath, lastId, latestEvent, depth })
   }

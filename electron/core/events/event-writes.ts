@@ -61,7 +61,8 @@ export class EventWrites {
     this.countQueued(writes)
     const written = this.store.commit(writes, options)
     written.catch((error: unknown) => {
-      if (error instanceof MessageAlreadyAnnounced) this.countQueued(writes, -1)
+      // A refused commit wrote nothing (without a journal, nothing writes it later either).
+      if (error instanceof MessageAlreadyAnnounced || !this.journal) this.countQueued(writes, -1)
     })
     this.track(written, id)
     return written
@@ -73,6 +74,11 @@ export class EventWrites {
       if (write.kind === 'enqueue') this.depth += undo
       else if (write.kind === 'dequeue') this.depth -= undo
     }
+  }
+
+  /** Counts entries that start or stop being this node's to deliver (an instance taken over or let go). */
+  adjustDepth(entries: number): void {
+    this.depth += entries
   }
 
   private track(write: Promise<unknown>, id?: string): void {

@@ -142,6 +142,8 @@ eachBackend((backend) => {
     // One instance's queues: its own webhook's and its share of an added one's, no other instance's.
     assert.deepEqual((await store.queues('A')).sort(), ['A', 'webhook:wh_2@A'])
     assert.deepEqual(await store.queues('AB'), ['webhook:wh_2@AB'])
+    assert.equal(await store.queueDepth('A'), 3)
+    assert.equal(await store.queueDepth('AB'), 1)
     await store.commit([
       { kind: 'dequeue', queue: 'webhook:wh_2@A', queueId: '01A' },
       { kind: 'dequeue', queue: 'webhook:wh_2@AB', queueId: '01B' },

@@ -177,8 +177,8 @@ export interface EventStore {
   queuedAfter(queue: string, afterQueueId: string, limit: number): Promise<QueuedEntry[]>
   /** The queues that have entries waiting: all of them, or those holding one instance's events. */
   queues(instanceId?: string): Promise<string[]>
-  /** Entries waiting, all queues together. */
-  queueDepth(): Promise<number>
+  /** Entries waiting, all queues together, or in one instance's queues. */
+  queueDepth(instanceId?: string): Promise<number>
   /**
    * Marks the posts of these entries of a queue as under way, right before the POST (behind the fence), and
    * answers the entries whose previous post was still under way when its node stopped: re-posts, whichever

@@ -98,8 +98,11 @@ export class LmdbEventStore implements EventStore {
       : queues.filter((queue) => queueParts(queue).instanceId === instanceId)
   }
 
-  async queueDepth() {
-    return this.outbox.depth
+  async queueDepth(instanceId?: string) {
+    if (instanceId === undefined) return this.outbox.depth
+    let depth = 0
+    for (const queue of await this.queues(instanceId)) depth += this.outbox.after(queue, '', Infinity).length
+    return depth
   }
 
   async sweep(beforeId: string, max: { events: number; deliveries: number }) {

@@ -276,8 +276,15 @@ export class PostgresEventStore implements EventStore {
     return rows.map(({ queue }) => queue)
   }
 
-  async queueDepth(): Promise<number> {
-    const { rows } = await this.pool.query<{ n: string }>('SELECT count(*) AS n FROM webhook_outbox')
+  async queueDepth(instanceId?: string): Promise<number> {
+    const { rows } =
+      instanceId === undefined
+        ? await this.pool.query<{ n: string }>('SELECT count(*) AS n FROM webhook_outbox')
+        : await this.pool.query<{ n: string }>(
+            `SELECT count(*) AS n FROM webhook_outbox
+             WHERE (CASE WHEN queue LIKE 'webhook:%' THEN split_part(queue, '@', 2) ELSE queue END) = $1`,
+            [instanceId],
+          )
     return Number(rows[0]?.n ?? 0)
   }
 
