@@ -2,7 +2,7 @@ import { type FormEvent, useId, useState } from 'react'
 import type { MessageView } from '../../api/types'
 import { useApi } from '../../app/api-context'
 import { useAction } from '../../app/use-action'
-import { ConfirmDialog } from '../../components/ConfirmDialog'
+import { DeleteForEveryoneDialog } from '../../components/DeleteForEveryoneDialog'
 import { ErrorNotice } from '../../components/ErrorNotice'
 
 const QUICK_REACTIONS = ['👍', '❤️', '😂', '😮', '🙏']
@@ -117,17 +117,13 @@ export function MessageToolbar({
         </form>
       ) : null}
       {confirming ? (
-        <ConfirmDialog
-          title="Delete this message for everyone?"
-          confirmLabel="Delete for everyone"
+        <DeleteForEveryoneDialog
           onCancel={() => setConfirming(false)}
           onConfirm={() => {
             setConfirming(false)
             void act('delete_message', {}, 'Deleted for everyone.')
           }}
-        >
-          <p>Everyone in the chat sees “This message was deleted” in its place.</p>
-        </ConfirmDialog>
+        />
       ) : null}
       {done ? <p role="status">{done}</p> : null}
       {error ? <ErrorNotice error={error} context="Not done" /> : null}

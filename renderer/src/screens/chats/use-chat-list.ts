@@ -3,23 +3,11 @@ import type { ApiClient } from '../../api/client'
 import type { ChatList, ContactList, GroupList } from '../../api/types'
 import { useApi } from '../../app/api-context'
 import { useLiveEvents } from '../../app/feed-context'
+import { CHAT_EVENTS, GROUP_NAME_EVENTS } from '../../api/chat-events'
 
 export type Chat = ChatList['chats'][number]
 type ChatPage = ChatList & { next_cursor: string | null }
 type ContactPage = ContactList & { next_cursor: string | null }
-
-/** Events that change a chat's summary or flags (a status changes none). */
-const CHAT_EVENTS = new Set([
-  'message.received',
-  'message.sent',
-  'message.edited',
-  'message.deleted',
-  'chat.updated',
-  'chat.cleared',
-  'chat.deleted',
-  'chat.labeled',
-])
-const GROUP_NAME_EVENTS = new Set(['group.joined', 'group.updated'])
 
 export type ChatListState =
   { status: 'loading' } | { status: 'ready'; chats: Chat[] } | { status: 'failed'; error: unknown }

@@ -2,7 +2,7 @@ import { type FormEvent, type ReactNode, useState } from 'react'
 import type { LoggedEventView } from '../../api/types'
 import { useApi } from '../../app/api-context'
 import { useAction } from '../../app/use-action'
-import { ConfirmDialog } from '../../components/ConfirmDialog'
+import { DeleteForEveryoneDialog } from '../../components/DeleteForEveryoneDialog'
 import { ErrorNotice } from '../../components/ErrorNotice'
 import './MessageActions.css'
 
@@ -118,17 +118,13 @@ function ActionsOnMessage({ message }: { message: MessageRef }) {
         )}
       </div>
       {confirming ? (
-        <ConfirmDialog
-          title="Delete this message for everyone?"
-          confirmLabel="Delete for everyone"
+        <DeleteForEveryoneDialog
           onCancel={() => setConfirming(false)}
           onConfirm={() => {
             setConfirming(false)
             void act('delete_message', {}, 'Deleted for everyone.')
           }}
-        >
-          <p>Everyone in the chat sees “This message was deleted” in its place.</p>
-        </ConfirmDialog>
+        />
       ) : null}
       {status ? <p role="status">{status}</p> : null}
       {error ? <ErrorNotice error={error} context="Not done" /> : null}

@@ -10,6 +10,7 @@ import { ChatFlagActions, ChatFlagBadges } from './ChatFlags'
 import { ChatLabelPicker, LabelsSection, readLabels } from './ChatLabels'
 import { type PagedList, placed, usePagedList } from './use-paged-list'
 import './ChatsPanel.css'
+import { CHAT_EVENTS, GROUP_NAME_EVENTS } from '../../api/chat-events'
 
 type ChatPage = ChatList & { next_cursor: string | null }
 type ContactPage = ContactList & { next_cursor: string | null }
@@ -25,21 +26,6 @@ type Contact = ContactList['contacts'][number]
 /** Whether chat `a`'s last message is newer than `b`'s (a chat just refreshed goes before an equal one). */
 const newerChat = (a: Chat, b: Chat) => Number(a.last_message.timestamp) >= Number(b.last_message.timestamp)
 const contactBefore = (a: Contact, b: Contact) => a.chat < b.chat
-
-/** Events after which a group's subject may be new: the group list is read again. */
-const GROUP_NAME_EVENTS = new Set(['group.joined', 'group.updated'])
-
-/** Events that change a chat's summary or flags (a status changes none). */
-const CHAT_EVENTS = new Set([
-  'message.received',
-  'message.sent',
-  'message.edited',
-  'message.deleted',
-  'chat.updated',
-  'chat.cleared',
-  'chat.deleted',
-  'chat.labeled',
-])
 
 /**
  * An instance's chats (newest first, with unread counts) and contacts, each a link to write to them, a page at
