@@ -134,10 +134,11 @@ export class MessageIntake implements NetworkTrafficHandlers {
       return
     }
     const message = this.withDownloadUrl(instanceId, inbound.message)
-    // Kept before it is announced: a write that fails (the disk full) fails the intake, so that neither its event
-    // nor the network's receipt goes out and the network delivers the message again. A copy delivered again
-    // stores what a kill may have lost; the store ignores one it has.
-    await this.deps.store
+    // Written with its event: the store joins the message to the event's commit where it can (PostgreSQL, one
+    // transaction), so both are started before either is awaited. The intake waits for both, so a write that fails
+    // (the disk full) fails it and the network's receipt does not go out: the network delivers the message again.
+    // A copy delivered again stores what a kill may have lost; the store ignores one it has.
+    const stored = this.deps.store
       .addIfNew(instanceId, {
         direction: message.from_me ? 'out' : 'in',
         message,
@@ -151,7 +152,7 @@ export class MessageIntake implements NetworkTrafficHandlers {
         )
         throw error
       })
-    const announced = this.announce(instanceId, message, live)
+    await Promise.all([stored, this.announce(instanceId, message, live)])
     this.deps.queue.enqueue(instanceId, async () => {
       // Read once kept: after the network has its delivery receipt, as a person reading it would be.
       if (behaviours.auto_read && !message.from_me) {
@@ -163,7 +164,6 @@ export class MessageIntake implements NetworkTrafficHandlers {
           })
       }
     })
-    await announced
   }
 
   /** A message's event: a status update is its own (status.received, status.sent), others message.* ones. */
