@@ -3,7 +3,8 @@
 // stands beside it.
 // Knobs: BENCH_ROUNDS (3), BENCH_SENDS (1000), BENCH_MESSAGES (1000), BENCH_MEMORY_NS (0,1,10,50,100),
 // BENCH_SETTLE_MS (10000), BENCH_START_N (100), BENCH_LINKS (5), BENCH_LOG_EVENTS (100000); BENCH_ONLY=send,link runs a subset
-// (send-profile profiles both sides of a sequential send, receive-profile of an incoming burst).
+// (send-profile profiles both sides of a sequential send, receive-profile of an incoming burst); scale runs its short
+// profile (BENCH_SCALE_PROFILE=long for the hour, BENCH_SCALE_ACCOUNTS, BENCH_SCALE_NODES).
 import { runFigure, type Figure, type FigureRun } from './harness/figure'
 import { loadAverage } from './harness/proc'
 import { RESULTS_PATH, SUMMARY_PATHS, writeRun } from './harness/results'
@@ -12,6 +13,7 @@ import { linkFigure } from './link'
 import { memoryFigure } from './memory'
 import { receiveFigure } from './receive'
 import { receiveProfileFigure } from './receive-profile'
+import { scaleFigure } from './scale'
 import { sendFigure } from './send'
 import { sendProfileFigure } from './send-profile'
 import { startFigure } from './start'
@@ -25,6 +27,7 @@ const FIGURES: Array<[string, Figure]> = [
   ['start', startFigure],
   ['memory', memoryFigure],
   ['event-log', eventLogFigure],
+  ['scale', scaleFigure],
 ]
 
 async function main(): Promise<void> {
