@@ -8,6 +8,7 @@
 // --faults kill,rolling,postgres,cut,pause, --wave-s 60, --ttl-ms 10000, --link-concurrency 8, --rebalance-watch-s 120.
 // Under `npm run bench`: BENCH_SCALE_PROFILE (short), BENCH_SCALE_ACCOUNTS (1000), BENCH_SCALE_NODES (3).
 import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { isEntry, metOrMissed, type Figure, type TargetRow } from './harness/figure'
@@ -98,16 +99,14 @@ export function scaleTargets(report: ScaleReport): TargetRow[] {
   const failoverS = Number(kill?.failover_all_s ?? NaN)
   const backPct = Number(kill?.back_share_120s_pct ?? NaN)
   const netPerAccount =
-    (sum(report.idle.map((s) => s.rssBytes)) - sum(report.fixed.map((s) => s.rssBytes))) /
-    MB /
-    config.accounts
+    (sum(report.idle.map((s) => s.rssBytes)) - sum(report.fixed.map((s) => s.rssBytes))) / MB / report.linked
   const first = report.windows[0]
   const last = report.windows[report.windows.length - 1]
   const growth = first && last ? (last.rssPerAccountMb / first.rssPerAccountMb - 1) * 100 : NaN
   const rows: TargetRow[] = [
     {
       figure: `link ${config.accounts} accounts over ${config.nodes} nodes`,
-      app: `${f(report.linkMs / 60_000)} min`,
+      app: `${f(report.linkMs / 60_000)} min (${report.linked} linked)`,
       beside: `spread ${Object.values(report.spreadAfterLink).join('/')}`,
       target: `≤ 10 min: ${metOrMissed(report.linkMs <= 600_000)}`,
     },
@@ -166,9 +165,7 @@ export function scaleMarkdown(report: ScaleReport): string {
   const perNode = (samples: ScaleReport['fixed']) =>
     samples.map((s) => `${s.node} ${mb(s.rssBytes)}`).join(', ')
   const idleNet =
-    (sum(report.idle.map((s) => s.rssBytes)) - sum(report.fixed.map((s) => s.rssBytes))) /
-    MB /
-    config.accounts
+    (sum(report.idle.map((s) => s.rssBytes)) - sum(report.fixed.map((s) => s.rssBytes))) / MB / report.linked
   const waveRows = report.waves.map((wave) => [
     String(wave.wave + 1),
     String(wave.incoming),
@@ -228,7 +225,7 @@ export function scaleMarkdown(report: ScaleReport): string {
     '',
     `**Memory**: RSS with no account ${perNode(report.fixed)} MB; idle after linking ${perNode(report.idle)} MB: ` +
       `${f(idleNet, 2)} MB per account net of the fixed part, ` +
-      `${f(sum(report.idle.map((s) => s.rssBytes)) / MB / config.accounts, 2)} MB gross.`,
+      `${f(sum(report.idle.map((s) => s.rssBytes)) / MB / report.linked, 2)} MB gross.`,
     '',
     `**PostgreSQL**: ${f(report.pgPerMessage.transactions, 2)} transactions (pg_stat_database) and ` +
       `${f(report.pgPerMessage.statements, 2)} statements (pg_stat_statements, BEGIN/COMMIT included) per message ` +
@@ -329,6 +326,8 @@ if (isEntry(import.meta.url)) {
       process.stdout.write(`\n${section}\n`)
       // Its own section of bench/results.md (replaced by the next run), and its block of docs/scaling.md.
       writeFileSync(RESULTS_PATH, withScaleSection(readFileSync(RESULTS_PATH, 'utf8'), section))
+      // The raw figures beside the nodes' logs, to read further than the tables.
+      writeFileSync(join(report.config.logDir, 'report.json'), JSON.stringify(report, null, 1))
       writeScalingDoc(report)
       process.stdout.write(
         `\nWritten to ${RESULTS_PATH} and ${SCALING_DOC} (${((Date.now() - started) / 60_000).toFixed(1)} min)\n`,

@@ -108,6 +108,8 @@ export interface ScaleReport {
   loadAtEnd: number
   /** From the first create_instance to every account connected. */
   linkMs: number
+  /** The accounts linked (the traffic's), of config.accounts asked for. */
+  linked: number
   /** Link steps answered 503 and tried again, by step and reason. */
   linkRetries: Record<string, number>
   /** Seconds at which each tenth of the accounts was connected. */
@@ -392,6 +394,7 @@ async function measure(
     loadAtStart: run.loadAtStart,
     loadAtEnd: loadAverage(),
     linkMs,
+    linked: accounts.length,
     linkRetries: Object.fromEntries(linkRetries),
     linkTenthsS,
     spreadAfterLink,
