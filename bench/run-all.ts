@@ -2,8 +2,10 @@
 // bench/results.md whole and the summary in the README and docs/benchmarks.md, so no figure of another day
 // stands beside it.
 // Knobs: BENCH_ROUNDS (3), BENCH_SENDS (1000), BENCH_MESSAGES (1000), BENCH_MEMORY_NS (0,1,10,50,100),
-// BENCH_SETTLE_MS (10000), BENCH_START_N (100), BENCH_LINKS (5), BENCH_LOG_EVENTS (100000), BENCH_INBOX_CHATS (2000), BENCH_INBOX_MESSAGES (100000); BENCH_ONLY=send,link runs a subset
-// (send-profile profiles both sides of a sequential send, receive-profile of an incoming burst).
+// BENCH_SETTLE_MS (10000), BENCH_START_N (100), BENCH_LINKS (5), BENCH_LOG_EVENTS (100000), BENCH_INBOX_CHATS (2000),
+// BENCH_INBOX_MESSAGES (100000); BENCH_ONLY=send,link runs a subset (send-profile profiles both sides of a sequential
+// send, receive-profile of an incoming burst); scale runs its short profile (BENCH_SCALE_PROFILE=long for the hour,
+// BENCH_SCALE_ACCOUNTS, BENCH_SCALE_NODES).
 import { runFigure, type Figure, type FigureRun } from './harness/figure'
 import { loadAverage } from './harness/proc'
 import { RESULTS_PATH, SUMMARY_PATHS, writeRun } from './harness/results'
@@ -13,6 +15,7 @@ import { linkFigure } from './link'
 import { memoryFigure } from './memory'
 import { receiveFigure } from './receive'
 import { receiveProfileFigure } from './receive-profile'
+import { scaleFigure } from './scale'
 import { sendFigure } from './send'
 import { sendProfileFigure } from './send-profile'
 import { startFigure } from './start'
@@ -27,6 +30,7 @@ const FIGURES: Array<[string, Figure]> = [
   ['memory', memoryFigure],
   ['event-log', eventLogFigure],
   ['inbox', inboxFigure],
+  ['scale', scaleFigure],
 ]
 
 async function main(): Promise<void> {

@@ -12,6 +12,8 @@ export interface OutsideSandbox {
   link(qr: string, phone: string): Promise<void>
   /** The contact `from` sends a text to the account or group `to`. */
   send(from: string, to: string, text: string): Promise<string>
+  /** Cuts every connected device of every account at once (`POST /drop`); answers how many. */
+  dropAll(): Promise<number>
   stop(): Promise<void>
 }
 
@@ -45,6 +47,8 @@ export async function startSandbox(options: { latency?: string } = {}): Promise<
     link: async (qr, phone) => void (await postOk(`${base}/link`, { qr, phone, name: `Bench ${phone}` })),
     send: async (from, to, text) =>
       String((await postOk<{ id: string }>(`${base}/accounts/${from}/messages`, { to, text })).id),
+    dropAll: async () =>
+      Number((await postOk<{ devices: number }>(`${base}/drop`, { mode: 'close' })).devices),
     stop: async () => started?.stop(),
   }
 }

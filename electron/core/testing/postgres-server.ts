@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process'
+import { execFile, execFileSync, spawnSync } from 'node:child_process'
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -14,6 +14,8 @@ export interface PostgresServer {
   url: string
   /** A new empty database on the cluster, and its address. */
   createDatabase(): Promise<string>
+  /** Stops the server (`pg_ctl -m fast`: every connection is ended) and starts it again on the same port. */
+  restart(): Promise<void>
   stop(): void
 }
 
@@ -49,11 +51,27 @@ function run(bin: string, args: string[]): void {
     throw new Error(`${bin} ${args.join(' ')} failed: ${result.stderr || result.stdout || result.error}`)
 }
 
+/** `run` without blocking this process (its servers keep answering while PostgreSQL restarts). */
+function runAsync(bin: string, args: string[]): Promise<void> {
+  const asRoot = process.getuid?.() === 0
+  const [command, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args]
+  return new Promise((resolve, reject) =>
+    execFile(command, argv, { encoding: 'utf8' }, (error, stdout, stderr) =>
+      error
+        ? reject(new Error(`${bin} ${args.join(' ')} failed: ${stderr || stdout || error.message}`))
+        : resolve(),
+    ),
+  )
+}
+
 /**
  * Starts a fresh cluster in a temporary folder; `stop` ends it and deletes the folder. Tests run it with
- * fsync off; `durable` keeps PostgreSQL's defaults (every commit flushed), as a benchmark must.
+ * fsync off; `durable` keeps PostgreSQL's defaults (every commit flushed), as a benchmark must; `settings`
+ * are more `name=value` server settings.
  */
-export async function startPostgres(options: { durable?: boolean } = {}): Promise<PostgresServer> {
+export async function startPostgres(
+  options: { durable?: boolean; settings?: string[] } = {},
+): Promise<PostgresServer> {
   const bin = binDir()
   if (!bin) throw new Error(postgresMissing() ?? 'PostgreSQL is not installed')
   const dir = mkdtempSync(join(tmpdir(), 'linkdesk-pg-'))
@@ -71,6 +89,7 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
     `-k ${dir}`,
     '-c listen_addresses=127.0.0.1',
     ...(options.durable ? [] : fast),
+    ...(options.settings ?? []).map((setting) => `-c ${setting}`),
   ]
   run(join(bin, 'pg_ctl'), ['-D', data, '-o', settings.join(' '), '-l', join(dir, 'log'), '-w', 'start'])
   const url = `postgres://linkdesk@127.0.0.1:${port}/postgres`
@@ -89,6 +108,8 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
       }
       return `postgres://linkdesk@127.0.0.1:${port}/${name}`
     },
+    restart: () =>
+      runAsync(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'log'), '-m', 'fast', '-w', 'restart']),
     stop() {
       try {
         run(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', 'stop'])
