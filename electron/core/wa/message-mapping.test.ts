@@ -3,6 +3,7 @@ import { test } from 'node:test'
 import { proto, type WAMessage } from '@whiskeysockets/baileys'
 import { silentLogger } from '../logger'
 import {
+  foldedStatusUpdates,
   mapInboundMessages,
   mapSentMessage,
   mapStatusUpdates,
@@ -268,6 +269,21 @@ test('statuses are Linkdesk delivery statuses; pending is no news', () => {
       timestamp: '5',
       errorCode: null,
     },
+  ])
+})
+
+test('a receipt folded into an own message’s upsert is its status; sent, pending and incoming ones are not', () => {
+  const chat = '15550000002@s.whatsapp.net'
+  const { Status } = proto.WebMessageInfo
+  const mapped = foldedStatusUpdates([
+    { key: { id: 'R1', remoteJid: chat, fromMe: true }, status: Status.READ, messageTimestamp: 7 },
+    { key: { id: 'R2', remoteJid: chat, fromMe: true }, status: Status.SERVER_ACK },
+    { key: { id: 'R3', remoteJid: chat, fromMe: true }, status: Status.PENDING },
+    { key: { id: 'R4', remoteJid: chat, fromMe: false }, status: Status.DELIVERY_ACK },
+    { key: { id: 'R5', remoteJid: chat, fromMe: true } },
+  ])
+  assert.deepEqual(mapped, [
+    { id: 'R1', chat, status: 'read', participant: null, timestamp: '7', errorCode: null },
   ])
 })
 

@@ -362,6 +362,20 @@ export function mapStatusUpdates(updates: readonly WAMessageUpdate[]): WaStatusU
   return mapped
 }
 
+/**
+ * Receipts folded into an own message's upsert: Baileys' event buffer merges the updates of a message that is
+ * still waiting in it into that message, so a delivered or read receipt that came before the send's `append`
+ * was flushed arrives only as the upserted message's status. (`sent` comes from the server's ack.)
+ */
+export function foldedStatusUpdates(messages: readonly WAMessage[]): WaStatusUpdate[] {
+  const folded = messages.filter(
+    (message) => message.key.fromMe && typeof message.status === 'number' && message.status >= 3,
+  )
+  return mapStatusUpdates(
+    folded.map(({ key, status, messageTimestamp }) => ({ key, update: { status, messageTimestamp } })),
+  )
+}
+
 /** Per-member receipts of group messages (`message-receipt.update`). */
 export function mapReceipts(receipts: readonly MessageUserReceiptUpdate[]): WaStatusUpdate[] {
   const mapped: WaStatusUpdate[] = []

@@ -50,6 +50,7 @@ import {
   mapReceipts,
   mapServerAck,
   mapStatusUpdates,
+  foldedStatusUpdates,
   type PollLookup,
   votedPolls,
 } from './message-mapping'
@@ -382,6 +383,8 @@ export class WaSession {
     socket.ev.on(
       'messages.upsert',
       guard('messages.upsert', ({ messages, type }) => {
+        const folded = foldedStatusUpdates(messages)
+        if (folded.length > 0) hooks.onStatuses(instanceId, folded)
         // Messages the app kept before their receipt were reported already; channel posts were, as posts.
         const unreported = messages.filter(
           (message) =>

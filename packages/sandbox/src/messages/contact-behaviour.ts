@@ -32,6 +32,21 @@ function sendReceipt(
   network.log.trace({ id, type: type ?? 'delivery' }, 'contact receipt sent')
 }
 
+/** Messages whose recipient's phone has sent its delivery receipt (each inbox entry is one recipient's copy). */
+const delivered = new WeakSet<SandboxInboxEntry>()
+
+/**
+ * The delivery receipt, once per message and recipient: a phone that reads a message has received it, so a read
+ * sent before the delayed delivery receipt came sends that one first, as a phone does. (A client that got the
+ * read first would have the late delivery receipt take its place: Baileys folds updates of one message that
+ * reach it together into the last one.)
+ */
+function sendDeliveryReceipt(network: SandboxNetwork, receipt: ContactReceipt): void {
+  if (delivered.has(receipt.entry)) return
+  delivered.add(receipt.entry)
+  sendReceipt(network, receipt, undefined)
+}
+
 /** Whether the network lets a read receipt through: in a 1:1 chat only when both sides share reads. */
 export function readsShown(reader: Account, author: Account, group: Group | undefined): boolean {
   return group !== undefined || (reader.sharesReads && author.sharesReads)
@@ -53,6 +68,7 @@ function whileActive(
 function readMessage(network: SandboxNetwork, receipt: ContactReceipt): Promise<void> {
   const { recipient, sender, group, entry } = receipt
   return whileActive(network, recipient, () => {
+    sendDeliveryReceipt(network, receipt)
     if (readsShown(recipient, sender, group)) sendReceipt(network, receipt, 'read')
     const delay = network.timings.receiptDelayMs
     if (entry.ptt) network.later(delay, () => sendReceipt(network, receipt, 'played'))
@@ -94,7 +110,7 @@ async function echo(network: SandboxNetwork, receipt: ContactReceipt, text: stri
 export function acknowledgeAsContact(network: SandboxNetwork, receipt: ContactReceipt): void {
   const delay = network.timings.receiptDelayMs
   const { reads, readAfterMs } = receipt.recipient.behaviour
-  network.later(delay, () => sendReceipt(network, receipt, undefined))
+  network.later(delay, () => sendDeliveryReceipt(network, receipt))
   if (reads === 'instantly') network.later(delay * 2, () => readMessage(network, receipt))
   if (reads === 'after') network.later(delay + readAfterMs, () => readMessage(network, receipt))
   const { entry } = receipt
