@@ -50,6 +50,16 @@ describe('round trips per delivered event on PostgreSQL', { skip: postgresMissin
     await receiver.until(() => delivered('hello'))
     await core.events.settled()
     await core.authStore.forInstance(instanceId).committed()
+    // Its outcome is recorded (the receiver has its POST a moment before): that commit is not counted below.
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    try {
+      const queued = async () =>
+        (await client.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_outbox')).rows[0]!.n
+      await waitFor(async () => (await queued()) === 0, 15_000, 'the first outcome recorded')
+    } finally {
+      await client.end()
+    }
   })
   after(async () => {
     await core?.close()
