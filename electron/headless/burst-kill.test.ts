@@ -148,15 +148,18 @@ test(
       30_000,
       'the first delivery finished',
     )
-    const waitingForLock = async (text = '') =>
-      (
-        await db.query(
-          `SELECT pid FROM pg_stat_activity
-           WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'
-             AND strpos(query, $1) > 0`,
-          [text],
-        )
-      ).rowCount ?? 0
+    // Inside a transaction PostgreSQL reads pg_stat_activity once and answers that snapshot again: each
+    // look clears it first, or the lock's waiters would never show.
+    const waitingForLock = async (text = '') => {
+      await db.query('SELECT pg_stat_clear_snapshot()')
+      const { rowCount } = await db.query(
+        `SELECT pid FROM pg_stat_activity
+         WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'
+           AND strpos(query, $1) > 0`,
+        [text],
+      )
+      return rowCount ?? 0
+    }
     // Writes to `events` wait behind this lock (reads go on): the app is held right at the commit of the
     // decrypted message's row and event (one transaction: neither is visible before the other).
     await db.query('BEGIN')

@@ -170,6 +170,10 @@ export class WebhookAdministration {
    */
   private async redeliverFailedToWebhook(instanceId: string, webhookId: string): Promise<number> {
     const webhook = this.addedWebhookFor(instanceId, webhookId)
+    // The queue is read before the attempts: an attempt and its entry's removal commit together, so an event
+    // not waiting here has its latest attempt in the read below (read the other way round, one delivered in
+    // between would look failed and not waiting, and be queued again).
+    const waiting = await this.queuedEvents(this.webhookQueueOf(webhook.id, instanceId))
     const latest = new Map<string, AttemptOutcome>()
     let cursor: string | undefined
     do {
@@ -181,7 +185,6 @@ export class WebhookAdministration {
         if (!latest.has(attempt.event_id)) latest.set(attempt.event_id, attempt.outcome)
       cursor = page.nextCursor ?? undefined
     } while (cursor)
-    const waiting = await this.queuedEvents(this.webhookQueueOf(webhook.id, instanceId))
     const failed = [...latest]
       .filter(([eventId, outcome]) => outcome === 'failed' && !waiting.has(eventId))
       .map(([eventId]) => eventId)
