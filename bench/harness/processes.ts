@@ -41,6 +41,8 @@ export function startNode(
     timeoutMs?: number
     /** The script is compiled JavaScript (`npm run build:server`): no TypeScript loader. */
     compiled?: boolean
+    /** Where its stderr goes too, from its first line (a start that hangs shows why). */
+    stderrTo?: { write(chunk: string): unknown }
   },
 ): Promise<Started> {
   const loader = options.compiled ? [] : ['--import', 'tsx']
@@ -66,6 +68,7 @@ export function startNode(
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
     stderr.push(chunk)
     if (stderr.length > 50) stderr.shift()
+    options.stderrTo?.write(chunk)
     if (process.env.BENCH_VERBOSE) process.stderr.write(`[${name}] ${chunk}`)
   })
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
@@ -81,7 +84,8 @@ export function startNode(
       void stop(0)
       reject(
         new Error(
-          `${name} did not print ${options.waitFor.join(', ')} within ${options.timeoutMs ?? 30_000} ms`,
+          `${name} did not print ${options.waitFor.join(', ')} within ${options.timeoutMs ?? 30_000} ms: ` +
+            stderr.join('').slice(-1000),
         ),
       )
     }, options.timeoutMs ?? 30_000)

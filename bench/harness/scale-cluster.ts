@@ -115,6 +115,12 @@ export class ScaleCluster {
   /** `npm run serve` compiled (the bench launcher, for its memory report), with the cluster's store and id. */
   async startNode(node: ScaleNode): Promise<void> {
     node.paused = false
+    let log = this.logs.get(node.id)
+    if (!log) {
+      log = createWriteStream(node.logPath, { flags: 'a' })
+      this.logs.set(node.id, log)
+    }
+    log.write(`--- starting ${new Date().toISOString()}\n`)
     node.app = await startNode(
       node.id,
       [
@@ -130,16 +136,10 @@ export class ScaleCluster {
         nodeArgs: ['--expose-gc'],
         timeoutMs: 180_000,
         compiled: true,
+        stderrTo: log,
       },
     )
-    let log = this.logs.get(node.id)
-    if (!log) {
-      log = createWriteStream(node.logPath, { flags: 'a' })
-      this.logs.set(node.id, log)
-    }
     log.write(`--- started ${new Date().toISOString()} pid ${node.app.pid}\n`)
-    const into = log
-    node.app.child.stderr?.on('data', (chunk: string) => into.write(chunk))
   }
 
   /** The nodes running and not paused: the ones a client can call. */

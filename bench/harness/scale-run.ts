@@ -327,7 +327,19 @@ async function measure(
     await sleep(Math.max(0, midWave - Date.now()))
     const atMin = (Date.now() - trafficStart) / 60_000
     note(`fault: ${fault}`)
-    const figures = await FAULT_RUNS[fault](cluster, accounts, config, note)
+    // A fault the cluster did not recover from (a node that did not start again) is a finding, reported with
+    // its error: the day goes on, with the stopped node started once more.
+    const figures = await FAULT_RUNS[fault](cluster, accounts, config, note).catch(
+      async (error: unknown): Promise<Record<string, number | string>> => {
+        const failed = { error: (error as Error).message.slice(0, 500) }
+        note(`fault ${fault} failed: ${failed.error}`)
+        for (const node of cluster.nodes.filter((each) => !each.app))
+          await cluster.startNode(node).catch((again: unknown) => {
+            note(`${node.id} not started again: ${(again as Error).message.slice(0, 300)}`)
+          })
+        return failed
+      },
+    )
     note(`fault ${fault} done: ${JSON.stringify(figures)}`)
     faults.push({ fault, atMin, figures })
   }
