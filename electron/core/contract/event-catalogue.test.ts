@@ -119,6 +119,8 @@ test('a real instance’s events (link, receive, archive, send, status, react, e
     enable: 'false',
   })
   await ok(core.apiBase, 'destroy', { instance_id: id })
+  // Durable when destroy answers; on a shared store on the live stream once read back from the log.
+  await core.events.published()
 
   const seen = new Set(events.seen.map((event) => event.event))
   for (const name of EVENT_NAMES.filter((name) => name !== 'webhook.test' && name !== 'instance.logged_out'))

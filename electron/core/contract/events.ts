@@ -40,4 +40,6 @@ export interface EventSink {
     event: E,
     data: EventData<E>,
   ): Promise<LinkdeskEvent | undefined>
+  /** Resolves once every event emitted so far is durable (an answer that announces one waits for it). */
+  durable(): Promise<void>
 }

@@ -271,6 +271,8 @@ export class InstanceManager {
     await runtime.destroy()
     try {
       this.events.emit(instanceId, 'instance.destroyed', { reason })
+      // Its record and outbox entry are durable before the record it names goes (without a journal, at the commit).
+      await this.events.durable()
     } catch (error) {
       this.log.error({ err: error, instanceId }, 'emitting instance.destroyed failed')
     }

@@ -66,6 +66,7 @@ function setup(timings = {}, lease?: InstanceRuntimeOptions['lease'], stop?: Kep
       return { event, event_id: String(emitted.length), instance_id: instanceId, timestamp: '0', data }
     },
     emitForMessage: () => assert.fail('an instance announces no messages'),
+    durable: async () => undefined,
   }
   let linked = true
   const kept: Array<KeptStop | null> = []

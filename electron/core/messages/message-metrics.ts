@@ -24,6 +24,7 @@ export function countingSink(sink: EventSink, counters: MessageCounters): EventS
       if (emitted) count(event)
       return emitted
     },
+    durable: () => sink.durable(),
   }
 }
 

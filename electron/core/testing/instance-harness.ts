@@ -111,9 +111,9 @@ export function waitForStatus(
   })
 }
 
-/** Records every state an instance goes through, for assertions on the path taken. */
+/** Records the state an instance is in now and every one it goes through after, for assertions on the path taken. */
 export function recordStates(core: Core, instanceId: string): string[] {
-  const states: string[] = []
+  const states: string[] = [core.instances.status(instanceId).state]
   core.instances.onStatus((id, status) => {
     if (id === instanceId && states.at(-1) !== status.state) states.push(status.state)
   })
