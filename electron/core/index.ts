@@ -38,6 +38,7 @@ import { mcpRoutes } from './api/routes/mcp-routes'
 import { Closers, once } from './closers'
 import type { Config } from './config'
 import { EventService } from './events/event-service'
+import { EventLoopMetrics } from './events/event-loop-metrics'
 import { MetricsRegistry } from './events/metrics'
 import { InstanceManager } from './instances/instance-manager'
 import { instanceMetricsProvider } from './instances/instance-metrics'
@@ -208,6 +209,9 @@ async function buildCore(
   closers.push('events', () => events.close())
   const metrics = new MetricsRegistry()
   metrics.register(events.metricsProvider())
+  const eventLoop = new EventLoopMetrics()
+  closers.push('event loop metrics', () => eventLoop.close())
+  metrics.register(eventLoop)
   const eventDeps = { registry, events, metrics }
   const access: InstanceAccess = (id, principal) => registry.accessible(id, principal)
   // What messages and instances share: the directory of live connections. The instance manager lists each

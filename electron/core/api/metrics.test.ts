@@ -50,6 +50,17 @@ test('metrics count instances by state and messages sent and received, in Promet
     assert.equal(sample(text, 'linkdesk_messages_received_total'), 1)
     assert.equal(sample(text, 'linkdesk_send_queue_depth'), 0)
     assert.match(text, /# TYPE linkdesk_webhook_outbox_depth gauge/)
+
+    // The event loop held up for 300 ms shows as its delay's maximum at the next scrape, and only at that one.
+    const scrape = async () =>
+      (await fetch(`${core.apiBase}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text()
+    await scrape()
+    const blockedUntil = Date.now() + 300
+    while (Date.now() < blockedUntil);
+    const blocked = sample(await scrape(), 'linkdesk_event_loop_delay_seconds{quantile="1"}') ?? 0
+    assert.ok(blocked >= 0.25, `a 300 ms block shows (${blocked} s)`)
+    const after = sample(await scrape(), 'linkdesk_event_loop_delay_seconds{quantile="1"}') ?? Infinity
+    assert.ok(after < blocked, `each scrape reports the delay since the one before (${after} s)`)
   } finally {
     await core.close()
     rmSync(dataDir, { recursive: true, force: true })

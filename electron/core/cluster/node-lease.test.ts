@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { Writable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { silentLogger } from '../logger'
+import { createLogger, silentLogger } from '../logger'
 import { inTransaction } from '../store/postgres/transaction'
 import { postgresSuite } from '../testing/postgres-server'
 import { NodeLease, type NodeLeaseOptions } from './node-lease'
@@ -82,5 +83,31 @@ postgresSuite('fenced instance leases', (pool) => {
     assert.equal(a.alive, false)
     assert.deepEqual(await b.acquire('W'), { instanceId: 'W', token: 2 }, 'a node that left is gone at once')
     await b.leave()
+  })
+
+  test('a renewal held back by a blocked event loop is logged with how late it was sent', async () => {
+    const lines: Array<Record<string, unknown>> = []
+    const logs = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString('utf8').split('\n')) if (line) lines.push(JSON.parse(line))
+        done()
+      },
+    })
+    const logger = createLogger('warn', logs)
+    // Renewed every second; half the slack the TTL leaves after a renewal and the margin is 750 ms.
+    const a = await NodeLease.join(pool(), lease('g', { ttlMs: 3_000, marginMs: 500, logger }))
+    let lost = false
+    a.start(() => (lost = true))
+    // Renewed at 1 s; the one due at 2 s is sent when the loop is free again, at about 2.9 s.
+    await sleep(1_100)
+    const blockedUntil = Date.now() + 1_800
+    while (Date.now() < blockedUntil);
+    await sleep(300)
+    a.stop()
+    const late = lines.find((line) => line.msg === 'lease renewal sent late: the event loop was blocked')
+    assert.ok(late, 'the late renewal is logged')
+    assert.ok(Number(late.lateMs) >= 750, `by how much (${String(late.lateMs)} ms)`)
+    assert.equal(lost, false, 'blocked for less than its TTL, the lease is kept')
+    await a.leave()
   })
 })

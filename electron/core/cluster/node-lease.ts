@@ -78,10 +78,21 @@ export class NodeLease {
     return !this.lost && this.monotonic() < this.renewedFrom + this.options.ttlMs - this.options.marginMs
   }
 
-  /** Renews every TTL/3 until `stop`; a renewal that finds the lease expired marks it lost for good. */
+  /**
+   * Renews every TTL/3 until `stop`; a renewal that finds the lease expired marks it lost for good. A renewal
+   * sent late (the event loop was blocked) or answered late (the database was slow) is logged with how late,
+   * once it uses up half the margin the TTL leaves: a lease lost under load then says which of the two it was.
+   */
   start(onLost: () => void): void {
     const every = Math.max(1, Math.floor(this.options.ttlMs / 3))
+    const slack = (this.options.ttlMs - this.options.marginMs - every) / 2
+    let due = this.monotonic() + every
     this.timer = setInterval(() => {
+      const sentAt = this.monotonic()
+      const late = sentAt - due
+      due = sentAt + every
+      if (late > slack)
+        this.log.warn({ lateMs: Math.round(late) }, 'lease renewal sent late: the event loop was blocked')
       this.renew().then(
         (kept) => {
           if (!kept) {
@@ -113,6 +124,12 @@ export class NodeLease {
        WHERE id = $1 AND expires_at > now()`,
       [this.options.nodeId, this.options.ttlMs],
     )
+    const tookMs = this.monotonic() - sentAt
+    if (tookMs > this.options.ttlMs / 3)
+      this.log.warn(
+        { tookMs: Math.round(tookMs) },
+        'lease renewal answered late: the database, or the event loop reading its answer, was slow',
+      )
     if (rowCount !== 1) {
       this.lost = true
       this.log.warn('the node lease expired before it was renewed; its instances may have moved')
