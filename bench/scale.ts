@@ -84,7 +84,15 @@ export function configFromArgs(args: string[]): ScaleConfig {
 }
 
 const f = (n: number | string | undefined, digits = 1): string =>
-  typeof n === 'number' ? (Number.isNaN(n) ? 'n/a' : n.toFixed(digits)) : String(n ?? 'n/a')
+  typeof n === 'number'
+    ? Number.isNaN(n)
+      ? 'n/a'
+      : n.toFixed(digits)
+    : // A text (a fault's error) stays on one line of its table cell.
+      String(n ?? 'n/a')
+        .replace(/\\n|\s+/g, ' ')
+        .replaceAll('|', '\\|')
+        .slice(0, 300)
 const mb = (bytes: number) => (bytes / MB).toFixed(0)
 const sum = (values: number[]) => values.reduce((total, n) => total + n, 0)
 
