@@ -209,11 +209,10 @@ test('a post under way at a kill is posted again after the restart and counted a
   await receiver.until(() => receiver.received.slice(3).some(({ event }) => event.event_id === last), 30_000)
   // The third post was never answered, so it comes again. The earlier ones' 2xx may also have come too late
   // to be kept before the kill (an outbox removal commits after the answer; the next post does not wait for
-  // it): then they come again too — with PostgreSQL's slower commits, possibly both.
+  // it): then they come again too — on a loaded machine, on either store, possibly both.
   const again = receiver.received.slice(3).map(({ event }) => event.event_id)
   const from = emitted.indexOf(again[0] ?? '')
-  const earliest = testStore() === 'lmdb' ? 1 : 0
-  assert.ok(from >= earliest && from <= 2, `posting resumes at or before the third event (at ${from})`)
+  assert.ok(from >= 0 && from <= 2, `posting resumes at or before the third event (at ${from})`)
   assert.deepEqual(again, emitted.slice(from), 'then the rest, in order, each once')
   const reposts = restarted.service
     .metricsProvider()
