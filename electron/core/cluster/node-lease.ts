@@ -80,8 +80,8 @@ export class NodeLease {
 
   /**
    * Renews every TTL/3 until `stop`; a renewal that finds the lease expired marks it lost for good. A renewal
-   * sent late (the event loop was blocked) or answered late (the database was slow) is logged with how late,
-   * once it uses up half the margin the TTL leaves: a lease lost under load then says which of the two it was.
+   * sent past half the slack the TTL leaves (TTL − TTL/3 − margin) is logged as late, with how late (the event
+   * loop was blocked); `renew` logs one answered after more than TTL/3. A lease lost under load then says which.
    */
   start(onLost: () => void): void {
     const every = Math.max(1, Math.floor(this.options.ttlMs / 3))
