@@ -31,15 +31,27 @@ eachBackend((backend) => {
 
     // Not kept (the message's event failed): the write is dropped, the store fails from then on, and the
     // next session's store reads what is durable: the session before that message.
+    // The credentials written since the store opened are durable: the next store starts from them.
+    await store.writeCreds({ me: { id: '1:2@s.whatsapp.net' } })
     const notKept = store.holdWrites()
+    assert.equal(store.holding, true)
     const dropped = store.setKeys({ session: { alice: { n: 3 } } })
+    let settled = false
+    const settling = store.settled().then(() => (settled = true))
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    assert.equal(settled, false, 'settled() waits for the hold')
+    assert.equal(store.usable, true)
     notKept(false)
+    await settling
+    assert.equal(store.holding, false)
+    assert.equal(store.usable, false, 'once settled, the dropped writes are known')
     await dropped.catch(() => undefined)
     await store.committed().catch(() => undefined)
     await assert.rejects(store.setKeys({ session: { bob: { n: 1 } } }), /earlier write/)
     const fresh = auth.forInstance('A')
     assert.notEqual(fresh, store, 'a new session gets a store that reads afresh')
     assert.deepEqual((await fresh.getKeys('session', ['alice', 'bob'])).alice, { n: 2 })
+    assert.deepEqual(fresh.readCreds(), { me: { id: '1:2@s.whatsapp.net' } })
     await auth.close()
 
     const reopened = openOn(storage, authStore())

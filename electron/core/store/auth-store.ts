@@ -36,6 +36,18 @@ export interface InstanceAuthStore {
    * what is durable. Closing the store releases every hold.
    */
   holdWrites(): (kept?: boolean) => void
+  /** Whether a hold is on now (an incoming message's key writes wait for the message to be kept). */
+  readonly holding: boolean
+  /**
+   * Resolves once no hold is on and every commit asked for so far has settled (made, failed or dropped): a
+   * new socket starts on what its predecessor's last decryptions left, never beside them.
+   */
+  settled(): Promise<void>
+  /**
+   * Whether a new socket may go on with this store: not once it is closed, a write failed or held writes were
+   * dropped (what it holds in memory is then ahead of what is durable; `AuthStore.forInstance` reads afresh).
+   */
+  readonly usable: boolean
   /** Resolves once every write made so far is durable. */
   committed(): Promise<void>
   /**

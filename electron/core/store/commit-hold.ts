@@ -6,12 +6,20 @@
 export class CommitHold {
   private holds = 0
   private waiting: Array<(dropped?: Error) => void> = []
+  /** Who waits for every hold to be released. */
+  private idle: Array<() => void> = []
   /** Set when a holder did not keep what it held: the held commits are then dropped, not made. */
   private dropping: Error | undefined
 
   /** Whether commits are held back now. */
   get active(): boolean {
     return this.holds > 0
+  }
+
+  /** Resolves once no hold is on: at once when none is. */
+  released(): Promise<void> {
+    if (this.holds === 0) return Promise.resolve()
+    return new Promise((resolve) => this.idle.push(resolve))
   }
 
   /** Starts `commit` now, or once every hold is released. */
@@ -48,8 +56,11 @@ export class CommitHold {
   private start(): void {
     const waiting = this.waiting
     const dropped = this.dropping
+    const idle = this.idle
     this.waiting = []
     this.dropping = undefined
+    this.idle = []
     for (const commit of waiting) commit(dropped)
+    for (const resolve of idle) resolve()
   }
 }

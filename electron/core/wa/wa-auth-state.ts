@@ -16,6 +16,8 @@ export interface WaAuthState {
   saveCreds(): Promise<void>
   /** Holds the durability of every write from now on until the returned function is called (see the store). */
   holdKeyWrites(): (kept?: boolean) => void
+  /** The store it is over (whether it is still usable, whether its holds and commits have settled). */
+  readonly store: InstanceAuthStore
 }
 
 /**
@@ -88,7 +90,7 @@ export function loadWaAuthState(
       },
     },
   }
-  return { state, saveCreds: () => store.writeCreds(creds), holdKeyWrites: () => store.holdWrites() }
+  return { state, store, saveCreds: () => store.writeCreds(creds), holdKeyWrites: () => store.holdWrites() }
 }
 
 /** Whether creds belong to a completed link (pairing finished), not just a fresh or half-paired identity. */

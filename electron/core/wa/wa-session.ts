@@ -190,6 +190,8 @@ export class WaSession {
   /** Ids of messages the app kept before their receipt, whose upsert is not reported again. */
   private readonly kept = new Set<string>()
   private readonly log: Logger
+  /** Counts detaches: a socket that waits to be opened is not once a later detach happened. */
+  private detaches = 0
 
   constructor(private readonly options: WaSessionOptions) {
     this.log = options.logger
@@ -210,9 +212,31 @@ export class WaSession {
     return accountOf(this.loadAuth().state.creds.me)
   }
 
-  /** Replaces the current socket (if any) by a brand-new one built from the stored credentials. */
+  /**
+   * Replaces the current socket (if any) by a brand-new one built from the stored credentials. While the
+   * socket just ended still holds the key writes of a message it is decrypting, the new one waits for it: it
+   * then starts on what that decryption left durable, never beside it (the writes of a message it did not keep
+   * are dropped, and the store with them).
+   */
   connect(): void {
     this.detach()
+    const store = this.auth?.store
+    if (!store?.holding) return this.startSocket()
+    const detaches = this.detaches
+    const waited = Date.now()
+    this.log.info('the next socket waits for the previous one to finish decrypting a message')
+    void store.settled().then(() => {
+      if (this.detaches !== detaches) return
+      this.log.info({ waitedMs: Date.now() - waited }, 'the previous socket finished decrypting')
+      this.startSocket()
+    })
+  }
+
+  private startSocket(): void {
+    if (this.auth && !this.auth.store.usable) {
+      this.log.warn('the auth store dropped or failed writes; the keys are read again from what is durable')
+      this.auth = undefined
+    }
     const auth = this.loadAuth()
     const { timings, instanceId } = this.options
     const network = this.options.network()
@@ -231,7 +255,12 @@ export class WaSession {
         getMessage: (id) => this.storedMessage(id),
         groupMetadata: (jid) => this.groupMetadata(jid),
         onDecrypted: (message, { offline }) => this.decrypted(socket, auth, message, offline),
-        holdKeyWrites: auth.holdKeyWrites,
+        // A socket being replaced decrypts nothing more: the network delivers the message to the next one.
+        holdKeyWrites: () => {
+          if (this.socket !== socket)
+            throw new Error('the socket was replaced before the message was decrypted')
+          return auth.holdKeyWrites()
+        },
         version,
         ignoreStatus: () => this.options.ignoresStatus(),
         onUnprocessedMutation: (mutation) => {
@@ -329,6 +358,7 @@ export class WaSession {
   }
 
   private detach(): void {
+    this.detaches += 1
     const socket = this.socket
     this.socket = undefined
     this.isOpen = false

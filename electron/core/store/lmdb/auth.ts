@@ -160,6 +160,15 @@ export class LmdbInstanceAuthStore implements InstanceAuthStore {
     return this.hold.hold()
   }
 
+  get holding(): boolean {
+    return this.hold.active
+  }
+
+  async settled(): Promise<void> {
+    await this.hold.released()
+    await this.lastCommit
+  }
+
   /** A cached key takes the written value (a copy, as a read would decode it), or leaves the cache. */
   private updateCached({ key, stored, value }: Entry): void {
     if (!this.cache.has(key)) return

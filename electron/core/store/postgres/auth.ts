@@ -50,6 +50,8 @@ class PostgresInstanceAuthStore implements InstanceAuthStore {
   private failure: unknown
   private closed = false
   private readonly hold = new CommitHold()
+  /** The credentials as last committed: what a store that replaces this one after a failure starts from. */
+  durableCreds: Buffer | undefined
 
   constructor(
     private readonly pool: pg.Pool,
@@ -58,6 +60,7 @@ class PostgresInstanceAuthStore implements InstanceAuthStore {
     private readonly cipher: AuthCipher | undefined,
     fence: WriteFence | undefined,
   ) {
+    this.durableCreds = creds
     this.group = new GroupCommit((writes) =>
       runFenced(pool, fence, () => [instanceId], authStatements(instanceId, writes)),
     )
@@ -133,6 +136,7 @@ class PostgresInstanceAuthStore implements InstanceAuthStore {
           this.queued -= 1
           for (const { type, id, stored } of writes) {
             const key = keyOf(type, id)
+            if (type === CREDS.type && id === CREDS.id && stored) this.durableCreds = stored
             if (this.pending.get(key) !== stored) continue
             this.pending.delete(key)
             this.cache.set(key, stored ?? ABSENT)
@@ -149,6 +153,15 @@ class PostgresInstanceAuthStore implements InstanceAuthStore {
 
   holdWrites(): (kept?: boolean) => void {
     return this.hold.hold()
+  }
+
+  get holding(): boolean {
+    return this.hold.active
+  }
+
+  async settled(): Promise<void> {
+    await this.hold.released()
+    await this.lastCommit
   }
 
   async committed(): Promise<void> {
@@ -236,12 +249,13 @@ export class PostgresAuthStore implements AuthStore {
   forInstance(instanceId: string): InstanceAuthStore {
     if (this.closing) throw new Error('the auth store is closed')
     let store = this.stores.get(instanceId)
-    // A store a write failed on (its node lost the instance meanwhile) is left to the session that used it.
+    // A store a write failed on (its node lost the instance meanwhile), or whose held writes were dropped, is
+    // left to the session that used it; the next one starts from what is durable.
     if (!store?.usable) {
       store = new PostgresInstanceAuthStore(
         this.pool,
         instanceId,
-        this.creds.get(instanceId),
+        store ? store.durableCreds : this.creds.get(instanceId),
         this.cipher,
         this.fence,
       )
