@@ -7,6 +7,7 @@ import { startTestCore } from '../testing/test-core'
 import { queriesDuring } from '../testing/postgres-queries'
 import { postgresSuite } from '../testing/postgres-server'
 import { ADOPTION_CONCURRENCY, Cluster, REBALANCE_BATCH } from './cluster'
+import { NodeLease } from './node-lease'
 
 const urlOf = (pool: pg.Pool) => (pool.options as { connectionString: string }).connectionString
 
@@ -177,6 +178,48 @@ postgresSuite('handing instances over to a node that joins', (pool) => {
     } finally {
       await joiner.drain()
       await donor.drain()
+    }
+  })
+})
+
+postgresSuite('a node whose lease expired under it', (pool) => {
+  test('joins again and keeps, without restarting them, the instances no peer took meanwhile', async () => {
+    const ids = await orphans(pool(), 'E', 6)
+    const acquired: string[] = []
+    const parted: Array<[string, string]> = []
+    const node = clusterNode(pool(), 'stalled', 1_500)
+    let peer: NodeLease | undefined
+    try {
+      await node.join('http://127.0.0.1:1', {
+        acquired: (instanceId) => void acquired.push(instanceId),
+        parted: (instanceId, why) => void parted.push([instanceId, why]),
+        movable: () => false,
+      })
+      assert.deepEqual(acquired.sort(), ids)
+      peer = await NodeLease.join(pool(), {
+        nodeId: 'peer',
+        address: 'http://127.0.0.1:2',
+        ttlMs: 60_000,
+        marginMs: 1_000,
+        logger: silentLogger(),
+      })
+      // The node's lease expires on the database's clock (a stall of the whole machine), and a peer takes one
+      // of its instances before the node's next renewal finds out.
+      await pool().query(`UPDATE nodes SET expires_at = now() - interval '1 second' WHERE id = 'stalled'`)
+      const taken = await peer.acquire(ids[0]!)
+      assert.ok(taken, 'the peer took an instance of the expired node')
+      const deadline = Date.now() + 10_000
+      while (node.held().length !== ids.length - 1 || !node.alive) {
+        assert.ok(Date.now() < deadline, `the node joined again: holds ${node.held().length}`)
+        await sleep(50)
+      }
+      assert.deepEqual(parted, [[ids[0], 'lost']], 'only the instance the peer took was stopped')
+      assert.equal(acquired.length, ids.length, 'nothing was started again')
+      for (const id of ids.slice(1)) assert.equal(await node.stillOwner(id), true, `${id} still held here`)
+      assert.equal(node.counts.lost, 1)
+    } finally {
+      await node.drain()
+      await peer?.leave()
     }
   })
 })

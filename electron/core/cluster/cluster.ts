@@ -405,18 +405,44 @@ export class Cluster implements Coordinator {
     lease.start(() => void this.afterLoss(lease))
   }
 
-  /** The lease expired before a renewal (a pause, a lost database): everything held is lost; join afresh. */
+  /**
+   * The lease expired before a renewal (a pause, a stalled machine, a lost database). The node joins again and
+   * keeps what no peer took meanwhile (see `rejoin`): stopping every instance instead made nodes that stalled
+   * together restart every account at once, which stalled them again.
+   */
   private async afterLoss(lease: NodeLease): Promise<void> {
     if (this.lease !== lease || this.closed) return
-    this.log.warn({ instances: this.fences.size }, 'lease lost: stopping every instance held here')
-    for (const instanceId of [...this.fences.keys()]) await this.part(instanceId, 'lost')
+    this.log.warn({ instances: this.fences.size }, 'lease lost: joining again, keeping what no peer took')
     try {
-      await this.startLease()
+      await this.rejoin()
       this.wake()
     } catch (error) {
       this.log.error({ err: error }, 'joining the cluster again failed; retrying at the next tick')
       this.lease = undefined
     }
+  }
+
+  /**
+   * Joins with a fresh lease, then parts with every instance held here whose token changed: a peer took it
+   * while the lease was expired. One whose token is unchanged was written for by no other node, and no peer can
+   * take it now the lease is live again: it runs on (one whose writes were refused meanwhile restarts at the
+   * next tick, see `restartDoubtful`). Should a takeover that started before the join still commit after this
+   * read, the fence refuses this node's next write for the instance, and `verify` parts with it then.
+   */
+  private async rejoin(): Promise<void> {
+    await this.startLease()
+    if (this.fences.size === 0) return
+    const { rows } = await this.pool.query<{ instance_id: string; token: string }>(
+      'SELECT instance_id, token FROM instance_owner WHERE node_id = $1 FOR SHARE',
+      [this.nodeId],
+    )
+    const tokens = new Map(rows.map(({ instance_id: id, token }) => [id, Number(token)]))
+    const taken = [...this.fences].filter(([instanceId, fence]) => tokens.get(instanceId) !== fence.token)
+    this.log.info(
+      { kept: this.fences.size - taken.length, lost: taken.length },
+      'joined the cluster again: instances no peer took stay here',
+    )
+    for (const [instanceId] of taken) await this.part(instanceId, 'lost')
   }
 
   /** Runs a tick now (or once more after the current one). */
@@ -431,7 +457,7 @@ export class Cluster implements Coordinator {
    * refreshes the statuses peers report.
    */
   private async tick(): Promise<void> {
-    if (!this.lease) await this.startLease()
+    if (!this.lease) await this.rejoin()
     if (!this.lease?.alive || this.closed) return
     const pool = this.pool
     const [live, { rows: orphans }, { rows: owned }] = await Promise.all([

@@ -293,6 +293,24 @@ test('after a 440 a cluster node that holds the instance retries with backoff un
   assert.equal(kept.length, 1)
 })
 
+test('a node whose lease is in doubt does not connect, and tries again with backoff until it may', async () => {
+  let mayAct = true
+  const lease = { mayAct: () => mayAct, afterReplaced: async () => 'retry' as const }
+  const { session, runtime, next } = setup({}, lease)
+  await runtime.restore()
+  session.events.open(ACCOUNT)
+  assert.equal(session.connects, 1)
+  mayAct = false
+  session.events.close(lost, 'Connection Terminated')
+  await next((s) => s.state === 'disconnected' && s.cause === 'connection_replaced')
+  assert.notEqual(runtime.status.nextRetryAt, null, 'a retry is planned')
+  assert.equal(session.connects, 1, 'no socket while the lease is in doubt')
+  mayAct = true
+  await next((s) => s.state === 'connecting')
+  assert.equal(session.connects, 2, 'connected once the lease holds again')
+  await runtime.shutdown()
+})
+
 test('a kept stop leaves a linked instance stopped at restore; reconnect clears it before connecting', async () => {
   const { session, runtime, kept } = setup({}, undefined, { cause: 'client_outdated', code: 405, at: 1000 })
   assert.equal(runtime.status.state, 'disconnected')

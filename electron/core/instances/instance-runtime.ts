@@ -328,8 +328,10 @@ export class InstanceRuntime {
   private startSocket(cause: InstanceCause): void {
     this.clearRetry()
     if (this.options.lease && !this.options.lease.mayAct()) {
+      // The lease is in doubt (a pause, a slow renewal): tried again later. Should the node have lost the
+      // instance, the cluster stops it, and the retry with it.
       this.log.warn({ cause }, 'not connecting: this node does not hold the instance now')
-      this.setState('disconnected', 'connection_replaced', { qr: null, nextRetryAt: null })
+      this.scheduleRetry('connection_replaced')
       return
     }
     this.qrGeneration += 1
