@@ -182,44 +182,61 @@ postgresSuite('handing instances over to a node that joins', (pool) => {
   })
 })
 
-postgresSuite('a node whose lease expired under it', (pool) => {
-  test('joins again and keeps, without restarting them, the instances no peer took meanwhile', async () => {
-    const ids = await orphans(pool(), 'E', 6)
-    const acquired: string[] = []
-    const parted: Array<[string, string]> = []
-    const node = clusterNode(pool(), 'stalled', 1_500)
-    let peer: NodeLease | undefined
-    try {
-      await node.join('http://127.0.0.1:1', {
-        acquired: (instanceId) => void acquired.push(instanceId),
-        parted: (instanceId, why) => void parted.push([instanceId, why]),
-        movable: () => false,
-      })
-      assert.deepEqual(acquired.sort(), ids)
-      peer = await NodeLease.join(pool(), {
-        nodeId: 'peer',
-        address: 'http://127.0.0.1:2',
-        ttlMs: 60_000,
-        marginMs: 1_000,
-        logger: silentLogger(),
-      })
-      // The node's lease expires on the database's clock (a stall of the whole machine), and a peer takes one
-      // of its instances before the node's next renewal finds out.
-      await pool().query(`UPDATE nodes SET expires_at = now() - interval '1 second' WHERE id = 'stalled'`)
-      const taken = await peer.acquire(ids[0]!)
-      assert.ok(taken, 'the peer took an instance of the expired node')
-      const deadline = Date.now() + 10_000
-      while (node.held().length !== ids.length - 1 || !node.alive) {
-        assert.ok(Date.now() < deadline, `the node joined again: holds ${node.held().length}`)
-        await sleep(50)
+for (const how of ['its next renewal', 'a refused write'] as const) {
+  postgresSuite(`a node whose lease expired under it, finding out by ${how}`, (pool) => {
+    test('joins again and keeps, without restarting them, the instances no peer took', async () => {
+      const ids = await orphans(pool(), 'E', 6)
+      const acquired: string[] = []
+      const parted: Array<[string, string]> = []
+      // A long TTL leaves the refused write to find out first (renewals every 4 s).
+      const node = clusterNode(pool(), 'stalled', how === 'a refused write' ? 12_000 : 1_500)
+      let peer: NodeLease | undefined
+      try {
+        await node.join('http://127.0.0.1:1', {
+          acquired: (instanceId) => void acquired.push(instanceId),
+          parted: (instanceId, why) => void parted.push([instanceId, why]),
+          movable: () => false,
+        })
+        assert.deepEqual(acquired.sort(), ids)
+        peer = await NodeLease.join(pool(), {
+          nodeId: 'peer',
+          address: 'http://127.0.0.1:2',
+          ttlMs: 60_000,
+          marginMs: 1_000,
+          logger: silentLogger(),
+        })
+        // The node's lease expires on the database's clock (a stall of the whole machine), and a peer takes one
+        // of its instances before the node finds out.
+        await pool().query(`UPDATE nodes SET expires_at = now() - interval '1 second' WHERE id = $1`, [
+          node.nodeId,
+        ])
+        assert.ok(await peer.acquire(ids[0]!), 'the peer took an instance of the expired node')
+        // A write for another of its instances refused by the database (its lease is no longer live there).
+        if (how === 'a refused write') node.fence.refused(ids[1]!)
+        const deadline = Date.now() + 10_000
+        while (node.held().length !== ids.length - 1 || !node.alive || parted.length < 1) {
+          assert.ok(Date.now() < deadline, `the node joined again: holds ${node.held().length}`)
+          await sleep(50)
+        }
+        assert.deepEqual(parted[0], [ids[0], 'lost'], 'the instance the peer took was stopped')
+        if (how === 'a refused write') {
+          // The instance whose write was refused starts again from what is stored; nothing else does.
+          while (acquired.length < ids.length + 1) {
+            assert.ok(Date.now() < deadline, 'the refused instance started again')
+            await sleep(50)
+          }
+          assert.deepEqual(parted.slice(1), [[ids[1], 'released']])
+          assert.deepEqual(acquired.slice(ids.length), [ids[1]])
+        } else {
+          assert.equal(parted.length, 1, 'only the instance the peer took was stopped')
+          assert.equal(acquired.length, ids.length, 'nothing was started again')
+        }
+        for (const id of ids.slice(1)) assert.equal(await node.stillOwner(id), true, `${id} still held here`)
+        assert.equal(node.counts.lost, 1)
+      } finally {
+        await node.drain()
+        await peer?.leave()
       }
-      assert.deepEqual(parted, [[ids[0], 'lost']], 'only the instance the peer took was stopped')
-      assert.equal(acquired.length, ids.length, 'nothing was started again')
-      for (const id of ids.slice(1)) assert.equal(await node.stillOwner(id), true, `${id} still held here`)
-      assert.equal(node.counts.lost, 1)
-    } finally {
-      await node.drain()
-      await peer?.leave()
-    }
+    })
   })
-})
+}

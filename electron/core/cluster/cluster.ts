@@ -96,6 +96,8 @@ export class Cluster implements Coordinator {
   /** Instances taken here, given up (drained, handed over, restarted) and lost, since the start. */
   readonly counts = { acquired: 0, released: 0, lost: 0 }
   private closed = false
+  /** While the node joins again after its lease expired (the renewals and a refused write both find out). */
+  private rejoining = false
   /** Set by the timer every TTL/3, taken by the tick that rebalances: one batch per TTL/3 at most. */
   private rebalanceDue = false
 
@@ -411,7 +413,9 @@ export class Cluster implements Coordinator {
    * together restart every account at once, which stalled them again.
    */
   private async afterLoss(lease: NodeLease): Promise<void> {
-    if (this.lease !== lease || this.closed) return
+    if (this.lease !== lease || this.closed || this.rejoining) return
+    this.rejoining = true
+    lease.stop()
     this.log.warn({ instances: this.fences.size }, 'lease lost: joining again, keeping what no peer took')
     try {
       await this.rejoin()
@@ -419,6 +423,8 @@ export class Cluster implements Coordinator {
     } catch (error) {
       this.log.error({ err: error }, 'joining the cluster again failed; retrying at the next tick')
       this.lease = undefined
+    } finally {
+      this.rejoining = false
     }
   }
 
@@ -611,17 +617,24 @@ export class Cluster implements Coordinator {
     this.parting.delete(instanceId)
   }
 
-  /** After a refused write: which instances this node still holds, on the database's word; the rest are lost. */
+  /**
+   * After a refused write: which instances this node still holds, on the database's word; the rest are lost.
+   * A lease found expired is joined again (keeping what no peer took); with the database out of reach the
+   * renewals decide.
+   */
   private async verify(): Promise<void> {
-    if (!this.lease) return
-    const kept = await this.lease.renew().catch(() => false)
+    const lease = this.lease
+    if (!lease) return
+    const kept = await lease.renew().catch(() => undefined)
+    if (kept === false) return this.afterLoss(lease)
+    if (kept === undefined) return
     const { rows } = await this.pool.query<{ instance_id: string; token: string }>(
       'SELECT instance_id, token FROM instance_owner WHERE node_id = $1',
       [this.nodeId],
     )
     const tokens = new Map(rows.map(({ instance_id: id, token }) => [id, Number(token)]))
     for (const [instanceId, fence] of [...this.fences]) {
-      if (!kept || tokens.get(instanceId) !== fence.token) await this.part(instanceId, 'lost')
+      if (tokens.get(instanceId) !== fence.token) await this.part(instanceId, 'lost')
     }
   }
 
