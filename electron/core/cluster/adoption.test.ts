@@ -240,3 +240,42 @@ for (const how of ['its next renewal', 'a refused write'] as const) {
     })
   })
 }
+
+postgresSuite('an instance whose write was refused, while a node takes many over', (pool) => {
+  test('starts again before the takeovers of that tick, not after them', async () => {
+    const [doubtful] = await orphans(pool(), 'X', 1)
+    // A long TTL: no tick of the timer during the test; the test wakes the one it watches.
+    const node = clusterNode(pool(), 'busy', 60_000)
+    let restartedAt = 0
+    let adoptedAt = 0
+    const slow = new Set<string>()
+    try {
+      await node.join('http://127.0.0.1:1', {
+        acquired: async (instanceId) => {
+          if (!slow.has(instanceId)) return
+          // A takeover under load: reading its records and starting it take a while.
+          await sleep(150)
+          slow.delete(instanceId)
+          if (slow.size === 0) adoptedAt = Date.now()
+        },
+        parted: (instanceId, why) => {
+          if (instanceId === doubtful && why === 'released') restartedAt = Date.now()
+        },
+        movable: () => false,
+      })
+      assert.deepEqual(node.held(), [doubtful])
+      // Many orphans appear (a peer died), and a write of the held instance is refused meanwhile; then a tick.
+      for (const id of await orphans(pool(), 'Y', ADOPTION_CONCURRENCY * 4)) slow.add(id)
+      node.fence.refused(doubtful!)
+      await pool().query(`SELECT pg_notify('linkdesk_cluster', 'released gone')`)
+      const deadline = Date.now() + 20_000
+      while (adoptedAt === 0 || restartedAt === 0) {
+        assert.ok(Date.now() < deadline, 'the takeovers and the restart happened')
+        await sleep(20)
+      }
+      assert.ok(restartedAt < adoptedAt, `restarted ${adoptedAt - restartedAt} ms before the takeovers ended`)
+    } finally {
+      await node.drain()
+    }
+  })
+})
