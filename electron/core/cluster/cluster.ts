@@ -496,9 +496,6 @@ export class Cluster implements Coordinator {
       loads.set(target, (loads.get(target) ?? 0) + 1)
       if (target === this.nodeId) mine.push(id)
     }
-    // An instance held here that stopped working (a write refused while the lease was in doubt: its key store
-    // may fail every write) starts again first, not after hundreds of takeovers.
-    await this.restartDoubtful()
     // Several at once (each reads only its own records), a bounded number: the node's own traffic shares the pool.
     await atMostAtOnce(ADOPTION_CONCURRENCY, mine, async (instanceId) => {
       if (!this.closed) await this.take(instanceId)

@@ -31,10 +31,10 @@ eachBackend((backend) => {
 
     // Not kept (the message's event failed): the write is dropped, the store fails from then on, and the
     // next session's store reads what is durable: the session before that message.
+    // The credentials written since the store opened are durable: the next store starts from them.
+    await store.writeCreds({ me: { id: '1:2@s.whatsapp.net' } })
     const notKept = store.holdWrites()
     assert.equal(store.holding, true)
-    // The credentials are never held (a pairing is not a decryption's): the next store starts from them.
-    await store.writeCreds({ me: { id: '1:2@s.whatsapp.net' } })
     const dropped = store.setKeys({ session: { alice: { n: 3 } } })
     let settled = false
     const settling = store.settled().then(() => (settled = true))

@@ -33,8 +33,7 @@ export interface InstanceAuthStore {
    * key writes until the message's event is durable, so a crash in between leaves a session that can still
    * decrypt the copy the network sends again. Released with `kept` false (the message could not be kept),
    * the held writes are dropped and the store fails its later writes, so the next session reads afresh from
-   * what is durable. Closing the store releases every hold. The credentials are never held: they are the
-   * account's (a pairing, a login), not a decryption's, and a store read afresh must find them.
+   * what is durable. Closing the store releases every hold.
    */
   holdWrites(): (kept?: boolean) => void
   /** Whether a hold is on now (an incoming message's key writes wait for the message to be kept). */

@@ -623,9 +623,7 @@ export class WaSession {
   ): Promise<void> {
     if (isJidNewsletter(message.key.remoteJid ?? undefined)) {
       if (this.socket !== socket) throw new Error('the socket was replaced before the post was kept')
-      return this.keeping(socket, auth, () =>
-        this.options.hooks.onChannelPost(this.options.instanceId, mapChannelPost(message)),
-      )
+      return this.options.hooks.onChannelPost(this.options.instanceId, mapChannelPost(message))
     }
     const me = auth.state.creds.me
     const [known = message] = await withKnownAddresses(socket.signalRepository.lidMapping, [message])
@@ -634,33 +632,8 @@ export class WaSession {
     if (this.socket !== socket) throw new Error('the socket was replaced before the message was kept')
     const inbound = me ? mapDecryptedMessage(known, me, accountOf(me), this.log, polls) : undefined
     if (!inbound) return
-    await this.keeping(socket, auth, () =>
-      this.options.hooks.onDecrypted(this.options.instanceId, inbound, { live: !offline }),
-    )
+    await this.options.hooks.onDecrypted(this.options.instanceId, inbound, { live: !offline })
     this.kept.add(inbound.message.id)
-  }
-
-  /**
-   * Keeps a decrypted message. One that could not be kept (a write failed) has its key writes dropped, so the
-   * network's next copy still decrypts; when that leaves the store failing every later write, this socket
-   * could decrypt nothing more: it ends, and the state machine connects again, with backoff, on a store read
-   * afresh. The network then delivers the message again.
-   */
-  private async keeping(socket: WASocket, auth: WaAuthState, keep: () => Promise<void> | void) {
-    try {
-      await keep()
-    } catch (error) {
-      void auth.store.settled().then(() => {
-        if (this.socket !== socket || auth.store.usable) return
-        this.log.warn({ err: error }, 'a decrypted message was not kept: connecting again on what is durable')
-        this.detach()
-        this.options.events.close(
-          { action: 'retry', code: undefined, cause: 'connection_lost' },
-          'a decrypted message was not kept',
-        )
-      })
-      throw error
-    }
   }
 
   /**

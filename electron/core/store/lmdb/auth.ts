@@ -71,11 +71,9 @@ export class LmdbInstanceAuthStore implements InstanceAuthStore {
   }
 
   async writeCreds(creds: unknown): Promise<void> {
-    // Never held: the credentials are the account's, not a decryption's (see holdWrites).
-    await this.write(
-      [{ key: this.prefix + CREDS_KEY, stored: encodeValue(creds, this.cipher), value: creds }],
-      false,
-    )
+    await this.write([
+      { key: this.prefix + CREDS_KEY, stored: encodeValue(creds, this.cipher), value: creds },
+    ])
   }
 
   async getKeys(
@@ -122,7 +120,7 @@ export class LmdbInstanceAuthStore implements InstanceAuthStore {
    * Queues one transaction of writes, visible to reads at once. Past MAX_QUEUED uncommitted transactions the
    * caller waits for the commits, so a writer faster than the disk cannot grow the queue without bound.
    */
-  private async write(entries: Entry[], holdable = true): Promise<void> {
+  private async write(entries: Entry[]): Promise<void> {
     this.assertOpen()
     if (this.failure !== undefined)
       throw new Error('an earlier write of this auth store failed', { cause: this.failure })
@@ -133,13 +131,12 @@ export class LmdbInstanceAuthStore implements InstanceAuthStore {
     this.queued += 1
     // Writes queued in one event turn commit in one transaction (lmdb's event-turn batching), in call order,
     // on lmdb's write thread: the last one's promise resolves when they all are committed.
-    const commit = () => {
+    const written = this.hold.run(() => {
       let last: Promise<unknown> = Promise.resolve()
       for (const { key, stored } of entries)
         last = stored === null ? this.db.remove(key) : this.db.put(key, stored)
       return last
-    }
-    const written = holdable ? this.hold.run(commit) : commit()
+    })
     this.lastCommit = written.then(
       () => {
         this.queued -= 1

@@ -77,8 +77,7 @@ class PostgresInstanceAuthStore implements InstanceAuthStore {
   async writeCreds(creds: unknown): Promise<void> {
     const stored = encodeValue(creds, this.cipher)
     this.creds = stored
-    // Never held: the credentials are the account's, not a decryption's (see holdWrites).
-    await this.write([{ ...CREDS, stored }], false)
+    await this.write([{ ...CREDS, stored }])
   }
 
   async getKeys(type: string, ids: readonly string[]): Promise<Record<string, unknown>> {
@@ -124,29 +123,30 @@ class PostgresInstanceAuthStore implements InstanceAuthStore {
     if (writes.length > 0) await this.write(writes)
   }
 
-  private async write(writes: AuthWrite[], holdable = true): Promise<void> {
+  private async write(writes: AuthWrite[]): Promise<void> {
     this.assertOpen()
     if (this.failure !== undefined)
       throw new Error('an earlier write of this auth store failed', { cause: this.failure })
     for (const { type, id, stored } of writes) this.pending.set(keyOf(type, id), stored)
     this.queued += 1
-    const commit = () => this.group.commit(writes)
-    this.lastCommit = (holdable ? this.hold.run(commit) : commit()).then(
-      () => {
-        this.queued -= 1
-        for (const { type, id, stored } of writes) {
-          const key = keyOf(type, id)
-          if (type === CREDS.type && id === CREDS.id && stored) this.durableCreds = stored
-          if (this.pending.get(key) !== stored) continue
-          this.pending.delete(key)
-          this.cache.set(key, stored ?? ABSENT)
-        }
-      },
-      (error: unknown) => {
-        this.queued -= 1
-        this.failure = error
-      },
-    )
+    this.lastCommit = this.hold
+      .run(() => this.group.commit(writes))
+      .then(
+        () => {
+          this.queued -= 1
+          for (const { type, id, stored } of writes) {
+            const key = keyOf(type, id)
+            if (type === CREDS.type && id === CREDS.id && stored) this.durableCreds = stored
+            if (this.pending.get(key) !== stored) continue
+            this.pending.delete(key)
+            this.cache.set(key, stored ?? ABSENT)
+          }
+        },
+        (error: unknown) => {
+          this.queued -= 1
+          this.failure = error
+        },
+      )
     // Held writes wait for their holder, who may be this writer: it is never made to wait for them.
     if (this.queued > MAX_QUEUED && !this.hold.active) await this.lastCommit
   }
