@@ -28,7 +28,7 @@ export async function startTestCore(input: ConfigInput = {}, deps: CoreDeps = {}
   const config = parseConfig({
     port: 0,
     accessToken: TEST_TOKEN,
-    logLevel: 'silent',
+    logLevel: process.env.LINKDESK_TEST_LOG ?? 'silent',
     ...offline,
     ...input,
     dataDir,
@@ -36,7 +36,9 @@ export async function startTestCore(input: ConfigInput = {}, deps: CoreDeps = {}
   // LINKDESK_TEST_STORE=postgres: the same tests on a PostgreSQL database of this data folder.
   if (input.store === undefined && testStore() === 'postgres')
     config.store = { kind: 'postgres', url: await testDatabaseFor(dataDir) }
-  const core = await createCore(config, { logger: silentLogger(), ...deps })
+  // LINKDESK_TEST_LOG=debug (or another level) writes the core's log to stderr.
+  const logger = process.env.LINKDESK_TEST_LOG ? {} : { logger: silentLogger() }
+  const core = await createCore(config, { ...logger, ...deps })
   const call: TestCore['call'] = async (path, init = {}) => {
     const { json, ...rest } = init
     const headers = new Headers(rest.headers)

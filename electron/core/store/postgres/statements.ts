@@ -20,7 +20,8 @@ export async function resultsAtomically(
 ): Promise<pg.QueryResult[]> {
   if (statements.length === 0) return []
   const text = statements
-    .map(({ sql, rows }) => sql.replace('$1::jsonb', `${literal(JSON.stringify(rows))}::jsonb`))
+    // A function, not a string, as the replacement: a `$'` or `$&` in a row's text stays text.
+    .map(({ sql, rows }) => sql.replace('$1::jsonb', () => `${literal(JSON.stringify(rows))}::jsonb`))
     .join(';\n')
   const results = (await pool.query(text)) as pg.QueryResult | pg.QueryResult[]
   return Array.isArray(results) ? results : [results]
