@@ -61,8 +61,10 @@ postgresSuite('postgres', (pool) => {
         )
       })
       assert.equal(sent.filter(({ text }) => wholeTable.test(text)).length, 0, 'no node read every instance')
+      // Under load the periodic version check may see the change before its announcement does: the record is
+      // then read twice, still alone.
       assert.deepEqual(
-        sent.filter(({ text }) => byId.test(text)).map(({ values }) => values[0]),
+        [...new Set(sent.filter(({ text }) => byId.test(text)).map(({ values }) => values[0]))],
         [target.id],
         'the peer read the changed record, and only it',
       )
