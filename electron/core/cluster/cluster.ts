@@ -4,23 +4,28 @@ import { CoalescedRunner } from '../coalesced-runner'
 import {
   type CommitAnnouncements,
   type Coordinator,
-  type FenceClaim,
   leaseLost,
-  nodeLeaseLost,
   type OwnershipHooks,
-  type Parting,
   type ReplacedVerdict,
   type Route,
   type WriteFence,
 } from '../contract/coordination'
-import { AppError } from '../errors'
 import type { MetricsProvider } from '../contract/metrics'
 import type { InstanceStatus } from '../contract/instance-state'
 import type { Logger } from '../logger'
 import { clusterHealth, clusterMetricsProvider } from './cluster-views'
 import { type Fence, NodeLease } from './node-lease'
 import { ReplacedWindow } from './replaced-window'
+import { Holdings } from './holdings'
+import { LeaseRecovery } from './lease-recovery'
+import { Placement } from './placement'
+import { PeerStatuses } from './peer-statuses'
+import { commitAnnouncements } from './commit-announcements'
+import { Routing } from './routing'
+import { nodeWriteFence } from './write-fence'
 import { Notifications } from '../store/postgres/notifications'
+
+export { ADOPTION_CONCURRENCY, REBALANCE_BATCH } from './placement'
 
 export interface ClusterOptions {
   /** The stores' pool, shared: the node's lease, placement and the statuses peers report. */
@@ -43,27 +48,15 @@ export interface ClusterNode {
   expires_at: string
 }
 
-/** How many more instances than the least-loaded node a node holds before it hands any over. */
-const REBALANCE_GAP = 2
-
-/** The most instances a node hands over per TTL/3 (its excess over a fair share, up to this). */
-export const REBALANCE_BATCH = 20
-
-/**
- * How many instances a node takes over at once (a failover, a rebalancing, a restart): each takeover is a few
- * round trips of its own records (its owner row, its settings record, its outbox queues, its keys), so 8 at once
- * keep a takeover's wait short without taking every connection of the pool (10) from the node's own traffic.
- */
-export const ADOPTION_CONCURRENCY = 8
-
-/** Commits announced within this long share one notification. */
-const ANNOUNCE_MS = 20
-
 /**
  * This node's part in a cluster of headless nodes sharing one PostgreSQL database: its lease, the instances
  * it holds (each with its fencing token), placement of new and orphaned instances, routing of requests to the
  * owner, the statuses peers report, and the drain. Ownership changes are told to the hooks given at `join`
  * (the instance manager connects or stops the account, the event service starts or stops its deliveries).
+ * It joins, ticks and drains; the rest is done by its parts, built here and handed what they share: the
+ * instances held (`Holdings`), the recovery from a lease in doubt (`LeaseRecovery`), where instances run
+ * (`Placement`), where requests are answered (`Routing`), the statuses (`PeerStatuses`), the write fence
+ * (`nodeWriteFence`) and the commit announcements (`commitAnnouncements`).
  */
 export class Cluster implements Coordinator {
   private readonly pool: SharedPool
@@ -74,14 +67,11 @@ export class Cluster implements Coordinator {
   /** The key peers present when they forward a request (shared through the database), read at `join`. */
   private secret = ''
   private address = ''
-  private readonly fences = new Map<string, Fence>()
-  private readonly statuses = new Map<string, unknown>()
-  /** Held instances a write of which was refused, or whose start failed: restarted at the next tick if still held. */
-  private readonly doubtful = new Set<string>()
-  /** Instances whose listeners are being told this node took them. */
-  private readonly adopting = new Map<string, Promise<void>>()
-  /** Instances whose listeners are being told they part, until they are done. */
-  private readonly parting = new Map<string, Promise<void>>()
+  private readonly holdings: Holdings
+  private readonly recovery: LeaseRecovery
+  private readonly placement: Placement
+  private readonly routing: Routing
+  private readonly statuses: PeerStatuses
   /** The recent 440s of the instances held here. */
   private readonly replaced = new ReplacedWindow()
   private hooks: OwnershipHooks = { acquired: () => undefined, parted: () => undefined }
@@ -92,14 +82,12 @@ export class Cluster implements Coordinator {
     () => this.tick(),
     (error) => this.log.warn({ err: error }, 'the cluster tick failed'),
   )
-  private announcing: NodeJS.Timeout | undefined
-  /** Instances taken here, given up (drained, handed over, restarted) and lost, since the start. */
-  readonly counts = { acquired: 0, released: 0, lost: 0 }
   private closed = false
-  /** While the node joins again after its lease expired (the renewals and a refused write both find out). */
-  private rejoining = false
   /** Set by the timer every TTL/3, taken by the tick that rebalances: one batch per TTL/3 at most. */
   private rebalanceDue = false
+
+  /** Every node (this one too) hears of committed events: one notification per 20 ms at most. */
+  readonly commits: CommitAnnouncements
 
   /** Nothing is read or written until `join`; the stores' writes carry its fence from the start. */
   constructor(private readonly options: ClusterOptions) {
@@ -107,6 +95,45 @@ export class Cluster implements Coordinator {
     this.pool = options.pool
     this.leasePool = openPool(options.url, { logger: this.log, size: 1 })
     this.notifications = new Notifications(options.url, this.pool, options.logger, () => this.wake())
+    // What most parts share: where they read and write, whose node they speak for, its lease and its state.
+    const node = { pool: this.pool, nodeId: options.nodeId, log: this.log, lease: () => this.lease }
+    const closed = () => this.closed
+    const hooks = () => this.hooks
+    const startFailed = (instanceId: string) => this.recovery.doubt(instanceId)
+    this.holdings = new Holdings({ ...node, closed, hooks, startFailed })
+    const holdings = this.holdings
+    const mayAct = (instanceId: string) => this.mayAct(instanceId)
+    this.recovery = new LeaseRecovery({
+      ...node,
+      holdings,
+      startLease: () => this.startLease(),
+      forgetLease: () => (this.lease = undefined),
+      closed,
+      mayAct,
+      wake: () => this.wake(),
+    })
+    const notifications = this.notifications
+    this.placement = new Placement({ ...node, holdings, notifications, closed, hooks })
+    this.routing = new Routing({
+      ...node,
+      holdings,
+      placement: this.placement,
+      mayAct,
+      alive: () => this.alive,
+    })
+    this.statuses = new PeerStatuses({ ...node, holdings })
+    this.fence = nodeWriteFence({ ...node, holdings, recovery: this.recovery })
+    this.commits = commitAnnouncements(this.notifications, options.nodeId)
+  }
+
+  /** Instances taken here, given up (drained, handed over, restarted) and lost, since the start. */
+  get counts(): Readonly<Holdings['counts']> {
+    return this.holdings.counts
+  }
+
+  /** The fences of the instances held here, by instance id. */
+  private get fences(): ReadonlyMap<string, Fence> {
+    return this.holdings.fences
   }
 
   get nodeId(): string {
@@ -121,19 +148,6 @@ export class Cluster implements Coordinator {
   /** The notifications between nodes (settings changes and events use them too). */
   get signals(): Notifications {
     return this.notifications
-  }
-
-  /** Every node (this one too) hears of committed events: one notification per 20 ms at most. */
-  readonly commits: CommitAnnouncements = {
-    announce: () => {
-      if (this.announcing) return
-      this.announcing = setTimeout(() => {
-        this.announcing = undefined
-        void this.notifications.notify('linkdesk_events', this.nodeId)
-      }, ANNOUNCE_MS)
-      this.announcing.unref()
-    },
-    onAnnounced: (listener) => this.notifications.on('linkdesk_events', listener),
   }
 
   get forwardKey(): string {
@@ -183,7 +197,7 @@ export class Cluster implements Coordinator {
   }
 
   handover(instanceId: string): Promise<void> | undefined {
-    return this.adopting.get(instanceId) ?? this.parting.get(instanceId)
+    return this.holdings.handover(instanceId)
   }
 
   /** Each instance's share of shared work runs on its owner. */
@@ -211,73 +225,26 @@ export class Cluster implements Coordinator {
    * hold or once the local deadline has passed. A write the database refused becomes `lease_lost`, after which
    * the node checks which instances it still holds (and stops the others).
    */
-  readonly fence: WriteFence = {
-    claims: (instanceIds) => this.claims(instanceIds),
-    refused: (instanceId) => this.refused(instanceId),
-    node: () => {
-      if (!this.lease?.alive) throw nodeLeaseLost(this.nodeId)
-      return this.nodeId
-    },
-  }
+  readonly fence: WriteFence
 
-  private claims(instanceIds: Iterable<string>): FenceClaim[] {
-    const rows: FenceClaim[] = []
-    for (const instanceId of new Set(instanceIds)) {
-      const fence = this.fences.get(instanceId)
-      if (!fence) throw leaseLost(instanceId)
-      if (!this.lease?.alive) {
-        // Held, but the lease is in doubt (a pause, a slow renewal): this write is refused, and if the lease
-        // holds after all, the instance restarts (its session may have counted on the write).
-        this.doubtful.add(instanceId)
-        throw leaseLost(instanceId)
-      }
-      rows.push({ instance_id: instanceId, node_id: this.nodeId, token: fence.token })
-    }
-    return rows
-  }
-
-  private refused(instanceId: string): Error {
-    if (this.fences.has(instanceId)) this.doubtful.add(instanceId)
-    void this.verify()
-    return leaseLost(instanceId)
-  }
-
-  /**
-   * Where a request for the instance is answered. Held here: here. Owned by a live peer: there. Otherwise (new,
-   * released, or its node died) it is placed: on the least-loaded live node, or here when a peer forwarded it.
-   */
-  async route(instanceId: string, forwarded: boolean): Promise<Route> {
-    // An instance being taken here is answered once it is started (its settings and keys read again).
-    await this.adopting.get(instanceId)
-    if (this.mayAct(instanceId)) return { kind: 'here' }
-    if (!this.lease?.alive)
-      throw new AppError('unavailable', 'This node is not part of the cluster right now.')
-    const owner = await this.ownerOf(instanceId)
-    if (owner && owner.nodeId !== this.nodeId) return owner
-    if (!forwarded && owner?.nodeId !== this.nodeId) {
-      const target = await this.leastLoaded()
-      if (target.kind === 'peer') return target
-    }
-    if (await this.take(instanceId)) return { kind: 'here' }
-    const winner = await this.ownerOf(instanceId)
-    if (winner && winner.nodeId !== this.nodeId && !forwarded) return winner
-    throw new AppError('unavailable', 'Another node is taking this instance over; try again in a moment.')
+  /** Where a request for the instance is answered: here, on its owner, or where it is placed (see `Routing`). */
+  route(instanceId: string, forwarded: boolean): Promise<Route> {
+    return this.routing.route(instanceId, forwarded)
   }
 
   /** Where a new instance goes: the least-loaded live node (here on a tie). */
-  async placeNew(forwarded: boolean): Promise<Route> {
-    if (forwarded) return { kind: 'here' }
-    return this.leastLoaded()
+  placeNew(forwarded: boolean): Promise<Route> {
+    return this.routing.placeNew(forwarded)
   }
 
   /** Takes a new instance at once (it was placed here). */
   async adoptNew(instanceId: string): Promise<void> {
-    if (!(await this.take(instanceId))) throw leaseLost(instanceId)
+    if (!(await this.holdings.take(instanceId))) throw leaseLost(instanceId)
   }
 
   /** Lets go of a destroyed instance: its owner row goes (its id is never used again). */
   async dropped(instanceId: string): Promise<void> {
-    await this.part(instanceId, 'released')
+    await this.holdings.part(instanceId, 'released')
     await this.pool.query('DELETE FROM instance_owner WHERE instance_id = $1 AND node_id = $2', [
       instanceId,
       this.nodeId,
@@ -303,28 +270,18 @@ export class Cluster implements Coordinator {
       [instanceId, this.nodeId, fence.token],
     )
     if (rowCount === 1) return true
-    await this.part(instanceId, 'lost')
+    await this.holdings.part(instanceId, 'lost')
     return false
   }
 
   /** Records the status of an instance held here, for peers that list it. */
   reportStatus(instanceId: string, status: InstanceStatus): void {
-    const fence = this.fences.get(instanceId)
-    if (!fence) return
-    void this.pool
-      .query('UPDATE instance_owner SET status = $3 WHERE instance_id = $1 AND node_id = $2 AND token = $4', [
-        instanceId,
-        this.nodeId,
-        // The QR image stays with the node showing it; peers list the state.
-        JSON.stringify({ ...(status as object), qr: null }),
-        fence.token,
-      ])
-      .catch((error: unknown) => this.log.warn({ err: error, instanceId }, 'reporting the status failed'))
+    this.statuses.report(instanceId, status)
   }
 
   /** The status a peer last reported for an instance it holds (refreshed every TTL/3). */
   reportedStatus(instanceId: string): InstanceStatus | undefined {
-    return this.statuses.get(instanceId) as InstanceStatus | undefined
+    return this.statuses.reported(instanceId)
   }
 
   health(): Promise<Record<string, unknown>> {
@@ -360,7 +317,7 @@ export class Cluster implements Coordinator {
     clearInterval(this.timer)
     await this.ticks.stop()
     const held = [...this.fences.values()]
-    for (const fence of held) await this.part(fence.instanceId, 'released')
+    for (const fence of held) await this.holdings.part(fence.instanceId, 'released')
     const lease = this.lease
     if (lease) {
       // Out of the live nodes before anything is released: no peer places a released instance back here.
@@ -404,51 +361,7 @@ export class Cluster implements Coordinator {
       renewals: this.leasePool,
     })
     this.lease = lease
-    lease.start(() => void this.afterLoss(lease))
-  }
-
-  /**
-   * The lease expired before a renewal (a pause, a stalled machine, a lost database). The node joins again and
-   * keeps what no peer took meanwhile (see `rejoin`): stopping every instance instead made nodes that stalled
-   * together restart every account at once, which stalled them again.
-   */
-  private async afterLoss(lease: NodeLease): Promise<void> {
-    if (this.lease !== lease || this.closed || this.rejoining) return
-    this.rejoining = true
-    lease.stop()
-    this.log.warn({ instances: this.fences.size }, 'lease lost: joining again, keeping what no peer took')
-    try {
-      await this.rejoin()
-      this.wake()
-    } catch (error) {
-      this.log.error({ err: error }, 'joining the cluster again failed; retrying at the next tick')
-      this.lease = undefined
-    } finally {
-      this.rejoining = false
-    }
-  }
-
-  /**
-   * Joins with a fresh lease, then parts with every instance held here whose token changed: a peer took it
-   * while the lease was expired. One whose token is unchanged was written for by no other node, and no peer can
-   * take it now the lease is live again: it runs on (one whose writes were refused meanwhile restarts at the
-   * next tick, see `restartDoubtful`). Should a takeover that started before the join still commit after this
-   * read, the fence refuses this node's next write for the instance, and `verify` parts with it then.
-   */
-  private async rejoin(): Promise<void> {
-    await this.startLease()
-    if (this.fences.size === 0) return
-    const { rows } = await this.pool.query<{ instance_id: string; token: string }>(
-      'SELECT instance_id, token FROM instance_owner WHERE node_id = $1 FOR SHARE',
-      [this.nodeId],
-    )
-    const tokens = new Map(rows.map(({ instance_id: id, token }) => [id, Number(token)]))
-    const taken = [...this.fences].filter(([instanceId, fence]) => tokens.get(instanceId) !== fence.token)
-    this.log.info(
-      { kept: this.fences.size - taken.length, lost: taken.length },
-      'joined the cluster again: instances no peer took stay here',
-    )
-    for (const [instanceId] of taken) await this.part(instanceId, 'lost')
+    lease.start(() => void this.recovery.afterLoss(lease))
   }
 
   /** Runs a tick now (or once more after the current one). */
@@ -463,231 +376,20 @@ export class Cluster implements Coordinator {
    * refreshes the statuses peers report.
    */
   private async tick(): Promise<void> {
-    if (!this.lease) await this.rejoin()
+    if (!this.lease) await this.recovery.rejoin()
     if (!this.lease?.alive || this.closed) return
-    const pool = this.pool
-    const [live, { rows: orphans }, { rows: owned }] = await Promise.all([
-      this.liveNodes(),
-      pool.query<{ id: string; node_id: string | null }>(
-        `SELECT i.id, o.node_id FROM instances i
-         LEFT JOIN instance_owner o ON o.instance_id = i.id
-         LEFT JOIN nodes n ON n.id = o.node_id AND n.expires_at > now()
-         WHERE (i.record->>'linked')::boolean AND (n.id IS NULL OR o.node_id = $1)
-         ORDER BY i.id`,
-        [this.nodeId],
-      ),
-      pool.query<{ instance_id: string; status: unknown }>(
-        'SELECT instance_id, status FROM instance_owner WHERE status IS NOT NULL',
-      ),
+    const [live, orphans, owned] = await Promise.all([
+      this.placement.liveNodes(),
+      this.placement.orphans(),
+      this.statuses.read(),
     ])
-    this.statuses.clear()
-    for (const { instance_id: instanceId, status } of owned) this.statuses.set(instanceId, status)
-    const loads = new Map(live.map(({ id, load }) => [id, load]))
-    const mine: string[] = []
-    // What this node runs already is placed; the query also names it (to take back what it held before a restart).
-    const unplaced = orphans.filter(({ id }) => !this.fences.has(id))
-    for (const { id, node_id: nodeId } of unplaced) {
-      if (nodeId === this.nodeId) {
-        mine.push(id)
-        continue
-      }
-      const target = leastOf(loads)
-      if (target === undefined) break
-      loads.set(target, (loads.get(target) ?? 0) + 1)
-      if (target === this.nodeId) mine.push(id)
-    }
-    // Several at once (each reads only its own records), a bounded number: the node's own traffic shares the pool.
-    await atMostAtOnce(ADOPTION_CONCURRENCY, mine, async (instanceId) => {
-      if (!this.closed) await this.take(instanceId)
-    })
+    this.statuses.keep(owned)
+    const { loads, unplaced } = await this.placement.takeShare(live, orphans)
     if (this.closed) return
-    await this.restartDoubtful()
-    if (unplaced.length === 0 && this.rebalanceDue) {
+    await this.recovery.restartDoubtful()
+    if (unplaced === 0 && this.rebalanceDue) {
       this.rebalanceDue = false
-      await this.rebalance(loads)
+      await this.placement.rebalance(loads)
     }
   }
-
-  /**
-   * Instances still held here after one of their writes was refused (the lease was in doubt for a moment):
-   * their sessions may count on what was not written, so each starts again from what is stored, under a new
-   * token (whatever still runs with the old one is fenced out).
-   */
-  private async restartDoubtful(): Promise<void> {
-    for (const instanceId of [...this.doubtful]) {
-      this.doubtful.delete(instanceId)
-      if (this.closed || !this.mayAct(instanceId)) continue
-      this.log.warn(
-        { instanceId },
-        'a write was refused while the lease was in doubt, or its start failed: restarting the instance',
-      )
-      await this.part(instanceId, 'released')
-      await this.take(instanceId)
-    }
-  }
-
-  /**
-   * Once nothing is left to place, at most once per TTL/3 (a tick of the timer; ticks woken by peers'
-   * notifications do not count): a node holding more than REBALANCE_GAP instances over the least-loaded one
-   * hands over its excess over a fair share (the live nodes' instances over their count, rounded up), at most
-   * REBALANCE_BATCH at once, released with a token bump and taken by the least-loaded nodes at once (woken).
-   * Only linked instances settled on their connection move (`movable`: connected, past a first login's
-   * uploads and sync): every move reconnects a live account.
-   */
-  private async rebalance(loads: ReadonlyMap<string, number>): Promise<void> {
-    const own = loads.get(this.nodeId) ?? 0
-    const others = [...loads].filter(([id]) => id !== this.nodeId).map(([, load]) => load)
-    if (others.length === 0 || own - Math.min(...others) <= REBALANCE_GAP) return
-    const total = [...loads.values()].reduce((sum, load) => sum + load, 0)
-    const excess = Math.min(REBALANCE_BATCH, own - Math.ceil(total / loads.size))
-    if (excess <= 0) return
-    // Linked ones (an instance waiting for its QR scan stays where the scan is shown), the newest taken here.
-    const { rows } = await this.pool.query<{ id: string }>(
-      `SELECT id FROM instances WHERE id = ANY($1) AND (record->>'linked')::boolean`,
-      [[...this.fences.keys()]],
-    )
-    const linked = new Set(rows.map(({ id }) => id))
-    const movable = this.hooks.movable ?? (() => true)
-    const batch = [...this.fences.values()]
-      .filter(({ instanceId }) => linked.has(instanceId) && movable(instanceId))
-      .slice(-excess)
-    const lease = this.lease
-    if (batch.length === 0 || !lease || this.closed) return
-    await atMostAtOnce(ADOPTION_CONCURRENCY, batch, async (fence) => {
-      await this.part(fence.instanceId, 'released')
-      await lease.release(fence)
-    })
-    this.log.info({ instances: batch.length, load: own }, 'instances handed over to less loaded nodes')
-    await this.notifications.notify('linkdesk_cluster', `released ${this.nodeId}`)
-  }
-
-  /** Takes the instance if it is free to take, then tells the listeners; resolves whether it is now held. */
-  private async take(instanceId: string): Promise<boolean> {
-    // A draining node takes nothing (not even one a request names).
-    if (this.closed) return false
-    // An instance still being stopped here (lost or released) is stopped before it starts again.
-    await this.parting.get(instanceId)
-    const fence = await this.lease?.acquire(instanceId)
-    if (!fence) return false
-    const before = this.fences.get(instanceId)
-    this.fences.set(instanceId, fence)
-    if (before) {
-      // Taken again while its adoption runs (a request raced the tick): it is answered once started.
-      await this.adopting.get(instanceId)
-      return true
-    }
-    this.log.info({ instanceId, token: fence.token }, 'instance acquired')
-    this.counts.acquired += 1
-    const adopting = (async () => {
-      try {
-        await this.hooks.acquired(instanceId)
-      } catch (error) {
-        // Held but not running (its lease was in doubt meanwhile, a read failed): started again at the next tick.
-        this.doubtful.add(instanceId)
-        this.log.error({ err: error, instanceId }, 'starting an acquired instance failed')
-      }
-    })()
-    this.adopting.set(instanceId, adopting)
-    await adopting
-    this.adopting.delete(instanceId)
-    return true
-  }
-
-  /**
-   * Tells the listeners the instance parts. A lost one is dropped first (nothing may be written for it any
-   * more); a released one keeps its fence until they are done, so what it wrote while stopping commits.
-   */
-  private async part(instanceId: string, why: Parting): Promise<void> {
-    const fence = this.fences.get(instanceId)
-    const under = this.parting.get(instanceId)
-    if (under || !fence) return under
-    const parting = (async () => {
-      if (why === 'lost') this.fences.delete(instanceId)
-      this.counts[why] += 1
-      this.log.info({ instanceId, why }, why === 'lost' ? 'instance lost' : 'instance released')
-      try {
-        await this.hooks.parted(instanceId, why)
-      } catch (error) {
-        this.log.error({ err: error, instanceId }, 'stopping a parted instance failed')
-      }
-      if (this.fences.get(instanceId) === fence) this.fences.delete(instanceId)
-    })()
-    this.parting.set(instanceId, parting)
-    await parting
-    this.parting.delete(instanceId)
-  }
-
-  /**
-   * After a refused write: which instances this node still holds, on the database's word; the rest are lost.
-   * A lease found expired is joined again (keeping what no peer took); with the database out of reach the
-   * renewals decide.
-   */
-  private async verify(): Promise<void> {
-    const lease = this.lease
-    if (!lease) return
-    const kept = await lease.renew().catch(() => undefined)
-    if (kept === false) return this.afterLoss(lease)
-    if (kept === undefined) return
-    const { rows } = await this.pool.query<{ instance_id: string; token: string }>(
-      'SELECT instance_id, token FROM instance_owner WHERE node_id = $1',
-      [this.nodeId],
-    )
-    const tokens = new Map(rows.map(({ instance_id: id, token }) => [id, Number(token)]))
-    for (const [instanceId, fence] of [...this.fences]) {
-      if (tokens.get(instanceId) !== fence.token) await this.part(instanceId, 'lost')
-    }
-  }
-
-  private async ownerOf(instanceId: string): Promise<Extract<Route, { kind: 'peer' }> | undefined> {
-    const { rows } = await this.pool.query<{ node_id: string; address: string }>(
-      `SELECT o.node_id, n.address FROM instance_owner o JOIN nodes n ON n.id = o.node_id
-       WHERE o.instance_id = $1 AND n.expires_at > now()`,
-      [instanceId],
-    )
-    const row = rows[0]
-    return row && { kind: 'peer', nodeId: row.node_id, address: row.address }
-  }
-
-  /** The live nodes, each with its address and how many instances it holds. */
-  private async liveNodes(): Promise<Array<{ id: string; address: string; load: number }>> {
-    const { rows } = await this.pool.query<{ id: string; address: string; load: number }>(
-      `SELECT n.id, n.address, (SELECT count(*) FROM instance_owner o WHERE o.node_id = n.id)::int AS load
-       FROM nodes n WHERE n.expires_at > now()`,
-    )
-    return rows
-  }
-
-  private async leastLoaded(): Promise<Route> {
-    const rows = await this.liveNodes()
-    const loads = new Map(rows.map(({ id, load }) => [id, load]))
-    // A tie keeps the instance here: no hop for nothing.
-    const here = loads.get(this.nodeId)
-    const target = leastOf(loads)
-    if (target === undefined || target === this.nodeId || here === loads.get(target)) return { kind: 'here' }
-    const row = rows.find(({ id }) => id === target)!
-    return { kind: 'peer', nodeId: row.id, address: row.address }
-  }
-}
-
-/** The node with the fewest instances (the smallest id among equals). */
-function leastOf(loads: ReadonlyMap<string, number>): string | undefined {
-  let best: string | undefined
-  for (const [id, load] of loads) {
-    const bestLoad = best === undefined ? Infinity : loads.get(best)!
-    if (load < bestLoad || (load === bestLoad && best !== undefined && id < best)) best = id
-  }
-  return best
-}
-
-/** Runs `work` for every item, at most `limit` at once; resolves once all are done. */
-async function atMostAtOnce<T>(
-  limit: number,
-  items: readonly T[],
-  work: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0
-  const lane = async () => {
-    while (next < items.length) await work(items[next++]!)
-  }
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane))
 }
