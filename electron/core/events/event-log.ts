@@ -13,7 +13,7 @@ import {
 import { webhookQueue } from '../store/outbox-queue'
 import { redactUrl } from './broker-sinks'
 import type { DeliverySupervisor } from './delivery-supervisor'
-import type { FreshCommit } from './delivery-worker'
+import type { FreshCommit } from './delivery-queue'
 import type { EventJournal, ExtraDelivery, JournalRecord } from './event-journal'
 import type { EventCounters } from './event-metrics'
 import type { InstanceDirectory } from './event-service'

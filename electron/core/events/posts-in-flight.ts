@@ -1,6 +1,16 @@
 import { closeSync, existsSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs'
 
 /**
+ * Where posts under way are marked: `starting` before each POST answers the entries whose previous post was
+ * still under way when its node stopped (the receiver may have it); `settled` once a post's outcome is
+ * committed, `requeued` when it kept the entry for a retry.
+ */
+export interface PostMarks {
+  starting(queue: string, queueIds: readonly string[]): Promise<Set<string>>
+  settled(queueId: string, requeued: boolean): void
+}
+
+/**
  * Which webhook posts are under way, in a small file: `+<queue id>` when a post starts. A post still open
  * when the app was killed may have reached the receiver (it answered 2xx, the outbox removal never committed),
  * so the next run counts its post of that entry as a re-post: webhooks are at least once, and receivers
