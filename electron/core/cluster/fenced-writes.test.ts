@@ -90,12 +90,14 @@ postgresSuite('writes of a cluster node are fenced', (pool) => {
       // Baileys uploads the pre-keys once `set` resolves: by then they are in the database.
       await state.keys.set(preKey(1))
       assert.deepEqual(await stored(), ['1'])
-      // A decryption holds its own key writes back, never new pre-keys (a retry receipt's is made inside the
-      // held decryption and uploaded with it): they are in the database once `set` resolves there too.
-      const held = holdKeyWrites()
-      await held.during(async () => state.keys.set(preKey(2)))
+      // While a decryption holds the writes back, `set` does not wait for them (the holder may be its caller:
+      // a retry receipt's pre-key is made inside the held decryption); they commit at the release.
+      const release = holdKeyWrites()
+      await state.keys.set(preKey(2))
+      assert.deepEqual(await stored(), ['1'])
+      release()
+      await auth.forInstance('I6').committed()
       assert.deepEqual(await stored(), ['1', '2'])
-      held.release()
       // Another node took the instance over: the refused pre-keys are not reported written, so they are never
       // uploaded for the network to hand out.
       await pool().query(`UPDATE instance_owner SET token = token + 1 WHERE instance_id = 'I6'`)

@@ -35,8 +35,8 @@ test('a socket replaced while key writes are held waits for them; once they are 
   const { core, instanceId } = linked
   await roundTrip('before')
   const store = core.authStore.forInstance(instanceId)
-  const held = store.holdWrites()
-  await held.during(() => store.setKeys({ 'reconnect-probe': { held: { n: 1 } } }))
+  const release = store.holdWrites()
+  await store.setKeys({ 'reconnect-probe': { held: { n: 1 } } })
 
   await linked.control.drop(ME, 'close')
   await waitForStatus(core, instanceId, (s) => s.state === 'connecting', 'connecting again')
@@ -45,7 +45,7 @@ test('a socket replaced while key writes are held waits for them; once they are 
   assert.equal(core.instances.status(instanceId).state, 'connecting', 'no socket starts beside held writes')
 
   const releasedAt = Date.now()
-  held.release(false)
+  release(false)
   await waitForStatus(
     core,
     instanceId,

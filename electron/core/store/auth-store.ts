@@ -1,6 +1,4 @@
-import type { HeldWrites } from './commit-hold'
 export type { AuthCipher } from './auth-codec'
-export type { HeldWrites } from './commit-hold'
 export { bufferJson } from './auth-codec'
 
 /** One `keys.set` batch: per key type, per id, a value to store or null to delete. */
@@ -30,17 +28,14 @@ export interface InstanceAuthStore {
   /** Applies a whole batch in one transaction: all of it or none. Null or undefined deletes. */
   setKeys(batch: KeyBatch): Promise<void>
   /**
-   * Holds back the commits of the writes made during the hold (`during`: reads see them at once, as always)
-   * until it is released; they then commit in call order. An incoming message's decryption holds its key
-   * writes until the message's event is durable, so a crash in between leaves a session that can still
-   * decrypt the copy the network sends again. Other writes meanwhile commit at once, unless they touch a key a
-   * held write touched (they then commit after it). Released with `kept` false (the message could not be
-   * kept), the held writes are dropped and the store fails its later writes, so the next session reads afresh
-   * from what is durable. The credentials and new pre-keys are never held: they are the account's, not a
-   * decryption's, the network may hand the pre-keys out at once, and a store read afresh must find both.
-   * Closing the store releases every hold.
+   * Holds back the commits of the writes made from now on (reads see them at once, as always) until the
+   * returned function is called; they then commit in call order. An incoming message's decryption holds its
+   * key writes until the message's event is durable, so a crash in between leaves a session that can still
+   * decrypt the copy the network sends again. Released with `kept` false (the message could not be kept),
+   * the held writes are dropped and the store fails its later writes, so the next session reads afresh from
+   * what is durable. Closing the store releases every hold.
    */
-  holdWrites(): HeldWrites
+  holdWrites(): (kept?: boolean) => void
   /** Whether a hold is on now (an incoming message's key writes wait for the message to be kept). */
   readonly holding: boolean
   /**

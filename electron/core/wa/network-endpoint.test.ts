@@ -25,7 +25,7 @@ function configFor(network: ReturnType<typeof socketNetworkConfig>, ignoreStatus
     getMessage: async () => undefined,
     groupMetadata: async () => undefined,
     onDecrypted: () => undefined,
-    holdKeyWrites: () => ({ during: (work) => work(), release: () => undefined }),
+    holdKeyWrites: () => () => undefined,
     version: [2, 3000, 1],
     ignoreStatus: () => ignoreStatus,
   })

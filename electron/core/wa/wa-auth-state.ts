@@ -7,15 +7,15 @@ import {
   proto,
 } from '@whiskeysockets/baileys'
 import type { WaLidPair } from '../contract/network'
-import type { HeldWrites, InstanceAuthStore } from '../store/auth-store'
+import type { InstanceAuthStore } from '../store/auth-store'
 
 /** An instance's Baileys auth state over its durable store, and how to persist its creds. */
 export interface WaAuthState {
   state: AuthenticationState
   /** Saves the whole creds object; call on every `creds.update` (Baileys merged the update into it already). */
   saveCreds(): Promise<void>
-  /** Holds the durability of the key writes made during the hold until it is released (see the store). */
-  holdKeyWrites(): HeldWrites
+  /** Holds the durability of every write from now on until the returned function is called (see the store). */
+  holdKeyWrites(): (kept?: boolean) => void
   /** The store it is over (whether it is still usable, whether its holds and commits have settled). */
   readonly store: InstanceAuthStore
 }

@@ -18,7 +18,7 @@ import makeWASocket, {
 import { boundedCache, CACHE_LIMITS } from '../bounded-cache'
 import type { Timings } from '../config'
 import type { Logger } from '../logger'
-import type { HeldWrites, InstanceAuthStore } from '../store/auth-store'
+import type { InstanceAuthStore } from '../store/auth-store'
 import { baileysLogger } from './baileys-logger'
 import { classifyClose } from './disconnect-reason'
 import type { SocketNetworkConfig } from './network-endpoint'
@@ -85,10 +85,10 @@ export interface SocketConfigInput {
   /** A decrypted message, before its receipt (Linkdesk's patch of Baileys awaits this; see the README's Baileys patch). */
   onDecrypted(message: WAMessage, context: { offline: boolean }): Promise<void> | void
   /**
-   * Holds back the durability of the key writes made during the hold until it is released: the patch holds
-   * a message's decryption until onDecrypted has kept it.
+   * Holds back the durability of key writes until the returned function is called: the patch holds a
+   * message's decryption until onDecrypted has kept it.
    */
-  holdKeyWrites(): HeldWrites
+  holdKeyWrites(): (kept?: boolean) => void
   /** The client version to announce (the network refuses versions that are too old with 405). */
   version: WaVersion
   /** Whether contacts' status updates are left unread now (the instance's ignore_status). */

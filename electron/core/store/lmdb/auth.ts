@@ -5,8 +5,7 @@ import { LRUCache } from 'lru-cache'
 import { handledBatchStarts } from './database'
 import { type AuthCipher, copyAsDecoded, decodeValue, encodeValue, NOT_COPIED } from '../auth-codec'
 import type { AuthStore, InstanceAuthStore, KeyBatch, KeyReadOptions } from '../auth-store'
-import { AuthCommits, holdable } from '../auth-commits'
-import type { HeldWrites } from '../commit-hold'
+import { CommitHold } from '../commit-hold'
 import { readLegacyAuth } from './legacy-auth'
 
 const CREDS_KEY = 'creds'
@@ -20,6 +19,8 @@ const SEPARATOR = '\u001f'
 const AFTER_SEPARATOR = '\u0020'
 /** What separated a key's type and id in an earlier version's per-instance environment. */
 const LEGACY_SEPARATOR = '\u0000'
+/** Uncommitted write transactions an instance may have queued before its writers wait for the disk. */
+const MAX_QUEUED = 64
 /** Decoded values an instance keeps for read-only reads, and their summed stored size. */
 const CACHE_ENTRIES = 256
 const CACHE_BYTES = 256 * 1024
@@ -47,7 +48,10 @@ export class LmdbInstanceAuthStore implements InstanceAuthStore {
   private readonly pending = new Map<string, Buffer | null>()
   /** Decoded values by key; an entry over CACHE_BYTES is never kept. */
   private readonly cache = new LRUCache<string, Decoded>({ max: CACHE_ENTRIES, maxSize: CACHE_BYTES })
-  private readonly commits = new AuthCommits()
+  private lastCommit: Promise<unknown> = Promise.resolve()
+  private queued = 0
+  private failure: unknown
+  private readonly hold = new CommitHold()
 
   /** Opened through `LmdbAuthStore.forInstance`; `prefix` starts every key of the instance. */
   constructor(
@@ -67,9 +71,9 @@ export class LmdbInstanceAuthStore implements InstanceAuthStore {
   }
 
   async writeCreds(creds: unknown): Promise<void> {
-    // Never held: the credentials are the account's, not a decryption's (see holdWrites).
-    const entry = { key: this.prefix + CREDS_KEY, stored: encodeValue(creds, this.cipher), value: creds }
-    await this.write([entry], false)
+    await this.write([
+      { key: this.prefix + CREDS_KEY, stored: encodeValue(creds, this.cipher), value: creds },
+    ])
   }
 
   async getKeys(
@@ -109,49 +113,60 @@ export class LmdbInstanceAuthStore implements InstanceAuthStore {
       }
     }
     if (entries.length === 0) return
-    await this.write(entries, holdable(batch))
+    await this.write(entries)
   }
 
   /**
-   * Queues one transaction of writes, visible to reads at once; past a bound of uncommitted ones the caller
-   * waits for the commits (see AuthCommits.add).
+   * Queues one transaction of writes, visible to reads at once. Past MAX_QUEUED uncommitted transactions the
+   * caller waits for the commits, so a writer faster than the disk cannot grow the queue without bound.
    */
-  private async write(entries: Entry[], holdable: boolean): Promise<void> {
+  private async write(entries: Entry[]): Promise<void> {
     this.assertOpen()
-    this.commits.assertWritable()
+    if (this.failure !== undefined)
+      throw new Error('an earlier write of this auth store failed', { cause: this.failure })
     for (const entry of entries) {
       this.pending.set(entry.key, entry.stored)
       this.updateCached(entry)
     }
+    this.queued += 1
     // Writes queued in one event turn commit in one transaction (lmdb's event-turn batching), in call order,
     // on lmdb's write thread: the last one's promise resolves when they all are committed.
-    const commit = () => {
+    const written = this.hold.run(() => {
       let last: Promise<unknown> = Promise.resolve()
       for (const { key, stored } of entries)
         last = stored === null ? this.db.remove(key) : this.db.put(key, stored)
       return last
-    }
-    const keys = entries.map(({ key }) => key)
-    await this.commits.add(keys, holdable, commit, () => {
-      for (const { key, stored } of entries) if (this.pending.get(key) === stored) this.pending.delete(key)
     })
+    this.lastCommit = written.then(
+      () => {
+        this.queued -= 1
+        for (const { key, stored } of entries) if (this.pending.get(key) === stored) this.pending.delete(key)
+      },
+      (error: unknown) => {
+        this.queued -= 1
+        this.failure = error
+      },
+    )
+    // Held writes wait for their holder, who may be this writer: it is never made to wait for them.
+    if (this.queued > MAX_QUEUED && !this.hold.active) await this.lastCommit
   }
 
   /** Whether a new session may use this store: not once a write failed or was dropped (it reads afresh). */
   get usable(): boolean {
-    return !this.closed && this.commits.sound
+    return !this.closed && this.failure === undefined
   }
 
-  holdWrites(): HeldWrites {
-    return this.commits.holdWrites()
+  holdWrites(): (kept?: boolean) => void {
+    return this.hold.hold()
   }
 
   get holding(): boolean {
-    return this.commits.holding
+    return this.hold.active
   }
 
-  settled(): Promise<void> {
-    return this.commits.settled()
+  async settled(): Promise<void> {
+    await this.hold.released()
+    await this.lastCommit
   }
 
   /** A cached key takes the written value (a copy, as a read would decode it), or leaves the cache. */
@@ -168,11 +183,13 @@ export class LmdbInstanceAuthStore implements InstanceAuthStore {
   }
 
   async committed(): Promise<void> {
-    await this.commits.committed()
+    await this.lastCommit
   }
 
-  durable(): Promise<void> {
-    return this.commits.durable()
+  async durable(): Promise<void> {
+    if (!this.hold.active) await this.lastCommit
+    if (this.failure !== undefined)
+      throw new Error('a write of this auth store failed', { cause: this.failure })
   }
 
   async countKeys(type: string): Promise<number> {
@@ -184,7 +201,8 @@ export class LmdbInstanceAuthStore implements InstanceAuthStore {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
-    await this.commits.close()
+    this.hold.releaseAll()
+    await this.lastCommit
     await this.db.flushed
     this.cache.clear()
   }

@@ -4,8 +4,7 @@ import { LRUCache } from 'lru-cache'
 import type pg from 'pg'
 import { type AuthCipher, decodeValue, encodeValue } from '../auth-codec'
 import type { AuthStore, InstanceAuthStore, KeyBatch } from '../auth-store'
-import { AuthCommits, holdable } from '../auth-commits'
-import type { HeldWrites } from '../commit-hold'
+import { CommitHold } from '../commit-hold'
 import { GroupCommit } from './group-commit'
 import type { JsonStatement } from './statements'
 import { runFenced, type WriteFence } from './write-fence'
@@ -22,6 +21,8 @@ interface AuthWrite {
 const ABSENT = 0 as const
 /** The credentials' row: a type no Signal key has. */
 const CREDS = { type: 'creds', id: '' }
+/** Uncommitted writes an instance may have queued before its writers wait for the database. */
+const MAX_QUEUED = 64
 /** Stored values an instance keeps in memory (the sessions and keys it reads on every message), by bytes. */
 const CACHE_BYTES = 1024 * 1024
 const CACHE_ENTRIES = 4096
@@ -44,10 +45,13 @@ class PostgresInstanceAuthStore implements InstanceAuthStore {
     sizeCalculation: (value) => (value === ABSENT ? 1 : Math.max(1, value.length)),
   })
   private readonly group: GroupCommit<AuthWrite>
-  private readonly commits = new AuthCommits()
+  private lastCommit: Promise<unknown> = Promise.resolve()
+  private queued = 0
+  private failure: unknown
   private closed = false
-  /** The credentials as last committed. */
-  private committedCreds: Buffer | undefined
+  private readonly hold = new CommitHold()
+  /** The credentials as last committed: what a store that replaces this one after a failure starts from. */
+  durableCreds: Buffer | undefined
 
   constructor(
     private readonly pool: pg.Pool,
@@ -56,7 +60,7 @@ class PostgresInstanceAuthStore implements InstanceAuthStore {
     private readonly cipher: AuthCipher | undefined,
     fence: WriteFence | undefined,
   ) {
-    this.committedCreds = creds
+    this.durableCreds = creds
     this.group = new GroupCommit((writes) =>
       runFenced(pool, fence, () => [instanceId], authStatements(instanceId, writes)),
     )
@@ -73,8 +77,7 @@ class PostgresInstanceAuthStore implements InstanceAuthStore {
   async writeCreds(creds: unknown): Promise<void> {
     const stored = encodeValue(creds, this.cipher)
     this.creds = stored
-    // Never held: the credentials are the account's, not a decryption's (see holdWrites).
-    await this.write([{ ...CREDS, stored }], false)
+    await this.write([{ ...CREDS, stored }])
   }
 
   async getKeys(type: string, ids: readonly string[]): Promise<Record<string, unknown>> {
@@ -117,54 +120,58 @@ class PostgresInstanceAuthStore implements InstanceAuthStore {
         writes.push({ type, id, stored: deleted ? null : encodeValue(value, this.cipher) })
       }
     }
-    if (writes.length > 0) await this.write(writes, holdable(batch))
+    if (writes.length > 0) await this.write(writes)
   }
 
-  /** The credentials as last committed: what a store that replaces this one after a failure starts from. */
-  get durableCreds(): Buffer | undefined {
-    return this.committedCreds
-  }
-
-  /** Queues writes, visible to reads at once (see AuthCommits.add). */
-  private async write(writes: AuthWrite[], holdable: boolean): Promise<void> {
+  private async write(writes: AuthWrite[]): Promise<void> {
     this.assertOpen()
-    this.commits.assertWritable()
+    if (this.failure !== undefined)
+      throw new Error('an earlier write of this auth store failed', { cause: this.failure })
     for (const { type, id, stored } of writes) this.pending.set(keyOf(type, id), stored)
-    const keys = writes.map(({ type, id }) => keyOf(type, id))
-    await this.commits.add(
-      keys,
-      holdable,
-      () => this.group.commit(writes),
-      () => {
-        for (const { type, id, stored } of writes) {
-          const key = keyOf(type, id)
-          if (type === CREDS.type && id === CREDS.id && stored) this.committedCreds = stored
-          if (this.pending.get(key) !== stored) continue
-          this.pending.delete(key)
-          this.cache.set(key, stored ?? ABSENT)
-        }
-      },
-    )
+    this.queued += 1
+    this.lastCommit = this.hold
+      .run(() => this.group.commit(writes))
+      .then(
+        () => {
+          this.queued -= 1
+          for (const { type, id, stored } of writes) {
+            const key = keyOf(type, id)
+            if (type === CREDS.type && id === CREDS.id && stored) this.durableCreds = stored
+            if (this.pending.get(key) !== stored) continue
+            this.pending.delete(key)
+            this.cache.set(key, stored ?? ABSENT)
+          }
+        },
+        (error: unknown) => {
+          this.queued -= 1
+          this.failure = error
+        },
+      )
+    // Held writes wait for their holder, who may be this writer: it is never made to wait for them.
+    if (this.queued > MAX_QUEUED && !this.hold.active) await this.lastCommit
   }
 
-  holdWrites(): HeldWrites {
-    return this.commits.holdWrites()
+  holdWrites(): (kept?: boolean) => void {
+    return this.hold.hold()
   }
 
   get holding(): boolean {
-    return this.commits.holding
+    return this.hold.active
   }
 
-  settled(): Promise<void> {
-    return this.commits.settled()
+  async settled(): Promise<void> {
+    await this.hold.released()
+    await this.lastCommit
   }
 
   async committed(): Promise<void> {
-    await this.commits.committed()
+    await this.lastCommit
   }
 
-  durable(): Promise<void> {
-    return this.commits.durable()
+  async durable(): Promise<void> {
+    if (!this.hold.active) await this.lastCommit
+    if (this.failure !== undefined)
+      throw new Error('a write of this auth store failed', { cause: this.failure })
   }
 
   /**
@@ -172,11 +179,11 @@ class PostgresInstanceAuthStore implements InstanceAuthStore {
    * memory may then differ from the database; a new session reads afresh).
    */
   get usable(): boolean {
-    return !this.closed && this.commits.sound
+    return !this.closed && this.failure === undefined
   }
 
   async countKeys(type: string): Promise<number> {
-    await this.commits.committed()
+    await this.lastCommit
     const { rows } = await this.pool.query<{ n: string }>(
       'SELECT count(*) AS n FROM auth_entries WHERE instance_id = $1 AND type = $2',
       [this.instanceId, type],
@@ -187,7 +194,8 @@ class PostgresInstanceAuthStore implements InstanceAuthStore {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
-    await this.commits.close()
+    this.hold.releaseAll()
+    await this.lastCommit
   }
 
   private assertOpen(): void {
